@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# Starts, stops or describes the project's own Postgres and Redis under .data/
+# (non-default ports, so they never clash with system services).
+#   hack/services.sh start   start both (initialising Postgres on first use)
+#   hack/services.sh stop    stop what this script started (by PID file)
+#   hack/services.sh env     print DATABASE_URL and REDIS_URL exports
+# Ports: FAIRPLAY_PG_PORT (default 55432), FAIRPLAY_REDIS_PORT (default 56379).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+DATA=$ROOT/.data
+PG_PORT=${FAIRPLAY_PG_PORT:-55432}
+REDIS_PORT=${FAIRPLAY_REDIS_PORT:-56379}
+PGDATA=$DATA/postgres
+DB=fairplay
+
+pg_bin() {
+  local d
+  if command -v pg_config >/dev/null 2>&1 && [ -x "$(pg_config --bindir)/initdb" ]; then pg_config --bindir; return; fi
+  for d in /usr/lib/postgresql/*/bin; do [ -x "$d/initdb" ] && { echo "$d"; return; }; done
+  command -v initdb >/dev/null 2>&1 && { dirname "$(command -v initdb)"; return; }
+  return 1
+}
+
+ensure_installed() {
+  local missing=()
+  pg_bin >/dev/null || missing+=(postgresql)
+  command -v redis-server >/dev/null || missing+=(redis-server)
+  [ ${#missing[@]} -eq 0 ] && return 0
+  echo "installing ${missing[*]}" >&2
+  local sudo=""
+  [ "$(id -u)" -ne 0 ] && sudo=sudo
+  $sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+  # Debian starts a cluster on install on some machines; ours runs on its own port, so it does not matter.
+}
+
+# as_pg runs a Postgres binary; as root it runs as the postgres system user,
+# because Postgres refuses to run as root.
+as_pg() {
+  if [ "$(id -u)" -eq 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
+}
+
+start_postgres() {
+  local bin; bin=$(pg_bin)
+  mkdir -p "$DATA"
+  if [ ! -s "$PGDATA/PG_VERSION" ]; then
+    mkdir -p "$PGDATA"
+    [ "$(id -u)" -eq 0 ] && chown postgres:postgres "$PGDATA" && chmod 700 "$PGDATA"
+    as_pg "$bin/initdb" -D "$PGDATA" -U postgres --auth=trust -E UTF8 --locale=C.UTF-8 >"$DATA/initdb.log" 2>&1 \
+      || { cat "$DATA/initdb.log" >&2; exit 1; }
+  fi
+  if as_pg "$bin/pg_ctl" -D "$PGDATA" status >/dev/null 2>&1; then return 0; fi
+  mkdir -p "$DATA/run"; [ "$(id -u)" -eq 0 ] && chown postgres:postgres "$DATA/run"
+  touch "$DATA/postgres.log"; [ "$(id -u)" -eq 0 ] && chown postgres:postgres "$DATA/postgres.log"
+  as_pg "$bin/pg_ctl" -D "$PGDATA" -l "$DATA/postgres.log" -w -t 60 \
+    -o "-p $PG_PORT -c listen_addresses=127.0.0.1 -k $DATA/run -c max_connections=300 -c shared_buffers=256MB" start >/dev/null \
+    || { tail -20 "$DATA/postgres.log" >&2; exit 1; }
+  if ! "$bin/psql" -h 127.0.0.1 -p "$PG_PORT" -U postgres -Atqc "SELECT 1 FROM pg_database WHERE datname='$DB'" | grep -q 1; then
+    "$bin/createdb" -h 127.0.0.1 -p "$PG_PORT" -U postgres "$DB"
+  fi
+}
+
+start_redis() {
+  mkdir -p "$DATA/redis"
+  if [ -s "$DATA/redis.pid" ] && kill -0 "$(cat "$DATA/redis.pid")" 2>/dev/null; then return 0; fi
+  redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --daemonize yes --pidfile "$DATA/redis.pid" \
+    --dir "$DATA/redis" --save "" --appendonly no --logfile "$DATA/redis.log"
+  for _ in $(seq 50); do
+    redis-cli -p "$REDIS_PORT" ping >/dev/null 2>&1 && return 0
+    sleep 0.1
+  done
+  echo "redis did not start; see $DATA/redis.log" >&2
+  exit 1
+}
+
+case "${1:-}" in
+  start)
+    ensure_installed
+    start_postgres
+    start_redis
+    ;;
+  stop)
+    if [ -s "$PGDATA/postmaster.pid" ]; then as_pg "$(pg_bin)/pg_ctl" -D "$PGDATA" -m fast stop >/dev/null || true; fi
+    if [ -s "$DATA/redis.pid" ]; then kill "$(cat "$DATA/redis.pid")" 2>/dev/null || true; rm -f "$DATA/redis.pid"; fi
+    ;;
+  env)
+    echo "export DATABASE_URL=postgres://postgres@127.0.0.1:$PG_PORT/$DB?sslmode=disable"
+    echo "export REDIS_URL=redis://127.0.0.1:$REDIS_PORT/0"
+    ;;
+  *)
+    echo "usage: $0 start|stop|env" >&2
+    exit 2
+    ;;
+esac

@@ -1,0 +1,241 @@
+// Package accounts holds the account use cases: registration, sign-in,
+// access and refresh tokens, sessions, password changes and the bot check.
+// It declares the Store it needs (implemented by internal/postgres) and the
+// errors users see; it knows nothing of HTTP, Connect or SQL.
+package accounts
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/fairplay/fairplay/internal/money"
+	"github.com/fairplay/fairplay/internal/problem"
+	"github.com/fairplay/fairplay/internal/settings"
+)
+
+// User is an account.
+type User struct {
+	ID        uuid.UUID
+	Username  string
+	Email     string
+	Balance   money.Amount
+	IsAdmin   bool
+	CreatedAt time.Time
+}
+
+// Credentials is a user with the stored password hash, for sign-in.
+type Credentials struct {
+	User
+	PasswordHash string
+}
+
+// Session is one signed-in device of a user.
+type Session struct {
+	ID         uuid.UUID
+	UserID     uuid.UUID
+	IPAddress  string
+	UserAgent  string
+	CreatedAt  time.Time
+	LastUsedAt time.Time
+}
+
+// Device is what a session's user agent says about the client.
+type Device struct {
+	Browser  string
+	Platform string
+	Mobile   bool
+}
+
+// Principal is the caller behind a verified access token.
+type Principal struct {
+	UserID    uuid.UUID
+	SessionID uuid.UUID
+	Username  string
+	IsAdmin   bool
+}
+
+// Client is what the transport knows about the caller's connection.
+type Client struct {
+	IP        string
+	UserAgent string
+}
+
+// NewUser is a validated registration ready to be stored.
+type NewUser struct {
+	ID           uuid.UUID
+	Username     string
+	Email        string
+	PasswordHash string
+	Grant        money.Amount
+	IsAdmin      bool
+	CreatedAt    time.Time
+}
+
+// Store persists accounts and sessions. Implementations translate their
+// own errors into the sentinels below.
+type Store interface {
+	// InTx runs fn with a Store bound to one transaction.
+	InTx(ctx context.Context, fn func(Store) error) error
+	// CreateUser inserts the user and, when Grant > 0, its signup ledger entry.
+	// It returns ErrUsernameTaken or ErrEmailTaken on a clash.
+	CreateUser(ctx context.Context, u NewUser) (User, error)
+	// CredentialsByLogin finds a live user by username or email (case-insensitive).
+	CredentialsByLogin(ctx context.Context, login string) (Credentials, error)
+	// CredentialsByID finds a live user by id.
+	CredentialsByID(ctx context.Context, id uuid.UUID) (Credentials, error)
+	// SetAdmin sets or clears the admin flag of a live user by username.
+	SetAdmin(ctx context.Context, username string, admin bool) (User, error)
+	// UpdatePassword replaces a user's password hash.
+	UpdatePassword(ctx context.Context, userID uuid.UUID, hash string) error
+	// CreateSession stores a session with the hash of its refresh token.
+	CreateSession(ctx context.Context, s Session, refreshHash []byte) error
+	// SessionByRefreshHash finds an unrevoked session used since activeSince.
+	SessionByRefreshHash(ctx context.Context, refreshHash []byte, activeSince time.Time) (Session, error)
+	// TouchSession records a use of the session.
+	TouchSession(ctx context.Context, id uuid.UUID, c Client, at time.Time) error
+	// ActivePrincipal returns the principal of an unrevoked session of a live
+	// user used since activeSince, or ErrSessionNotFound.
+	ActivePrincipal(ctx context.Context, sessionID uuid.UUID, activeSince time.Time) (Principal, error)
+	// ListSessions lists a user's unrevoked sessions used since activeSince, newest use first.
+	ListSessions(ctx context.Context, userID uuid.UUID, activeSince time.Time) ([]Session, error)
+	// RevokeSession revokes one of the user's sessions; ErrSessionNotFound if none.
+	RevokeSession(ctx context.Context, userID, sessionID uuid.UUID, at time.Time) error
+	// RevokeOtherSessions revokes every unrevoked session of the user but keep
+	// and returns how many it revoked.
+	RevokeOtherSessions(ctx context.Context, userID, keep uuid.UUID, at time.Time) (int, error)
+}
+
+// Limiter counts events against a rate in a shared store. It reports whether
+// the event is allowed and, if not, when to retry. An error means the limiter
+// could not decide (its store is down).
+type Limiter interface {
+	Allow(ctx context.Context, key string, rate settings.Rate) (allowed bool, retryAfter time.Duration, err error)
+}
+
+// BotChecker verifies a bot-check token (Cloudflare Turnstile).
+type BotChecker interface {
+	// Verify returns ErrBotCheck when the token is missing or rejected, and
+	// another error when the check itself could not be made.
+	Verify(ctx context.Context, token, remoteIP string) error
+	// SiteKey is the public key the web widget uses; "" in development.
+	SiteKey() string
+}
+
+// Errors users see, with the texts of SPEC.md where it gives them.
+var (
+	ErrUsernameLength   = problem.Invalid("Username must be between 3 and 20 characters")
+	ErrUsernameChars    = problem.Invalid("Username can only contain lowercase letters, numbers, and underscores")
+	ErrEmailLocal       = problem.Invalid("Email local part must be at most 64 characters long")
+	ErrEmailDomain      = problem.Invalid("Email domain must be at most 255 characters long")
+	ErrEmailInvalid     = problem.Invalid("Please enter a valid email address")
+	ErrPasswordTooShort = problem.Invalid("Password must be at least 6 characters long")
+	ErrPasswordTooLong  = problem.Invalid("Password must not exceed 128 characters")
+	ErrPasswordWeak     = problem.Invalid("Password must contain at least one uppercase letter, one lowercase letter, one number, and one special character")
+	ErrPasswordRequired = problem.Invalid("Password is required")
+	ErrCurrentRequired  = problem.Invalid("Current password is required")
+	ErrNewRequired      = problem.Invalid("New password is required")
+	ErrCurrentWrong     = problem.Invalid("Current password is incorrect")
+	ErrLoginRequired    = problem.Invalid("Please provide username and password")
+	ErrBotCheck         = problem.Invalid("Please complete the Turnstile verification")
+	ErrUsernameTaken    = problem.Conflict("Username already exists")
+	ErrEmailTaken       = problem.Conflict("Email already exists")
+	ErrBadCredentials   = problem.Unauthenticated("Invalid username or password")
+	ErrNoToken          = problem.Unauthenticated("No authentication token, access denied")
+	ErrBadToken         = problem.Unauthenticated("Token is not valid")
+	ErrSessionExpired   = problem.Unauthenticated("Session expired, please log in again")
+	ErrRefreshRequired  = problem.Invalid("Refresh token is required")
+	ErrSessionNotFound  = problem.NotFound("Session not found")
+	ErrSessionIDInvalid = problem.Invalid("Invalid session id")
+	ErrUserNotFound     = problem.NotFound("User not found")
+	ErrAdminRequired    = problem.Forbidden("Admin access required")
+	ErrBotCheckDown     = problem.Unavailable("The bot check is unavailable, please try again")
+)
+
+// ErrRateLimited is the message of every exceeded rate limit.
+const ErrRateLimited = "Too many requests, please try again later"
+
+// Service runs the account use cases.
+type Service struct {
+	store   Store
+	tokens  *Tokens
+	bots    BotChecker
+	limiter Limiter
+	cfg     settings.Config
+	log     *slog.Logger
+	now     func() time.Time
+	hasher  *Hasher
+}
+
+// Options are the Service's collaborators.
+type Options struct {
+	Store   Store
+	Tokens  *Tokens
+	Bots    BotChecker
+	Limiter Limiter
+	Config  settings.Config
+	Logger  *slog.Logger
+	// Now is the clock; time.Now when nil.
+	Now func() time.Time
+	// Hasher hashes passwords; DefaultHasher when nil.
+	Hasher *Hasher
+}
+
+// NewService returns a Service.
+func NewService(o Options) *Service {
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Hasher == nil {
+		o.Hasher = DefaultHasher()
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	return &Service{store: o.Store, tokens: o.Tokens, bots: o.Bots, limiter: o.Limiter, cfg: o.Config, log: o.Logger, now: o.Now, hasher: o.Hasher}
+}
+
+// BotSiteKey is the site key the web app's bot-check widget needs ("" in development).
+func (s *Service) BotSiteKey() string { return s.bots.SiteKey() }
+
+// limit applies a rate limit. When the limiter's store is down the event is
+// allowed (fail open): availability of sign-in matters more than the limit,
+// and the outage is logged.
+func (s *Service) limit(ctx context.Context, key string, r settings.Rate) error {
+	if r.N == 0 || s.limiter == nil {
+		return nil
+	}
+	ok, retry, err := s.limiter.Allow(ctx, key, r)
+	if err != nil {
+		s.log.WarnContext(ctx, "rate limiter unavailable, allowing request", "key_kind", keyKind(key), "err", err)
+		return nil
+	}
+	if !ok {
+		return problem.TooManyRequests(ErrRateLimited, retry)
+	}
+	return nil
+}
+
+func keyKind(key string) string {
+	for i := 0; i < len(key); i++ {
+		if key[i] == ':' {
+			for j := i + 1; j < len(key); j++ {
+				if key[j] == ':' {
+					return key[:j]
+				}
+			}
+		}
+	}
+	return key
+}
+
+// activeSince is the oldest last use that keeps a session alive.
+func (s *Service) activeSince() time.Time { return s.now().Add(-s.cfg.SessionIdleTimeout) }
+
+// isNotFound reports a store miss.
+func isNotFound(err error) bool {
+	return errors.Is(err, ErrUserNotFound) || errors.Is(err, ErrSessionNotFound)
+}

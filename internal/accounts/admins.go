@@ -1,0 +1,48 @@
+package accounts
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/google/uuid"
+)
+
+// CreateAdmin creates an administrator account without a bot check, for
+// `fairplay admin create` and the development admin of `make run`. With
+// ifMissing set, an existing live account of that username is made an
+// administrator instead (its password is left alone).
+func (s *Service) CreateAdmin(ctx context.Context, username, email, password string, ifMissing bool) (User, bool, error) {
+	if err := ValidateUsername(username); err != nil {
+		return User{}, false, err
+	}
+	if err := ValidateEmail(email); err != nil {
+		return User{}, false, err
+	}
+	if err := validateRegisterPassword(password); err != nil {
+		return User{}, false, err
+	}
+	hash, err := s.hasher.Hash(ctx, password)
+	if err != nil {
+		return User{}, false, err
+	}
+	u, err := s.store.CreateUser(ctx, NewUser{ID: uuid.Must(uuid.NewV7()), Username: username, Email: email,
+		PasswordHash: hash, Grant: s.cfg.StartingBalance, IsAdmin: true, CreatedAt: s.now()})
+	if errors.Is(err, ErrUsernameTaken) && ifMissing {
+		u, err := s.store.SetAdmin(ctx, username, true)
+		return u, false, err
+	}
+	if err != nil {
+		return User{}, false, fmt.Errorf("create admin: %w", err)
+	}
+	return u, true, nil
+}
+
+// Promote makes an existing user an administrator.
+func (s *Service) Promote(ctx context.Context, username string) (User, error) {
+	u, err := s.store.SetAdmin(ctx, username, true)
+	if err != nil {
+		return User{}, fmt.Errorf("promote: %w", err)
+	}
+	return u, nil
+}

@@ -1,0 +1,91 @@
+package accounts
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/google/uuid"
+)
+
+// Sessions lists the caller's live sessions, most recently used first.
+func (s *Service) Sessions(ctx context.Context, p Principal) ([]Session, error) {
+	list, err := s.store.ListSessions(ctx, p.UserID, s.activeSince())
+	if err != nil {
+		return nil, fmt.Errorf("list sessions: %w", err)
+	}
+	return list, nil
+}
+
+// RevokeSession ends one of the caller's sessions (possibly the current one).
+func (s *Service) RevokeSession(ctx context.Context, p Principal, sessionID string) error {
+	id, err := uuid.Parse(sessionID)
+	if err != nil {
+		return ErrSessionIDInvalid
+	}
+	if err := s.store.RevokeSession(ctx, p.UserID, id, s.now()); err != nil {
+		return fmt.Errorf("revoke session: %w", err)
+	}
+	return nil
+}
+
+// RevokeOtherSessions ends every session of the caller except the one owning
+// currentRefreshToken (or, when that is empty or not the caller's, the
+// session of the access token in use) and returns how many it ended.
+func (s *Service) RevokeOtherSessions(ctx context.Context, p Principal, currentRefreshToken string) (int, error) {
+	keep := p.SessionID
+	if currentRefreshToken != "" {
+		sess, err := s.store.SessionByRefreshHash(ctx, hashRefreshToken(currentRefreshToken), s.activeSince())
+		if err == nil && sess.UserID == p.UserID {
+			keep = sess.ID
+		} else if err != nil && !isNotFound(err) {
+			return 0, fmt.Errorf("revoke other sessions: %w", err)
+		}
+	}
+	n, err := s.store.RevokeOtherSessions(ctx, p.UserID, keep, s.now())
+	if err != nil {
+		return 0, fmt.Errorf("revoke other sessions: %w", err)
+	}
+	return n, nil
+}
+
+// ChangePassword checks every rule of SPEC.md §5 in its order, verifies the
+// current password, stores the new hash and ends every other session of the
+// caller, in one transaction.
+func (s *Service) ChangePassword(ctx context.Context, p Principal, current, next string) error {
+	if current == "" {
+		return ErrCurrentRequired
+	}
+	if next == "" {
+		return ErrNewRequired
+	}
+	if err := ValidateNewPassword(next); err != nil {
+		return err
+	}
+	cred, err := s.store.CredentialsByID(ctx, p.UserID)
+	if err != nil {
+		return fmt.Errorf("change password: %w", err)
+	}
+	ok, err := s.hasher.Verify(ctx, current, cred.PasswordHash)
+	if err != nil {
+		return fmt.Errorf("change password: %w", err)
+	}
+	if !ok {
+		return ErrCurrentWrong
+	}
+	hash, err := s.hasher.Hash(ctx, next)
+	if err != nil {
+		return fmt.Errorf("change password: %w", err)
+	}
+	err = s.store.InTx(ctx, func(tx Store) error {
+		if err := tx.UpdatePassword(ctx, p.UserID, hash); err != nil {
+			return err
+		}
+		_, err := tx.RevokeOtherSessions(ctx, p.UserID, p.SessionID, s.now())
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("change password: %w", err)
+	}
+	s.log.InfoContext(ctx, "password changed", "user_id", p.UserID)
+	return nil
+}

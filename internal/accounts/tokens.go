@@ -1,0 +1,351 @@
+package accounts
+
+import (
+	"bytes"
+	"context"
+	"crypto/ed25519"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/x509"
+	"encoding/base64"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/golang-jwt/jwt/v5"
+	"github.com/google/uuid"
+)
+
+// KeyIDFormat names signing keys by their creation time, so that the
+// lexically greatest key id is the newest key.
+const KeyIDFormat = "20060102T150405Z"
+
+// KeySet is the set of Ed25519 access-token keys read from a directory, one
+// PEM (PKCS #8) file per key named <key id>.pem. The newest active key signs;
+// every key still in the directory verifies. The directory is re-read
+// periodically (Watch) and whenever a token names an unknown key id, so keys
+// added or removed (for example by the operator rotating its Secret) take
+// effect without a restart.
+//
+// A key that appears while the server runs becomes the signing key only after
+// ActivationDelay, so that every other replica has read it before tokens
+// signed with it reach them. Keys present at start-up are active at once.
+type KeySet struct {
+	dir             string
+	activationDelay time.Duration
+	now             func() time.Time
+	log             *slog.Logger
+
+	mu         sync.RWMutex
+	keys       map[string]ed25519.PrivateKey
+	firstSeen  map[string]time.Time
+	lastReload time.Time
+}
+
+// KeySetOptions configures LoadKeySet.
+type KeySetOptions struct {
+	// ActivationDelay defaults to one minute.
+	ActivationDelay time.Duration
+	Now             func() time.Time
+	Logger          *slog.Logger
+}
+
+// LoadKeySet reads the keys in dir. With dir == "" it makes one in-memory key,
+// which suits a single development process only (tokens die with it).
+func LoadKeySet(dir string, o KeySetOptions) (*KeySet, error) {
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	if o.ActivationDelay == 0 {
+		o.ActivationDelay = time.Minute
+	}
+	k := &KeySet{dir: dir, activationDelay: o.ActivationDelay, now: o.Now, log: o.Logger,
+		keys: map[string]ed25519.PrivateKey{}, firstSeen: map[string]time.Time{}}
+	if dir == "" {
+		kid, pemBytes, err := GenerateKey(o.Now())
+		if err != nil {
+			return nil, err
+		}
+		key, err := parseKey(pemBytes)
+		if err != nil {
+			return nil, err
+		}
+		k.keys[kid] = key
+		k.firstSeen[kid] = time.Time{}
+		o.Logger.Warn("FAIRPLAY_SIGNING_KEYS_DIR is not set: using an in-memory signing key; tokens will not survive a restart or work across replicas")
+		return k, nil
+	}
+	if err := k.reload(true); err != nil {
+		return nil, err
+	}
+	return k, nil
+}
+
+// GenerateKey makes a new Ed25519 key named for time now and returns its id
+// and PEM encoding.
+func GenerateKey(now time.Time) (kid string, pemBytes []byte, err error) {
+	_, priv, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		return "", nil, fmt.Errorf("generate signing key: %w", err)
+	}
+	der, err := x509.MarshalPKCS8PrivateKey(priv)
+	if err != nil {
+		return "", nil, fmt.Errorf("encode signing key: %w", err)
+	}
+	return now.UTC().Format(KeyIDFormat), pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}), nil
+}
+
+// WriteNewKey generates a key and writes it into dir as <kid>.pem.
+func WriteNewKey(dir string, now time.Time) (string, error) {
+	kid, pemBytes, err := GenerateKey(now)
+	if err != nil {
+		return "", err
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", fmt.Errorf("create key directory: %w", err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, kid+".pem"), pemBytes, 0o600); err != nil {
+		return "", fmt.Errorf("write signing key: %w", err)
+	}
+	return kid, nil
+}
+
+func parseKey(pemBytes []byte) (ed25519.PrivateKey, error) {
+	block, _ := pem.Decode(bytes.TrimSpace(pemBytes))
+	if block == nil || block.Type != "PRIVATE KEY" {
+		return nil, errors.New("not a PEM PRIVATE KEY")
+	}
+	key, err := x509.ParsePKCS8PrivateKey(block.Bytes)
+	if err != nil {
+		return nil, err
+	}
+	ed, ok := key.(ed25519.PrivateKey)
+	if !ok {
+		return nil, errors.New("not an Ed25519 key")
+	}
+	return ed, nil
+}
+
+// Reload re-reads the key directory.
+func (k *KeySet) Reload() error {
+	if k.dir == "" {
+		return nil
+	}
+	return k.reload(false)
+}
+
+func (k *KeySet) reload(initial bool) error {
+	entries, err := os.ReadDir(k.dir)
+	if err != nil {
+		return fmt.Errorf("read signing keys: %w", err)
+	}
+	keys := map[string]ed25519.PrivateKey{}
+	for _, e := range entries {
+		name := e.Name()
+		// Kubernetes Secret volumes hold ..data links and dated directories.
+		if strings.HasPrefix(name, ".") || !strings.HasSuffix(name, ".pem") {
+			continue
+		}
+		path := filepath.Join(k.dir, name)
+		if st, err := os.Stat(path); err != nil || st.IsDir() {
+			continue
+		}
+		raw, err := os.ReadFile(path)
+		if err != nil {
+			return fmt.Errorf("read signing key %s: %w", name, err)
+		}
+		key, err := parseKey(raw)
+		if err != nil {
+			return fmt.Errorf("signing key %s: %w", name, err)
+		}
+		keys[strings.TrimSuffix(name, ".pem")] = key
+	}
+	if len(keys) == 0 {
+		return fmt.Errorf("no signing keys (*.pem) in %s; create one with `fairplay keys generate --dir %s`", k.dir, k.dir)
+	}
+	now := k.now()
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	for kid := range keys {
+		if _, ok := k.firstSeen[kid]; !ok {
+			if initial {
+				k.firstSeen[kid] = time.Time{}
+			} else {
+				k.firstSeen[kid] = now
+				k.log.Info("signing key added", "kid", kid)
+			}
+		}
+	}
+	for kid := range k.keys {
+		if _, ok := keys[kid]; !ok {
+			delete(k.firstSeen, kid)
+			k.log.Info("signing key removed", "kid", kid)
+		}
+	}
+	k.keys = keys
+	k.lastReload = now
+	return nil
+}
+
+// Watch re-reads the directory every interval until ctx ends.
+func (k *KeySet) Watch(ctx context.Context, interval time.Duration) {
+	if k.dir == "" {
+		return
+	}
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if err := k.Reload(); err != nil {
+				k.log.Error("reload signing keys", "err", err)
+			}
+		}
+	}
+}
+
+// SigningKey returns the newest active key, or the newest key when none is active yet.
+func (k *KeySet) SigningKey() (string, ed25519.PrivateKey) {
+	k.mu.RLock()
+	defer k.mu.RUnlock()
+	kids := make([]string, 0, len(k.keys))
+	for kid := range k.keys {
+		kids = append(kids, kid)
+	}
+	slices.Sort(kids)
+	now := k.now()
+	for i := len(kids) - 1; i >= 0; i-- {
+		if seen := k.firstSeen[kids[i]]; seen.IsZero() || now.Sub(seen) >= k.activationDelay {
+			return kids[i], k.keys[kids[i]]
+		}
+	}
+	return kids[len(kids)-1], k.keys[kids[len(kids)-1]]
+}
+
+// KeyIDs lists the loaded key ids, oldest first.
+func (k *KeySet) KeyIDs() []string {
+	k.mu.RLock()
+	defer k.mu.RUnlock()
+	kids := make([]string, 0, len(k.keys))
+	for kid := range k.keys {
+		kids = append(kids, kid)
+	}
+	slices.Sort(kids)
+	return kids
+}
+
+// verificationKey finds a key by id, re-reading the directory once a second
+// at most when the id is unknown.
+func (k *KeySet) verificationKey(kid string) (ed25519.PublicKey, bool) {
+	k.mu.RLock()
+	key, ok := k.keys[kid]
+	stale := k.now().Sub(k.lastReload) > time.Second
+	k.mu.RUnlock()
+	if !ok && stale && k.dir != "" {
+		if err := k.Reload(); err != nil {
+			k.log.Error("reload signing keys", "err", err)
+		}
+		k.mu.RLock()
+		key, ok = k.keys[kid]
+		k.mu.RUnlock()
+	}
+	if !ok {
+		return nil, false
+	}
+	return key.Public().(ed25519.PublicKey), true
+}
+
+// Tokens issues and verifies access tokens: EdDSA JWTs carrying the user id
+// (sub) and the session id (sid), valid for TTL.
+type Tokens struct {
+	keys *KeySet
+	ttl  time.Duration
+	now  func() time.Time
+}
+
+const tokenIssuer = "fairplay"
+
+// NewTokens returns a Tokens signing with keys.
+func NewTokens(keys *KeySet, ttl time.Duration, now func() time.Time) *Tokens {
+	if now == nil {
+		now = time.Now
+	}
+	return &Tokens{keys: keys, ttl: ttl, now: now}
+}
+
+type accessClaims struct {
+	jwt.RegisteredClaims
+	SessionID string `json:"sid"`
+}
+
+// Issue signs an access token for the session.
+func (t *Tokens) Issue(userID, sessionID uuid.UUID) (string, error) {
+	kid, key := t.keys.SigningKey()
+	now := t.now()
+	tok := jwt.NewWithClaims(jwt.SigningMethodEdDSA, accessClaims{
+		RegisteredClaims: jwt.RegisteredClaims{
+			Issuer:    tokenIssuer,
+			Subject:   userID.String(),
+			IssuedAt:  jwt.NewNumericDate(now),
+			ExpiresAt: jwt.NewNumericDate(now.Add(t.ttl)),
+		},
+		SessionID: sessionID.String(),
+	})
+	tok.Header["kid"] = kid
+	s, err := tok.SignedString(key)
+	if err != nil {
+		return "", fmt.Errorf("sign access token: %w", err)
+	}
+	return s, nil
+}
+
+// Verify checks an access token's signature, issuer and expiry and returns
+// its user and session ids.
+func (t *Tokens) Verify(token string) (userID, sessionID uuid.UUID, err error) {
+	var c accessClaims
+	_, err = jwt.ParseWithClaims(token, &c, func(tok *jwt.Token) (any, error) {
+		kid, _ := tok.Header["kid"].(string)
+		key, ok := t.keys.verificationKey(kid)
+		if !ok {
+			return nil, fmt.Errorf("unknown key id %q", kid)
+		}
+		return key, nil
+	}, jwt.WithValidMethods([]string{"EdDSA"}), jwt.WithIssuer(tokenIssuer), jwt.WithExpirationRequired(),
+		jwt.WithTimeFunc(t.now))
+	if err != nil {
+		return uuid.Nil, uuid.Nil, ErrBadToken
+	}
+	userID, err1 := uuid.Parse(c.Subject)
+	sessionID, err2 := uuid.Parse(c.SessionID)
+	if err1 != nil || err2 != nil {
+		return uuid.Nil, uuid.Nil, ErrBadToken
+	}
+	return userID, sessionID, nil
+}
+
+// newRefreshToken returns a random refresh token and the hash stored for it.
+func newRefreshToken() (token string, hash []byte, err error) {
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		return "", nil, fmt.Errorf("refresh token: %w", err)
+	}
+	token = base64.RawURLEncoding.EncodeToString(b)
+	return token, hashRefreshToken(token), nil
+}
+
+func hashRefreshToken(token string) []byte {
+	h := sha256.Sum256([]byte(token))
+	return h[:]
+}

@@ -1,0 +1,87 @@
+package accounts
+
+import (
+	"strings"
+	"unicode/utf8"
+)
+
+// ValidateUsername checks a username as SPEC.md §5 says: 3 to 20 characters
+// of lowercase letters, digits and underscores, in that order of messages.
+func ValidateUsername(u string) error {
+	if n := utf8.RuneCountInString(u); n < 3 || n > 20 {
+		return ErrUsernameLength
+	}
+	for _, r := range u {
+		if (r < 'a' || r > 'z') && (r < '0' || r > '9') && r != '_' {
+			return ErrUsernameChars
+		}
+	}
+	return nil
+}
+
+// ValidateEmail checks the local part (at most 64), the domain (at most 255)
+// and the overall shape of an address.
+func ValidateEmail(e string) error {
+	at := strings.LastIndexByte(e, '@')
+	if at < 0 {
+		return ErrEmailInvalid
+	}
+	local, domain := e[:at], e[at+1:]
+	if len(local) > 64 {
+		return ErrEmailLocal
+	}
+	if len(domain) > 255 {
+		return ErrEmailDomain
+	}
+	if local == "" || domain == "" || strings.ContainsAny(e, " \t\r\n<>()[],;:\\\"") ||
+		strings.Contains(local, "@") || !strings.Contains(domain, ".") ||
+		strings.HasPrefix(domain, ".") || strings.HasSuffix(domain, ".") || strings.Contains(domain, "..") {
+		return ErrEmailInvalid
+	}
+	return nil
+}
+
+// passwordSpecials are the special characters SPEC.md §5 accepts.
+const passwordSpecials = `!@#$%^&*(),.?":{}|<>`
+
+// ValidateNewPassword checks a new password against every rule of SPEC.md §5
+// for password changes: 6 to 128 characters with an uppercase letter, a
+// lowercase letter, a digit and a special character.
+func ValidateNewPassword(p string) error {
+	n := utf8.RuneCountInString(p)
+	if n < 6 {
+		return ErrPasswordTooShort
+	}
+	if n > 128 {
+		return ErrPasswordTooLong
+	}
+	var upper, lower, digit, special bool
+	for _, r := range p {
+		switch {
+		case r >= 'A' && r <= 'Z':
+			upper = true
+		case r >= 'a' && r <= 'z':
+			lower = true
+		case r >= '0' && r <= '9':
+			digit = true
+		case strings.ContainsRune(passwordSpecials, r):
+			special = true
+		}
+	}
+	if !upper || !lower || !digit || !special {
+		return ErrPasswordWeak
+	}
+	return nil
+}
+
+// validateRegisterPassword checks a sign-up password: 6 to 128 characters.
+func validateRegisterPassword(p string) error {
+	n := utf8.RuneCountInString(p)
+	if n < 6 {
+		return ErrPasswordTooShort
+	}
+	if n > 128 {
+		return ErrPasswordTooLong
+	}
+	return nil
+}

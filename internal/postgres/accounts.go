@@ -1,0 +1,209 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/fairplay/fairplay/internal/accounts"
+	"github.com/fairplay/fairplay/internal/money"
+)
+
+// AccountStore implements accounts.Store.
+type AccountStore struct {
+	pool *pgxpool.Pool
+	db   DB
+}
+
+// NewAccountStore returns an accounts.Store on pool.
+func NewAccountStore(pool *pgxpool.Pool) *AccountStore {
+	return &AccountStore{pool: pool, db: pool}
+}
+
+var _ accounts.Store = (*AccountStore)(nil)
+
+// InTx runs fn with a store bound to one transaction (or the current one).
+func (s *AccountStore) InTx(ctx context.Context, fn func(accounts.Store) error) error {
+	if _, inTx := s.db.(pgx.Tx); inTx {
+		return fn(s)
+	}
+	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		return fn(&AccountStore{pool: s.pool, db: tx})
+	})
+}
+
+const userColumns = `id, username, email, balance, is_admin, created_at, password_hash`
+
+func scanCredentials(row pgx.Row) (accounts.Credentials, error) {
+	var c accounts.Credentials
+	var bal int64
+	err := row.Scan(&c.ID, &c.Username, &c.Email, &bal, &c.IsAdmin, &c.CreatedAt, &c.PasswordHash)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return c, accounts.ErrUserNotFound
+	}
+	c.Balance = money.Amount(bal)
+	return c, err
+}
+
+// CreateUser inserts the user and its signup grant in the ledger.
+func (s *AccountStore) CreateUser(ctx context.Context, u accounts.NewUser) (accounts.User, error) {
+	var out accounts.User
+	err := s.InTx(ctx, func(st accounts.Store) error {
+		db := st.(*AccountStore).db
+		c, err := scanCredentials(db.QueryRow(ctx, `
+			INSERT INTO users (id, username, email, password_hash, balance, is_admin, created_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7)
+			RETURNING `+userColumns,
+			u.ID, u.Username, u.Email, u.PasswordHash, int64(u.Grant), u.IsAdmin, u.CreatedAt))
+		switch constraintError(err, codeUniqueViolation) {
+		case "users_username_key":
+			return accounts.ErrUsernameTaken
+		case "users_email_key":
+			return accounts.ErrEmailTaken
+		}
+		if err != nil {
+			return fmt.Errorf("insert user: %w", err)
+		}
+		if u.Grant > 0 {
+			if _, err := db.Exec(ctx, `
+				INSERT INTO ledger_entries (user_id, kind, amount, balance_after, created_at)
+				VALUES ($1, 'signup_grant', $2, $2, $3)`, u.ID, int64(u.Grant), u.CreatedAt); err != nil {
+				return fmt.Errorf("insert signup grant: %w", err)
+			}
+		}
+		out = c.User
+		return nil
+	})
+	return out, err
+}
+
+// CredentialsByLogin finds a live user by username or email.
+func (s *AccountStore) CredentialsByLogin(ctx context.Context, login string) (accounts.Credentials, error) {
+	return scanCredentials(s.db.QueryRow(ctx, `
+		SELECT `+userColumns+` FROM users
+		WHERE deleted_at IS NULL AND (lower(username) = lower($1) OR lower(email) = lower($1))
+		ORDER BY lower(username) = lower($1) DESC LIMIT 1`, login))
+}
+
+// CredentialsByID finds a live user by id.
+func (s *AccountStore) CredentialsByID(ctx context.Context, id uuid.UUID) (accounts.Credentials, error) {
+	return scanCredentials(s.db.QueryRow(ctx, `
+		SELECT `+userColumns+` FROM users WHERE id = $1 AND deleted_at IS NULL`, id))
+}
+
+// SetAdmin sets the admin flag of a live user.
+func (s *AccountStore) SetAdmin(ctx context.Context, username string, admin bool) (accounts.User, error) {
+	c, err := scanCredentials(s.db.QueryRow(ctx, `
+		UPDATE users SET is_admin = $2 WHERE lower(username) = lower($1) AND deleted_at IS NULL
+		RETURNING `+userColumns, username, admin))
+	return c.User, err
+}
+
+// UpdatePassword replaces the password hash.
+func (s *AccountStore) UpdatePassword(ctx context.Context, userID uuid.UUID, hash string) error {
+	tag, err := s.db.Exec(ctx, `UPDATE users SET password_hash = $2 WHERE id = $1 AND deleted_at IS NULL`, userID, hash)
+	if err != nil {
+		return fmt.Errorf("update password: %w", err)
+	}
+	if tag.RowsAffected() == 0 {
+		return accounts.ErrUserNotFound
+	}
+	return nil
+}
+
+// CreateSession stores a session.
+func (s *AccountStore) CreateSession(ctx context.Context, ss accounts.Session, refreshHash []byte) error {
+	_, err := s.db.Exec(ctx, `
+		INSERT INTO sessions (id, user_id, refresh_hash, ip_address, user_agent, created_at, last_used_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+		ss.ID, ss.UserID, refreshHash, ss.IPAddress, ss.UserAgent, ss.CreatedAt, ss.LastUsedAt)
+	if err != nil {
+		return fmt.Errorf("insert session: %w", err)
+	}
+	return nil
+}
+
+const sessionColumns = `id, user_id, ip_address, user_agent, created_at, last_used_at`
+
+func scanSession(row pgx.Row) (accounts.Session, error) {
+	var ss accounts.Session
+	err := row.Scan(&ss.ID, &ss.UserID, &ss.IPAddress, &ss.UserAgent, &ss.CreatedAt, &ss.LastUsedAt)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return ss, accounts.ErrSessionNotFound
+	}
+	return ss, err
+}
+
+// SessionByRefreshHash finds a live session by its refresh token's hash.
+func (s *AccountStore) SessionByRefreshHash(ctx context.Context, hash []byte, activeSince time.Time) (accounts.Session, error) {
+	return scanSession(s.db.QueryRow(ctx, `
+		SELECT `+sessionColumns+` FROM sessions
+		WHERE refresh_hash = $1 AND revoked_at IS NULL AND last_used_at >= $2`, hash, activeSince))
+}
+
+// TouchSession records a use.
+func (s *AccountStore) TouchSession(ctx context.Context, id uuid.UUID, c accounts.Client, at time.Time) error {
+	_, err := s.db.Exec(ctx, `
+		UPDATE sessions SET last_used_at = $2, ip_address = $3, user_agent = $4 WHERE id = $1`,
+		id, at, c.IP, c.UserAgent)
+	if err != nil {
+		return fmt.Errorf("touch session: %w", err)
+	}
+	return nil
+}
+
+// ActivePrincipal returns the caller behind a live session of a live user.
+func (s *AccountStore) ActivePrincipal(ctx context.Context, sessionID uuid.UUID, activeSince time.Time) (accounts.Principal, error) {
+	var p accounts.Principal
+	err := s.db.QueryRow(ctx, `
+		SELECT s.id, u.id, u.username, u.is_admin
+		FROM sessions s JOIN users u ON u.id = s.user_id
+		WHERE s.id = $1 AND s.revoked_at IS NULL AND s.last_used_at >= $2 AND u.deleted_at IS NULL`,
+		sessionID, activeSince).Scan(&p.SessionID, &p.UserID, &p.Username, &p.IsAdmin)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return p, accounts.ErrSessionNotFound
+	}
+	return p, err
+}
+
+// ListSessions lists a user's live sessions.
+func (s *AccountStore) ListSessions(ctx context.Context, userID uuid.UUID, activeSince time.Time) ([]accounts.Session, error) {
+	rows, err := s.db.Query(ctx, `
+		SELECT `+sessionColumns+` FROM sessions
+		WHERE user_id = $1 AND revoked_at IS NULL AND last_used_at >= $2
+		ORDER BY last_used_at DESC, id DESC LIMIT 100`, userID, activeSince)
+	if err != nil {
+		return nil, fmt.Errorf("list sessions: %w", err)
+	}
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (accounts.Session, error) { return scanSession(r) })
+}
+
+// RevokeSession revokes one session of the user.
+func (s *AccountStore) RevokeSession(ctx context.Context, userID, sessionID uuid.UUID, at time.Time) error {
+	tag, err := s.db.Exec(ctx, `
+		UPDATE sessions SET revoked_at = $3 WHERE id = $2 AND user_id = $1 AND revoked_at IS NULL`,
+		userID, sessionID, at)
+	if err != nil {
+		return fmt.Errorf("revoke session: %w", err)
+	}
+	if tag.RowsAffected() == 0 {
+		return accounts.ErrSessionNotFound
+	}
+	return nil
+}
+
+// RevokeOtherSessions revokes every live session of the user but keep.
+func (s *AccountStore) RevokeOtherSessions(ctx context.Context, userID, keep uuid.UUID, at time.Time) (int, error) {
+	tag, err := s.db.Exec(ctx, `
+		UPDATE sessions SET revoked_at = $3 WHERE user_id = $1 AND id <> $2 AND revoked_at IS NULL`,
+		userID, keep, at)
+	if err != nil {
+		return 0, fmt.Errorf("revoke other sessions: %w", err)
+	}
+	return int(tag.RowsAffected()), nil
+}

@@ -1,0 +1,78 @@
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/pressly/goose/v3"
+)
+
+//go:embed migrations/*.sql
+var migrationFiles embed.FS
+
+// ErrNotMigrated means the database schema is older than this binary.
+var ErrNotMigrated = errors.New("database schema is not up to date")
+
+func provider(db *sql.DB) (*goose.Provider, error) {
+	sub, err := fs.Sub(migrationFiles, "migrations")
+	if err != nil {
+		return nil, err
+	}
+	return goose.NewProvider(goose.DialectPostgres, db, sub)
+}
+
+// Migrate applies every pending embedded migration to the database at url and
+// logs each one. It is what `fairplay migrate` and the operator's Job run.
+func Migrate(ctx context.Context, url string, log *slog.Logger) error {
+	db, err := sql.Open("pgx", url)
+	if err != nil {
+		return fmt.Errorf("open database: %w", err)
+	}
+	defer db.Close()
+	p, err := provider(db)
+	if err != nil {
+		return fmt.Errorf("load migrations: %w", err)
+	}
+	results, err := p.Up(ctx)
+	for _, r := range results {
+		log.Info("migration applied", "version", r.Source.Version, "file", r.Source.Path, "duration", r.Duration)
+	}
+	if err != nil {
+		return fmt.Errorf("apply migrations: %w", err)
+	}
+	v, err := p.GetDBVersion(ctx)
+	if err != nil {
+		return fmt.Errorf("read schema version: %w", err)
+	}
+	log.Info("database schema is up to date", "version", v)
+	return nil
+}
+
+// CheckMigrated returns an error wrapping ErrNotMigrated, with the versions in
+// its text, when the database behind pool lacks any embedded migration.
+func CheckMigrated(ctx context.Context, pool *pgxpool.Pool) error {
+	db := stdlib.OpenDBFromPool(pool)
+	defer db.Close()
+	p, err := provider(db)
+	if err != nil {
+		return fmt.Errorf("load migrations: %w", err)
+	}
+	has, err := p.HasPending(ctx)
+	if err != nil {
+		return fmt.Errorf("%w: cannot read the schema version (%v); run `fairplay migrate`", ErrNotMigrated, err)
+	}
+	if has {
+		cur, _ := p.GetDBVersion(ctx)
+		sources := p.ListSources()
+		want := sources[len(sources)-1].Version
+		return fmt.Errorf("%w: database is at version %d, this server needs %d; run `fairplay migrate`", ErrNotMigrated, cur, want)
+	}
+	return nil
+}

@@ -1,0 +1,212 @@
+package rpc
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"connectrpc.com/connect"
+
+	"github.com/fairplay/fairplay/internal/accounts"
+	fairplayv1 "github.com/fairplay/fairplay/internal/gen/fairplay/v1"
+	"github.com/fairplay/fairplay/internal/gen/fairplay/v1/fairplayv1connect"
+)
+
+// AuthHandler serves AuthService.
+type AuthHandler struct {
+	accounts *accounts.Service
+	log      *slog.Logger
+}
+
+var _ fairplayv1connect.AuthServiceHandler = (*AuthHandler)(nil)
+
+// NewAuthHandler returns the AuthService handler.
+func NewAuthHandler(svc *accounts.Service, log *slog.Logger) *AuthHandler {
+	return &AuthHandler{accounts: svc, log: log}
+}
+
+// routes lists the /api/auth paths of SPEC.md §7 served by this handler.
+func (h *AuthHandler) routes() []route {
+	return []route{
+		unary(h.log, "POST /api/auth/register", h.Register),
+		unary(h.log, "POST /api/auth/login", h.Login),
+		unary(h.log, "POST /api/auth/refresh", h.Refresh),
+		unary(h.log, "POST /api/auth/logout", h.Logout),
+		unary(h.log, "GET /api/auth/user", h.GetUser),
+		unary(h.log, "GET /api/auth/sessions", h.ListSessions),
+		unary(h.log, "POST /api/auth/revoke-session", h.RevokeSession),
+		unary(h.log, "POST /api/auth/revoke-other-sessions", h.RevokeOtherSessions),
+		unary(h.log, "POST /api/auth/change-password", h.ChangePassword, withCheck(checkChangePassword)),
+		unary(h.log, "GET /api/auth/config", h.GetConfig),
+	}
+}
+
+// checkChangePassword applies SPEC.md §5's JSON-level rule that the new
+// password must be a string ('Password is required'), in the spec's order.
+func checkChangePassword(obj map[string]any) error {
+	if s, ok := obj["currentPassword"].(string); !ok || s == "" {
+		return accounts.ErrCurrentRequired
+	}
+	v, present := obj["newPassword"]
+	if !present || v == nil || v == "" {
+		return accounts.ErrNewRequired
+	}
+	if _, ok := v.(string); !ok {
+		return accounts.ErrPasswordRequired
+	}
+	return nil
+}
+
+// authenticate returns the caller of a request carrying a bearer token.
+func authenticate(ctx context.Context, svc *accounts.Service, h http.Header) (accounts.Principal, error) {
+	return svc.Authenticate(ctx, bearer(h))
+}
+
+// Register implements AuthService.Register.
+func (h *AuthHandler) Register(ctx context.Context, req *connect.Request[fairplayv1.RegisterRequest]) (*connect.Response[fairplayv1.RegisterResponse], error) {
+	m := req.Msg
+	res, err := h.accounts.Register(ctx, accounts.RegisterInput{
+		Username: m.GetUsername(), Email: m.GetEmail(), Password: m.GetPassword(), BotToken: m.GetTurnstileToken(),
+	}, clientFrom(ctx))
+	if err != nil {
+		return nil, err
+	}
+	return connect.NewResponse(&fairplayv1.RegisterResponse{
+		Token: res.AccessToken, RefreshToken: res.RefreshToken, User: toProtoUser(res.User, false),
+	}), nil
+}
+
+// Login implements AuthService.Login.
+func (h *AuthHandler) Login(ctx context.Context, req *connect.Request[fairplayv1.LoginRequest]) (*connect.Response[fairplayv1.LoginResponse], error) {
+	m := req.Msg
+	res, err := h.accounts.Login(ctx, accounts.LoginInput{
+		Login: m.GetUsername(), Password: m.GetPassword(), BotToken: m.GetTurnstileToken(),
+	}, clientFrom(ctx))
+	if err != nil {
+		return nil, err
+	}
+	return connect.NewResponse(&fairplayv1.LoginResponse{
+		Token: res.AccessToken, RefreshToken: res.RefreshToken, User: toProtoUser(res.User, false),
+	}), nil
+}
+
+// Refresh implements AuthService.Refresh.
+func (h *AuthHandler) Refresh(ctx context.Context, req *connect.Request[fairplayv1.RefreshRequest]) (*connect.Response[fairplayv1.RefreshResponse], error) {
+	token, u, err := h.accounts.Refresh(ctx, req.Msg.GetRefreshToken(), clientFrom(ctx))
+	if err != nil {
+		return nil, err
+	}
+	return connect.NewResponse(&fairplayv1.RefreshResponse{Token: token, User: toProtoUser(u, false)}), nil
+}
+
+// Logout implements AuthService.Logout.
+func (h *AuthHandler) Logout(ctx context.Context, req *connect.Request[fairplayv1.LogoutRequest]) (*connect.Response[fairplayv1.LogoutResponse], error) {
+	if err := h.accounts.Logout(ctx, req.Msg.GetRefreshToken()); err != nil {
+		return nil, err
+	}
+	return connect.NewResponse(&fairplayv1.LogoutResponse{Message: "Logged out successfully"}), nil
+}
+
+// GetUser implements AuthService.GetUser.
+func (h *AuthHandler) GetUser(ctx context.Context, req *connect.Request[fairplayv1.GetUserRequest]) (*connect.Response[fairplayv1.GetUserResponse], error) {
+	p, err := authenticate(ctx, h.accounts, req.Header())
+	if err != nil {
+		return nil, err
+	}
+	u, err := h.accounts.CurrentUser(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	return connect.NewResponse(&fairplayv1.GetUserResponse{User: toProtoUser(u, false)}), nil
+}
+
+// ListSessions implements AuthService.ListSessions.
+func (h *AuthHandler) ListSessions(ctx context.Context, req *connect.Request[fairplayv1.ListSessionsRequest]) (*connect.Response[fairplayv1.ListSessionsResponse], error) {
+	p, err := authenticate(ctx, h.accounts, req.Header())
+	if err != nil {
+		return nil, err
+	}
+	list, err := h.accounts.Sessions(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	out := &fairplayv1.ListSessionsResponse{Sessions: make([]*fairplayv1.Session, 0, len(list))}
+	for _, s := range list {
+		out.Sessions = append(out.Sessions, toProtoSession(s, s.ID == p.SessionID))
+	}
+	return connect.NewResponse(out), nil
+}
+
+// RevokeSession implements AuthService.RevokeSession.
+func (h *AuthHandler) RevokeSession(ctx context.Context, req *connect.Request[fairplayv1.RevokeSessionRequest]) (*connect.Response[fairplayv1.RevokeSessionResponse], error) {
+	p, err := authenticate(ctx, h.accounts, req.Header())
+	if err != nil {
+		return nil, err
+	}
+	if err := h.accounts.RevokeSession(ctx, p, req.Msg.GetSessionId()); err != nil {
+		return nil, err
+	}
+	return connect.NewResponse(&fairplayv1.RevokeSessionResponse{Message: "Session revoked successfully"}), nil
+}
+
+// RevokeOtherSessions implements AuthService.RevokeOtherSessions.
+func (h *AuthHandler) RevokeOtherSessions(ctx context.Context, req *connect.Request[fairplayv1.RevokeOtherSessionsRequest]) (*connect.Response[fairplayv1.RevokeOtherSessionsResponse], error) {
+	p, err := authenticate(ctx, h.accounts, req.Header())
+	if err != nil {
+		return nil, err
+	}
+	n, err := h.accounts.RevokeOtherSessions(ctx, p, req.Msg.GetCurrentRefreshToken())
+	if err != nil {
+		return nil, err
+	}
+	return connect.NewResponse(&fairplayv1.RevokeOtherSessionsResponse{Message: "Other sessions revoked successfully", Revoked: int32(n)}), nil
+}
+
+// ChangePassword implements AuthService.ChangePassword.
+func (h *AuthHandler) ChangePassword(ctx context.Context, req *connect.Request[fairplayv1.ChangePasswordRequest]) (*connect.Response[fairplayv1.ChangePasswordResponse], error) {
+	p, err := authenticate(ctx, h.accounts, req.Header())
+	if err != nil {
+		return nil, err
+	}
+	if err := h.accounts.ChangePassword(ctx, p, req.Msg.GetCurrentPassword(), req.Msg.GetNewPassword()); err != nil {
+		return nil, err
+	}
+	return connect.NewResponse(&fairplayv1.ChangePasswordResponse{Message: "Password changed successfully"}), nil
+}
+
+// GetConfig implements AuthService.GetConfig.
+func (h *AuthHandler) GetConfig(_ context.Context, _ *connect.Request[fairplayv1.GetConfigRequest]) (*connect.Response[fairplayv1.GetConfigResponse], error) {
+	key := h.accounts.BotSiteKey()
+	res := &fairplayv1.GetConfigResponse{TurnstileSiteKey: key, DevelopmentBotCheck: key == ""}
+	if key == "" {
+		res.DevelopmentToken = accounts.DevelopmentBotToken
+	}
+	return connect.NewResponse(res), nil
+}
+
+// toProtoUser converts an account; withCreated adds createdAt for admin views.
+func toProtoUser(u accounts.User, withCreated bool) *fairplayv1.User {
+	pu := &fairplayv1.User{Id: u.ID.String(), Username: u.Username, Email: u.Email, Balance: u.Balance.String(), IsAdmin: u.IsAdmin}
+	if withCreated {
+		created := u.CreatedAt.UTC().Format(time.RFC3339)
+		pu.CreatedAt = &created
+	}
+	return pu
+}
+
+func toProtoSession(s accounts.Session, current bool) *fairplayv1.Session {
+	d := accounts.ParseDevice(s.UserAgent)
+	mobile := "Desktop"
+	if d.Mobile {
+		mobile = "Mobile"
+	}
+	return &fairplayv1.Session{
+		Id:         s.ID.String(),
+		LastUsedAt: s.LastUsedAt.UTC().Format(time.RFC3339),
+		IpAddress:  s.IPAddress,
+		CreatedAt:  s.CreatedAt.UTC().Format(time.RFC3339),
+		Current:    current,
+		DeviceInfo: &fairplayv1.DeviceInfo{UserAgent: s.UserAgent, Platform: d.Platform, Browser: d.Browser, Mobile: mobile},
+	}
+}

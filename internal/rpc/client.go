@@ -1,0 +1,73 @@
+package rpc
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"net/netip"
+	"strings"
+
+	"github.com/fairplay/fairplay/internal/accounts"
+)
+
+type clientKey struct{}
+
+// ClientInfo is middleware that records the caller's address and user agent
+// for the handlers. X-Forwarded-For is believed only from trusted proxies:
+// the client is the right-most address not in a trusted range.
+func ClientInfo(trusted []netip.Prefix) func(http.Handler) http.Handler {
+	isTrusted := func(a netip.Addr) bool {
+		for _, p := range trusted {
+			if p.Contains(a.Unmap()) {
+				return true
+			}
+		}
+		return false
+	}
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			ip := remoteIP(r.RemoteAddr)
+			if a, err := netip.ParseAddr(ip); err == nil && isTrusted(a) {
+				hops := strings.Split(r.Header.Get("X-Forwarded-For"), ",")
+				for i := len(hops) - 1; i >= 0; i-- {
+					h, err := netip.ParseAddr(strings.TrimSpace(hops[i]))
+					if err != nil {
+						break
+					}
+					ip = h.Unmap().String()
+					if !isTrusted(h) {
+						break
+					}
+				}
+			}
+			c := accounts.Client{IP: ip, UserAgent: r.UserAgent()}
+			next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), clientKey{}, c)))
+		})
+	}
+}
+
+func remoteIP(addr string) string {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		host = addr
+	}
+	if a, err := netip.ParseAddr(host); err == nil {
+		return a.Unmap().String()
+	}
+	return host
+}
+
+// clientFrom returns the caller recorded by ClientInfo.
+func clientFrom(ctx context.Context) accounts.Client {
+	c, _ := ctx.Value(clientKey{}).(accounts.Client)
+	return c
+}
+
+// bearer extracts the token of an "Authorization: Bearer <token>" header.
+func bearer(h http.Header) string {
+	v := h.Get("Authorization")
+	if len(v) > 7 && strings.EqualFold(v[:7], "bearer ") {
+		return strings.TrimSpace(v[7:])
+	}
+	return ""
+}

@@ -1,0 +1,118 @@
+// Package rpc is Fairplay's transport: the Connect-RPC handlers and the JSON
+// /api routes of SPEC.md, which call the very same handler methods. It is the
+// only place that turns domain errors into Connect codes and HTTP statuses.
+package rpc
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"strconv"
+
+	"connectrpc.com/connect"
+
+	"github.com/fairplay/fairplay/internal/money"
+	"github.com/fairplay/fairplay/internal/problem"
+)
+
+// internalMessage is all a user learns of an unexpected failure.
+const internalMessage = "Something went wrong. Please try again."
+
+type classified struct {
+	code       connect.Code
+	status     int
+	message    string
+	retryAfter int // seconds; 0 when not rate limited
+}
+
+// classify maps an error from a domain to what the caller sees. Unexpected
+// errors are logged with their cause and shown only as internalMessage.
+func classify(ctx context.Context, log *slog.Logger, err error) classified {
+	if ce := new(connect.Error); errors.As(err, &ce) {
+		return classified{code: ce.Code(), status: httpStatus(ce.Code()), message: ce.Message()}
+	}
+	if p, ok := problem.As(err); ok {
+		c := classified{message: p.Message}
+		switch p.Kind {
+		case problem.KindInvalid:
+			c.code, c.status = connect.CodeInvalidArgument, http.StatusBadRequest
+		case problem.KindUnauthenticated:
+			c.code, c.status = connect.CodeUnauthenticated, http.StatusUnauthorized
+		case problem.KindForbidden:
+			c.code, c.status = connect.CodePermissionDenied, http.StatusForbidden
+		case problem.KindNotFound:
+			c.code, c.status = connect.CodeNotFound, http.StatusNotFound
+		case problem.KindConflict:
+			c.code, c.status = connect.CodeAborted, http.StatusConflict
+		case problem.KindTooManyRequests:
+			c.code, c.status = connect.CodeResourceExhausted, http.StatusTooManyRequests
+			c.retryAfter = max(1, int((p.RetryAfter.Seconds())+0.999))
+		case problem.KindUnavailable:
+			c.code, c.status = connect.CodeUnavailable, http.StatusServiceUnavailable
+		default:
+			c.code, c.status = connect.CodeInternal, http.StatusInternalServerError
+		}
+		return c
+	}
+	if errors.Is(err, money.ErrInvalidBet) {
+		return classified{code: connect.CodeInvalidArgument, status: http.StatusBadRequest, message: money.ErrInvalidBet.Error()}
+	}
+	if errors.Is(err, context.Canceled) {
+		return classified{code: connect.CodeCanceled, status: 499, message: "Request canceled"}
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		log.WarnContext(ctx, "request deadline exceeded", "err", err)
+		return classified{code: connect.CodeDeadlineExceeded, status: http.StatusGatewayTimeout, message: "The request took too long. Please try again."}
+	}
+	log.ErrorContext(ctx, "request failed", "err", err)
+	return classified{code: connect.CodeInternal, status: http.StatusInternalServerError, message: internalMessage}
+}
+
+func httpStatus(c connect.Code) int {
+	switch c {
+	case connect.CodeInvalidArgument, connect.CodeOutOfRange:
+		return http.StatusBadRequest
+	case connect.CodeUnauthenticated:
+		return http.StatusUnauthorized
+	case connect.CodePermissionDenied:
+		return http.StatusForbidden
+	case connect.CodeNotFound:
+		return http.StatusNotFound
+	case connect.CodeAlreadyExists, connect.CodeAborted, connect.CodeFailedPrecondition:
+		return http.StatusConflict
+	case connect.CodeResourceExhausted:
+		return http.StatusTooManyRequests
+	case connect.CodeUnavailable:
+		return http.StatusServiceUnavailable
+	case connect.CodeDeadlineExceeded:
+		return http.StatusGatewayTimeout
+	default:
+		return http.StatusInternalServerError
+	}
+}
+
+// connectError turns a domain error into a Connect error with a deliberate
+// code; a rate limit carries Retry-After in its metadata.
+func connectError(ctx context.Context, log *slog.Logger, err error) error {
+	c := classify(ctx, log, err)
+	ce := connect.NewError(c.code, errors.New(c.message))
+	if c.retryAfter > 0 {
+		ce.Meta().Set("Retry-After", strconv.Itoa(c.retryAfter))
+	}
+	return ce
+}
+
+// ErrorInterceptor maps every error a Connect handler returns through
+// classify, so no raw error text ever reaches a client as CodeUnknown.
+func ErrorInterceptor(log *slog.Logger) connect.Interceptor {
+	return connect.UnaryInterceptorFunc(func(next connect.UnaryFunc) connect.UnaryFunc {
+		return func(ctx context.Context, req connect.AnyRequest) (connect.AnyResponse, error) {
+			res, err := next(ctx, req)
+			if err != nil {
+				return nil, connectError(ctx, log, err)
+			}
+			return res, nil
+		}
+	})
+}

@@ -1,0 +1,272 @@
+package rpc
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"strconv"
+
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+
+	fairplayv1 "github.com/fairplay/fairplay/internal/gen/fairplay/v1"
+	"github.com/fairplay/fairplay/internal/money"
+)
+
+// The /api JSON codec maps the SPEC.md JSON bodies onto the proto messages by
+// their JSON names. It differs from protojson in two deliberate ways: fields
+// marked (fairplay.v1.money) are JSON numbers on the wire and exact decimal
+// strings in the message (copied as text, never through float64), and 64-bit
+// integers are plain numbers.
+
+// fieldError is a JSON value of the wrong type for its field.
+type fieldError struct {
+	field string
+	want  string
+}
+
+func (e *fieldError) Error() string { return fmt.Sprintf("%s must be %s", e.field, e.want) }
+
+func isMoney(fd protoreflect.FieldDescriptor) bool {
+	opts := fd.Options()
+	if opts == nil {
+		return false
+	}
+	v, _ := proto.GetExtension(opts, fairplayv1.E_Money).(bool)
+	return v
+}
+
+// decodeObject sets m's fields from obj (as decoded with UseNumber). Unknown
+// keys are ignored, so clients may send extra fields such as confirmPassword.
+func decodeObject(m protoreflect.Message, obj map[string]any) error {
+	fields := m.Descriptor().Fields()
+	for key, val := range obj {
+		fd := fields.ByJSONName(key)
+		if fd == nil {
+			fd = fields.ByTextName(key)
+		}
+		if fd == nil || val == nil {
+			continue
+		}
+		switch {
+		case fd.IsMap():
+			return &fieldError{field: key, want: "supported"}
+		case fd.IsList():
+			arr, ok := val.([]any)
+			if !ok {
+				return &fieldError{field: key, want: "an array"}
+			}
+			list := m.Mutable(fd).List()
+			for _, el := range arr {
+				if fd.Kind() == protoreflect.MessageKind {
+					o, ok := el.(map[string]any)
+					if !ok {
+						return &fieldError{field: key, want: "an array of objects"}
+					}
+					item := list.NewElement()
+					if err := decodeObject(item.Message(), o); err != nil {
+						return err
+					}
+					list.Append(item)
+					continue
+				}
+				v, err := scalar(fd, key, el)
+				if err != nil {
+					return err
+				}
+				list.Append(v)
+			}
+		case fd.Kind() == protoreflect.MessageKind:
+			o, ok := val.(map[string]any)
+			if !ok {
+				return &fieldError{field: key, want: "an object"}
+			}
+			if err := decodeObject(m.Mutable(fd).Message(), o); err != nil {
+				return err
+			}
+		default:
+			v, err := scalar(fd, key, val)
+			if err != nil {
+				return err
+			}
+			m.Set(fd, v)
+		}
+	}
+	return nil
+}
+
+// scalar converts one JSON value. Strings are accepted for numbers and
+// booleans too, because query parameters and path values arrive as text.
+func scalar(fd protoreflect.FieldDescriptor, key string, val any) (protoreflect.Value, error) {
+	text := func() (string, bool) {
+		switch v := val.(type) {
+		case json.Number:
+			return v.String(), true
+		case string:
+			return v, true
+		}
+		return "", false
+	}
+	switch fd.Kind() {
+	case protoreflect.StringKind:
+		if isMoney(fd) {
+			if s, ok := text(); ok {
+				return protoreflect.ValueOfString(s), nil
+			}
+			return protoreflect.Value{}, &fieldError{field: key, want: "a number"}
+		}
+		if s, ok := val.(string); ok {
+			return protoreflect.ValueOfString(s), nil
+		}
+		return protoreflect.Value{}, &fieldError{field: key, want: "a string"}
+	case protoreflect.BoolKind:
+		switch v := val.(type) {
+		case bool:
+			return protoreflect.ValueOfBool(v), nil
+		case string:
+			if b, err := strconv.ParseBool(v); err == nil {
+				return protoreflect.ValueOfBool(b), nil
+			}
+		}
+		return protoreflect.Value{}, &fieldError{field: key, want: "true or false"}
+	case protoreflect.Int32Kind, protoreflect.Sint32Kind, protoreflect.Sfixed32Kind:
+		if s, ok := text(); ok {
+			if n, err := strconv.ParseInt(s, 10, 32); err == nil {
+				return protoreflect.ValueOfInt32(int32(n)), nil
+			}
+		}
+		return protoreflect.Value{}, &fieldError{field: key, want: "a whole number"}
+	case protoreflect.Int64Kind, protoreflect.Sint64Kind, protoreflect.Sfixed64Kind:
+		if s, ok := text(); ok {
+			if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+				return protoreflect.ValueOfInt64(n), nil
+			}
+		}
+		return protoreflect.Value{}, &fieldError{field: key, want: "a whole number"}
+	case protoreflect.Uint32Kind, protoreflect.Fixed32Kind:
+		if s, ok := text(); ok {
+			if n, err := strconv.ParseUint(s, 10, 32); err == nil {
+				return protoreflect.ValueOfUint32(uint32(n)), nil
+			}
+		}
+		return protoreflect.Value{}, &fieldError{field: key, want: "a whole number"}
+	case protoreflect.Uint64Kind, protoreflect.Fixed64Kind:
+		if s, ok := text(); ok {
+			if n, err := strconv.ParseUint(s, 10, 64); err == nil {
+				return protoreflect.ValueOfUint64(n), nil
+			}
+		}
+		return protoreflect.Value{}, &fieldError{field: key, want: "a whole number"}
+	case protoreflect.DoubleKind, protoreflect.FloatKind:
+		if s, ok := text(); ok {
+			if f, err := strconv.ParseFloat(s, 64); err == nil && !math.IsNaN(f) && !math.IsInf(f, 0) {
+				if fd.Kind() == protoreflect.FloatKind {
+					return protoreflect.ValueOfFloat32(float32(f)), nil
+				}
+				return protoreflect.ValueOfFloat64(f), nil
+			}
+		}
+		return protoreflect.Value{}, &fieldError{field: key, want: "a number"}
+	case protoreflect.EnumKind:
+		if s, ok := val.(string); ok {
+			if ev := fd.Enum().Values().ByName(protoreflect.Name(s)); ev != nil {
+				return protoreflect.ValueOfEnum(ev.Number()), nil
+			}
+		}
+		return protoreflect.Value{}, &fieldError{field: key, want: "one of the allowed values"}
+	}
+	return protoreflect.Value{}, &fieldError{field: key, want: "supported"}
+}
+
+// encodeMessage writes m as a JSON object: every scalar field (zero values
+// included, as clients expect every documented field), set message fields,
+// and lists (empty lists as []).
+func encodeMessage(buf *bytes.Buffer, m protoreflect.Message) {
+	buf.WriteByte('{')
+	fields := m.Descriptor().Fields()
+	first := true
+	for i := 0; i < fields.Len(); i++ {
+		fd := fields.Get(i)
+		if fd.Kind() == protoreflect.MessageKind && !fd.IsList() && !fd.IsMap() && !m.Has(fd) {
+			continue
+		}
+		if fd.ContainingOneof() != nil && !fd.HasPresence() {
+			continue
+		}
+		if fd.HasPresence() && fd.Kind() != protoreflect.MessageKind && !m.Has(fd) {
+			continue
+		}
+		if !first {
+			buf.WriteByte(',')
+		}
+		first = false
+		writeString(buf, fd.JSONName())
+		buf.WriteByte(':')
+		v := m.Get(fd)
+		switch {
+		case fd.IsMap():
+			buf.WriteString("{}")
+		case fd.IsList():
+			list := v.List()
+			buf.WriteByte('[')
+			for j := 0; j < list.Len(); j++ {
+				if j > 0 {
+					buf.WriteByte(',')
+				}
+				encodeValue(buf, fd, list.Get(j))
+			}
+			buf.WriteByte(']')
+		default:
+			encodeValue(buf, fd, v)
+		}
+	}
+	buf.WriteByte('}')
+}
+
+func encodeValue(buf *bytes.Buffer, fd protoreflect.FieldDescriptor, v protoreflect.Value) {
+	switch fd.Kind() {
+	case protoreflect.MessageKind, protoreflect.GroupKind:
+		encodeMessage(buf, v.Message())
+	case protoreflect.StringKind:
+		s := v.String()
+		if isMoney(fd) {
+			if s == "" {
+				buf.WriteByte('0')
+				return
+			}
+			if _, err := money.Parse(s); err == nil {
+				buf.WriteString(s)
+				return
+			}
+		}
+		writeString(buf, s)
+	case protoreflect.BoolKind:
+		buf.WriteString(strconv.FormatBool(v.Bool()))
+	case protoreflect.Int32Kind, protoreflect.Sint32Kind, protoreflect.Sfixed32Kind,
+		protoreflect.Int64Kind, protoreflect.Sint64Kind, protoreflect.Sfixed64Kind:
+		buf.WriteString(strconv.FormatInt(v.Int(), 10))
+	case protoreflect.Uint32Kind, protoreflect.Fixed32Kind, protoreflect.Uint64Kind, protoreflect.Fixed64Kind:
+		buf.WriteString(strconv.FormatUint(v.Uint(), 10))
+	case protoreflect.DoubleKind, protoreflect.FloatKind:
+		f := v.Float()
+		if math.IsNaN(f) || math.IsInf(f, 0) {
+			buf.WriteString("null")
+			return
+		}
+		buf.WriteString(strconv.FormatFloat(f, 'f', -1, 64))
+	case protoreflect.EnumKind:
+		if ev := fd.Enum().Values().ByNumber(v.Enum()); ev != nil {
+			writeString(buf, string(ev.Name()))
+			return
+		}
+		buf.WriteString(strconv.FormatInt(int64(v.Enum()), 10))
+	default:
+		buf.WriteString("null")
+	}
+}
+
+func writeString(buf *bytes.Buffer, s string) {
+	b, _ := json.Marshal(s)
+	buf.Write(b)
+}

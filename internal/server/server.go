@@ -1,0 +1,256 @@
+// Package server assembles the HTTP server: middleware (request ids, panics,
+// tracing, metrics, access logs, client address), the Connect and /api
+// routes, health and readiness probes, Prometheus metrics and the embedded
+// web app, with graceful shutdown.
+package server
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/netip"
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/redis/go-redis/v9"
+	"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"
+
+	"github.com/fairplay/fairplay/internal/rpc"
+	"github.com/fairplay/fairplay/internal/telemetry"
+)
+
+// Deps are what the server serves and checks.
+type Deps struct {
+	Handlers rpc.Handlers
+	Postgres *pgxpool.Pool
+	Redis    *redis.Client
+	Metrics  *telemetry.Metrics
+	Logger   *slog.Logger
+	// TrustedProxies are the CIDRs whose X-Forwarded-For is believed.
+	TrustedProxies []netip.Prefix
+	// SecureCookies marks the anti-forgery cookie Secure.
+	SecureCookies bool
+}
+
+// Server is the HTTP server.
+type Server struct {
+	deps     Deps
+	handler  http.Handler
+	draining atomic.Bool
+}
+
+// New builds the server's handler tree.
+func New(d Deps) *Server {
+	s := &Server{deps: d}
+	mux := http.NewServeMux()
+	instrument := func(pattern string, h http.Handler) http.Handler { return s.instrument(pattern, h) }
+	rpc.Mount(mux, d.Handlers, d.Logger, rpc.CSRF(d.SecureCookies), instrument)
+	mux.Handle("GET /healthz", instrument("GET /healthz", http.HandlerFunc(s.healthz)))
+	mux.Handle("GET /readyz", instrument("GET /readyz", http.HandlerFunc(s.readyz)))
+	mux.Handle("GET /metrics", promhttp.HandlerFor(d.Metrics.Registry, promhttp.HandlerOpts{Registry: d.Metrics.Registry}))
+	mux.Handle("/", instrument("GET /", spaHandler()))
+
+	var h http.Handler = mux
+	h = rpc.ClientInfo(d.TrustedProxies)(h)
+	h = s.accessLog(h)
+	h = otelhttp.NewHandler(h, "http", otelhttp.WithSpanNameFormatter(func(_ string, r *http.Request) string {
+		return r.Method + " " + r.URL.Path
+	}), otelhttp.WithFilter(func(r *http.Request) bool {
+		return r.URL.Path != "/healthz" && r.URL.Path != "/readyz" && r.URL.Path != "/metrics"
+	}))
+	h = s.recoverer(h)
+	h = requestID(h)
+	s.handler = h
+	return s
+}
+
+// Handler returns the root handler (for tests and custom listeners).
+func (s *Server) Handler() http.Handler { return s.handler }
+
+// Serve serves on ln until ctx is cancelled, then drains: readiness turns
+// false at once and in-flight requests get up to shutdownTimeout to finish.
+func (s *Server) Serve(ctx context.Context, ln net.Listener, shutdownTimeout time.Duration) error {
+	srv := &http.Server{
+		Handler:           s.handler,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      60 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(s.deps.Logger.Handler(), slog.LevelWarn),
+		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return fmt.Errorf("http server: %w", err)
+	case <-ctx.Done():
+	}
+	s.draining.Store(true)
+	s.deps.Logger.Info("shutting down", "timeout", shutdownTimeout)
+	sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		return fmt.Errorf("graceful shutdown: %w", err)
+	}
+	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+func (s *Server) healthz(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "text/plain")
+	_, _ = w.Write([]byte("ok\n"))
+}
+
+// readyz reports ready only while Postgres and Redis both answer and the
+// server is not draining.
+func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "text/plain")
+	if s.draining.Load() {
+		http.Error(w, "draining", http.StatusServiceUnavailable)
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+	defer cancel()
+	var failed []string
+	if err := s.deps.Postgres.Ping(ctx); err != nil {
+		failed = append(failed, "postgres: "+err.Error())
+	}
+	if err := s.deps.Redis.Ping(ctx).Err(); err != nil {
+		failed = append(failed, "redis: "+err.Error())
+	}
+	if len(failed) > 0 {
+		w.WriteHeader(http.StatusServiceUnavailable)
+		for _, f := range failed {
+			_, _ = w.Write([]byte(f + "\n"))
+		}
+		return
+	}
+	_, _ = w.Write([]byte("ok\n"))
+}
+
+// statusWriter records the status code written.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+	bytes  int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	n, err := w.ResponseWriter.Write(b)
+	w.bytes += n
+	return n, err
+}
+
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// Flush lets streaming handlers flush through the wrapper.
+func (w *statusWriter) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// instrument records request count and latency labelled with the route pattern.
+func (s *Server) instrument(pattern string, next http.Handler) http.Handler {
+	m := s.deps.Metrics
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		route := pattern
+		if route == "GET /" {
+			route = "spa"
+		}
+		start := time.Now()
+		m.InFlight.Inc()
+		sw, ok := w.(*statusWriter)
+		if !ok {
+			sw = &statusWriter{ResponseWriter: w}
+		}
+		defer func() {
+			m.InFlight.Dec()
+			code := sw.status
+			if code == 0 {
+				code = http.StatusOK
+			}
+			if route[0] == '/' && route != "/api/" {
+				// A Connect service prefix: label by procedure, which is a
+				// bounded set once unknown paths (404) are folded together.
+				route = r.URL.Path
+				if code == http.StatusNotFound {
+					route = "unmatched"
+				}
+			}
+			m.Requests.WithLabelValues(route, r.Method, strconv.Itoa(code)).Inc()
+			m.Latency.WithLabelValues(route, r.Method).Observe(time.Since(start).Seconds())
+		}()
+		next.ServeHTTP(sw, r)
+	})
+}
+
+// accessLog logs every request at debug (errors at warn) without headers or
+// bodies, so no password or token is ever written.
+func (s *Server) accessLog(next http.Handler) http.Handler {
+	log := s.deps.Logger
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		sw := &statusWriter{ResponseWriter: w}
+		next.ServeHTTP(sw, r)
+		lvl := slog.LevelDebug
+		if sw.status >= 500 {
+			lvl = slog.LevelWarn
+		}
+		log.Log(r.Context(), lvl, "http request", "method", r.Method, "path", r.URL.Path, "status", sw.status,
+			"bytes", sw.bytes, "duration_ms", float64(time.Since(start).Microseconds())/1000)
+	})
+}
+
+// recoverer turns a panic into a 500 and a log line.
+func (s *Server) recoverer(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer func() {
+			if v := recover(); v != nil {
+				if v == http.ErrAbortHandler {
+					panic(v)
+				}
+				s.deps.Logger.ErrorContext(r.Context(), "panic serving request", "panic", fmt.Sprint(v), "path", r.URL.Path)
+				http.Error(w, `{"message":"Something went wrong. Please try again."}`, http.StatusInternalServerError)
+			}
+		}()
+		next.ServeHTTP(w, r)
+	})
+}
+
+// requestID gives every request an id (a valid incoming X-Request-Id is
+// kept), echoes it in the response and puts it in the context for logs.
+func requestID(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id := r.Header.Get("X-Request-Id")
+		if len(id) == 0 || len(id) > 64 {
+			b := make([]byte, 8)
+			_, _ = rand.Read(b)
+			id = hex.EncodeToString(b)
+		}
+		w.Header().Set("X-Request-Id", id)
+		next.ServeHTTP(w, r.WithContext(telemetry.WithRequestID(r.Context(), id)))
+	})
+}

@@ -1,0 +1,195 @@
+// Package settings reads the server's configuration from the environment.
+// Every setting has an environment variable (the names DESIGN.md fixes) and a
+// default suitable for local development; README.md lists them all.
+package settings
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/fairplay/fairplay/internal/money"
+)
+
+// Config is the whole server configuration.
+type Config struct {
+	// HTTPAddr is the listen address (FAIRPLAY_HTTP_ADDR, default ":8080").
+	HTTPAddr string
+	// DatabaseURL is the Postgres connection string (DATABASE_URL).
+	DatabaseURL string
+	// RedisURL is the Redis connection URL (REDIS_URL).
+	RedisURL string
+	// RedisPrefix prefixes every Redis key (FAIRPLAY_REDIS_PREFIX, default "fairplay:").
+	RedisPrefix string
+	// SigningKeysDir holds the access-token signing keys (FAIRPLAY_SIGNING_KEYS_DIR).
+	SigningKeysDir string
+	// TurnstileSecretKey enables the real Turnstile check (TURNSTILE_SECRET_KEY).
+	TurnstileSecretKey string
+	// TurnstileSiteKey is given to the web app (TURNSTILE_SITE_KEY).
+	TurnstileSiteKey string
+	// TurnstileVerifyURL is the siteverify endpoint (TURNSTILE_VERIFY_URL).
+	TurnstileVerifyURL string
+	// AdminPassword is the development admin's password (FAIRPLAY_ADMIN_PASSWORD).
+	AdminPassword string
+	// StartingBalance is granted to every new account (FAIRPLAY_STARTING_BALANCE, default 1000).
+	StartingBalance money.Amount
+	// AccessTokenTTL is the access-token lifetime (FAIRPLAY_ACCESS_TOKEN_TTL, default 15m, at most 15m).
+	AccessTokenTTL time.Duration
+	// SessionIdleTimeout ends sessions unused for this long (FAIRPLAY_SESSION_IDLE_TIMEOUT, default 720h).
+	SessionIdleTimeout time.Duration
+	// Rate limits, each "N/period" (e.g. "10/1m"); "0" disables one.
+	LoginPerIP       Rate // FAIRPLAY_RATE_LOGIN_IP, default 30/1m
+	LoginPerUsername Rate // FAIRPLAY_RATE_LOGIN_USERNAME, default 10/1m
+	RegisterPerIP    Rate // FAIRPLAY_RATE_REGISTER_IP, default 10/1h
+	BetsPerUser      Rate // FAIRPLAY_RATE_BETS_USER, default 50/1s
+	// TrustedProxies lists CIDRs whose X-Forwarded-For is believed (FAIRPLAY_TRUSTED_PROXIES, comma separated).
+	TrustedProxies []string
+	// SecureCookies marks cookies Secure (FAIRPLAY_SECURE_COOKIES, default false).
+	SecureCookies bool
+	// LogLevel is debug, info, warn or error (FAIRPLAY_LOG_LEVEL, default info).
+	LogLevel string
+	// LogFormat is json or text (FAIRPLAY_LOG_FORMAT, default json).
+	LogFormat string
+	// ShutdownTimeout bounds graceful shutdown (FAIRPLAY_SHUTDOWN_TIMEOUT, default 20s).
+	ShutdownTimeout time.Duration
+}
+
+// Rate is a limit of N events per Period; N == 0 means unlimited.
+type Rate struct {
+	N      int
+	Period time.Duration
+}
+
+// String formats the rate as N/period.
+func (r Rate) String() string {
+	if r.N == 0 {
+		return "0"
+	}
+	return fmt.Sprintf("%d/%s", r.N, r.Period)
+}
+
+// ParseRate parses "N/period" such as "30/1m", or "0" for unlimited.
+func ParseRate(s string) (Rate, error) {
+	s = strings.TrimSpace(s)
+	if s == "0" {
+		return Rate{}, nil
+	}
+	n, p, ok := strings.Cut(s, "/")
+	if !ok {
+		return Rate{}, fmt.Errorf("rate %q: want N/period, e.g. 10/1m", s)
+	}
+	count, err := strconv.Atoi(n)
+	if err != nil || count < 0 {
+		return Rate{}, fmt.Errorf("rate %q: bad count", s)
+	}
+	period, err := time.ParseDuration(p)
+	if err != nil || period <= 0 {
+		return Rate{}, fmt.Errorf("rate %q: bad period", s)
+	}
+	return Rate{N: count, Period: period}, nil
+}
+
+// FromEnv reads the configuration from the process environment.
+func FromEnv() (Config, error) { return Load(os.LookupEnv) }
+
+// Load reads the configuration through lookup (os.LookupEnv in production).
+func Load(lookup func(string) (string, bool)) (Config, error) {
+	get := func(name, def string) string {
+		if v, ok := lookup(name); ok && v != "" {
+			return v
+		}
+		return def
+	}
+	var errs []error
+	dur := func(name, def string) time.Duration {
+		d, err := time.ParseDuration(get(name, def))
+		if err != nil || d <= 0 {
+			errs = append(errs, fmt.Errorf("%s: want a positive duration such as 15m", name))
+		}
+		return d
+	}
+	rate := func(name, def string) Rate {
+		r, err := ParseRate(get(name, def))
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", name, err))
+		}
+		return r
+	}
+	boolean := func(name string, def bool) bool {
+		v, ok := lookup(name)
+		if !ok || v == "" {
+			return def
+		}
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: want true or false", name))
+		}
+		return b
+	}
+
+	c := Config{
+		HTTPAddr:           get("FAIRPLAY_HTTP_ADDR", ":8080"),
+		DatabaseURL:        get("DATABASE_URL", ""),
+		RedisURL:           get("REDIS_URL", ""),
+		RedisPrefix:        get("FAIRPLAY_REDIS_PREFIX", "fairplay:"),
+		SigningKeysDir:     get("FAIRPLAY_SIGNING_KEYS_DIR", ""),
+		TurnstileSecretKey: get("TURNSTILE_SECRET_KEY", ""),
+		TurnstileSiteKey:   get("TURNSTILE_SITE_KEY", ""),
+		TurnstileVerifyURL: get("TURNSTILE_VERIFY_URL", "https://challenges.cloudflare.com/turnstile/v0/siteverify"),
+		AdminPassword:      get("FAIRPLAY_ADMIN_PASSWORD", ""),
+		AccessTokenTTL:     dur("FAIRPLAY_ACCESS_TOKEN_TTL", "15m"),
+		SessionIdleTimeout: dur("FAIRPLAY_SESSION_IDLE_TIMEOUT", "720h"),
+		LoginPerIP:         rate("FAIRPLAY_RATE_LOGIN_IP", "30/1m"),
+		LoginPerUsername:   rate("FAIRPLAY_RATE_LOGIN_USERNAME", "10/1m"),
+		RegisterPerIP:      rate("FAIRPLAY_RATE_REGISTER_IP", "10/1h"),
+		BetsPerUser:        rate("FAIRPLAY_RATE_BETS_USER", "50/1s"),
+		SecureCookies:      boolean("FAIRPLAY_SECURE_COOKIES", false),
+		LogLevel:           get("FAIRPLAY_LOG_LEVEL", "info"),
+		LogFormat:          get("FAIRPLAY_LOG_FORMAT", "json"),
+		ShutdownTimeout:    dur("FAIRPLAY_SHUTDOWN_TIMEOUT", "20s"),
+	}
+	if v := get("FAIRPLAY_TRUSTED_PROXIES", ""); v != "" {
+		for _, p := range strings.Split(v, ",") {
+			if p = strings.TrimSpace(p); p != "" {
+				c.TrustedProxies = append(c.TrustedProxies, p)
+			}
+		}
+	}
+	bal, err := money.Parse(get("FAIRPLAY_STARTING_BALANCE", "1000"))
+	if err != nil || bal < 0 {
+		errs = append(errs, errors.New("FAIRPLAY_STARTING_BALANCE: want a non-negative amount such as 1000"))
+	}
+	c.StartingBalance = bal
+	if c.AccessTokenTTL > 15*time.Minute {
+		errs = append(errs, errors.New("FAIRPLAY_ACCESS_TOKEN_TTL: at most 15m"))
+	}
+	switch c.LogFormat {
+	case "json", "text":
+	default:
+		errs = append(errs, errors.New("FAIRPLAY_LOG_FORMAT: want json or text"))
+	}
+	return c, errors.Join(errs...)
+}
+
+// Require reports the settings a command needs but lacks.
+func (c Config) Require(names ...string) error {
+	var errs []error
+	for _, n := range names {
+		var v string
+		switch n {
+		case "DATABASE_URL":
+			v = c.DatabaseURL
+		case "REDIS_URL":
+			v = c.RedisURL
+		default:
+			return fmt.Errorf("settings: unknown required setting %s", n)
+		}
+		if v == "" {
+			errs = append(errs, fmt.Errorf("%s is not set", n))
+		}
+	}
+	return errors.Join(errs...)
+}

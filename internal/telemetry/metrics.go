@@ -1,0 +1,93 @@
+package telemetry
+
+import (
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/redis/go-redis/v9"
+)
+
+// Metrics are the server's Prometheus collectors, on their own registry.
+type Metrics struct {
+	Registry *prometheus.Registry
+	// Requests counts HTTP requests by route, method and status code.
+	Requests *prometheus.CounterVec
+	// Latency observes HTTP request durations in seconds by route and method.
+	Latency *prometheus.HistogramVec
+	// InFlight is the number of requests being served.
+	InFlight prometheus.Gauge
+	// RateLimitErrors counts rate-limit checks that failed open because Redis was down.
+	RateLimitErrors prometheus.Counter
+}
+
+// NewMetrics registers the process, Go runtime and HTTP collectors.
+func NewMetrics() *Metrics {
+	reg := prometheus.NewRegistry()
+	m := &Metrics{
+		Registry: reg,
+		Requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "fairplay_http_requests_total", Help: "HTTP requests by route, method and status code.",
+		}, []string{"route", "method", "code"}),
+		Latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "fairplay_http_request_duration_seconds", Help: "HTTP request latency by route and method.",
+			Buckets: []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5},
+		}, []string{"route", "method"}),
+		InFlight: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "fairplay_http_requests_in_flight", Help: "HTTP requests being served.",
+		}),
+		RateLimitErrors: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "fairplay_rate_limit_errors_total", Help: "Rate-limit checks that failed open because Redis was unreachable.",
+		}),
+	}
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+		m.Requests, m.Latency, m.InFlight, m.RateLimitErrors)
+	return m
+}
+
+// RegisterPools adds Postgres and Redis connection-pool statistics.
+func (m *Metrics) RegisterPools(pg *pgxpool.Pool, rdb *redis.Client) {
+	m.Registry.MustRegister(&poolCollector{pg: pg, rdb: rdb})
+}
+
+var (
+	pgTotal    = prometheus.NewDesc("fairplay_pg_pool_connections", "Postgres pool connections by state.", []string{"state"}, nil)
+	pgMax      = prometheus.NewDesc("fairplay_pg_pool_max_connections", "Postgres pool size limit.", nil, nil)
+	pgAcquires = prometheus.NewDesc("fairplay_pg_pool_acquires_total", "Postgres connections acquired from the pool.", nil, nil)
+	pgWaits    = prometheus.NewDesc("fairplay_pg_pool_empty_acquires_total", "Acquires that had to wait for a connection.", nil, nil)
+	pgWaitSecs = prometheus.NewDesc("fairplay_pg_pool_acquire_wait_seconds_total", "Time spent waiting for connections.", nil, nil)
+	redisConns = prometheus.NewDesc("fairplay_redis_pool_connections", "Redis pool connections by state.", []string{"state"}, nil)
+	redisHits  = prometheus.NewDesc("fairplay_redis_pool_hits_total", "Redis pool hits and misses.", []string{"result"}, nil)
+	redisTOs   = prometheus.NewDesc("fairplay_redis_pool_timeouts_total", "Redis pool wait timeouts.", nil, nil)
+)
+
+type poolCollector struct {
+	pg  *pgxpool.Pool
+	rdb *redis.Client
+}
+
+func (c *poolCollector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{pgTotal, pgMax, pgAcquires, pgWaits, pgWaitSecs, redisConns, redisHits, redisTOs} {
+		ch <- d
+	}
+}
+
+func (c *poolCollector) Collect(ch chan<- prometheus.Metric) {
+	if c.pg != nil {
+		s := c.pg.Stat()
+		ch <- prometheus.MustNewConstMetric(pgTotal, prometheus.GaugeValue, float64(s.AcquiredConns()), "acquired")
+		ch <- prometheus.MustNewConstMetric(pgTotal, prometheus.GaugeValue, float64(s.IdleConns()), "idle")
+		ch <- prometheus.MustNewConstMetric(pgTotal, prometheus.GaugeValue, float64(s.ConstructingConns()), "constructing")
+		ch <- prometheus.MustNewConstMetric(pgMax, prometheus.GaugeValue, float64(s.MaxConns()))
+		ch <- prometheus.MustNewConstMetric(pgAcquires, prometheus.CounterValue, float64(s.AcquireCount()))
+		ch <- prometheus.MustNewConstMetric(pgWaits, prometheus.CounterValue, float64(s.EmptyAcquireCount()))
+		ch <- prometheus.MustNewConstMetric(pgWaitSecs, prometheus.CounterValue, s.AcquireDuration().Seconds())
+	}
+	if c.rdb != nil {
+		s := c.rdb.PoolStats()
+		ch <- prometheus.MustNewConstMetric(redisConns, prometheus.GaugeValue, float64(s.TotalConns-s.IdleConns), "used")
+		ch <- prometheus.MustNewConstMetric(redisConns, prometheus.GaugeValue, float64(s.IdleConns), "idle")
+		ch <- prometheus.MustNewConstMetric(redisHits, prometheus.CounterValue, float64(s.Hits), "hit")
+		ch <- prometheus.MustNewConstMetric(redisHits, prometheus.CounterValue, float64(s.Misses), "miss")
+		ch <- prometheus.MustNewConstMetric(redisTOs, prometheus.CounterValue, float64(s.Timeouts))
+	}
+}
