@@ -2,6 +2,8 @@ package postgres
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"database/sql"
 	"embed"
 	"errors"
@@ -75,4 +77,23 @@ func CheckMigrated(ctx context.Context, pool *pgxpool.Pool) error {
 		return fmt.Errorf("%w: database is at version %d, this server needs %d; run `fairplay migrate`", ErrNotMigrated, cur, want)
 	}
 	return nil
+}
+
+// MigrationsHash identifies the embedded migrations' content (for caching
+// migrated template databases in tests).
+func MigrationsHash() string {
+	h := sha256.New()
+	_ = fs.WalkDir(migrationFiles, "migrations", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := migrationFiles.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		h.Write([]byte(path))
+		h.Write(b)
+		return nil
+	})
+	return hex.EncodeToString(h.Sum(nil))
 }

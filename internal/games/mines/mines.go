@@ -41,7 +41,7 @@ const (
 
 // Errors of the rules. Texts are worded for users, since a handler may show them as is.
 var (
-	ErrInvalidMines     = errors.New("Mine count must be between 1 and 24")        //nolint:staticcheck // user-facing text
+	ErrInvalidMines     = errors.New("Mine count must be between 1 and 24")         //nolint:staticcheck // user-facing text
 	ErrInvalidTile      = errors.New("Tile must be on the 5x5 board")               //nolint:staticcheck // user-facing text
 	ErrAlreadyRevealed  = errors.New("Tile is already revealed")                    //nolint:staticcheck // user-facing text
 	ErrGameOver         = errors.New("Game is already over")                        //nolint:staticcheck // user-facing text

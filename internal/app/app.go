@@ -1,0 +1,128 @@
+// Package app wires Fairplay's parts into a running server: Postgres, Redis,
+// signing keys, the bot check, the domain services, the handlers and the HTTP
+// server. `fairplay serve` and the black-box test suites both build it here,
+// so tests run exactly the production wiring.
+package app
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/netip"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/fairplay/fairplay/internal/accounts"
+	"github.com/fairplay/fairplay/internal/cache"
+	"github.com/fairplay/fairplay/internal/postgres"
+	"github.com/fairplay/fairplay/internal/rpc"
+	"github.com/fairplay/fairplay/internal/server"
+	"github.com/fairplay/fairplay/internal/settings"
+	"github.com/fairplay/fairplay/internal/telemetry"
+)
+
+// App is a wired server and what it holds open.
+type App struct {
+	Config   settings.Config
+	Postgres *pgxpool.Pool
+	Redis    *redis.Client
+	Keys     *accounts.KeySet
+	Accounts *accounts.Service
+	Metrics  *telemetry.Metrics
+	Server   *server.Server
+	log      *slog.Logger
+}
+
+// Options adjust the wiring for tests.
+type Options struct {
+	// Now is the clock (time.Now when nil).
+	Now func() time.Time
+	// Bots replaces the bot check chosen from the configuration.
+	Bots accounts.BotChecker
+	// Hasher replaces the production password hasher (tests use a cheap one).
+	Hasher *accounts.Hasher
+}
+
+// New connects to Postgres (refusing an unmigrated database) and Redis and
+// builds the server.
+func New(ctx context.Context, cfg settings.Config, log *slog.Logger, o Options) (*App, error) {
+	if err := cfg.Require("DATABASE_URL", "REDIS_URL"); err != nil {
+		return nil, err
+	}
+	pool, err := postgres.Open(ctx, cfg.DatabaseURL)
+	if err != nil {
+		return nil, err
+	}
+	a := &App{Config: cfg, Postgres: pool, log: log}
+	if err := postgres.CheckMigrated(ctx, pool); err != nil {
+		a.Close()
+		return nil, err
+	}
+	if a.Redis, err = cache.Open(cfg.RedisURL); err != nil {
+		a.Close()
+		return nil, err
+	}
+	if a.Keys, err = accounts.LoadKeySet(cfg.SigningKeysDir, accounts.KeySetOptions{Logger: log, Now: o.Now}); err != nil {
+		a.Close()
+		return nil, err
+	}
+	bots := o.Bots
+	if bots == nil {
+		if cfg.TurnstileSecretKey == "" {
+			log.Warn("development mode: TURNSTILE_SECRET_KEY is not set, the bot check accepts only the development token",
+				"token", accounts.DevelopmentBotToken)
+			bots = accounts.DevelopmentBotCheck{}
+		} else {
+			bots = accounts.NewTurnstile(cfg.TurnstileSecretKey, cfg.TurnstileSiteKey, cfg.TurnstileVerifyURL, nil)
+		}
+	}
+	a.Metrics = telemetry.NewMetrics()
+	a.Metrics.RegisterPools(pool, a.Redis)
+	limiter := cache.NewLimiter(a.Redis, cfg.RedisPrefix)
+	limiter.Errors = a.Metrics.RateLimitErrors
+
+	a.Accounts = accounts.NewService(accounts.Options{
+		Store: postgres.NewAccountStore(pool), Tokens: accounts.NewTokens(a.Keys, cfg.AccessTokenTTL, o.Now),
+		Bots: bots, Limiter: limiter, Config: cfg, Logger: log, Now: o.Now, Hasher: o.Hasher,
+	})
+	var trusted []netip.Prefix
+	for _, p := range cfg.TrustedProxies {
+		pfx, err := netip.ParsePrefix(p)
+		if err != nil {
+			a.Close()
+			return nil, fmt.Errorf("FAIRPLAY_TRUSTED_PROXIES: %w", err)
+		}
+		trusted = append(trusted, pfx)
+	}
+	a.Server = server.New(server.Deps{
+		Handlers:       rpc.Handlers{Auth: rpc.NewAuthHandler(a.Accounts, log)},
+		Postgres:       pool,
+		Redis:          a.Redis,
+		Metrics:        a.Metrics,
+		Logger:         log,
+		TrustedProxies: trusted,
+		SecureCookies:  cfg.SecureCookies,
+	})
+	return a, nil
+}
+
+// Handler is the server's root handler.
+func (a *App) Handler() http.Handler { return a.Server.Handler() }
+
+// Run starts background work (key reloading) until ctx ends.
+func (a *App) Run(ctx context.Context) {
+	go a.Keys.Watch(ctx, 10*time.Second)
+}
+
+// Close releases the connections.
+func (a *App) Close() {
+	if a.Redis != nil {
+		_ = a.Redis.Close()
+	}
+	if a.Postgres != nil {
+		a.Postgres.Close()
+	}
+}

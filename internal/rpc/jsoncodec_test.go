@@ -1,0 +1,78 @@
+package rpc
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	fairplayv1 "github.com/fairplay/fairplay/internal/gen/fairplay/v1"
+)
+
+func decodeJSON(t *testing.T, s string) map[string]any {
+	t.Helper()
+	dec := json.NewDecoder(strings.NewReader(s))
+	dec.UseNumber()
+	var m map[string]any
+	if err := dec.Decode(&m); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func TestMoneyIsExactTextBothWays(t *testing.T) {
+	t.Parallel()
+	u := &fairplayv1.User{}
+	// 17 significant digits: float64 would round this.
+	if err := decodeObject(u.ProtoReflect(), decodeJSON(t, `{"_id":"x","balance":123456789.12345678,"isAdmin":true}`)); err != nil {
+		t.Fatal(err)
+	}
+	if u.GetBalance() != "123456789.12345678" || u.GetId() != "x" || !u.GetIsAdmin() {
+		t.Fatalf("decoded %+v", u)
+	}
+	var buf bytes.Buffer
+	encodeMessage(&buf, u.ProtoReflect())
+	want := `{"_id":"x","username":"","email":"","balance":123456789.12345678,"isAdmin":true}`
+	if buf.String() != want {
+		t.Fatalf("encoded %s\nwant    %s", buf.String(), want)
+	}
+}
+
+func TestDecodeTypeErrors(t *testing.T) {
+	t.Parallel()
+	for body, want := range map[string]string{
+		`{"username": 5}`:          "username must be a string",
+		`{"username": ["a"]}`:      "username must be a string",
+		`{"turnstileToken": true}`: "turnstileToken must be a string",
+	} {
+		err := decodeObject((&fairplayv1.LoginRequest{}).ProtoReflect(), decodeJSON(t, body))
+		if err == nil || err.Error() != want {
+			t.Errorf("%s: got %v, want %q", body, err, want)
+		}
+	}
+	// Unknown fields and nulls are ignored; proto names are accepted too.
+	m := &fairplayv1.RevokeOtherSessionsRequest{}
+	if err := decodeObject(m.ProtoReflect(), decodeJSON(t, `{"confirm":1,"current_refresh_token":"r","x":null}`)); err != nil || m.GetCurrentRefreshToken() != "r" {
+		t.Fatalf("lenient decode: %v %v", m, err)
+	}
+}
+
+func TestEncodeListsAndNestedMessages(t *testing.T) {
+	t.Parallel()
+	res := &fairplayv1.ListSessionsResponse{Sessions: []*fairplayv1.Session{{Id: "s1", DeviceInfo: &fairplayv1.DeviceInfo{Mobile: "Mobile"}}}}
+	var buf bytes.Buffer
+	encodeMessage(&buf, res.ProtoReflect())
+	var back map[string]any
+	if err := json.Unmarshal(buf.Bytes(), &back); err != nil {
+		t.Fatalf("invalid JSON %s: %v", buf.String(), err)
+	}
+	s := back["sessions"].([]any)[0].(map[string]any)
+	if s["_id"] != "s1" || s["deviceInfo"].(map[string]any)["mobile"] != "Mobile" {
+		t.Fatalf("encoded %s", buf.String())
+	}
+	buf.Reset()
+	encodeMessage(&buf, (&fairplayv1.ListSessionsResponse{}).ProtoReflect())
+	if buf.String() != `{"sessions":[]}` {
+		t.Fatalf("empty list encoded as %s", buf.String())
+	}
+}
