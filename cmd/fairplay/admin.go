@@ -21,6 +21,7 @@ func admin(ctx context.Context, args []string) error {
 	email := fs.String("email", "", "email (create; default <username>@fairplay.local)")
 	password := fs.String("password", "", "password (create; default FAIRPLAY_ADMIN_PASSWORD, else generated and printed)")
 	ifMissing := fs.Bool("if-missing", false, "create: when the user exists, make it an administrator instead of failing")
+	resetPassword := fs.Bool("reset-password", false, "create --if-missing: also set the existing user's password")
 	if err := fs.Parse(args[1:]); err != nil {
 		return usageError(err.Error())
 	}
@@ -66,6 +67,13 @@ func admin(ctx context.Context, args []string) error {
 		return err
 	}
 	if !created {
+		if *resetPassword {
+			if err := svc.SetPassword(ctx, u.Username, pw); err != nil {
+				return err
+			}
+			fmt.Printf("administrator %s already exists; password set\n", u.Username)
+			return nil
+		}
 		fmt.Printf("administrator %s already exists (password unchanged)\n", u.Username)
 		return nil
 	}

@@ -46,3 +46,20 @@ func (s *Service) Promote(ctx context.Context, username string) (User, error) {
 	}
 	return u, nil
 }
+
+// SetPassword replaces a user's password without the change-password rules
+// (an operator's tool: `fairplay admin create --reset-password`).
+func (s *Service) SetPassword(ctx context.Context, username, password string) error {
+	if err := validateRegisterPassword(password); err != nil {
+		return err
+	}
+	cred, err := s.store.CredentialsByLogin(ctx, username)
+	if err != nil {
+		return fmt.Errorf("set password: %w", err)
+	}
+	hash, err := s.hasher.Hash(ctx, password)
+	if err != nil {
+		return err
+	}
+	return s.store.UpdatePassword(ctx, cred.ID, hash)
+}

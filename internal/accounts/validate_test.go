@@ -28,10 +28,10 @@ func TestValidateEmail(t *testing.T) {
 	t.Parallel()
 	for in, want := range map[string]error{
 		"a@b.co": nil, "first.last+tag@sub.example.com": nil,
-		strings.Repeat("l", 64) + "@x.io":  nil,
-		strings.Repeat("l", 65) + "@x.io":  accounts.ErrEmailLocal,
-		"a@" + strings.Repeat("d", 256):    accounts.ErrEmailDomain,
-		"plain": accounts.ErrEmailInvalid, "@x.io": accounts.ErrEmailInvalid, "a@": accounts.ErrEmailInvalid,
+		strings.Repeat("l", 64) + "@x.io": nil,
+		strings.Repeat("l", 65) + "@x.io": accounts.ErrEmailLocal,
+		"a@" + strings.Repeat("d", 256):   accounts.ErrEmailDomain,
+		"plain":                           accounts.ErrEmailInvalid, "@x.io": accounts.ErrEmailInvalid, "a@": accounts.ErrEmailInvalid,
 		"a@localhost": accounts.ErrEmailInvalid, "a b@x.io": accounts.ErrEmailInvalid, "a@x..io": accounts.ErrEmailInvalid,
 	} {
 		if got := accounts.ValidateEmail(in); got != want {
@@ -48,13 +48,13 @@ func TestValidateNewPassword(t *testing.T) {
 		}
 	}
 	for in, want := range map[string]error{
-		"Ab1!":                           accounts.ErrPasswordTooShort,
+		"Ab1!":                            accounts.ErrPasswordTooShort,
 		"Ab1!" + strings.Repeat("x", 125): accounts.ErrPasswordTooLong,
-		"abcdef1!":                       accounts.ErrPasswordWeak,
-		"ABCDEF1!":                       accounts.ErrPasswordWeak,
-		"Abcdefg!":                       accounts.ErrPasswordWeak,
-		"Abcdefg1":                       accounts.ErrPasswordWeak,
-		"Abcdef1-":                       accounts.ErrPasswordWeak,
+		"abcdef1!":                        accounts.ErrPasswordWeak,
+		"ABCDEF1!":                        accounts.ErrPasswordWeak,
+		"Abcdefg!":                        accounts.ErrPasswordWeak,
+		"Abcdefg1":                        accounts.ErrPasswordWeak,
+		"Abcdef1-":                        accounts.ErrPasswordWeak,
 	} {
 		if got := accounts.ValidateNewPassword(in); got != want {
 			t.Errorf("%q: got %v, want %v", in, got, want)
@@ -91,9 +91,9 @@ func TestHasher(t *testing.T) {
 func TestParseDevice(t *testing.T) {
 	t.Parallel()
 	cases := map[string]accounts.Device{
-		"Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36": {Browser: "Chrome", Platform: "Windows"},
+		"Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36":                         {Browser: "Chrome", Platform: "Windows"},
 		"Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1": {Browser: "Safari", Platform: "iOS", Mobile: true},
-		"Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Mobile Safari/537.36": {Browser: "Chrome", Platform: "Android", Mobile: true},
+		"Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Mobile Safari/537.36":                   {Browser: "Chrome", Platform: "Android", Mobile: true},
 		"": {},
 	}
 	for ua, want := range cases {

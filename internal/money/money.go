@@ -32,7 +32,7 @@ type Amount int64
 
 // ErrInvalidBet is what ParseBet's errors match with errors.Is. Its text is the exact
 // user-facing message of the specification, so handlers may show err.Error() as is.
-var ErrInvalidBet = errors.New("Please enter a valid bet amount") //nolint:staticcheck // exact user-facing text
+var ErrInvalidBet = errors.New("Please enter a valid bet amount")
 
 // errNotPositive is the cause behind ErrInvalidBet for zero and negative bets.
 var errNotPositive = errors.New("money: bet must be greater than zero")

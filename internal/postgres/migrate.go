@@ -3,9 +3,9 @@ package postgres
 import (
 	"context"
 	"crypto/sha256"
-	"encoding/hex"
 	"database/sql"
 	"embed"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -68,7 +68,7 @@ func CheckMigrated(ctx context.Context, pool *pgxpool.Pool) error {
 	}
 	has, err := p.HasPending(ctx)
 	if err != nil {
-		return fmt.Errorf("%w: cannot read the schema version (%v); run `fairplay migrate`", ErrNotMigrated, err)
+		return fmt.Errorf("%w: cannot read the schema version (%w); run `fairplay migrate`", ErrNotMigrated, err)
 	}
 	if has {
 		cur, _ := p.GetDBVersion(ctx)

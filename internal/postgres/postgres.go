@@ -30,7 +30,7 @@ func Open(ctx context.Context, url string) (*pgxpool.Pool, error) {
 	if err != nil {
 		return nil, fmt.Errorf("parse DATABASE_URL: %w", err)
 	}
-	cfg.ConnConfig.Tracer = otelpgx.NewTracer(otelpgx.WithTrimSQLInSpanName())
+	cfg.ConnConfig.Tracer = otelpgx.NewTracer()
 	if cfg.MaxConnIdleTime == 0 || cfg.MaxConnIdleTime == 30*time.Minute {
 		cfg.MaxConnIdleTime = 5 * time.Minute
 	}

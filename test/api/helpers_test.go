@@ -12,4 +12,3 @@ func readAll(res *http.Response) string {
 	b, _ := io.ReadAll(res.Body)
 	return string(b)
 }
-

@@ -32,6 +32,7 @@ package blackjack
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 	"strconv"
 
@@ -59,31 +60,22 @@ var (
 	ranks   = [13]string{"2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"}
 )
 
-// Card is a playing card as the API shows it.
-type Card struct {
-	Value        string `json:"value"`        // "2" … "10", "J", "Q", "K", "A"
-	Suit         Suit   `json:"suit"`         // "diamonds", "hearts", "spades", "clubs"
-	NumericValue int    `json:"numericValue"` // 2 … 10, 10 for faces, 11 for an ace
-	// Hidden marks the dealer's face-down card in a View; such a card carries no value.
-	Hidden bool `json:"hidden"`
-}
+// Card is one of the 52 cards of the card table, by index: rank i/4 (2 … 10, J, Q, K, A)
+// and suit i%4 (diamonds, hearts, spades, clubs). It serialises as its index, which keeps a
+// stored game small; Face is the form the API shows.
+type Card uint8
 
-// CardAt returns card i (0 … 51) of the card table: rank i/4, suit i%4.
+// CardAt returns card i (0 … 51) of the card table. It panics for any other i.
 func CardAt(i int) Card {
-	r := i / 4
-	n := r + 2
-	switch {
-	case r == 12:
-		n = 11
-	case r >= 8:
-		n = 10
+	if i < 0 || i >= DeckSize {
+		panic("blackjack: card index out of range")
 	}
-	return Card{Value: ranks[r], Suit: suits[i%4], NumericValue: n}
+	return Card(i)
 }
 
 // DrawCard reads one float from src and returns CARDS[floor(f × 52)].
 func DrawCard(src event.Source) Card {
-	return CardAt(event.Index(src.Float(), DeckSize))
+	return Card(event.Index(src.Float(), DeckSize))
 }
 
 // NewDeck reads 52 floats from src: the cards of one game, in dealing order.
@@ -95,20 +87,74 @@ func NewDeck(src event.Source) []Card {
 	return deck
 }
 
-// String returns the card as rank and suit symbol, "10♥" or "A♠"; "?" when hidden.
-func (c Card) String() string {
-	if c.Hidden {
-		return "?"
+// Value returns the card's rank as the API spells it: "2" … "10", "J", "Q", "K", "A".
+func (c Card) Value() string { return ranks[c/4] }
+
+// Suit returns the card's suit.
+func (c Card) Suit() Suit { return suits[c%4] }
+
+// NumericValue returns the card's count: 2 … 10, 10 for a face card, 11 for an ace (which
+// hand totals reduce to 1 as needed).
+func (c Card) NumericValue() int {
+	switch r := int(c / 4); {
+	case r == 12:
+		return 11
+	case r >= 8:
+		return 10
+	default:
+		return r + 2
 	}
-	return c.Value + symbols[c.Suit]
+}
+
+// String returns the card as rank and suit symbol, "10♥" or "A♠".
+func (c Card) String() string { return c.Value() + symbols[c.Suit()] }
+
+// MarshalJSON writes the card as its index. (Having it also keeps encoding/json from
+// writing a []Card as base64, as it would for other byte slices.)
+func (c Card) MarshalJSON() ([]byte, error) {
+	return strconv.AppendUint(nil, uint64(c), 10), nil
+}
+
+// UnmarshalJSON reads a card index, rejecting anything but 0 … 51.
+func (c *Card) UnmarshalJSON(data []byte) error {
+	i, err := strconv.ParseUint(string(data), 10, 8)
+	if err != nil || i >= DeckSize {
+		return fmt.Errorf("blackjack card %s: %w", data, ErrInvalidState)
+	}
+	*c = Card(i)
+	return nil
+}
+
+// Face returns the card as the API shows it.
+func (c Card) Face() Face {
+	return Face{Value: c.Value(), Suit: c.Suit(), NumericValue: c.NumericValue()}
+}
+
+// Face is a card as the API shows it. The dealer's face-down card is Face{Hidden: true},
+// carrying no value, so a client cannot peek.
+type Face struct {
+	Value        string `json:"value"`        // "2" … "10", "J", "Q", "K", "A"
+	Suit         Suit   `json:"suit"`         // "diamonds", "hearts", "spades", "clubs"
+	NumericValue int    `json:"numericValue"` // 2 … 10, 10 for faces, 11 for an ace
+	Hidden       bool   `json:"hidden"`
+}
+
+// faces returns the API form of a hand.
+func faces(cards []Card) []Face {
+	f := make([]Face, len(cards))
+	for i, c := range cards {
+		f[i] = c.Face()
+	}
+	return f
 }
 
 // Value returns the best total of a hand and whether it is soft (an ace counting 11).
 func Value(cards []Card) (total int, soft bool) {
 	aces := 0
 	for _, c := range cards {
-		total += c.NumericValue
-		if c.NumericValue == 11 {
+		n := c.NumericValue()
+		total += n
+		if n == 11 {
 			aces++
 		}
 	}
@@ -162,14 +208,14 @@ var multipliers = map[Outcome]money.Multiplier{
 
 // Errors of the rules. Texts are worded for users, since a handler may show them as is.
 var (
-	ErrGameOver      = errors.New("Game is already over")                                //nolint:staticcheck // user-facing text
-	ErrCannotDouble  = errors.New("You can only double down on your first two cards")    //nolint:staticcheck // user-facing text
-	ErrDeckExhausted = errors.New("The game ran out of pre-generated cards")             //nolint:staticcheck // user-facing text
-	ErrInvalidState  = errors.New("Stored blackjack game is inconsistent with its deck") //nolint:staticcheck // user-facing text
+	ErrGameOver      = errors.New("Game is already over")
+	ErrCannotDouble  = errors.New("You can only double down on your first two cards")
+	ErrDeckExhausted = errors.New("The game ran out of pre-generated cards")
+	ErrInvalidState  = errors.New("Stored blackjack game is inconsistent with its deck")
 )
 
-// Game is a Blackjack game between actions. Its exported fields serialise to JSON so a
-// server can keep it in a database row. Deck, and the dealer's hole card while the game is
+// Game is a Blackjack game between actions. Its exported fields serialise to compact JSON
+// (cards as their indexes) so a server can keep it in a database row. Deck, and the dealer's hole card while the game is
 // in play, are secret: send View to the client, never the Game.
 type Game struct {
 	Deck    []Card  `json:"deck"`    // pre-generated cards in dealing order
@@ -180,11 +226,17 @@ type Game struct {
 	Outcome Outcome `json:"outcome"` // InPlay until the game ends
 }
 
-// New deals a game from a pre-generated deck (normally NewDeck's 52 cards; at least 4):
+// New deals a game from a pre-generated deck (normally NewDeck's 52 cards; at least 4; a
+// card outside the table is ErrInvalidState):
 // player, dealer, player, dealer. If either side has a natural the game is over at once.
 func New(deck []Card) (*Game, error) {
 	if len(deck) < 4 {
 		return nil, ErrDeckExhausted
+	}
+	for _, c := range deck {
+		if c >= DeckSize {
+			return nil, ErrInvalidState
+		}
 	}
 	g := &Game{
 		Deck:   slices.Clone(deck),
@@ -255,7 +307,7 @@ func (g *Game) apply(action func(*Game) error) error {
 	if g.Over() {
 		return ErrGameOver
 	}
-	if g.Next < 4 || g.Next > len(g.Deck) || len(g.Player) < 2 || len(g.Dealer) < 2 {
+	if !g.valid() {
 		return ErrInvalidState
 	}
 	c := *g
@@ -266,6 +318,23 @@ func (g *Game) apply(action func(*Game) error) error {
 	}
 	*g = c
 	return nil
+}
+
+// valid reports whether a game, typically one just read back from storage, is consistent:
+// every card on the table, at least the deal dealt, and no more dealt than the deck holds.
+func (g *Game) valid() bool {
+	if g.Next < 4 || g.Next > len(g.Deck) || len(g.Player) < 2 || len(g.Dealer) < 2 ||
+		len(g.Player)+len(g.Dealer) != g.Next {
+		return false
+	}
+	for _, hand := range [][]Card{g.Deck, g.Player, g.Dealer} {
+		for _, c := range hand {
+			if c >= DeckSize {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // draw moves the next card of the deck onto a hand.
@@ -322,8 +391,8 @@ func (g *Game) Multiplier() money.Multiplier { return multipliers[g.Outcome] }
 // View is what the client may see of a game: while it is in play the dealer's hole card
 // is hidden and the dealer's total counts the up card only.
 type View struct {
-	PlayerHand  []Card `json:"playerHand"`
-	DealerHand  []Card `json:"dealerHand"`
+	PlayerHand  []Face `json:"playerHand"`
+	DealerHand  []Face `json:"dealerHand"`
 	PlayerValue int    `json:"playerValue"`
 	PlayerSoft  bool   `json:"playerSoft"`
 	DealerValue int    `json:"dealerValue"`
@@ -335,18 +404,18 @@ type View struct {
 // View returns the client's view of the game.
 func (g *Game) View() View {
 	v := View{
-		PlayerHand: slices.Clone(g.Player),
-		DealerHand: slices.Clone(g.Dealer),
+		PlayerHand: faces(g.Player),
+		DealerHand: faces(g.Dealer),
 		Result:     g.Result(),
 		GameOver:   g.Over(),
 		CanDouble:  g.CanDouble(),
 	}
 	v.PlayerValue, v.PlayerSoft = Value(g.Player)
 	if !g.Over() && len(v.DealerHand) > 1 {
-		v.DealerHand[1] = Card{Hidden: true}
-		v.DealerValue, _ = Value(v.DealerHand[:1])
+		v.DealerHand[1] = Face{Hidden: true}
+		v.DealerValue, _ = Value(g.Dealer[:1])
 	} else {
-		v.DealerValue, _ = Value(v.DealerHand)
+		v.DealerValue, _ = Value(g.Dealer)
 	}
 	return v
 }

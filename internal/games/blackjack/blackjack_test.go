@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -45,7 +46,7 @@ func TestCardTable(t *testing.T) {
 		{48, "A♦", 11}, {49, "A♥", 11}, {50, "A♠", 11}, {51, "A♣", 11},
 	}
 	for _, tt := range tests {
-		if c := blackjack.CardAt(tt.i); c.String() != tt.text || c.NumericValue != tt.numeric || c.Hidden {
+		if c := blackjack.CardAt(tt.i); c.String() != tt.text || c.NumericValue() != tt.numeric {
 			t.Errorf("CardAt(%d) = %+v, want %s worth %d", tt.i, c, tt.text, tt.numeric)
 		}
 	}
@@ -54,13 +55,25 @@ func TestCardTable(t *testing.T) {
 	for i := range blackjack.DeckSize {
 		c := blackjack.CardAt(i)
 		seen[c.String()] = true
-		perSuit[c.Suit]++
+		perSuit[c.Suit()]++
 	}
 	if len(seen) != 52 || len(perSuit) != 4 || perSuit[blackjack.Hearts] != 13 {
 		t.Fatalf("card table has %d distinct cards, suits %v", len(seen), perSuit)
 	}
-	if got, _ := json.Marshal(blackjack.CardAt(46)); string(got) != `{"value":"K","suit":"spades","numericValue":10,"hidden":false}` {
-		t.Fatalf("card JSON %s", got)
+	if got, _ := json.Marshal(blackjack.CardAt(46).Face()); string(got) != `{"value":"K","suit":"spades","numericValue":10,"hidden":false}` {
+		t.Fatalf("card face JSON %s", got)
+	}
+	if got, _ := json.Marshal([]blackjack.Card{0, 46, 51}); string(got) != `[0,46,51]` {
+		t.Fatalf("stored cards JSON %s", got)
+	}
+	var back []blackjack.Card
+	if err := json.Unmarshal([]byte(`[0,46,51]`), &back); err != nil || !slices.Equal(back, []blackjack.Card{0, 46, 51}) {
+		t.Fatalf("decoded %v, %v", back, err)
+	}
+	for _, bad := range []string{`[52]`, `[-1]`, `["A"]`, `[1.5]`} {
+		if err := json.Unmarshal([]byte(bad), &back); !errors.Is(err, blackjack.ErrInvalidState) {
+			t.Errorf("decoding %s: %v, want ErrInvalidState", bad, err)
+		}
 	}
 }
 
@@ -244,9 +257,6 @@ func TestView(t *testing.T) {
 	if !v.DealerHand[1].Hidden || v.DealerHand[1].Value != "" || v.DealerValue != 11 || v.PlayerValue != 16 || v.GameOver || !v.CanDouble || v.Result != "" {
 		t.Fatalf("in-play view %+v", v)
 	}
-	if g.Dealer[1].Hidden {
-		t.Fatal("View changed the game's own dealer hand")
-	}
 	data, _ := json.Marshal(v)
 	if strings.Contains(string(data), `"9"`) || strings.Contains(string(data), `"3"`) {
 		t.Fatalf("view leaks the hole card or the deck: %s", data)
@@ -309,10 +319,21 @@ func TestDeckExhaustionLeavesGameUnchanged(t *testing.T) {
 			t.Fatalf("%s changed the game:\n%s\n%s", name, before, after)
 		}
 	}
-	corrupt := *g
-	corrupt.Next = 99
-	if err := corrupt.Stand(); !errors.Is(err, blackjack.ErrInvalidState) {
-		t.Fatalf("corrupt game: %v", err)
+	for name, corrupt := range map[string]func(g *blackjack.Game){
+		"next beyond deck":      func(g *blackjack.Game) { g.Next = 99 },
+		"next behind hands":     func(g *blackjack.Game) { g.Next = 4 },
+		"card off the table":    func(g *blackjack.Game) { g.Deck[4] = 52 },
+		"dealer hand too short": func(g *blackjack.Game) { g.Dealer = g.Dealer[:1] },
+	} {
+		c := *g
+		c.Deck = slices.Clone(g.Deck)
+		corrupt(&c)
+		if err := c.Stand(); !errors.Is(err, blackjack.ErrInvalidState) {
+			t.Errorf("%s: Stand error %v, want ErrInvalidState", name, err)
+		}
+	}
+	if _, err := blackjack.New([]blackjack.Card{1, 2, 3, 200}); !errors.Is(err, blackjack.ErrInvalidState) {
+		t.Errorf("New with card 200: %v", err)
 	}
 }
 
@@ -324,4 +345,87 @@ func TestDrawCard(t *testing.T) {
 			t.Fatalf("DrawCard = %s, want %s", c, want)
 		}
 	}
+}
+
+// FuzzGame plays arbitrary decks and action sequences and checks the invariants of every
+// finished game, and that a stored game reloads to the same state.
+func FuzzGame(f *testing.F) {
+	f.Add([]byte{48, 36, 32, 20, 4, 8, 12}, []byte{0, 1})
+	f.Add([]byte{0, 1, 2, 3}, []byte{2})
+	f.Add([]byte{51, 50, 49, 48, 47}, []byte{0, 0, 0})
+	f.Fuzz(func(t *testing.T, deckBytes, actions []byte) {
+		deck := make([]blackjack.Card, len(deckBytes))
+		for i, b := range deckBytes {
+			deck[i] = blackjack.CardAt(int(b) % blackjack.DeckSize)
+		}
+		g, err := blackjack.New(deck)
+		if len(deck) < 4 {
+			if !errors.Is(err, blackjack.ErrDeckExhausted) {
+				t.Fatalf("New with %d cards: %v", len(deck), err)
+			}
+			return
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, a := range actions {
+			wasOver, before := g.Over(), *g
+			switch a % 3 {
+			case 0:
+				err = g.Hit()
+			case 1:
+				err = g.Stand()
+			default:
+				err = g.Double()
+			}
+			if wasOver && !errors.Is(err, blackjack.ErrGameOver) {
+				t.Fatalf("action on a finished game: %v", err)
+			}
+			if err != nil && !reflect.DeepEqual(*g, before) {
+				t.Fatalf("failed action %d changed the game", a%3)
+			}
+		}
+		data, err := json.Marshal(g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back blackjack.Game
+		if err := json.Unmarshal(data, &back); err != nil || !reflect.DeepEqual(*g, back) {
+			t.Fatalf("reload of %s: %+v, %v", data, back, err)
+		}
+		if !g.Over() {
+			if g.Multiplier() != 0 || g.Result() != "" {
+				t.Fatalf("game in play pays %s, says %q", g.Multiplier(), g.Result())
+			}
+			return
+		}
+		player, _ := blackjack.Value(g.Player)
+		dealer, _ := blackjack.Value(g.Dealer)
+		natural := func(h []blackjack.Card) bool { v, _ := blackjack.Value(h); return len(h) == 2 && v == 21 }
+		ok := true
+		switch g.Outcome {
+		case blackjack.PlayerBlackjack:
+			ok = natural(g.Player) && !natural(g.Dealer)
+		case blackjack.DealerBlackjack:
+			ok = natural(g.Dealer) && !natural(g.Player)
+		case blackjack.PlayerBust:
+			ok = player > 21
+		case blackjack.DealerBust:
+			ok = player <= 21 && dealer > 21 && len(g.Dealer) > 2
+		case blackjack.PlayerWins:
+			ok = player <= 21 && dealer >= 17 && player > dealer
+		case blackjack.DealerWins:
+			ok = dealer <= 21 && dealer >= 17 && player < dealer
+		case blackjack.Push:
+			ok = player == dealer && (dealer >= 17 || natural(g.Dealer))
+		default:
+			ok = false
+		}
+		if !ok {
+			t.Fatalf("outcome %q with player %s, dealer %s", g.Outcome, blackjack.FormatHand(g.Player), blackjack.FormatHand(g.Dealer))
+		}
+		if g.Doubled && len(g.Player) != 3 {
+			t.Fatalf("doubled hand holds %d cards", len(g.Player))
+		}
+	})
 }

@@ -194,10 +194,10 @@ func (m *model) rtp() float64 {
 
 // rankOf maps a card to the model's rank index.
 func rankOf(c blackjack.Card) int {
-	if c.NumericValue == 11 {
+	if c.NumericValue() == 11 {
 		return aceRank
 	}
-	return c.NumericValue - 2
+	return c.NumericValue() - 2
 }
 
 // TestTheoreticalRTP checks the exact figure against the reference: removing split can
@@ -251,7 +251,8 @@ func TestSimulation(t *testing.T) {
 	}
 }
 
-// playOptimal plays one hand and returns the total return per initial stake.
+// playOptimal plays one hand and returns its return per initial stake,
+// 1 + stakes × (multiplier − 1): 2.5 for a natural, 3 for a won double, −1 for a lost one.
 func playOptimal(m *model, deck []blackjack.Card) (float64, error) {
 	g, err := blackjack.New(deck)
 	if err != nil {
@@ -276,5 +277,8 @@ func playOptimal(m *model, deck []blackjack.Card) (float64, error) {
 			return 0, err
 		}
 	}
-	return float64(g.Stakes()) * g.Multiplier().Float64(), nil
+	// The return per initial stake: the first stake comes back multiplied, and a doubled
+	// hand also risks (and returns) a second one.
+	stakes := float64(g.Stakes())
+	return 1 + stakes*(g.Multiplier().Float64()-1), nil
 }

@@ -50,7 +50,7 @@ const (
 )
 
 // ErrInvalidTarget reports a target outside 2 … 98 or not on a 0.1 step.
-var ErrInvalidTarget = errors.New("Roll target must be between 2 and 98 in steps of 0.1") //nolint:staticcheck // user-facing text
+var ErrInvalidTarget = errors.New("Roll target must be between 2 and 98 in steps of 0.1")
 
 // NewTarget validates a target given in tenths (500 for 50.0).
 func NewTarget(tenths int) (Target, error) {

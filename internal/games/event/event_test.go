@@ -104,3 +104,37 @@ func TestSamplePanicsOnBadK(t *testing.T) {
 		}()
 	}
 }
+
+func FuzzSample(f *testing.F) {
+	f.Add(uint8(25), uint8(3), []byte{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12})
+	f.Add(uint8(40), uint8(10), []byte{255, 255, 255, 255})
+	f.Fuzz(func(t *testing.T, n, k uint8, seed []byte) {
+		if n == 0 || n > 64 {
+			return
+		}
+		k %= n + 1
+		// Floats from the seed bytes: any value in [0, 1), including 0 and the largest.
+		floats := make(Floats, k)
+		for i := range floats {
+			var u uint32
+			for j := range 4 {
+				if p := 4*i + j; p < len(seed) {
+					u = u<<8 | uint32(seed[p])
+				}
+			}
+			floats[i] = float64(u) / (1 << 32)
+		}
+		src := floats
+		drawn := Sample(&src, int(n), int(k))
+		if len(drawn) != int(k) || len(src) != 0 {
+			t.Fatalf("drew %d of %d, %d floats left", len(drawn), k, len(src))
+		}
+		seen := make([]bool, n)
+		for _, d := range drawn {
+			if d < 0 || d >= int(n) || seen[d] {
+				t.Fatalf("draw %v: %d out of range or repeated", drawn, d)
+			}
+			seen[d] = true
+		}
+	})
+}

@@ -41,11 +41,11 @@ var Risks = []Risk{Classic, Low, Medium, High}
 // Validation errors. ErrNoNumbers carries the specification's exact user-facing text; the
 // others are worded for users too, since a handler may show them as they are.
 var (
-	ErrNoNumbers        = errors.New("Please select at least one number")   //nolint:staticcheck // exact user-facing text
-	ErrTooManyNumbers   = errors.New("You can select at most 10 numbers")   //nolint:staticcheck // user-facing text
-	ErrNumberOutOfRange = errors.New("Numbers must be between 1 and 40")    //nolint:staticcheck // user-facing text
-	ErrDuplicateNumber  = errors.New("Each number can only be picked once") //nolint:staticcheck // user-facing text
-	ErrInvalidRisk      = errors.New("Invalid risk level")                  //nolint:staticcheck // user-facing text
+	ErrNoNumbers        = errors.New("Please select at least one number")
+	ErrTooManyNumbers   = errors.New("You can select at most 10 numbers")
+	ErrNumberOutOfRange = errors.New("Numbers must be between 1 and 40")
+	ErrDuplicateNumber  = errors.New("Each number can only be picked once")
+	ErrInvalidRisk      = errors.New("Invalid risk level")
 )
 
 // ParseRisk validates a risk level as sent by the client.

@@ -41,11 +41,11 @@ const (
 
 // Errors of the rules. Texts are worded for users, since a handler may show them as is.
 var (
-	ErrInvalidMines     = errors.New("Mine count must be between 1 and 24")         //nolint:staticcheck // user-facing text
-	ErrInvalidTile      = errors.New("Tile must be on the 5x5 board")               //nolint:staticcheck // user-facing text
-	ErrAlreadyRevealed  = errors.New("Tile is already revealed")                    //nolint:staticcheck // user-facing text
-	ErrGameOver         = errors.New("Game is already over")                        //nolint:staticcheck // user-facing text
-	ErrNothingToCashOut = errors.New("Reveal at least one tile before cashing out") //nolint:staticcheck // user-facing text
+	ErrInvalidMines     = errors.New("Mine count must be between 1 and 24")
+	ErrInvalidTile      = errors.New("Tile must be on the 5x5 board")
+	ErrAlreadyRevealed  = errors.New("Tile is already revealed")
+	ErrGameOver         = errors.New("Game is already over")
+	ErrNothingToCashOut = errors.New("Reveal at least one tile before cashing out")
 )
 
 // Tile returns the tile number of a row and column (0 … 4 each).

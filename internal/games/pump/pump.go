@@ -46,10 +46,10 @@ var pops = map[Difficulty]int{Easy: 1, Medium: 3, Hard: 5, Expert: 10}
 
 // Errors of the rules. Texts are worded for users, since a handler may show them as is.
 var (
-	ErrInvalidDifficulty = errors.New("Invalid difficulty")                     //nolint:staticcheck // user-facing text
-	ErrGameOver          = errors.New("Game is already over")                   //nolint:staticcheck // user-facing text
-	ErrNothingToCashOut  = errors.New("Pump at least once before cashing out")  //nolint:staticcheck // user-facing text
-	ErrInvalidPumps      = errors.New("Safe pumps out of range for difficulty") //nolint:staticcheck // user-facing text
+	ErrInvalidDifficulty = errors.New("Invalid difficulty")
+	ErrGameOver          = errors.New("Game is already over")
+	ErrNothingToCashOut  = errors.New("Pump at least once before cashing out")
+	ErrInvalidPumps      = errors.New("Safe pumps out of range for difficulty")
 )
 
 // ParseDifficulty validates a difficulty as sent by the client.

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# make test: every suite against real services. Starts the local Postgres and
+# Redis under .data/ unless DATABASE_URL and REDIS_URL are given, checks that
+# generated code is fresh, vets and lints, runs the Go tests (with the race
+# detector wherever there is concurrency) and the web app's tests, and ends
+# with one summary line.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+mkdir -p .data/test
+export PATH=$PWD/bin:$PATH
+
+if [ -z "${DATABASE_URL:-}" ] || [ -z "${REDIS_URL:-}" ]; then
+  hack/services.sh start
+  eval "$(hack/services.sh env)"
+fi
+export DATABASE_URL REDIS_URL
+
+step() { printf '\n==> %s\n' "$*"; }
+
+step "tools"
+hack/tools.sh buf protoc-gen-go protoc-gen-connect-go gotestsum golangci-lint
+
+step "generated code is fresh"
+make --no-print-directory check-generated
+
+step "vet and lint"
+make --no-print-directory vet
+bin/golangci-lint run ./...
+
+# Pure packages (game math, money, fairness) run without the race detector,
+# so their million-outcome simulations stay quick; everything else runs with it.
+pure=$(go list ./internal/games/... ./internal/money/... ./internal/fair/...)
+rest=$(go list ./... | grep -v -x -F -f <(echo "$pure"))
+
+step "go tests (race detector)"
+rm -f .data/test/go-*.json
+status=0
+gotestsum --format pkgname-and-test-fails --jsonfile .data/test/go-race.json -- -race -count=1 -timeout 20m $rest || status=1
+step "go tests (pure packages)"
+gotestsum --format pkgname-and-test-fails --jsonfile .data/test/go-pure.json -- -count=1 -timeout 20m $pure || status=1
+
+if [ -f web/package.json ]; then
+  step "web: typecheck, lint, unit tests, build"
+  hack/web.sh deps
+  (cd web && npm run typecheck && npm run lint && npx vitest run --reporter=default --reporter=json --outputFile=../.data/test/web-unit.json) || status=1
+  (cd web && npm run build) || status=1
+fi
+
+step "summary"
+python3 hack/test-summary.py .data/test || status=1
+exit $status

@@ -1,0 +1,151 @@
+package games_test
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/fairplay/fairplay/internal/fair"
+	"github.com/fairplay/fairplay/internal/games"
+)
+
+const pumpSeed = "564e967b90f03d0153fdcb2d2d1cc5a5057e0df78163611fe3801d6498e681ca"
+
+func TestReplay(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name           string
+		server, client string
+		nonce          uint64
+		game           games.Name
+		params         games.Params
+		want           []string // lines String must contain
+	}{
+		{
+			name: "dice vector", server: "server seed", client: "client seed", nonce: 1,
+			game: games.Dice, params: games.Params{Target: "80"},
+			want: []string{"roll: 74.67", "target: under 80", "win: true", "multiplier: 1.24x"},
+		},
+		{
+			name: "dice loses on higher roll", server: "server seed", client: "client seed", nonce: 2,
+			game: games.Dice, params: games.Params{Target: "50"},
+			want: []string{"roll: 53.86", "win: false", "multiplier: 0x"},
+		},
+		{
+			name: "plinko vector", server: "server seed", client: "client seed", nonce: 1,
+			game: games.Plinko, params: games.Params{Rows: 8, Risk: "medium"},
+			want: []string{"bucket: 7", "multiplier: 3x"},
+		},
+		{
+			name: "keno vector", server: "server seed", client: "client seed", nonce: 1,
+			game: games.Keno, params: games.Params{Risk: "classic", Picks: []int{30, 26, 1}},
+			want: []string{"drawn: 30 26 10 37 22 35 25 24 39 4", "matches: 30 26", "multiplier: 3.1x"},
+		},
+		{
+			name: "mines vector", server: "server seed", client: "client seed", nonce: 1,
+			game: games.Mines, params: games.Params{Mines: 3},
+			want: []string{"mine tiles: 18 15 5", "mine positions (row,col): 3,3 3,0 1,0"},
+		},
+		{
+			name: "mines with reveals cashed out", server: "server seed", client: "client seed", nonce: 1,
+			game: games.Mines, params: games.Params{Mines: 3, Reveals: []int{0, 1}},
+			want: []string{"revealed: 0 1", "status: won", "multiplier: 1.29x"},
+		},
+		{
+			name: "mines with a mine revealed", server: "server seed", client: "client seed", nonce: 1,
+			game: games.Mines, params: games.Params{Mines: 3, Reveals: []int{0, 18}},
+			want: []string{"status: lost", "multiplier: 0x"},
+		},
+		{
+			name: "pump vector", server: pumpSeed, client: "zXv1upuFns", nonce: 5663,
+			game: games.Pump, params: games.Params{Difficulty: "expert"},
+			want: []string{"pops: 16 25 20 13 15 14 23 18 19 17", "bursts on pump: 13", "safe pumps: 12 (11200.65x)"},
+		},
+		{
+			name: "pump cashed out", server: pumpSeed, client: "zXv1upuFns", nonce: 5663,
+			game: games.Pump, params: games.Params{Difficulty: "expert", Pumps: 3},
+			want: []string{"status: won", "multiplier: 4.95x"},
+		},
+		{
+			name: "pump burst", server: pumpSeed, client: "zXv1upuFns", nonce: 5663,
+			game: games.Pump, params: games.Params{Difficulty: "expert", Pumps: 13},
+			want: []string{"status: burst", "multiplier: 0x"},
+		},
+		{
+			name: "blackjack deal", server: "server seed", client: "client seed", nonce: 1,
+			game: games.Blackjack,
+			want: []string{"cards: J♠ 10♥ 5♥ K♣ ", "player: J♠ 5♥ (15)", "dealer: 10♥ K♣ (20)"},
+		},
+		{
+			name: "blackjack stand", server: "server seed", client: "client seed", nonce: 1,
+			game: games.Blackjack, params: games.Params{Actions: "s"},
+			want: []string{"result: Dealer wins", "stakes: 1", "multiplier: 0x"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			o, err := games.Replay(tt.game, fair.NewStream(tt.server, tt.client, tt.nonce), tt.params)
+			if err != nil {
+				t.Fatal(err)
+			}
+			text := o.String()
+			for _, w := range tt.want {
+				if !strings.Contains(text, w) {
+					t.Errorf("output lacks %q:\n%s", w, text)
+				}
+			}
+			data, err := json.Marshal(o)
+			if err != nil || !strings.Contains(string(data), `"game":"`+string(tt.game)+`"`) {
+				t.Errorf("JSON %s, %v", data, err)
+			}
+		})
+	}
+}
+
+func TestReplayErrors(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		game   games.Name
+		params games.Params
+		err    error
+	}{
+		{"unknown game", "roulette", games.Params{}, games.ErrUnknownGame},
+		{"dice without target", games.Dice, games.Params{}, games.ErrInvalidParams},
+		{"plinko bad rows", games.Plinko, games.Params{Rows: 20, Risk: "low"}, games.ErrInvalidParams},
+		{"plinko no risk", games.Plinko, games.Params{Rows: 8}, games.ErrInvalidParams},
+		{"keno no picks", games.Keno, games.Params{Risk: "low"}, games.ErrInvalidParams},
+		{"mines none", games.Mines, games.Params{}, games.ErrInvalidParams},
+		{"mines reveal after loss", games.Mines, games.Params{Mines: 3, Reveals: []int{18, 0}}, games.ErrInvalidParams},
+		{"pump bad difficulty", games.Pump, games.Params{Difficulty: "extreme"}, games.ErrInvalidParams},
+		{"pump past burst", games.Pump, games.Params{Difficulty: "expert", Pumps: 14}, games.ErrInvalidParams},
+		{"blackjack bad action", games.Blackjack, games.Params{Actions: "x"}, games.ErrInvalidParams},
+		{"blackjack action after end", games.Blackjack, games.Params{Actions: "ss"}, games.ErrInvalidParams},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			src := fair.NewStream("server seed", "client seed", 1)
+			if tt.game == games.Pump {
+				src = fair.NewStream(pumpSeed, "zXv1upuFns", 5663)
+			}
+			if _, err := games.Replay(tt.game, src, tt.params); !errors.Is(err, tt.err) {
+				t.Fatalf("Replay error = %v, want %v", err, tt.err)
+			}
+		})
+	}
+}
+
+func TestParseName(t *testing.T) {
+	t.Parallel()
+	for _, n := range games.Names {
+		if got, err := games.ParseName(string(n)); err != nil || got != n {
+			t.Errorf("ParseName(%q) = %q, %v", n, got, err)
+		}
+	}
+	if _, err := games.ParseName("Dice"); !errors.Is(err, games.ErrUnknownGame) {
+		t.Errorf("ParseName(Dice) error = %v", err)
+	}
+}

@@ -1,0 +1,185 @@
+import type { RefreshRequestJson, RefreshResponseJson } from '@/gen/fairplay/v1/auth_pb';
+import type { ApiJson, ApiRequest } from './api-types';
+import { clearTokens, getAccessToken, getRefreshToken, setAccessToken } from './tokens';
+
+// The one way the app talks to /api: JSON in and out, the bearer token, the
+// anti-forgery header, and the refresh-and-retry-once rule of SPEC.md §4.
+
+const BASE = '/api';
+const CSRF_COOKIE = 'fairplay_csrf';
+const CSRF_HEADER = 'X-CSRF-Token';
+
+/** Calls that must never trigger a refresh: they are the way to get tokens. */
+const NO_REFRESH = new Set(['/auth/login', '/auth/register', '/auth/refresh']);
+
+/** ApiError is a failed /api call: the HTTP status (0 when there was no response) and the server's message. */
+export class ApiError extends Error {
+  readonly status: number;
+  /** serverMessage is the body's "message" when it was a string. */
+  readonly serverMessage: string | undefined;
+
+  constructor(status: number, serverMessage: string | undefined) {
+    super(serverMessage ?? `Request failed with status ${status}`);
+    this.name = 'ApiError';
+    this.status = status;
+    this.serverMessage = serverMessage;
+  }
+}
+
+/** errorMessage is the server's message for err, else fallback (SPEC.md §8). */
+export function errorMessage(err: unknown, fallback: string): string {
+  return err instanceof ApiError && err.serverMessage ? err.serverMessage : fallback;
+}
+
+export type Method = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
+
+export interface RequestOptions {
+  method?: Method;
+  body?: unknown;
+  signal?: AbortSignal;
+}
+
+function readCookie(name: string): string | null {
+  for (const part of document.cookie.split(';')) {
+    const [key, ...rest] = part.trim().split('=');
+    if (key === name) return decodeURIComponent(rest.join('='));
+  }
+  return null;
+}
+
+let csrfRequest: Promise<string> | null = null;
+
+/** csrfToken returns the anti-forgery cookie's value, asking the server for one when it is missing. */
+async function csrfToken(force = false): Promise<string> {
+  const cookie = force ? null : readCookie(CSRF_COOKIE);
+  if (cookie) return cookie;
+  if (!csrfRequest) {
+    const request = fetchCsrfToken();
+    csrfRequest = request;
+    const done = () => {
+      if (csrfRequest === request) csrfRequest = null;
+    };
+    request.then(done, done);
+  }
+  return csrfRequest;
+}
+
+async function fetchCsrfToken(): Promise<string> {
+  let res: Response;
+  try {
+    res = await fetch(`${BASE}/csrf`, { credentials: 'same-origin', headers: { Accept: 'application/json' } });
+  } catch {
+    throw new ApiError(0, undefined);
+  }
+  const body = await readBody(res);
+  if (!res.ok) throw new ApiError(res.status, messageOf(body));
+  // Prefer the cookie (it is what the server compares against); fall back to the body.
+  const fromBody = typeof body === 'object' && body !== null ? (body as { csrfToken?: unknown }).csrfToken : undefined;
+  return readCookie(CSRF_COOKIE) ?? (typeof fromBody === 'string' ? fromBody : '');
+}
+
+async function readBody(res: Response): Promise<unknown> {
+  const text = await res.text();
+  if (!text) return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+function messageOf(body: unknown): string | undefined {
+  if (typeof body === 'object' && body !== null && 'message' in body) {
+    const { message } = body as { message: unknown };
+    if (typeof message === 'string' && message) return message;
+  }
+  return undefined;
+}
+
+async function send(path: string, options: RequestOptions, token: string | null, forceCsrf = false): Promise<Response> {
+  const method = options.method ?? 'GET';
+  const headers: Record<string, string> = { Accept: 'application/json' };
+  if (options.body !== undefined) headers['Content-Type'] = 'application/json';
+  if (token) headers.Authorization = `Bearer ${token}`;
+  if (method !== 'GET') headers[CSRF_HEADER] = await csrfToken(forceCsrf);
+  try {
+    return await fetch(`${BASE}${path}`, {
+      method,
+      headers,
+      body: options.body === undefined ? undefined : JSON.stringify(options.body),
+      credentials: 'same-origin',
+      signal: options.signal,
+    });
+  } catch (err) {
+    if (err instanceof DOMException && err.name === 'AbortError') throw err;
+    throw new ApiError(0, undefined);
+  }
+}
+
+/**
+ * apiRequest performs one /api call and returns the parsed JSON body. A 401 is
+ * retried once after a refresh shared by all concurrent callers; a 403 for a
+ * stale anti-forgery cookie is retried once with a fresh cookie.
+ */
+export async function apiRequest<T>(path: string, options: RequestOptions = {}): Promise<T> {
+  let token = getAccessToken();
+  let res = await send(path, options, token);
+
+  if (res.status === 403 && (options.method ?? 'GET') !== 'GET') {
+    const body = await readBody(res.clone());
+    if (messageOf(body) === 'Invalid CSRF token') res = await send(path, options, token, true);
+  }
+
+  if (res.status === 401 && !NO_REFRESH.has(path) && getRefreshToken()) {
+    // If another call already refreshed while this one was in flight, just use the new token.
+    const current = getAccessToken();
+    const fresh = current && current !== token ? current : (await refreshSession())?.token;
+    if (fresh) {
+      token = fresh;
+      res = await send(path, options, token);
+    }
+  }
+
+  const body = await readBody(res);
+  if (!res.ok) throw new ApiError(res.status, messageOf(body));
+  return body as T;
+}
+
+export type RefreshResponse = ApiJson<RefreshResponseJson, 'user'>;
+
+let refreshing: Promise<RefreshResponse | null> | null = null;
+
+/**
+ * refreshSession exchanges the refresh token for a new access token. Concurrent
+ * callers share one request (single flight). It resolves to null when there is
+ * no session or the server refused the refresh, in which case the stored tokens
+ * are cleared (the player is signed out).
+ */
+export function refreshSession(): Promise<RefreshResponse | null> {
+  if (!refreshing) {
+    const request = doRefresh();
+    refreshing = request;
+    void request.then(() => {
+      if (refreshing === request) refreshing = null;
+    });
+  }
+  return refreshing;
+}
+
+async function doRefresh(): Promise<RefreshResponse | null> {
+  const refreshToken = getRefreshToken();
+  if (!refreshToken) {
+    clearTokens();
+    return null;
+  }
+  try {
+    const body: ApiRequest<RefreshRequestJson> = { refreshToken };
+    const res = await apiRequest<RefreshResponse>('/auth/refresh', { method: 'POST', body });
+    setAccessToken(res.token);
+    return res;
+  } catch (err) {
+    // Without a response (offline) the session may still be good: keep it for the next try.
+    if (!(err instanceof ApiError && err.status === 0)) clearTokens();
+    return null;
+  }
+}

@@ -1,0 +1,147 @@
+import { queryOptions, useMutation, useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
+import { useEffect, type ReactNode } from 'react';
+import type {
+  GetUserResponseJson,
+  LoginRequestJson,
+  LoginResponseJson,
+  LogoutRequestJson,
+  RegisterRequestJson,
+  RegisterResponseJson,
+} from '@/gen/fairplay/v1/auth_pb';
+import type { UserJson } from '@/gen/fairplay/v1/user_pb';
+import { ApiError, apiRequest, refreshSession } from './api-client';
+import type { ApiJson, ApiRequest } from './api-types';
+import { clearTokens, getRefreshToken, hasSession, setTokens, subscribeTokens } from './tokens';
+
+// Authentication state (SPEC.md §4): the signed-in user is the ['auth', 'user']
+// query (null when signed out); tokens live in lib/tokens.
+
+/** User is the signed-in account as /api sends it; createdAt only in admin views. */
+export type User = ApiJson<UserJson, 'createdAt'>;
+
+type WithUser<T> = Omit<T, 'user'> & { user: User };
+export type LoginInput = ApiRequest<LoginRequestJson>;
+export type RegisterInput = ApiRequest<RegisterRequestJson>;
+type LoginResponse = WithUser<ApiJson<LoginResponseJson>>;
+type RegisterResponse = WithUser<ApiJson<RegisterResponseJson>>;
+type GetUserResponse = WithUser<ApiJson<GetUserResponseJson>>;
+
+/** REFRESH_INTERVAL_MS: while signed in the access token is refreshed every 10 minutes. */
+export const REFRESH_INTERVAL_MS = 10 * 60 * 1000;
+
+export const userQueryKey = ['auth', 'user'] as const;
+
+export async function getUser(): Promise<User | null> {
+  if (!hasSession()) return null;
+  try {
+    const res = await apiRequest<GetUserResponse>('/auth/user');
+    return res.user;
+  } catch (err) {
+    // Still unauthorized after the refresh-and-retry: the session is over.
+    if (err instanceof ApiError && err.status === 401) {
+      clearTokens();
+      return null;
+    }
+    throw err;
+  }
+}
+
+export const userQueryOptions = () =>
+  queryOptions({
+    queryKey: userQueryKey,
+    queryFn: getUser,
+    staleTime: 5 * 60 * 1000,
+  });
+
+/** useUser is the signed-in user: data is null for guests and undefined while loading. */
+export function useUser() {
+  return useQuery(userQueryOptions());
+}
+
+/** setUserBalance shows a new balance (e.g. a game's newBalance) without refetching the user. */
+export function setUserBalance(queryClient: QueryClient, balance: number): void {
+  queryClient.setQueryData<User | null>(userQueryKey, (user) => (user ? { ...user, balance } : user));
+}
+
+export function loginWithPassword(input: LoginInput): Promise<LoginResponse> {
+  return apiRequest<LoginResponse>('/auth/login', { method: 'POST', body: input });
+}
+
+export function registerWithEmail(input: RegisterInput): Promise<RegisterResponse> {
+  return apiRequest<RegisterResponse>('/auth/register', { method: 'POST', body: input });
+}
+
+/** logout ends the session on the server (best effort) and forgets the tokens. */
+export async function logout(): Promise<void> {
+  const refreshToken = getRefreshToken();
+  try {
+    if (refreshToken) {
+      const body: ApiRequest<LogoutRequestJson> = { refreshToken };
+      await apiRequest('/auth/logout', { method: 'POST', body, signal: AbortSignal.timeout(5000) });
+    }
+  } catch (err) {
+    console.error('logout', err);
+  } finally {
+    clearTokens();
+  }
+}
+
+function useSignedIn() {
+  const queryClient = useQueryClient();
+  return (res: LoginResponse | RegisterResponse) => {
+    queryClient.setQueryData(userQueryKey, res.user);
+    setTokens(res);
+  };
+}
+
+export function useLogin() {
+  const signedIn = useSignedIn();
+  return useMutation({ mutationFn: loginWithPassword, onSuccess: signedIn });
+}
+
+export function useRegister() {
+  const signedIn = useSignedIn();
+  return useMutation({ mutationFn: registerWithEmail, onSuccess: signedIn });
+}
+
+export function useLogout() {
+  return useMutation({ mutationFn: logout });
+}
+
+/**
+ * AuthProvider keeps the user query in step with the tokens: signing out
+ * (here, by a failed refresh, or in another tab) drops the user and every
+ * user-scoped query; signing in elsewhere reloads the user; and while signed
+ * in the access token is refreshed every REFRESH_INTERVAL_MS.
+ */
+export function AuthProvider({ children }: { children: ReactNode }) {
+  const queryClient = useQueryClient();
+  const userId = useUser().data?._id;
+
+  useEffect(
+    () =>
+      subscribeTokens((source) => {
+        if (!hasSession()) {
+          queryClient.setQueryData(userQueryKey, null);
+          queryClient.removeQueries({ predicate: (query) => query.queryKey[0] !== 'auth' });
+        } else if (source === 'storage') {
+          void queryClient.invalidateQueries({ queryKey: userQueryKey });
+        }
+      }),
+    [queryClient],
+  );
+
+  useEffect(() => {
+    if (!userId) return;
+    const timer = window.setInterval(() => {
+      void refreshSession().then((res) => {
+        if (res?.user) queryClient.setQueryData(userQueryKey, res.user);
+      });
+    }, REFRESH_INTERVAL_MS);
+    return () => {
+      window.clearInterval(timer);
+    };
+  }, [userId, queryClient]);
+
+  return children;
+}
