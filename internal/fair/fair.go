@@ -1,5 +1,5 @@
 // Package fair is Fairplay's provably-fair engine, compatible with Stake's published scheme
-// (docs/reference games.md §1), so that any public Stake verifier reproduces our outcomes.
+// (reference/games.md §1), so that any public Stake verifier reproduces our outcomes.
 //
 // The casino commits to a secret server seed by showing its SHA-256 hash before play. Every
 // bet on a seed pair has a nonce, increasing by one per bet. The outcome of a bet is read

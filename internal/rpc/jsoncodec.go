@@ -11,13 +11,12 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	fairplayv1 "github.com/fairplay/fairplay/internal/gen/fairplay/v1"
-	"github.com/fairplay/fairplay/internal/money"
 )
 
 // The /api JSON codec maps the SPEC.md JSON bodies onto the proto messages by
 // their JSON names. It differs from protojson in two deliberate ways: fields
-// marked (fairplay.v1.money) are JSON numbers on the wire and exact decimal
-// strings in the message (copied as text, never through float64), and 64-bit
+// marked (fairplay.v1.decimal) — money, multipliers, roll targets — are JSON
+// numbers on the wire and exact decimal strings in the message (copied as text, never through float64), and 64-bit
 // integers are plain numbers.
 
 // fieldError is a JSON value of the wrong type for its field.
@@ -28,12 +27,12 @@ type fieldError struct {
 
 func (e *fieldError) Error() string { return fmt.Sprintf("%s must be %s", e.field, e.want) }
 
-func isMoney(fd protoreflect.FieldDescriptor) bool {
+func isDecimal(fd protoreflect.FieldDescriptor) bool {
 	opts := fd.Options()
 	if opts == nil {
 		return false
 	}
-	v, _ := proto.GetExtension(opts, fairplayv1.E_Money).(bool)
+	v, _ := proto.GetExtension(opts, fairplayv1.E_Decimal).(bool)
 	return v
 }
 
@@ -110,7 +109,7 @@ func scalar(fd protoreflect.FieldDescriptor, key string, val any) (protoreflect.
 	}
 	switch fd.Kind() {
 	case protoreflect.StringKind:
-		if isMoney(fd) {
+		if isDecimal(fd) {
 			if s, ok := text(); ok {
 				return protoreflect.ValueOfString(s), nil
 			}
@@ -230,12 +229,12 @@ func encodeValue(buf *bytes.Buffer, fd protoreflect.FieldDescriptor, v protorefl
 		encodeMessage(buf, v.Message())
 	case protoreflect.StringKind:
 		s := v.String()
-		if isMoney(fd) {
+		if isDecimal(fd) {
 			if s == "" {
 				buf.WriteByte('0')
 				return
 			}
-			if _, err := money.Parse(s); err == nil {
+			if isJSONNumber(s) {
 				buf.WriteString(s)
 				return
 			}
@@ -269,4 +268,40 @@ func encodeValue(buf *bytes.Buffer, fd protoreflect.FieldDescriptor, v protorefl
 func writeString(buf *bytes.Buffer, s string) {
 	b, _ := json.Marshal(s)
 	buf.Write(b)
+}
+
+// isJSONNumber reports whether s is a number in JSON's grammar.
+func isJSONNumber(s string) bool {
+	i := 0
+	if i < len(s) && s[i] == '-' {
+		i++
+	}
+	digits := func() int {
+		start := i
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+		}
+		return i - start
+	}
+	if i < len(s) && s[i] == '0' {
+		i++
+	} else if digits() == 0 {
+		return false
+	}
+	if i < len(s) && s[i] == '.' {
+		i++
+		if digits() == 0 {
+			return false
+		}
+	}
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		i++
+		if i < len(s) && (s[i] == '+' || s[i] == '-') {
+			i++
+		}
+		if digits() == 0 {
+			return false
+		}
+	}
+	return i == len(s)
 }

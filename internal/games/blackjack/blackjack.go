@@ -22,8 +22,9 @@
 //     hand is soft while an ace still counts 11.
 //
 // Split, insurance and surrender are not offered: the product has no buttons for them.
-// Without split the house edge under optimal play is a little above the 0.57% Stake quotes
-// with split and double-after-split (see the package tests for the exact figure).
+// Without split the RTP under optimal play is 98.91% (house edge 1.09%, computed exactly for
+// the unlimited deck in the package tests), against the 0.57% edge Stake quotes for rules
+// with split and double-after-split.
 //
 // Money stays outside: the game reports how many base stakes are at risk (Stakes, 1 or 2)
 // and the total return on them (Multiplier: 0, 1, 2 or 2.5). The payout is

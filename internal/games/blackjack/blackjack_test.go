@@ -402,7 +402,7 @@ func FuzzGame(f *testing.F) {
 		player, _ := blackjack.Value(g.Player)
 		dealer, _ := blackjack.Value(g.Dealer)
 		natural := func(h []blackjack.Card) bool { v, _ := blackjack.Value(h); return len(h) == 2 && v == 21 }
-		ok := true
+		var ok bool
 		switch g.Outcome {
 		case blackjack.PlayerBlackjack:
 			ok = natural(g.Player) && !natural(g.Dealer)

@@ -2,6 +2,7 @@ package blackjack_test
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/fairplay/fairplay/internal/fair"
@@ -211,6 +212,10 @@ func TestTheoreticalRTP(t *testing.T) {
 	t.Logf("exact RTP under optimal play, no split: %.4f%% (house edge %.4f%%; with split and no DAS: %.2f%%)", 100*rtp, 100*(1-rtp), withSplit)
 	if edge := 100 * (1 - rtp); edge < withSplit-0.005 || rtp < 0.97 || rtp > 1.01 {
 		t.Fatalf("RTP %.4f%%: edge %.4f%% is below the with-split edge %.2f%% or outside the 97–101%% band", 100*rtp, edge, withSplit)
+	}
+	// The package documentation states this figure.
+	if got := fmt.Sprintf("%.2f", 100*rtp); got != "98.91" {
+		t.Fatalf("RTP %s%%, documented 98.91%%", got)
 	}
 }
 

@@ -46,6 +46,8 @@ var (
 	ErrAlreadyRevealed  = errors.New("Tile is already revealed")
 	ErrGameOver         = errors.New("Game is already over")
 	ErrNothingToCashOut = errors.New("Reveal at least one tile before cashing out")
+	ErrInvalidReveals   = errors.New("Safe reveals out of range for the mine count")
+	ErrInvalidState     = errors.New("Stored mines game is inconsistent")
 )
 
 // Tile returns the tile number of a row and column (0 … 4 each).
@@ -77,7 +79,7 @@ func Multiplier(mines, gems int) (money.Multiplier, error) {
 		return 0, fmt.Errorf("mines count %d: %w", mines, ErrInvalidMines)
 	}
 	if gems < 0 || gems > Tiles-mines {
-		return 0, fmt.Errorf("mines: %d safe reveals with %d mines: %w", gems, mines, ErrInvalidTile)
+		return 0, fmt.Errorf("mines: %d safe reveals with %d mines: %w", gems, mines, ErrInvalidReveals)
 	}
 	if gems == 0 {
 		return money.One, nil
@@ -154,6 +156,8 @@ func New(src event.Source, mines int) (*Game, error) {
 // last safe tile ends it as Won (an automatic cash-out, since nothing is left to risk).
 func (g *Game) Reveal(tile int) (mine bool, err error) {
 	switch {
+	case !g.valid():
+		return false, ErrInvalidState
 	case g.Status != Active:
 		return false, ErrGameOver
 	case tile < 0 || tile >= Tiles:
@@ -176,6 +180,8 @@ func (g *Game) Reveal(tile int) (mine bool, err error) {
 // multiplier it pays.
 func (g *Game) CashOut() (money.Multiplier, error) {
 	switch {
+	case !g.valid():
+		return 0, ErrInvalidState
 	case g.Status != Active:
 		return 0, ErrGameOver
 	case len(g.Revealed) == 0:
@@ -183,6 +189,29 @@ func (g *Game) CashOut() (money.Multiplier, error) {
 	}
 	g.Status = Won
 	return g.Multiplier(), nil
+}
+
+// valid reports whether a game, typically one just read back from storage, is consistent:
+// a legal mine count, that many distinct mines on the board, distinct safe reveals off
+// the mines, and a known status.
+func (g *Game) valid() bool {
+	if g.Mines < MinMines || g.Mines > MaxMines || len(g.MineTiles) != g.Mines || len(g.Revealed) > Tiles-g.Mines {
+		return false
+	}
+	var mine, seen [Tiles]bool
+	for _, t := range g.MineTiles {
+		if t < 0 || t >= Tiles || mine[t] {
+			return false
+		}
+		mine[t] = true
+	}
+	for _, t := range g.Revealed {
+		if t < 0 || t >= Tiles || mine[t] || seen[t] {
+			return false
+		}
+		seen[t] = true
+	}
+	return g.Status == Active || g.Status == Lost || g.Status == Won
 }
 
 // Multiplier returns the displayed multiplier for the safe tiles revealed so far: what a

@@ -147,8 +147,8 @@ func TestMultiplierArguments(t *testing.T) {
 		{3, 22, "2277", nil},
 		{0, 1, "", mines.ErrInvalidMines},
 		{25, 1, "", mines.ErrInvalidMines},
-		{3, 23, "", mines.ErrInvalidTile},
-		{3, -1, "", mines.ErrInvalidTile},
+		{3, 23, "", mines.ErrInvalidReveals},
+		{3, -1, "", mines.ErrInvalidReveals},
 	}
 	for _, tt := range tests {
 		t.Run(fmt.Sprintf("%d/%d", tt.mines, tt.gems), func(t *testing.T) {
@@ -278,6 +278,36 @@ func TestGameJSONRoundTrip(t *testing.T) {
 	}
 	if m, err := back.CashOut(); err != nil || m.String() != "1.24" { // 1.2375 → 1.24
 		t.Fatalf("CashOut after reload = %s, %v", m, err)
+	}
+}
+
+func TestCorruptGame(t *testing.T) {
+	t.Parallel()
+	tests := map[string]func(g *mines.Game){
+		"mine count":         func(g *mines.Game) { g.Mines = 0 },
+		"missing mine":       func(g *mines.Game) { g.MineTiles = g.MineTiles[:2] },
+		"mine off board":     func(g *mines.Game) { g.MineTiles[0] = 25 },
+		"repeated mine":      func(g *mines.Game) { g.MineTiles[1] = g.MineTiles[0] },
+		"revealed a mine":    func(g *mines.Game) { g.Revealed = append(g.Revealed, g.MineTiles[0]) },
+		"revealed twice":     func(g *mines.Game) { g.Revealed = append(g.Revealed, g.Revealed[0]) },
+		"revealed off board": func(g *mines.Game) { g.Revealed = append(g.Revealed, -1) },
+		"unknown status":     func(g *mines.Game) { g.Status = "paused" },
+	}
+	for name, corrupt := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			g := newGame(t, 3) // mines on 0, 1, 2
+			if _, err := g.Reveal(10); err != nil {
+				t.Fatal(err)
+			}
+			corrupt(g)
+			if _, err := g.Reveal(11); !errors.Is(err, mines.ErrInvalidState) {
+				t.Errorf("Reveal error = %v, want ErrInvalidState", err)
+			}
+			if _, err := g.CashOut(); !errors.Is(err, mines.ErrInvalidState) {
+				t.Errorf("CashOut error = %v, want ErrInvalidState", err)
+			}
+		})
 	}
 }
 

@@ -50,6 +50,7 @@ var (
 	ErrGameOver          = errors.New("Game is already over")
 	ErrNothingToCashOut  = errors.New("Pump at least once before cashing out")
 	ErrInvalidPumps      = errors.New("Safe pumps out of range for difficulty")
+	ErrInvalidState      = errors.New("Stored pump game is inconsistent")
 )
 
 // ParseDifficulty validates a difficulty as sent by the client.
@@ -64,8 +65,15 @@ func ParseDifficulty(s string) (Difficulty, error) {
 // Pops returns the number of pop positions of the difficulty, or 0 for an unknown one.
 func (d Difficulty) Pops() int { return pops[d] }
 
-// MaxSafePumps returns the most safe pumps a game of the difficulty can have: 25 − pops.
-func (d Difficulty) MaxSafePumps() int { return Positions - pops[d] }
+// MaxSafePumps returns the most safe pumps a game of the difficulty can have: 25 − pops,
+// or 0 for an unknown difficulty.
+func (d Difficulty) MaxSafePumps() int {
+	m, ok := pops[d]
+	if !ok {
+		return 0
+	}
+	return Positions - m
+}
 
 // Table returns a copy of the multipliers for 0 … MaxSafePumps safe pumps.
 func Table(d Difficulty) ([]money.Multiplier, error) {
@@ -130,14 +138,44 @@ func New(src event.Source, d Difficulty) (*Game, error) {
 	return &Game{Difficulty: d, Pops: p, Status: Active}, nil
 }
 
-// BurstAt returns the pump number on which the balloon bursts: the smallest pop position.
-func (g *Game) BurstAt() int { return slices.Min(g.Pops) }
+// BurstAt returns the pump number on which the balloon bursts: the smallest pop position
+// (0 for a game without pops, which only a corrupt stored game can be).
+func (g *Game) BurstAt() int {
+	if len(g.Pops) == 0 {
+		return 0
+	}
+	return slices.Min(g.Pops)
+}
+
+// valid reports whether a game, typically one just read back from storage, is consistent:
+// a known difficulty with its number of distinct pops in 1 … 25, fewer safe pumps than the
+// burst, and a known status.
+func (g *Game) valid() bool {
+	m, ok := pops[g.Difficulty]
+	if !ok || len(g.Pops) != m {
+		return false
+	}
+	var seen [Positions + 1]bool
+	for _, p := range g.Pops {
+		if p < 1 || p > Positions || seen[p] {
+			return false
+		}
+		seen[p] = true
+	}
+	if g.Pumps < 0 || g.Pumps >= g.BurstAt() {
+		return false
+	}
+	return g.Status == Active || g.Status == Burst || g.Status == Won
+}
 
 // Pump pumps an active balloon once. If this is pump number BurstAt the balloon bursts
 // and the game is lost; if it was the last possible safe pump the game ends as Won (an
 // automatic cash-out, since the next pump would surely burst).
 func (g *Game) Pump() (burst bool, err error) {
-	if g.Status != Active {
+	switch {
+	case !g.valid():
+		return false, ErrInvalidState
+	case g.Status != Active:
 		return false, ErrGameOver
 	}
 	if g.Pumps+1 == g.BurstAt() {
@@ -155,6 +193,8 @@ func (g *Game) Pump() (burst bool, err error) {
 // multiplier it pays.
 func (g *Game) CashOut() (money.Multiplier, error) {
 	switch {
+	case !g.valid():
+		return 0, ErrInvalidState
 	case g.Status != Active:
 		return 0, ErrGameOver
 	case g.Pumps == 0:

@@ -256,6 +256,40 @@ func TestGameJSONRoundTrip(t *testing.T) {
 	}
 }
 
+func TestCorruptGame(t *testing.T) {
+	t.Parallel()
+	tests := map[string]func(g *pump.Game){
+		"unknown difficulty": func(g *pump.Game) { g.Difficulty = "insane" },
+		"no pops":            func(g *pump.Game) { g.Pops = nil },
+		"pop off the board":  func(g *pump.Game) { g.Pops[0] = 26 },
+		"pop zero":           func(g *pump.Game) { g.Pops[0] = 0 },
+		"repeated pop":       func(g *pump.Game) { g.Pops[1] = g.Pops[0] },
+		"pumped past burst":  func(g *pump.Game) { g.Pumps = 25 },
+		"negative pumps":     func(g *pump.Game) { g.Pumps = -1 },
+		"unknown status":     func(g *pump.Game) { g.Status = "" },
+	}
+	for name, corrupt := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			src := event.Floats{0.9, 0.5, 0.7}
+			g, err := pump.New(&src, pump.Medium)
+			if err != nil {
+				t.Fatal(err)
+			}
+			corrupt(g)
+			if _, err := g.Pump(); !errors.Is(err, pump.ErrInvalidState) {
+				t.Errorf("Pump error = %v, want ErrInvalidState", err)
+			}
+			if _, err := g.CashOut(); !errors.Is(err, pump.ErrInvalidState) {
+				t.Errorf("CashOut error = %v, want ErrInvalidState", err)
+			}
+		})
+	}
+	if pump.Difficulty("insane").MaxSafePumps() != 0 {
+		t.Error("unknown difficulty has safe pumps")
+	}
+}
+
 // TestSimulation plays Bets() expert games (10 pops: two HMAC rounds) through the real
 // fairness stream, cashing out after 3 safe pumps at 4.95x.
 func TestSimulation(t *testing.T) {

@@ -26,36 +26,36 @@ var file_fairplay_v1_options_proto_extTypes = []protoimpl.ExtensionInfo{
 		ExtendedType:  (*descriptorpb.FieldOptions)(nil),
 		ExtensionType: (*bool)(nil),
 		Field:         50001,
-		Name:          "fairplay.v1.money",
-		Tag:           "varint,50001,opt,name=money",
+		Name:          "fairplay.v1.decimal",
+		Tag:           "varint,50001,opt,name=decimal",
 		Filename:      "fairplay/v1/options.proto",
 	},
 }
 
 // Extension fields to descriptorpb.FieldOptions.
 var (
-	// money marks a string field that holds an exact decimal dollar amount
-	// (at most 8 decimal places, e.g. "12.5"). Connect clients see a string;
+	// decimal marks a string field that holds an exact decimal number (money,
+	// multipliers, roll targets), e.g. "12.5". Connect clients see a string;
 	// the JSON /api routes read and write the same field as a JSON number,
 	// converting text to text so no precision is ever lost.
 	//
-	// optional bool money = 50001;
-	E_Money = &file_fairplay_v1_options_proto_extTypes[0]
+	// optional bool decimal = 50001;
+	E_Decimal = &file_fairplay_v1_options_proto_extTypes[0]
 )
 
 var File_fairplay_v1_options_proto protoreflect.FileDescriptor
 
 const file_fairplay_v1_options_proto_rawDesc = "" +
 	"\n" +
-	"\x19fairplay/v1/options.proto\x12\vfairplay.v1\x1a google/protobuf/descriptor.proto:5\n" +
-	"\x05money\x12\x1d.google.protobuf.FieldOptions\x18ц\x03 \x01(\bR\x05moneyB\xae\x01\n" +
+	"\x19fairplay/v1/options.proto\x12\vfairplay.v1\x1a google/protobuf/descriptor.proto:9\n" +
+	"\adecimal\x12\x1d.google.protobuf.FieldOptions\x18ц\x03 \x01(\bR\adecimalB\xae\x01\n" +
 	"\x0fcom.fairplay.v1B\fOptionsProtoP\x01Z@github.com/fairplay/fairplay/internal/gen/fairplay/v1;fairplayv1\xa2\x02\x03FXX\xaa\x02\vFairplay.V1\xca\x02\vFairplay\\V1\xe2\x02\x17Fairplay\\V1\\GPBMetadata\xea\x02\fFairplay::V1b\x06proto3"
 
 var file_fairplay_v1_options_proto_goTypes = []any{
 	(*descriptorpb.FieldOptions)(nil), // 0: google.protobuf.FieldOptions
 }
 var file_fairplay_v1_options_proto_depIdxs = []int32{
-	0, // 0: fairplay.v1.money:extendee -> google.protobuf.FieldOptions
+	0, // 0: fairplay.v1.decimal:extendee -> google.protobuf.FieldOptions
 	1, // [1:1] is the sub-list for method output_type
 	1, // [1:1] is the sub-list for method input_type
 	1, // [1:1] is the sub-list for extension type_name

@@ -1,0 +1,98 @@
+package play
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/google/uuid"
+
+	"github.com/fairplay/fairplay/internal/accounts"
+	"github.com/fairplay/fairplay/internal/fair"
+	"github.com/fairplay/fairplay/internal/games"
+)
+
+// Page is one page of bets.
+type Page struct {
+	Bets       []BetWithSeeds
+	Page       int
+	TotalPages int
+}
+
+// History returns page (from 1) of the caller's bets, newest first; limit is
+// 1 to 100 (0 means 20).
+func (s *Service) History(ctx context.Context, p accounts.Principal, page, limit int) (Page, error) {
+	if page == 0 {
+		page = 1
+	}
+	if limit == 0 {
+		limit = 20
+	}
+	if page < 1 {
+		return Page{}, ErrPageInvalid
+	}
+	if limit < 1 || limit > 100 {
+		return Page{}, ErrLimitInvalid
+	}
+	bets, total, err := s.store.ListBets(ctx, p.UserID, (page-1)*limit, limit)
+	if err != nil {
+		return Page{}, fmt.Errorf("bet history: %w", err)
+	}
+	return Page{Bets: bets, Page: page, TotalPages: max(1, (total+limit-1)/limit)}, nil
+}
+
+// Bet returns one of the caller's bets.
+func (s *Service) Bet(ctx context.Context, p accounts.Principal, betID string) (BetWithSeeds, error) {
+	id, err := uuid.Parse(betID)
+	if err != nil {
+		return BetWithSeeds{}, ErrBetIDInvalid
+	}
+	return s.store.GetBet(ctx, p.UserID, id)
+}
+
+// Verification is a bet recomputed from its revealed seeds.
+type Verification struct {
+	Bet        BetWithSeeds
+	Recomputed json.RawMessage
+	HashOK     bool
+	Matches    bool
+}
+
+// Verify recomputes one of the caller's settled bets from its revealed seed
+// pair. It refuses while the pair's server seed is still secret.
+func (s *Service) Verify(ctx context.Context, p accounts.Principal, betID string) (Verification, error) {
+	b, err := s.Bet(ctx, p, betID)
+	if err != nil {
+		return Verification{}, err
+	}
+	if b.Status != StatusSettled {
+		return Verification{}, ErrBetNotSettled
+	}
+	if b.Pair.RevealedAt == nil {
+		return Verification{}, ErrSeedNotRevealed
+	}
+	var params games.Params
+	if err := json.Unmarshal(b.Params, &params); err != nil {
+		return Verification{}, fmt.Errorf("verify bet: params: %w", err)
+	}
+	replayed, err := games.Replay(games.Name(b.Game), fair.NewStream(b.Pair.ServerSeed, b.ClientSeed, uint64(b.Nonce)), params)
+	if err != nil {
+		return Verification{}, fmt.Errorf("verify bet: %w", err)
+	}
+	out, err := json.Marshal(recordedOutcome(replayed))
+	if err != nil {
+		return Verification{}, err
+	}
+	hashOK := fair.HashServerSeed(b.Pair.ServerSeed) == b.Pair.ServerSeedHash
+	return Verification{Bet: b, Recomputed: out, HashOK: hashOK,
+		Matches: hashOK && bytes.Equal(compact(out), compact(b.State))}, nil
+}
+
+func compact(raw []byte) []byte {
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, raw); err != nil {
+		return raw
+	}
+	return buf.Bytes()
+}

@@ -1,0 +1,213 @@
+package play
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/google/uuid"
+
+	"github.com/fairplay/fairplay/internal/accounts"
+	"github.com/fairplay/fairplay/internal/fair"
+	"github.com/fairplay/fairplay/internal/games"
+	"github.com/fairplay/fairplay/internal/games/dice"
+	"github.com/fairplay/fairplay/internal/games/keno"
+	"github.com/fairplay/fairplay/internal/games/plinko"
+	"github.com/fairplay/fairplay/internal/money"
+	"github.com/fairplay/fairplay/internal/problem"
+)
+
+// Settlement is a settled bet with the balance after it.
+type Settlement struct {
+	Bet     Bet
+	Balance money.Amount
+	// Pair is the seed pair used; its ServerSeed is still secret.
+	Pair SeedPair
+}
+
+// invalid turns a game package's validation error into a user-facing one.
+func invalid(err error) error {
+	if err == nil {
+		return nil
+	}
+	for _, e := range []error{dice.ErrInvalidTarget, keno.ErrNoNumbers, keno.ErrTooManyNumbers, keno.ErrNumberOutOfRange,
+		keno.ErrDuplicateNumber, keno.ErrInvalidRisk} {
+		if errors.Is(err, e) {
+			return problem.Invalid(e.Error())
+		}
+	}
+	switch {
+	case errors.Is(err, plinko.ErrInvalidRows):
+		return problem.Invalid("Rows must be between 8 and 16")
+	case errors.Is(err, plinko.ErrInvalidRisk):
+		return problem.Invalid("Risk must be low, medium or high")
+	}
+	return err
+}
+
+// validate checks a bet's parameters before any money moves, so a bad
+// request is a clear 400 that changes nothing.
+func validate(game Game, p games.Params) error {
+	switch game {
+	case Dice:
+		_, err := dice.ParseTarget(p.Target)
+		return invalid(err)
+	case Plinko:
+		risk, err := plinko.ParseRisk(p.Risk)
+		if err != nil {
+			return invalid(err)
+		}
+		_, err = plinko.Table(risk, p.Rows)
+		return invalid(err)
+	case Keno:
+		if err := keno.ValidatePicks(p.Picks); err != nil {
+			return invalid(err)
+		}
+		_, err := keno.ParseRisk(p.Risk)
+		return invalid(err)
+	}
+	return fmt.Errorf("validate: unknown game %q", game)
+}
+
+// multiplierOf is the total return of a replayed instant bet.
+func multiplierOf(o games.Outcome) money.Multiplier {
+	switch {
+	case o.Dice != nil:
+		return o.Dice.Multiplier
+	case o.Plinko != nil:
+		return o.Plinko.Multiplier
+	case o.Keno != nil:
+		return o.Keno.Multiplier
+	}
+	return 0
+}
+
+// recordedOutcome is what an instant bet stores as its outcome: the game's
+// own outcome, exactly as games.Replay recomputes it.
+func recordedOutcome(o games.Outcome) any {
+	switch {
+	case o.Dice != nil:
+		return o.Dice
+	case o.Plinko != nil:
+		return o.Plinko
+	case o.Keno != nil:
+		return o.Keno
+	}
+	return nil
+}
+
+// DiceResult is a settled dice bet.
+type DiceResult struct {
+	Settlement
+	Outcome dice.Outcome
+}
+
+// PlayDice validates (bet, then target) and settles a dice bet.
+func (s *Service) PlayDice(ctx context.Context, p accounts.Principal, betAmount, rollTarget string) (DiceResult, error) {
+	st, out, err := s.placeInstant(ctx, p, Dice, betAmount, games.Params{Target: rollTarget})
+	if err != nil {
+		return DiceResult{}, err
+	}
+	return DiceResult{Settlement: st, Outcome: *out.Dice}, nil
+}
+
+// PlinkoResult is a settled plinko bet.
+type PlinkoResult struct {
+	Settlement
+	Outcome plinko.Outcome
+}
+
+// PlayPlinko validates and settles one plinko ball.
+func (s *Service) PlayPlinko(ctx context.Context, p accounts.Principal, betAmount string, rows int, risk string) (PlinkoResult, error) {
+	st, out, err := s.placeInstant(ctx, p, Plinko, betAmount, games.Params{Rows: rows, Risk: risk})
+	if err != nil {
+		return PlinkoResult{}, err
+	}
+	return PlinkoResult{Settlement: st, Outcome: *out.Plinko}, nil
+}
+
+// KenoResult is a settled keno round.
+type KenoResult struct {
+	Settlement
+	Outcome keno.Outcome
+}
+
+// PlayKeno validates in SPEC.md's order (a selection, then the bet, then the
+// rest) and settles a keno round.
+func (s *Service) PlayKeno(ctx context.Context, p accounts.Principal, betAmount string, picks []int, risk string) (KenoResult, error) {
+	if len(picks) == 0 {
+		return KenoResult{}, invalid(keno.ErrNoNumbers)
+	}
+	st, out, err := s.placeInstant(ctx, p, Keno, betAmount, games.Params{Picks: picks, Risk: risk})
+	if err != nil {
+		return KenoResult{}, err
+	}
+	return KenoResult{Settlement: st, Outcome: *out.Keno}, nil
+}
+
+// placeInstant validates the stake, then the parameters, and runs one
+// single-request bet in one transaction.
+func (s *Service) placeInstant(ctx context.Context, p accounts.Principal, game Game, betAmount string, params games.Params) (Settlement, games.Outcome, error) {
+	stake, err := money.ParseBet(betAmount)
+	if err != nil {
+		return Settlement{}, games.Outcome{}, err
+	}
+	if err := validate(game, params); err != nil {
+		return Settlement{}, games.Outcome{}, err
+	}
+	if err := s.limitBets(ctx, p.UserID); err != nil {
+		return Settlement{}, games.Outcome{}, err
+	}
+	rawParams, err := json.Marshal(params)
+	if err != nil {
+		return Settlement{}, games.Outcome{}, err
+	}
+	betID := uuid.Must(uuid.NewV7())
+	var st Settlement
+	var outcome games.Outcome
+	err = s.store.InTx(ctx, func(tx Store) error {
+		now := s.now()
+		bal, err := tx.Debit(ctx, p.UserID, stake, betID, now)
+		if err != nil {
+			return err
+		}
+		pair, err := s.takeNonce(ctx, tx, p.UserID)
+		if err != nil {
+			return err
+		}
+		out, err := games.Replay(games.Name(game), fair.NewStream(pair.ServerSeed, pair.ClientSeed, uint64(pair.Nonce)), params)
+		if err != nil {
+			return invalid(err)
+		}
+		mult := multiplierOf(out)
+		payout, err := money.MulFloor(stake, mult)
+		if err != nil {
+			return fmt.Errorf("payout: %w", err)
+		}
+		if payout > 0 {
+			if bal, err = tx.Credit(ctx, p.UserID, payout, betID, now); err != nil {
+				return err
+			}
+		}
+		rawOut, err := json.Marshal(recordedOutcome(out))
+		if err != nil {
+			return err
+		}
+		bet := Bet{ID: betID, UserID: p.UserID, Game: game, Status: StatusSettled, Amount: stake, Multiplier: mult,
+			Payout: payout, SeedPairID: pair.ID, ClientSeed: pair.ClientSeed, Nonce: pair.Nonce,
+			Params: rawParams, State: rawOut, CreatedAt: now, SettledAt: &now}
+		if err := tx.InsertBet(ctx, bet); err != nil {
+			return err
+		}
+		st, outcome = Settlement{Bet: bet, Balance: bal, Pair: pair}, out
+		return nil
+	})
+	if err != nil {
+		return Settlement{}, games.Outcome{}, fmt.Errorf("place %s bet: %w", game, err)
+	}
+	if s.metrics != nil {
+		s.metrics.BetSettled(game, stake, st.Bet.Payout)
+	}
+	return st, outcome, nil
+}

@@ -1,0 +1,190 @@
+// Package play places and settles bets. Each bet is one transaction: the
+// stake is debited (never below zero), the outcome is drawn from the
+// player's provably-fair seed pair with the pair's next nonce, the payout is
+// credited and the bet recorded with its fairness data — all or nothing. The
+// game rules themselves live in internal/games; this package is the money
+// and the bookkeeping around them.
+package play
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/fairplay/fairplay/internal/accounts"
+	"github.com/fairplay/fairplay/internal/money"
+	"github.com/fairplay/fairplay/internal/problem"
+	"github.com/fairplay/fairplay/internal/settings"
+)
+
+// Game names a game as the API and the database spell it.
+type Game string
+
+// The six games.
+const (
+	Dice      Game = "dice"
+	Plinko    Game = "plinko"
+	Keno      Game = "keno"
+	Mines     Game = "mines"
+	Pump      Game = "pump"
+	Blackjack Game = "blackjack"
+)
+
+// Games lists every game.
+var Games = []Game{Dice, Plinko, Keno, Mines, Pump, Blackjack}
+
+// SeedPair is a provably-fair seed pair. Nonce counts the bets made with it.
+type SeedPair struct {
+	ID             uuid.UUID
+	UserID         uuid.UUID
+	ServerSeed     string
+	ServerSeedHash string
+	ClientSeed     string
+	Nonce          int64
+	CreatedAt      time.Time
+	RevealedAt     *time.Time
+}
+
+// Bet is a recorded bet.
+type Bet struct {
+	ID         uuid.UUID
+	UserID     uuid.UUID
+	Game       Game
+	Status     string // "settled" or "active"
+	Amount     money.Amount
+	Multiplier money.Multiplier
+	Payout     money.Amount
+	SeedPairID uuid.UUID
+	ClientSeed string
+	Nonce      int64
+	Params     json.RawMessage
+	State      json.RawMessage
+	CreatedAt  time.Time
+	SettledAt  *time.Time
+}
+
+// Bet statuses.
+const (
+	StatusActive  = "active"
+	StatusSettled = "settled"
+)
+
+// BetWithSeeds is a bet with its seed pair (whose server seed the caller may
+// show only once the pair is revealed).
+type BetWithSeeds struct {
+	Bet
+	Pair SeedPair
+}
+
+// Store persists bets, balances and seed pairs.
+type Store interface {
+	// InTx runs fn with a Store bound to one transaction.
+	InTx(ctx context.Context, fn func(Store) error) error
+	// Debit takes amount from a live user's balance with a ledger entry of
+	// kind "bet" for betID and returns the new balance, or
+	// ErrInsufficientBalance when the balance is short.
+	Debit(ctx context.Context, userID uuid.UUID, amount money.Amount, betID uuid.UUID, at time.Time) (money.Amount, error)
+	// Credit adds amount (> 0) with a ledger entry of kind "payout" for betID.
+	Credit(ctx context.Context, userID uuid.UUID, amount money.Amount, betID uuid.UUID, at time.Time) (money.Amount, error)
+	// Balance returns a live user's balance.
+	Balance(ctx context.Context, userID uuid.UUID) (money.Amount, error)
+	// TakeNonce increments the active pair's nonce and returns the pair with
+	// the nonce to use, or ErrNoSeedPair when the user has no active pair.
+	TakeNonce(ctx context.Context, userID uuid.UUID) (SeedPair, error)
+	// ActiveSeedPair returns the user's active pair, or ErrNoSeedPair.
+	ActiveSeedPair(ctx context.Context, userID uuid.UUID, forUpdate bool) (SeedPair, error)
+	// InsertSeedPair stores a new active pair; ErrSeedPairExists if one is active.
+	InsertSeedPair(ctx context.Context, p SeedPair) error
+	// SetClientSeed changes the active pair's client seed.
+	SetClientSeed(ctx context.Context, userID uuid.UUID, clientSeed string) (SeedPair, error)
+	// RevealSeedPair marks the pair revealed.
+	RevealSeedPair(ctx context.Context, id uuid.UUID, at time.Time) error
+	// HasActiveGame reports whether the user has a running stateful game.
+	HasActiveGame(ctx context.Context, userID uuid.UUID) (bool, error)
+	// InsertBet records a bet.
+	InsertBet(ctx context.Context, b Bet) error
+	// ListBets returns a page of the user's bets, newest first, and the total count.
+	ListBets(ctx context.Context, userID uuid.UUID, offset, limit int) ([]BetWithSeeds, int, error)
+	// GetBet returns one of the user's bets, or ErrBetNotFound.
+	GetBet(ctx context.Context, userID, betID uuid.UUID) (BetWithSeeds, error)
+}
+
+// Errors users see.
+var (
+	ErrInsufficientBalance = problem.Invalid("Insufficient balance")
+	ErrBetNotFound         = problem.NotFound("Bet not found")
+	ErrBetIDInvalid        = problem.Invalid("Invalid bet id")
+	ErrClientSeedInvalid   = problem.Invalid("Client seed must be 1 to 64 printable characters")
+	ErrRotateActiveGame    = problem.Conflict("Finish your running game before rotating the seed pair")
+	ErrSeedNotRevealed     = problem.Conflict("Rotate your seed pair to reveal the server seed before verifying this bet")
+	ErrBetNotSettled       = problem.Conflict("This game is still running")
+	ErrPageInvalid         = problem.Invalid("Page must be a whole number of at least 1")
+	ErrLimitInvalid        = problem.Invalid("Limit must be between 1 and 100")
+	ErrUserGone            = problem.Unauthenticated("Token is not valid")
+)
+
+// Internal sentinels the store returns.
+var (
+	ErrNoSeedPair     = errors.New("no active seed pair")
+	ErrSeedPairExists = errors.New("an active seed pair exists")
+)
+
+// Limiter is the shared rate limiter (see accounts.Limiter).
+type Limiter = accounts.Limiter
+
+// Metrics observes settled bets; nil-safe.
+type Metrics interface {
+	BetSettled(game Game, stake, payout money.Amount)
+}
+
+// Service places bets and manages seed pairs.
+type Service struct {
+	store   Store
+	limiter Limiter
+	rate    settings.Rate
+	metrics Metrics
+	log     *slog.Logger
+	now     func() time.Time
+}
+
+// Options are the Service's collaborators.
+type Options struct {
+	Store   Store
+	Limiter Limiter
+	// BetRate limits bets per player (zero = unlimited).
+	BetRate settings.Rate
+	Metrics Metrics
+	Logger  *slog.Logger
+	Now     func() time.Time
+}
+
+// NewService returns a Service.
+func NewService(o Options) *Service {
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	return &Service{store: o.Store, limiter: o.Limiter, rate: o.BetRate, metrics: o.Metrics, log: o.Logger, now: o.Now}
+}
+
+// limitBets applies the per-player bet rate; a limiter outage allows the bet.
+func (s *Service) limitBets(ctx context.Context, userID uuid.UUID) error {
+	if s.rate.N == 0 || s.limiter == nil {
+		return nil
+	}
+	ok, retry, err := s.limiter.Allow(ctx, "bet:user:"+userID.String(), s.rate)
+	if err != nil {
+		s.log.WarnContext(ctx, "rate limiter unavailable, allowing bet", "err", err)
+		return nil
+	}
+	if !ok {
+		return problem.TooManyRequests(accounts.ErrRateLimited, retry)
+	}
+	return nil
+}

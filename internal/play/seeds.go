@@ -1,0 +1,150 @@
+package play
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/google/uuid"
+
+	"github.com/fairplay/fairplay/internal/accounts"
+	"github.com/fairplay/fairplay/internal/fair"
+)
+
+// newSeedPair makes a fresh pair for userID with clientSeed (random when empty).
+func (s *Service) newSeedPair(userID uuid.UUID, clientSeed string) (SeedPair, error) {
+	server, err := fair.NewServerSeed()
+	if err != nil {
+		return SeedPair{}, err
+	}
+	if clientSeed == "" {
+		if clientSeed, err = fair.NewClientSeed(); err != nil {
+			return SeedPair{}, err
+		}
+	}
+	return SeedPair{ID: uuid.Must(uuid.NewV7()), UserID: userID, ServerSeed: server,
+		ServerSeedHash: fair.HashServerSeed(server), ClientSeed: clientSeed, CreatedAt: s.now()}, nil
+}
+
+// ensurePair returns the user's active pair, creating one on first use.
+func (s *Service) ensurePair(ctx context.Context, st Store, userID uuid.UUID, forUpdate bool) (SeedPair, error) {
+	p, err := st.ActiveSeedPair(ctx, userID, forUpdate)
+	if !errors.Is(err, ErrNoSeedPair) {
+		return p, err
+	}
+	np, err := s.newSeedPair(userID, "")
+	if err != nil {
+		return SeedPair{}, err
+	}
+	if err := st.InsertSeedPair(ctx, np); err != nil && !errors.Is(err, ErrSeedPairExists) {
+		return SeedPair{}, err
+	}
+	return st.ActiveSeedPair(ctx, userID, forUpdate)
+}
+
+// takeNonce returns the active pair with the nonce this bet uses.
+func (s *Service) takeNonce(ctx context.Context, st Store, userID uuid.UUID) (SeedPair, error) {
+	p, err := st.TakeNonce(ctx, userID)
+	if !errors.Is(err, ErrNoSeedPair) {
+		return p, err
+	}
+	if _, err := s.ensurePair(ctx, st, userID, false); err != nil {
+		return SeedPair{}, err
+	}
+	return st.TakeNonce(ctx, userID)
+}
+
+// Seeds returns the caller's active pair (creating it on first use).
+func (s *Service) Seeds(ctx context.Context, p accounts.Principal) (SeedPair, error) {
+	pair, err := s.ensurePair(ctx, s.store, p.UserID, false)
+	if err != nil {
+		return SeedPair{}, fmt.Errorf("seeds: %w", err)
+	}
+	return pair, nil
+}
+
+// ValidateClientSeed accepts 1 to 64 printable ASCII characters.
+func ValidateClientSeed(seed string) error {
+	if len(seed) == 0 || len(seed) > 64 {
+		return ErrClientSeedInvalid
+	}
+	for i := 0; i < len(seed); i++ {
+		if seed[i] < 0x20 || seed[i] > 0x7e {
+			return ErrClientSeedInvalid
+		}
+	}
+	return nil
+}
+
+// SetClientSeed replaces the active pair's client seed. Bets already placed
+// keep the client seed they were made with.
+func (s *Service) SetClientSeed(ctx context.Context, p accounts.Principal, seed string) (SeedPair, error) {
+	if err := ValidateClientSeed(seed); err != nil {
+		return SeedPair{}, err
+	}
+	var out SeedPair
+	err := s.store.InTx(ctx, func(tx Store) error {
+		if _, err := s.ensurePair(ctx, tx, p.UserID, true); err != nil {
+			return err
+		}
+		var err error
+		out, err = tx.SetClientSeed(ctx, p.UserID, seed)
+		return err
+	})
+	if err != nil {
+		return SeedPair{}, fmt.Errorf("set client seed: %w", err)
+	}
+	return out, nil
+}
+
+// Rotation is the result of rotating: the revealed old pair and the new one.
+type Rotation struct {
+	Old SeedPair
+	New SeedPair
+}
+
+// Rotate reveals the active server seed and starts a new pair with
+// clientSeed (or the old client seed when empty). It is refused while a
+// stateful game runs, since the revealed seed would give away its outcome.
+func (s *Service) Rotate(ctx context.Context, p accounts.Principal, clientSeed string) (Rotation, error) {
+	if clientSeed != "" {
+		if err := ValidateClientSeed(clientSeed); err != nil {
+			return Rotation{}, err
+		}
+	}
+	var r Rotation
+	err := s.store.InTx(ctx, func(tx Store) error {
+		old, err := s.ensurePair(ctx, tx, p.UserID, true)
+		if err != nil {
+			return err
+		}
+		active, err := tx.HasActiveGame(ctx, p.UserID)
+		if err != nil {
+			return err
+		}
+		if active {
+			return ErrRotateActiveGame
+		}
+		if clientSeed == "" {
+			clientSeed = old.ClientSeed
+		}
+		np, err := s.newSeedPair(p.UserID, clientSeed)
+		if err != nil {
+			return err
+		}
+		now := s.now()
+		if err := tx.RevealSeedPair(ctx, old.ID, now); err != nil {
+			return err
+		}
+		if err := tx.InsertSeedPair(ctx, np); err != nil {
+			return err
+		}
+		old.RevealedAt = &now
+		r = Rotation{Old: old, New: np}
+		return nil
+	})
+	if err != nil {
+		return Rotation{}, fmt.Errorf("rotate seeds: %w", err)
+	}
+	return r, nil
+}

@@ -1,0 +1,185 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/fairplay/fairplay/internal/money"
+	"github.com/fairplay/fairplay/internal/play"
+)
+
+// PlayStore implements play.Store.
+type PlayStore struct {
+	pool *pgxpool.Pool
+	db   DB
+}
+
+var _ play.Store = (*PlayStore)(nil)
+
+// NewPlayStore returns a play.Store on pool.
+func NewPlayStore(pool *pgxpool.Pool) *PlayStore { return &PlayStore{pool: pool, db: pool} }
+
+// InTx runs fn in one transaction.
+func (s *PlayStore) InTx(ctx context.Context, fn func(play.Store) error) error {
+	if _, inTx := s.db.(pgx.Tx); inTx {
+		return fn(s)
+	}
+	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error { return fn(&PlayStore{pool: s.pool, db: tx}) })
+}
+
+// Debit takes amount from a live user's balance with a "bet" ledger entry,
+// in one statement: the conditional UPDATE refuses to go below zero.
+func (s *PlayStore) Debit(ctx context.Context, userID uuid.UUID, amount money.Amount, betID uuid.UUID, at time.Time) (money.Amount, error) {
+	bal, err := changeBalance(ctx, s.db, userID, -amount, "bet", betID, nil, "", at)
+	if errors.Is(err, errNoRow) {
+		return 0, play.ErrInsufficientBalance
+	}
+	return bal, err
+}
+
+// Credit adds amount with a "payout" ledger entry.
+func (s *PlayStore) Credit(ctx context.Context, userID uuid.UUID, amount money.Amount, betID uuid.UUID, at time.Time) (money.Amount, error) {
+	bal, err := changeBalance(ctx, s.db, userID, amount, "payout", betID, nil, "", at)
+	if errors.Is(err, errNoRow) {
+		return 0, play.ErrUserGone
+	}
+	return bal, err
+}
+
+// Balance returns a live user's balance.
+func (s *PlayStore) Balance(ctx context.Context, userID uuid.UUID) (money.Amount, error) {
+	var bal int64
+	err := s.db.QueryRow(ctx, `SELECT balance FROM users WHERE id = $1 AND deleted_at IS NULL`, userID).Scan(&bal)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return 0, play.ErrUserGone
+	}
+	return money.Amount(bal), err
+}
+
+const seedPairColumns = `id, user_id, server_seed, server_seed_hash, client_seed, nonce, created_at, revealed_at`
+
+func scanSeedPair(row pgx.Row) (play.SeedPair, error) {
+	var p play.SeedPair
+	err := row.Scan(&p.ID, &p.UserID, &p.ServerSeed, &p.ServerSeedHash, &p.ClientSeed, &p.Nonce, &p.CreatedAt, &p.RevealedAt)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return p, play.ErrNoSeedPair
+	}
+	return p, err
+}
+
+// TakeNonce increments and returns the active pair's nonce.
+func (s *PlayStore) TakeNonce(ctx context.Context, userID uuid.UUID) (play.SeedPair, error) {
+	return scanSeedPair(s.db.QueryRow(ctx, `
+		UPDATE seed_pairs SET nonce = nonce + 1 WHERE user_id = $1 AND revealed_at IS NULL
+		RETURNING `+seedPairColumns, userID))
+}
+
+// ActiveSeedPair returns the active pair, optionally locking it.
+func (s *PlayStore) ActiveSeedPair(ctx context.Context, userID uuid.UUID, forUpdate bool) (play.SeedPair, error) {
+	q := `SELECT ` + seedPairColumns + ` FROM seed_pairs WHERE user_id = $1 AND revealed_at IS NULL`
+	if forUpdate {
+		q += ` FOR UPDATE`
+	}
+	return scanSeedPair(s.db.QueryRow(ctx, q, userID))
+}
+
+// InsertSeedPair stores a new active pair unless one exists.
+func (s *PlayStore) InsertSeedPair(ctx context.Context, p play.SeedPair) error {
+	tag, err := s.db.Exec(ctx, `
+		INSERT INTO seed_pairs (id, user_id, server_seed, server_seed_hash, client_seed, nonce, created_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7)
+		ON CONFLICT (user_id) WHERE revealed_at IS NULL DO NOTHING`,
+		p.ID, p.UserID, p.ServerSeed, p.ServerSeedHash, p.ClientSeed, p.Nonce, p.CreatedAt)
+	if err != nil {
+		return fmt.Errorf("insert seed pair: %w", err)
+	}
+	if tag.RowsAffected() == 0 {
+		return play.ErrSeedPairExists
+	}
+	return nil
+}
+
+// SetClientSeed changes the active pair's client seed.
+func (s *PlayStore) SetClientSeed(ctx context.Context, userID uuid.UUID, clientSeed string) (play.SeedPair, error) {
+	return scanSeedPair(s.db.QueryRow(ctx, `
+		UPDATE seed_pairs SET client_seed = $2 WHERE user_id = $1 AND revealed_at IS NULL
+		RETURNING `+seedPairColumns, userID, clientSeed))
+}
+
+// RevealSeedPair marks a pair revealed.
+func (s *PlayStore) RevealSeedPair(ctx context.Context, id uuid.UUID, at time.Time) error {
+	_, err := s.db.Exec(ctx, `UPDATE seed_pairs SET revealed_at = $2 WHERE id = $1`, id, at)
+	if err != nil {
+		return fmt.Errorf("reveal seed pair: %w", err)
+	}
+	return nil
+}
+
+// HasActiveGame reports a running stateful game.
+func (s *PlayStore) HasActiveGame(ctx context.Context, userID uuid.UUID) (bool, error) {
+	var ok bool
+	err := s.db.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM bets WHERE user_id = $1 AND status = 'active')`, userID).Scan(&ok)
+	return ok, err
+}
+
+// InsertBet records a bet.
+func (s *PlayStore) InsertBet(ctx context.Context, b play.Bet) error {
+	_, err := s.db.Exec(ctx, `
+		INSERT INTO bets (id, user_id, game, status, amount, multiplier, payout, seed_pair_id, client_seed, nonce,
+		                  params, state, created_at, settled_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
+		b.ID, b.UserID, string(b.Game), b.Status, int64(b.Amount), int64(b.Multiplier), int64(b.Payout),
+		b.SeedPairID, b.ClientSeed, b.Nonce, b.Params, b.State, b.CreatedAt, b.SettledAt)
+	if err != nil {
+		return fmt.Errorf("insert bet: %w", err)
+	}
+	return nil
+}
+
+const betColumns = `b.id, b.user_id, b.game, b.status, b.amount, b.multiplier, b.payout, b.seed_pair_id, b.client_seed,
+	b.nonce, b.params, b.state, b.created_at, b.settled_at, ` +
+	`p.id, p.user_id, p.server_seed, p.server_seed_hash, p.client_seed, p.nonce, p.created_at, p.revealed_at`
+
+func scanBet(row pgx.Row) (play.BetWithSeeds, error) {
+	var b play.BetWithSeeds
+	var game string
+	var amount, mult, payout int64
+	err := row.Scan(&b.ID, &b.UserID, &game, &b.Status, &amount, &mult, &payout, &b.SeedPairID, &b.ClientSeed,
+		&b.Nonce, &b.Params, &b.State, &b.CreatedAt, &b.SettledAt,
+		&b.Pair.ID, &b.Pair.UserID, &b.Pair.ServerSeed, &b.Pair.ServerSeedHash, &b.Pair.ClientSeed, &b.Pair.Nonce,
+		&b.Pair.CreatedAt, &b.Pair.RevealedAt)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return b, play.ErrBetNotFound
+	}
+	b.Game, b.Amount, b.Multiplier, b.Payout = play.Game(game), money.Amount(amount), money.Multiplier(mult), money.Amount(payout)
+	return b, err
+}
+
+// ListBets returns a page of a user's bets, newest first.
+func (s *PlayStore) ListBets(ctx context.Context, userID uuid.UUID, offset, limit int) ([]play.BetWithSeeds, int, error) {
+	var total int
+	if err := s.db.QueryRow(ctx, `SELECT count(*) FROM bets WHERE user_id = $1`, userID).Scan(&total); err != nil {
+		return nil, 0, fmt.Errorf("count bets: %w", err)
+	}
+	rows, err := s.db.Query(ctx, `
+		SELECT `+betColumns+` FROM bets b JOIN seed_pairs p ON p.id = b.seed_pair_id
+		WHERE b.user_id = $1 ORDER BY b.created_at DESC, b.id DESC OFFSET $2 LIMIT $3`, userID, offset, limit)
+	if err != nil {
+		return nil, 0, fmt.Errorf("list bets: %w", err)
+	}
+	bets, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (play.BetWithSeeds, error) { return scanBet(r) })
+	return bets, total, err
+}
+
+// GetBet returns one of a user's bets.
+func (s *PlayStore) GetBet(ctx context.Context, userID, betID uuid.UUID) (play.BetWithSeeds, error) {
+	return scanBet(s.db.QueryRow(ctx, `
+		SELECT `+betColumns+` FROM bets b JOIN seed_pairs p ON p.id = b.seed_pair_id
+		WHERE b.id = $1 AND b.user_id = $2`, betID, userID))
+}
