@@ -4,6 +4,8 @@
 //	fairplay migrate                    apply the embedded database migrations
 //	fairplay admin create|promote       bootstrap administrators
 //	fairplay keys generate --dir DIR    add an access-token signing key
+//	fairplay ledger verify              audit balances against the ledger
+//	fairplay fair verify ...            recompute a bet from its seeds
 //
 // Configuration comes from the environment (see README.md).
 package main
@@ -47,6 +49,8 @@ commands:
   admin create                create an administrator (--username, --email, --password or FAIRPLAY_ADMIN_PASSWORD)
   admin promote --username U  make an existing user an administrator
   keys generate --dir DIR     write a new access-token signing key into DIR
+  ledger verify               check every balance and bet against the ledger (exit 1 on drift)
+  fair verify --game G ...    recompute a bet's outcome offline from its seeds
   version                     print the version`
 
 func run(ctx context.Context, args []string) error {
@@ -62,6 +66,10 @@ func run(ctx context.Context, args []string) error {
 		return admin(ctx, args[1:])
 	case "keys":
 		return keys(args[1:])
+	case "ledger":
+		return ledger(ctx, args[1:])
+	case "fair":
+		return fairVerify(args[1:])
 	case "version":
 		fmt.Println(version)
 		return nil

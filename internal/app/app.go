@@ -17,6 +17,7 @@ import (
 
 	"github.com/fairplay/fairplay/internal/accounts"
 	"github.com/fairplay/fairplay/internal/cache"
+	"github.com/fairplay/fairplay/internal/play"
 	"github.com/fairplay/fairplay/internal/postgres"
 	"github.com/fairplay/fairplay/internal/rpc"
 	"github.com/fairplay/fairplay/internal/server"
@@ -31,6 +32,7 @@ type App struct {
 	Redis    *redis.Client
 	Keys     *accounts.KeySet
 	Accounts *accounts.Service
+	Play     *play.Service
 	Metrics  *telemetry.Metrics
 	Server   *server.Server
 	log      *slog.Logger
@@ -88,6 +90,10 @@ func New(ctx context.Context, cfg settings.Config, log *slog.Logger, o Options) 
 		Store: postgres.NewAccountStore(pool), Tokens: accounts.NewTokens(a.Keys, cfg.AccessTokenTTL, o.Now),
 		Bots: bots, Limiter: limiter, Config: cfg, Logger: log, Now: o.Now, Hasher: o.Hasher,
 	})
+	a.Play = play.NewService(play.Options{
+		Store: postgres.NewPlayStore(pool), Limiter: limiter, BetRate: cfg.BetsPerUser, Metrics: a.Metrics,
+		Logger: log, Now: o.Now,
+	})
 	var trusted []netip.Prefix
 	for _, p := range cfg.TrustedProxies {
 		pfx, err := netip.ParsePrefix(p)
@@ -98,7 +104,11 @@ func New(ctx context.Context, cfg settings.Config, log *slog.Logger, o Options) 
 		trusted = append(trusted, pfx)
 	}
 	a.Server = server.New(server.Deps{
-		Handlers:       rpc.Handlers{Auth: rpc.NewAuthHandler(a.Accounts, log)},
+		Handlers: rpc.Handlers{
+			Auth:     rpc.NewAuthHandler(a.Accounts, log),
+			Game:     rpc.NewGameHandler(a.Accounts, a.Play, log),
+			Fairness: rpc.NewFairnessHandler(a.Accounts, a.Play, log),
+		},
 		Postgres:       pool,
 		Redis:          a.Redis,
 		Metrics:        a.Metrics,

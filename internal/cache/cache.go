@@ -6,6 +6,7 @@ package cache
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"time"
 
 	"github.com/go-redis/redis_rate/v10"
@@ -15,6 +16,18 @@ import (
 
 	"github.com/fairplay/fairplay/internal/settings"
 )
+
+func init() {
+	// go-redis logs pool dial failures through its own logger; send them to
+	// slog at debug level (outages are reported by /readyz and metrics).
+	redis.SetLogger(slogLogger{})
+}
+
+type slogLogger struct{}
+
+func (slogLogger) Printf(ctx context.Context, format string, v ...any) {
+	slog.DebugContext(ctx, "redis: "+fmt.Sprintf(format, v...))
+}
 
 // Open connects to the Redis at url, traced with OpenTelemetry. It does not
 // fail when Redis is unreachable: the server starts and reports not-ready.

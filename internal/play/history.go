@@ -1,10 +1,10 @@
 package play
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"reflect"
 
 	"github.com/google/uuid"
 
@@ -20,14 +20,15 @@ type Page struct {
 	TotalPages int
 }
 
-// History returns page (from 1) of the caller's bets, newest first; limit is
-// 1 to 100 (0 means 20).
-func (s *Service) History(ctx context.Context, p accounts.Principal, page, limit int) (Page, error) {
-	if page == 0 {
-		page = 1
+// History returns page (from 1; nil means 1) of the caller's bets, newest
+// first; limit is 1 to 100 (nil means 20).
+func (s *Service) History(ctx context.Context, p accounts.Principal, pageArg, limitArg *int) (Page, error) {
+	page, limit := 1, 20
+	if pageArg != nil {
+		page = *pageArg
 	}
-	if limit == 0 {
-		limit = 20
+	if limitArg != nil {
+		limit = *limitArg
 	}
 	if page < 1 {
 		return Page{}, ErrPageInvalid
@@ -85,14 +86,15 @@ func (s *Service) Verify(ctx context.Context, p accounts.Principal, betID string
 		return Verification{}, err
 	}
 	hashOK := fair.HashServerSeed(b.Pair.ServerSeed) == b.Pair.ServerSeedHash
-	return Verification{Bet: b, Recomputed: out, HashOK: hashOK,
-		Matches: hashOK && bytes.Equal(compact(out), compact(b.State))}, nil
+	return Verification{Bet: b, Recomputed: out, HashOK: hashOK, Matches: hashOK && sameJSON(out, b.State)}, nil
 }
 
-func compact(raw []byte) []byte {
-	var buf bytes.Buffer
-	if err := json.Compact(&buf, raw); err != nil {
-		return raw
+// sameJSON compares two JSON documents by value (the database normalises
+// key order and spacing of what it stores).
+func sameJSON(a, b []byte) bool {
+	var va, vb any
+	if json.Unmarshal(a, &va) != nil || json.Unmarshal(b, &vb) != nil {
+		return false
 	}
-	return buf.Bytes()
+	return reflect.DeepEqual(va, vb)
 }

@@ -207,7 +207,7 @@ func (s *Service) placeInstant(ctx context.Context, p accounts.Principal, game G
 		return Settlement{}, games.Outcome{}, fmt.Errorf("place %s bet: %w", game, err)
 	}
 	if s.metrics != nil {
-		s.metrics.BetSettled(game, stake, st.Bet.Payout)
+		s.metrics.BetSettled(string(game), stake, st.Bet.Payout)
 	}
 	return st, outcome, nil
 }

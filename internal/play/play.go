@@ -138,7 +138,7 @@ type Limiter = accounts.Limiter
 
 // Metrics observes settled bets; nil-safe.
 type Metrics interface {
-	BetSettled(game Game, stake, payout money.Amount)
+	BetSettled(game string, stake, payout money.Amount)
 }
 
 // Service places bets and manages seed pairs.

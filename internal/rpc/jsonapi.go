@@ -34,6 +34,16 @@ type routeConfig struct {
 	check func(map[string]any) error
 }
 
+// pathField copies the path wildcard {name} into the request field field.
+func pathField(name, field string) routeOption {
+	return func(c *routeConfig) {
+		if c.pathFields == nil {
+			c.pathFields = map[string]string{}
+		}
+		c.pathFields[name] = field
+	}
+}
+
 // withCheck validates the raw JSON body before it is decoded.
 func withCheck(fn func(map[string]any) error) routeOption {
 	return func(c *routeConfig) { c.check = fn }

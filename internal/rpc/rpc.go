@@ -11,7 +11,9 @@ import (
 
 // Handlers are every service's handler.
 type Handlers struct {
-	Auth *AuthHandler
+	Auth     *AuthHandler
+	Game     *GameHandler
+	Fairness *FairnessHandler
 }
 
 // Mount registers the Connect services and the /api JSON routes on mux.
@@ -26,10 +28,18 @@ func Mount(mux *http.ServeMux, h Handlers, log *slog.Logger, csrf func(http.Hand
 		connect.WithRequireConnectProtocolHeader(),
 		connect.WithReadMaxBytes(maxBody),
 	}
-	path, svc := fairplayv1connect.NewAuthServiceHandler(h.Auth, opts...)
-	mux.Handle(path, handle(path, svc))
+	for _, svc := range []func() (string, http.Handler){
+		func() (string, http.Handler) { return fairplayv1connect.NewAuthServiceHandler(h.Auth, opts...) },
+		func() (string, http.Handler) { return fairplayv1connect.NewGameServiceHandler(h.Game, opts...) },
+		func() (string, http.Handler) { return fairplayv1connect.NewFairnessServiceHandler(h.Fairness, opts...) },
+	} {
+		path, handler := svc()
+		mux.Handle(path, handle(path, handler))
+	}
 
 	routes := h.Auth.routes()
+	routes = append(routes, h.Game.routes()...)
+	routes = append(routes, h.Fairness.routes()...)
 	routes = append(routes, route{pattern: "GET /api/csrf", handler: http.HandlerFunc(csrfToken)})
 	for _, r := range routes {
 		mux.Handle(r.pattern, handle(r.pattern, csrf(r.handler)))

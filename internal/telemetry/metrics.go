@@ -1,6 +1,7 @@
 package telemetry
 
 import (
+	"github.com/fairplay/fairplay/internal/money"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -18,6 +19,19 @@ type Metrics struct {
 	InFlight prometheus.Gauge
 	// RateLimitErrors counts rate-limit checks that failed open because Redis was down.
 	RateLimitErrors prometheus.Counter
+	// Bets, Wagered and PaidOut count settled bets and their money by game.
+	Bets    *prometheus.CounterVec
+	Wagered *prometheus.CounterVec
+	PaidOut *prometheus.CounterVec
+}
+
+// BetSettled counts one settled bet (it implements play.Metrics). The
+// dollar counters are floats because Prometheus samples are; the ledger, not
+// these counters, is the exact record.
+func (m *Metrics) BetSettled(game string, stake, payout money.Amount) {
+	m.Bets.WithLabelValues(game).Inc()
+	m.Wagered.WithLabelValues(game).Add(stake.Float64())
+	m.PaidOut.WithLabelValues(game).Add(payout.Float64())
 }
 
 // NewMetrics registers the process, Go runtime and HTTP collectors.
@@ -38,9 +52,23 @@ func NewMetrics() *Metrics {
 		RateLimitErrors: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "fairplay_rate_limit_errors_total", Help: "Rate-limit checks that failed open because Redis was unreachable.",
 		}),
+		Bets: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "fairplay_bets_total", Help: "Settled bets by game.",
+		}, []string{"game"}),
+		Wagered: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "fairplay_wagered_dollars_total", Help: "Play money staked on settled bets, by game.",
+		}, []string{"game"}),
+		PaidOut: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "fairplay_paid_out_dollars_total", Help: "Play money paid out on settled bets, by game.",
+		}, []string{"game"}),
+	}
+	for _, g := range []string{"dice", "plinko", "keno", "mines", "pump", "blackjack"} {
+		m.Bets.WithLabelValues(g)
+		m.Wagered.WithLabelValues(g)
+		m.PaidOut.WithLabelValues(g)
 	}
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-		m.Requests, m.Latency, m.InFlight, m.RateLimitErrors)
+		m.Requests, m.Latency, m.InFlight, m.RateLimitErrors, m.Bets, m.Wagered, m.PaidOut)
 	return m
 }
 

@@ -716,10 +716,10 @@ func (x *Bet) GetOutcome() string {
 // ListBetsRequest pages through the history.
 type ListBetsRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// page counts from 1.
-	Page int32 `protobuf:"varint,1,opt,name=page,proto3" json:"page,omitempty"`
+	// page counts from 1 (default 1).
+	Page *int32 `protobuf:"varint,1,opt,name=page,proto3,oneof" json:"page,omitempty"`
 	// limit is the page size, 1 to 100 (default 20).
-	Limit         int32 `protobuf:"varint,2,opt,name=limit,proto3" json:"limit,omitempty"`
+	Limit         *int32 `protobuf:"varint,2,opt,name=limit,proto3,oneof" json:"limit,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -755,15 +755,15 @@ func (*ListBetsRequest) Descriptor() ([]byte, []int) {
 }
 
 func (x *ListBetsRequest) GetPage() int32 {
-	if x != nil {
-		return x.Page
+	if x != nil && x.Page != nil {
+		return *x.Page
 	}
 	return 0
 }
 
 func (x *ListBetsRequest) GetLimit() int32 {
-	if x != nil {
-		return x.Limit
+	if x != nil && x.Limit != nil {
+		return *x.Limit
 	}
 	return 0
 }
@@ -1003,10 +1003,12 @@ const file_fairplay_v1_game_proto_rawDesc = "" +
 	"\bfairness\x18\b \x01(\v2\x15.fairplay.v1.FairnessR\bfairness\x12\x16\n" +
 	"\x06params\x18\t \x01(\tR\x06params\x12\x18\n" +
 	"\aoutcome\x18\n" +
-	" \x01(\tR\aoutcome\";\n" +
-	"\x0fListBetsRequest\x12\x12\n" +
-	"\x04page\x18\x01 \x01(\x05R\x04page\x12\x14\n" +
-	"\x05limit\x18\x02 \x01(\x05R\x05limit\"m\n" +
+	" \x01(\tR\aoutcome\"X\n" +
+	"\x0fListBetsRequest\x12\x17\n" +
+	"\x04page\x18\x01 \x01(\x05H\x00R\x04page\x88\x01\x01\x12\x19\n" +
+	"\x05limit\x18\x02 \x01(\x05H\x01R\x05limit\x88\x01\x01B\a\n" +
+	"\x05_pageB\b\n" +
+	"\x06_limit\"m\n" +
 	"\x10ListBetsResponse\x12$\n" +
 	"\x04bets\x18\x01 \x03(\v2\x10.fairplay.v1.BetR\x04bets\x12\x1f\n" +
 	"\vtotal_pages\x18\x02 \x01(\x05R\n" +
@@ -1082,6 +1084,7 @@ func file_fairplay_v1_game_proto_init() {
 		return
 	}
 	file_fairplay_v1_options_proto_init()
+	file_fairplay_v1_game_proto_msgTypes[8].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
