@@ -94,3 +94,9 @@ services-stop: ## stop the local Postgres and Redis
 clean: ## remove build output (keeps .data and bin tools)
 	rm -f bin/fairplay
 	find web/dist -mindepth 1 ! -name .keep -delete 2>/dev/null || true
+
+##@ Measuring
+
+.PHONY: bench
+bench: ## load-test a release build next to pgbench -N and print the table (BENCH_DURATION, BENCH_CONCURRENCY)
+	hack/bench.sh
