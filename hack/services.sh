@@ -11,8 +11,21 @@ ROOT=$PWD
 DATA=$ROOT/.data
 PG_PORT=${FAIRPLAY_PG_PORT:-55432}
 REDIS_PORT=${FAIRPLAY_REDIS_PORT:-56379}
-PGDATA=$DATA/postgres
 DB=fairplay
+mkdir -p "$DATA"
+# Postgres runs as the postgres user when we are root; if that user cannot
+# reach .data (a checkout under /root, say), its files live in /var/tmp instead
+# and .data/postgres links there.
+pg_paths() {
+  PGROOT=$DATA
+  if [ "$(id -u)" -eq 0 ] && id postgres >/dev/null 2>&1 && ! runuser -u postgres -- test -x "$DATA" 2>/dev/null; then
+    PGROOT=/var/tmp/fairplay-$(printf '%s' "$ROOT" | sha1sum | cut -c1-12)
+    mkdir -p "$PGROOT"
+    chmod 755 "$PGROOT"
+    [ -e "$DATA/postgres" ] || ln -s "$PGROOT/postgres" "$DATA/postgres"
+  fi
+  PGDATA=$PGROOT/postgres
+}
 
 pg_bin() {
   local d
@@ -42,19 +55,18 @@ as_pg() {
 
 start_postgres() {
   local bin; bin=$(pg_bin)
-  mkdir -p "$DATA"
   if [ ! -s "$PGDATA/PG_VERSION" ]; then
     mkdir -p "$PGDATA"
     [ "$(id -u)" -eq 0 ] && chown postgres:postgres "$PGDATA" && chmod 700 "$PGDATA"
-    as_pg "$bin/initdb" -D "$PGDATA" -U postgres --auth=trust -E UTF8 --locale=C.UTF-8 >"$DATA/initdb.log" 2>&1 \
-      || { cat "$DATA/initdb.log" >&2; exit 1; }
+    as_pg "$bin/initdb" -D "$PGDATA" -U postgres --auth=trust -E UTF8 --locale=C.UTF-8 >"$PGROOT/initdb.log" 2>&1 \
+      || { cat "$PGROOT/initdb.log" >&2; exit 1; }
   fi
   if as_pg "$bin/pg_ctl" -D "$PGDATA" status >/dev/null 2>&1; then return 0; fi
-  mkdir -p "$DATA/run"; [ "$(id -u)" -eq 0 ] && chown postgres:postgres "$DATA/run"
-  touch "$DATA/postgres.log"; [ "$(id -u)" -eq 0 ] && chown postgres:postgres "$DATA/postgres.log"
-  as_pg "$bin/pg_ctl" -D "$PGDATA" -l "$DATA/postgres.log" -w -t 60 \
-    -o "-p $PG_PORT -c listen_addresses=127.0.0.1 -k $DATA/run -c max_connections=300 -c shared_buffers=256MB" start >/dev/null \
-    || { tail -20 "$DATA/postgres.log" >&2; exit 1; }
+  mkdir -p "$PGROOT/run"; [ "$(id -u)" -eq 0 ] && chown postgres:postgres "$PGROOT/run"
+  touch "$PGROOT/postgres.log"; [ "$(id -u)" -eq 0 ] && chown postgres:postgres "$PGROOT/postgres.log"
+  as_pg "$bin/pg_ctl" -D "$PGDATA" -l "$PGROOT/postgres.log" -w -t 60 \
+    -o "-p $PG_PORT -c listen_addresses=127.0.0.1 -k $PGROOT/run -c max_connections=300 -c shared_buffers=256MB" start >/dev/null \
+    || { tail -20 "$PGROOT/postgres.log" >&2; exit 1; }
   if ! "$bin/psql" -h 127.0.0.1 -p "$PG_PORT" -U postgres -Atqc "SELECT 1 FROM pg_database WHERE datname='$DB'" | grep -q 1; then
     "$bin/createdb" -h 127.0.0.1 -p "$PG_PORT" -U postgres "$DB"
   fi
@@ -76,10 +88,12 @@ start_redis() {
 case "${1:-}" in
   start)
     ensure_installed
+    pg_paths
     start_postgres
     start_redis
     ;;
   stop)
+    pg_paths
     if [ -s "$PGDATA/postmaster.pid" ]; then as_pg "$(pg_bin)/pg_ctl" -D "$PGDATA" -m fast stop >/dev/null || true; fi
     if [ -s "$DATA/redis.pid" ]; then kill "$(cat "$DATA/redis.pid")" 2>/dev/null || true; rm -f "$DATA/redis.pid"; fi
     ;;
