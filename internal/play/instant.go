@@ -70,7 +70,7 @@ func validate(game Game, p games.Params) error {
 	return fmt.Errorf("validate: unknown game %q", game)
 }
 
-// multiplierOf is the total return of a replayed instant bet.
+// multiplierOf is the total return on the total stake of a replayed bet.
 func multiplierOf(o games.Outcome) money.Multiplier {
 	switch {
 	case o.Dice != nil:
@@ -79,12 +79,19 @@ func multiplierOf(o games.Outcome) money.Multiplier {
 		return o.Plinko.Multiplier
 	case o.Keno != nil:
 		return o.Keno.Multiplier
+	case o.Mines != nil:
+		return o.Mines.Multiplier
+	case o.Pump != nil:
+		return o.Pump.Multiplier
+	case o.Blackjack != nil:
+		return o.Blackjack.Multiplier
 	}
 	return 0
 }
 
-// recordedOutcome is what an instant bet stores as its outcome: the game's
-// own outcome, exactly as games.Replay recomputes it.
+// recordedOutcome is what a settled bet stores as its outcome: the game's
+// own outcome, exactly as games.Replay recomputes it (for a stateful game,
+// replayed with the player's recorded actions).
 func recordedOutcome(o games.Outcome) any {
 	switch {
 	case o.Dice != nil:
@@ -93,6 +100,12 @@ func recordedOutcome(o games.Outcome) any {
 		return o.Plinko
 	case o.Keno != nil:
 		return o.Keno
+	case o.Mines != nil:
+		return o.Mines
+	case o.Pump != nil:
+		return o.Pump
+	case o.Blackjack != nil:
+		return o.Blackjack
 	}
 	return nil
 }

@@ -105,12 +105,23 @@ type Store interface {
 	RevealSeedPair(ctx context.Context, id uuid.UUID, at time.Time) error
 	// HasActiveGame reports whether the user has a running stateful game.
 	HasActiveGame(ctx context.Context, userID uuid.UUID) (bool, error)
-	// InsertBet records a bet.
+	// InsertBet records a bet; ErrGameInProgress when it is a second
+	// active bet of its game for the user.
 	InsertBet(ctx context.Context, b Bet) error
 	// ListBets returns a page of the user's bets, newest first, and the total count.
 	ListBets(ctx context.Context, userID uuid.UUID, offset, limit int) ([]BetWithSeeds, int, error)
 	// GetBet returns one of the user's bets, or ErrBetNotFound.
 	GetBet(ctx context.Context, userID, betID uuid.UUID) (BetWithSeeds, error)
+	// LockGame locks (SELECT ... FOR UPDATE, until the transaction ends) and
+	// returns the user's bet betID of game, or ErrGameNotFound, also for a
+	// bet of another user or game.
+	LockGame(ctx context.Context, userID, betID uuid.UUID, game Game) (BetWithSeeds, error)
+	// UpdateBet saves an active bet's progress or settlement (status, amount,
+	// multiplier, payout, params, state, settled_at); ErrGameOver if the bet
+	// is no longer active.
+	UpdateBet(ctx context.Context, b Bet) error
+	// ActiveGames returns the user's running stateful games.
+	ActiveGames(ctx context.Context, userID uuid.UUID) ([]BetWithSeeds, error)
 }
 
 // Errors users see.

@@ -136,6 +136,9 @@ func (s *PlayStore) InsertBet(ctx context.Context, b play.Bet) error {
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
 		b.ID, b.UserID, string(b.Game), b.Status, int64(b.Amount), int64(b.Multiplier), int64(b.Payout),
 		b.SeedPairID, b.ClientSeed, b.Nonce, b.Params, b.State, b.CreatedAt, b.SettledAt)
+	if constraintError(err, codeUniqueViolation) == "bets_one_active_key" {
+		return play.ErrGameInProgress
+	}
 	if err != nil {
 		return fmt.Errorf("insert bet: %w", err)
 	}
@@ -182,4 +185,47 @@ func (s *PlayStore) GetBet(ctx context.Context, userID, betID uuid.UUID) (play.B
 	return scanBet(s.db.QueryRow(ctx, `
 		SELECT `+betColumns+` FROM bets b JOIN seed_pairs p ON p.id = b.seed_pair_id
 		WHERE b.id = $1 AND b.user_id = $2`, betID, userID))
+}
+
+// LockGame locks one of a user's bets of a game for the rest of the
+// transaction. Only the bet row is locked, not its seed pair.
+func (s *PlayStore) LockGame(ctx context.Context, userID, betID uuid.UUID, game play.Game) (play.BetWithSeeds, error) {
+	b, err := scanBet(s.db.QueryRow(ctx, `
+		SELECT `+betColumns+` FROM bets b JOIN seed_pairs p ON p.id = b.seed_pair_id
+		WHERE b.id = $1 AND b.user_id = $2 AND b.game = $3
+		FOR UPDATE OF b`, betID, userID, string(game)))
+	if errors.Is(err, play.ErrBetNotFound) {
+		return b, play.ErrGameNotFound
+	}
+	if err != nil {
+		return b, fmt.Errorf("lock game: %w", err)
+	}
+	return b, nil
+}
+
+// UpdateBet saves an active bet. The status condition makes a second
+// settlement impossible even for a caller that forgot to lock the row.
+func (s *PlayStore) UpdateBet(ctx context.Context, b play.Bet) error {
+	tag, err := s.db.Exec(ctx, `
+		UPDATE bets SET status = $2, amount = $3, multiplier = $4, payout = $5, params = $6, state = $7, settled_at = $8
+		WHERE id = $1 AND status = 'active'`,
+		b.ID, b.Status, int64(b.Amount), int64(b.Multiplier), int64(b.Payout), b.Params, b.State, b.SettledAt)
+	if err != nil {
+		return fmt.Errorf("update bet: %w", err)
+	}
+	if tag.RowsAffected() == 0 {
+		return play.ErrGameOver
+	}
+	return nil
+}
+
+// ActiveGames returns a user's running games (served by bets_one_active_key).
+func (s *PlayStore) ActiveGames(ctx context.Context, userID uuid.UUID) ([]play.BetWithSeeds, error) {
+	rows, err := s.db.Query(ctx, `
+		SELECT `+betColumns+` FROM bets b JOIN seed_pairs p ON p.id = b.seed_pair_id
+		WHERE b.user_id = $1 AND b.status = 'active' ORDER BY b.game`, userID)
+	if err != nil {
+		return nil, fmt.Errorf("active games: %w", err)
+	}
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (play.BetWithSeeds, error) { return scanBet(r) })
 }

@@ -28,13 +28,13 @@ func NewGameHandler(acc *accounts.Service, p *play.Service, log *slog.Logger) *G
 }
 
 func (h *GameHandler) routes() []route {
-	return []route{
+	return append([]route{
 		unary(h.log, "POST /api/games/dice", h.PlayDice),
 		unary(h.log, "POST /api/games/plinko", h.PlayPlinko),
 		unary(h.log, "POST /api/games/keno", h.PlayKeno),
 		unary(h.log, "GET /api/games/bets", h.ListBets),
 		unary(h.log, "GET /api/games/bets/{betId}", h.GetBet, pathField("betId", "betId")),
-	}
+	}, h.statefulRoutes()...)
 }
 
 // PlayDice implements GameService.PlayDice.

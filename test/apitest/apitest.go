@@ -58,6 +58,8 @@ type Env struct {
 	Clock  *Clock
 	Config settings.Config
 	KeyDir string
+	// opts is the wiring the server was built with, for Replica.
+	opts app.Options
 }
 
 // Option adjusts the configuration or wiring before the server starts.
@@ -97,6 +99,12 @@ func Start(t testing.TB, opts ...Option) *Env {
 	for _, opt := range opts {
 		opt(&cfg, &o)
 	}
+	return serve(t, cfg, o, clock, keyDir)
+}
+
+// serve builds an App from cfg and o and serves it until the test ends.
+func serve(t testing.TB, cfg settings.Config, o app.Options, clock *Clock, keyDir string) *Env {
+	t.Helper()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	if testing.Verbose() {
 		log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
@@ -113,7 +121,16 @@ func Start(t testing.TB, opts ...Option) *Env {
 		cancel()
 		a.Close()
 	})
-	return &Env{T: t, URL: srv.URL, App: a, Clock: clock, Config: cfg, KeyDir: keyDir}
+	return &Env{T: t, URL: srv.URL, App: a, Clock: clock, Config: cfg, KeyDir: keyDir, opts: o}
+}
+
+// Replica starts a second server process-alike on the same Postgres
+// database, Redis prefix, signing keys and clock, with its own pools and
+// in-memory state: what another replica behind a load balancer would be. It
+// stops when the test ends.
+func (e *Env) Replica() *Env {
+	e.T.Helper()
+	return serve(e.T, e.Config, e.opts, e.Clock, e.KeyDir)
 }
 
 // Client is one browser: a cookie jar, the CSRF token and the stored tokens.
@@ -134,6 +151,13 @@ func (e *Env) Client() *Client {
 		e.T.Fatalf("GET /api/csrf: %d", res.Status)
 	}
 	return c
+}
+
+// Via returns a client for another server (such as a Replica) that shares
+// this one's cookies and tokens, as a browser behind a load balancer would.
+// Both servers run on the same host, so the cookie jar serves both.
+func (c *Client) Via(e *Env) *Client {
+	return &Client{env: e, http: c.http, UserAgent: c.UserAgent, Token: c.Token, RefreshToken: c.RefreshToken}
 }
 
 // CSRF returns the anti-forgery cookie's value.

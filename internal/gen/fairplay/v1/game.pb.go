@@ -924,6 +924,2153 @@ func (x *GetBetResponse) GetBet() *Bet {
 	return nil
 }
 
+// StartMinesRequest starts a Mines game.
+type StartMinesRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// bet_amount is the stake in dollars.
+	BetAmount string `protobuf:"bytes,1,opt,name=bet_amount,json=betAmount,proto3" json:"bet_amount,omitempty"`
+	// mine_count is 1 to 24.
+	MineCount     int32 `protobuf:"varint,2,opt,name=mine_count,json=mineCount,proto3" json:"mine_count,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *StartMinesRequest) Reset() {
+	*x = StartMinesRequest{}
+	mi := &file_fairplay_v1_game_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StartMinesRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StartMinesRequest) ProtoMessage() {}
+
+func (x *StartMinesRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_fairplay_v1_game_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StartMinesRequest.ProtoReflect.Descriptor instead.
+func (*StartMinesRequest) Descriptor() ([]byte, []int) {
+	return file_fairplay_v1_game_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *StartMinesRequest) GetBetAmount() string {
+	if x != nil {
+		return x.BetAmount
+	}
+	return ""
+}
+
+func (x *StartMinesRequest) GetMineCount() int32 {
+	if x != nil {
+		return x.MineCount
+	}
+	return 0
+}
+
+// StartMinesResponse is the started game.
+type StartMinesResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// success is true for a started game.
+	Success bool `protobuf:"varint,1,opt,name=success,proto3" json:"success,omitempty"`
+	// game_id identifies the game in the next actions; it is also its bet id.
+	GameId string `protobuf:"bytes,2,opt,name=game_id,json=gameId,proto3" json:"game_id,omitempty"`
+	// new_balance is the balance after the stake.
+	NewBalance string `protobuf:"bytes,3,opt,name=new_balance,json=newBalance,proto3" json:"new_balance,omitempty"`
+	// mine_count is the number of mines hidden.
+	MineCount int32 `protobuf:"varint,4,opt,name=mine_count,json=mineCount,proto3" json:"mine_count,omitempty"`
+	// multiplier is 1 until the first gem.
+	Multiplier string `protobuf:"bytes,5,opt,name=multiplier,proto3" json:"multiplier,omitempty"`
+	// next_multiplier is what the first gem would pay.
+	NextMultiplier string `protobuf:"bytes,6,opt,name=next_multiplier,json=nextMultiplier,proto3" json:"next_multiplier,omitempty"`
+	// fairness is the game's provably-fair data (the server seed stays secret).
+	Fairness      *Fairness `protobuf:"bytes,7,opt,name=fairness,proto3" json:"fairness,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *StartMinesResponse) Reset() {
+	*x = StartMinesResponse{}
+	mi := &file_fairplay_v1_game_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StartMinesResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StartMinesResponse) ProtoMessage() {}
+
+func (x *StartMinesResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_fairplay_v1_game_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StartMinesResponse.ProtoReflect.Descriptor instead.
+func (*StartMinesResponse) Descriptor() ([]byte, []int) {
+	return file_fairplay_v1_game_proto_rawDescGZIP(), []int{13}
+}
+
+func (x *StartMinesResponse) GetSuccess() bool {
+	if x != nil {
+		return x.Success
+	}
+	return false
+}
+
+func (x *StartMinesResponse) GetGameId() string {
+	if x != nil {
+		return x.GameId
+	}
+	return ""
+}
+
+func (x *StartMinesResponse) GetNewBalance() string {
+	if x != nil {
+		return x.NewBalance
+	}
+	return ""
+}
+
+func (x *StartMinesResponse) GetMineCount() int32 {
+	if x != nil {
+		return x.MineCount
+	}
+	return 0
+}
+
+func (x *StartMinesResponse) GetMultiplier() string {
+	if x != nil {
+		return x.Multiplier
+	}
+	return ""
+}
+
+func (x *StartMinesResponse) GetNextMultiplier() string {
+	if x != nil {
+		return x.NextMultiplier
+	}
+	return ""
+}
+
+func (x *StartMinesResponse) GetFairness() *Fairness {
+	if x != nil {
+		return x.Fairness
+	}
+	return nil
+}
+
+// RevealMinesTileRequest reveals one tile.
+type RevealMinesTileRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// game_id is the running game.
+	GameId string `protobuf:"bytes,1,opt,name=game_id,json=gameId,proto3" json:"game_id,omitempty"`
+	// row is 0 to 4, top to bottom.
+	Row *int32 `protobuf:"varint,2,opt,name=row,proto3,oneof" json:"row,omitempty"`
+	// col is 0 to 4, left to right.
+	Col           *int32 `protobuf:"varint,3,opt,name=col,proto3,oneof" json:"col,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RevealMinesTileRequest) Reset() {
+	*x = RevealMinesTileRequest{}
+	mi := &file_fairplay_v1_game_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RevealMinesTileRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RevealMinesTileRequest) ProtoMessage() {}
+
+func (x *RevealMinesTileRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_fairplay_v1_game_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RevealMinesTileRequest.ProtoReflect.Descriptor instead.
+func (*RevealMinesTileRequest) Descriptor() ([]byte, []int) {
+	return file_fairplay_v1_game_proto_rawDescGZIP(), []int{14}
+}
+
+func (x *RevealMinesTileRequest) GetGameId() string {
+	if x != nil {
+		return x.GameId
+	}
+	return ""
+}
+
+func (x *RevealMinesTileRequest) GetRow() int32 {
+	if x != nil && x.Row != nil {
+		return *x.Row
+	}
+	return 0
+}
+
+func (x *RevealMinesTileRequest) GetCol() int32 {
+	if x != nil && x.Col != nil {
+		return *x.Col
+	}
+	return 0
+}
+
+// RevealMinesTileResponse is the game after the reveal.
+type RevealMinesTileResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// success is true for an accepted reveal, whatever it revealed.
+	Success bool `protobuf:"varint,1,opt,name=success,proto3" json:"success,omitempty"`
+	// hit_mine is true when the tile was a mine: the game is lost.
+	HitMine bool `protobuf:"varint,2,opt,name=hit_mine,json=hitMine,proto3" json:"hit_mine,omitempty"`
+	// mine_positions are the mines as "row,col", only once the game is over
+	// (empty while it runs).
+	MinePositions []string `protobuf:"bytes,3,rep,name=mine_positions,json=minePositions,proto3" json:"mine_positions,omitempty"`
+	// is_safe is true when the tile was a gem.
+	IsSafe bool `protobuf:"varint,4,opt,name=is_safe,json=isSafe,proto3" json:"is_safe,omitempty"`
+	// multiplier is the multiplier reached: what cashing out pays now, what
+	// the game paid once won, 0 once lost.
+	Multiplier string `protobuf:"bytes,5,opt,name=multiplier,proto3" json:"multiplier,omitempty"`
+	// potential_win is the stake times multiplier.
+	PotentialWin string `protobuf:"bytes,6,opt,name=potential_win,json=potentialWin,proto3" json:"potential_win,omitempty"`
+	// new_balance is the balance now (credited when the last gem cashed out).
+	NewBalance string `protobuf:"bytes,7,opt,name=new_balance,json=newBalance,proto3" json:"new_balance,omitempty"`
+	// game_over is true once the game has ended.
+	GameOver bool `protobuf:"varint,8,opt,name=game_over,json=gameOver,proto3" json:"game_over,omitempty"`
+	// win_amount is the payout of a game the reveal ended (0 otherwise).
+	WinAmount string `protobuf:"bytes,9,opt,name=win_amount,json=winAmount,proto3" json:"win_amount,omitempty"`
+	// revealed are the gems found so far as "row,col", in order.
+	Revealed []string `protobuf:"bytes,10,rep,name=revealed,proto3" json:"revealed,omitempty"`
+	// next_multiplier is what the next gem would pay (0 when none is left or the game is over).
+	NextMultiplier string `protobuf:"bytes,11,opt,name=next_multiplier,json=nextMultiplier,proto3" json:"next_multiplier,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *RevealMinesTileResponse) Reset() {
+	*x = RevealMinesTileResponse{}
+	mi := &file_fairplay_v1_game_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RevealMinesTileResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RevealMinesTileResponse) ProtoMessage() {}
+
+func (x *RevealMinesTileResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_fairplay_v1_game_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RevealMinesTileResponse.ProtoReflect.Descriptor instead.
+func (*RevealMinesTileResponse) Descriptor() ([]byte, []int) {
+	return file_fairplay_v1_game_proto_rawDescGZIP(), []int{15}
+}
+
+func (x *RevealMinesTileResponse) GetSuccess() bool {
+	if x != nil {
+		return x.Success
+	}
+	return false
+}
+
+func (x *RevealMinesTileResponse) GetHitMine() bool {
+	if x != nil {
+		return x.HitMine
+	}
+	return false
+}
+
+func (x *RevealMinesTileResponse) GetMinePositions() []string {
+	if x != nil {
+		return x.MinePositions
+	}
+	return nil
+}
+
+func (x *RevealMinesTileResponse) GetIsSafe() bool {
+	if x != nil {
+		return x.IsSafe
+	}
+	return false
+}
+
+func (x *RevealMinesTileResponse) GetMultiplier() string {
+	if x != nil {
+		return x.Multiplier
+	}
+	return ""
+}
+
+func (x *RevealMinesTileResponse) GetPotentialWin() string {
+	if x != nil {
+		return x.PotentialWin
+	}
+	return ""
+}
+
+func (x *RevealMinesTileResponse) GetNewBalance() string {
+	if x != nil {
+		return x.NewBalance
+	}
+	return ""
+}
+
+func (x *RevealMinesTileResponse) GetGameOver() bool {
+	if x != nil {
+		return x.GameOver
+	}
+	return false
+}
+
+func (x *RevealMinesTileResponse) GetWinAmount() string {
+	if x != nil {
+		return x.WinAmount
+	}
+	return ""
+}
+
+func (x *RevealMinesTileResponse) GetRevealed() []string {
+	if x != nil {
+		return x.Revealed
+	}
+	return nil
+}
+
+func (x *RevealMinesTileResponse) GetNextMultiplier() string {
+	if x != nil {
+		return x.NextMultiplier
+	}
+	return ""
+}
+
+// CashOutMinesRequest ends a game.
+type CashOutMinesRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// game_id is the running game.
+	GameId        string `protobuf:"bytes,1,opt,name=game_id,json=gameId,proto3" json:"game_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CashOutMinesRequest) Reset() {
+	*x = CashOutMinesRequest{}
+	mi := &file_fairplay_v1_game_proto_msgTypes[16]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CashOutMinesRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CashOutMinesRequest) ProtoMessage() {}
+
+func (x *CashOutMinesRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_fairplay_v1_game_proto_msgTypes[16]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CashOutMinesRequest.ProtoReflect.Descriptor instead.
+func (*CashOutMinesRequest) Descriptor() ([]byte, []int) {
+	return file_fairplay_v1_game_proto_rawDescGZIP(), []int{16}
+}
+
+func (x *CashOutMinesRequest) GetGameId() string {
+	if x != nil {
+		return x.GameId
+	}
+	return ""
+}
+
+// CashOutMinesResponse is the settled game.
+type CashOutMinesResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// success is true for a settled game.
+	Success bool `protobuf:"varint,1,opt,name=success,proto3" json:"success,omitempty"`
+	// mine_positions are the mines as "row,col".
+	MinePositions []string `protobuf:"bytes,2,rep,name=mine_positions,json=minePositions,proto3" json:"mine_positions,omitempty"`
+	// win_amount is the payout: the stake times multiplier, rounded down.
+	WinAmount string `protobuf:"bytes,3,opt,name=win_amount,json=winAmount,proto3" json:"win_amount,omitempty"`
+	// multiplier is the displayed multiplier paid.
+	Multiplier string `protobuf:"bytes,4,opt,name=multiplier,proto3" json:"multiplier,omitempty"`
+	// new_balance is the balance after the payout.
+	NewBalance string `protobuf:"bytes,5,opt,name=new_balance,json=newBalance,proto3" json:"new_balance,omitempty"`
+	// revealed are the gems found, as "row,col", in order.
+	Revealed      []string `protobuf:"bytes,6,rep,name=revealed,proto3" json:"revealed,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CashOutMinesResponse) Reset() {
+	*x = CashOutMinesResponse{}
+	mi := &file_fairplay_v1_game_proto_msgTypes[17]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CashOutMinesResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CashOutMinesResponse) ProtoMessage() {}
+
+func (x *CashOutMinesResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_fairplay_v1_game_proto_msgTypes[17]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CashOutMinesResponse.ProtoReflect.Descriptor instead.
+func (*CashOutMinesResponse) Descriptor() ([]byte, []int) {
+	return file_fairplay_v1_game_proto_rawDescGZIP(), []int{17}
+}
+
+func (x *CashOutMinesResponse) GetSuccess() bool {
+	if x != nil {
+		return x.Success
+	}
+	return false
+}
+
+func (x *CashOutMinesResponse) GetMinePositions() []string {
+	if x != nil {
+		return x.MinePositions
+	}
+	return nil
+}
+
+func (x *CashOutMinesResponse) GetWinAmount() string {
+	if x != nil {
+		return x.WinAmount
+	}
+	return ""
+}
+
+func (x *CashOutMinesResponse) GetMultiplier() string {
+	if x != nil {
+		return x.Multiplier
+	}
+	return ""
+}
+
+func (x *CashOutMinesResponse) GetNewBalance() string {
+	if x != nil {
+		return x.NewBalance
+	}
+	return ""
+}
+
+func (x *CashOutMinesResponse) GetRevealed() []string {
+	if x != nil {
+		return x.Revealed
+	}
+	return nil
+}
+
+// MinesGame is a running Mines game as its player may see it.
+type MinesGame struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// game_id identifies the game.
+	GameId string `protobuf:"bytes,1,opt,name=game_id,json=gameId,proto3" json:"game_id,omitempty"`
+	// bet_amount is the stake.
+	BetAmount string `protobuf:"bytes,2,opt,name=bet_amount,json=betAmount,proto3" json:"bet_amount,omitempty"`
+	// mine_count is the number of mines hidden.
+	MineCount int32 `protobuf:"varint,3,opt,name=mine_count,json=mineCount,proto3" json:"mine_count,omitempty"`
+	// revealed are the gems found so far as "row,col", in order.
+	Revealed []string `protobuf:"bytes,4,rep,name=revealed,proto3" json:"revealed,omitempty"`
+	// multiplier is what cashing out pays now (1 before the first gem).
+	Multiplier string `protobuf:"bytes,5,opt,name=multiplier,proto3" json:"multiplier,omitempty"`
+	// potential_win is the stake times multiplier (0 before the first gem).
+	PotentialWin string `protobuf:"bytes,6,opt,name=potential_win,json=potentialWin,proto3" json:"potential_win,omitempty"`
+	// next_multiplier is what the next gem would pay.
+	NextMultiplier string `protobuf:"bytes,7,opt,name=next_multiplier,json=nextMultiplier,proto3" json:"next_multiplier,omitempty"`
+	// fairness is the game's provably-fair data.
+	Fairness      *Fairness `protobuf:"bytes,8,opt,name=fairness,proto3" json:"fairness,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *MinesGame) Reset() {
+	*x = MinesGame{}
+	mi := &file_fairplay_v1_game_proto_msgTypes[18]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MinesGame) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MinesGame) ProtoMessage() {}
+
+func (x *MinesGame) ProtoReflect() protoreflect.Message {
+	mi := &file_fairplay_v1_game_proto_msgTypes[18]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MinesGame.ProtoReflect.Descriptor instead.
+func (*MinesGame) Descriptor() ([]byte, []int) {
+	return file_fairplay_v1_game_proto_rawDescGZIP(), []int{18}
+}
+
+func (x *MinesGame) GetGameId() string {
+	if x != nil {
+		return x.GameId
+	}
+	return ""
+}
+
+func (x *MinesGame) GetBetAmount() string {
+	if x != nil {
+		return x.BetAmount
+	}
+	return ""
+}
+
+func (x *MinesGame) GetMineCount() int32 {
+	if x != nil {
+		return x.MineCount
+	}
+	return 0
+}
+
+func (x *MinesGame) GetRevealed() []string {
+	if x != nil {
+		return x.Revealed
+	}
+	return nil
+}
+
+func (x *MinesGame) GetMultiplier() string {
+	if x != nil {
+		return x.Multiplier
+	}
+	return ""
+}
+
+func (x *MinesGame) GetPotentialWin() string {
+	if x != nil {
+		return x.PotentialWin
+	}
+	return ""
+}
+
+func (x *MinesGame) GetNextMultiplier() string {
+	if x != nil {
+		return x.NextMultiplier
+	}
+	return ""
+}
+
+func (x *MinesGame) GetFairness() *Fairness {
+	if x != nil {
+		return x.Fairness
+	}
+	return nil
+}
+
+// StartPumpRequest starts a Pump game.
+type StartPumpRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// bet_amount is the stake in dollars.
+	BetAmount string `protobuf:"bytes,1,opt,name=bet_amount,json=betAmount,proto3" json:"bet_amount,omitempty"`
+	// difficulty is easy, medium, hard or expert (1, 3, 5 or 10 pops of 25).
+	Difficulty    string `protobuf:"bytes,2,opt,name=difficulty,proto3" json:"difficulty,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *StartPumpRequest) Reset() {
+	*x = StartPumpRequest{}
+	mi := &file_fairplay_v1_game_proto_msgTypes[19]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StartPumpRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StartPumpRequest) ProtoMessage() {}
+
+func (x *StartPumpRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_fairplay_v1_game_proto_msgTypes[19]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StartPumpRequest.ProtoReflect.Descriptor instead.
+func (*StartPumpRequest) Descriptor() ([]byte, []int) {
+	return file_fairplay_v1_game_proto_rawDescGZIP(), []int{19}
+}
+
+func (x *StartPumpRequest) GetBetAmount() string {
+	if x != nil {
+		return x.BetAmount
+	}
+	return ""
+}
+
+func (x *StartPumpRequest) GetDifficulty() string {
+	if x != nil {
+		return x.Difficulty
+	}
+	return ""
+}
+
+// StartPumpResponse is the started game.
+type StartPumpResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// success is true for a started game.
+	Success bool `protobuf:"varint,1,opt,name=success,proto3" json:"success,omitempty"`
+	// game_id identifies the game in the next actions; it is also its bet id.
+	GameId string `protobuf:"bytes,2,opt,name=game_id,json=gameId,proto3" json:"game_id,omitempty"`
+	// new_balance is the balance after the stake.
+	NewBalance string `protobuf:"bytes,3,opt,name=new_balance,json=newBalance,proto3" json:"new_balance,omitempty"`
+	// difficulty is the game's difficulty.
+	Difficulty string `protobuf:"bytes,4,opt,name=difficulty,proto3" json:"difficulty,omitempty"`
+	// next_multiplier is what the first safe pump would pay.
+	NextMultiplier string `protobuf:"bytes,5,opt,name=next_multiplier,json=nextMultiplier,proto3" json:"next_multiplier,omitempty"`
+	// fairness is the game's provably-fair data (the server seed stays secret).
+	Fairness      *Fairness `protobuf:"bytes,6,opt,name=fairness,proto3" json:"fairness,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *StartPumpResponse) Reset() {
+	*x = StartPumpResponse{}
+	mi := &file_fairplay_v1_game_proto_msgTypes[20]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StartPumpResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StartPumpResponse) ProtoMessage() {}
+
+func (x *StartPumpResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_fairplay_v1_game_proto_msgTypes[20]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StartPumpResponse.ProtoReflect.Descriptor instead.
+func (*StartPumpResponse) Descriptor() ([]byte, []int) {
+	return file_fairplay_v1_game_proto_rawDescGZIP(), []int{20}
+}
+
+func (x *StartPumpResponse) GetSuccess() bool {
+	if x != nil {
+		return x.Success
+	}
+	return false
+}
+
+func (x *StartPumpResponse) GetGameId() string {
+	if x != nil {
+		return x.GameId
+	}
+	return ""
+}
+
+func (x *StartPumpResponse) GetNewBalance() string {
+	if x != nil {
+		return x.NewBalance
+	}
+	return ""
+}
+
+func (x *StartPumpResponse) GetDifficulty() string {
+	if x != nil {
+		return x.Difficulty
+	}
+	return ""
+}
+
+func (x *StartPumpResponse) GetNextMultiplier() string {
+	if x != nil {
+		return x.NextMultiplier
+	}
+	return ""
+}
+
+func (x *StartPumpResponse) GetFairness() *Fairness {
+	if x != nil {
+		return x.Fairness
+	}
+	return nil
+}
+
+// PumpBalloonRequest pumps once.
+type PumpBalloonRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// game_id is the running game.
+	GameId        string `protobuf:"bytes,1,opt,name=game_id,json=gameId,proto3" json:"game_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PumpBalloonRequest) Reset() {
+	*x = PumpBalloonRequest{}
+	mi := &file_fairplay_v1_game_proto_msgTypes[21]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PumpBalloonRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PumpBalloonRequest) ProtoMessage() {}
+
+func (x *PumpBalloonRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_fairplay_v1_game_proto_msgTypes[21]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PumpBalloonRequest.ProtoReflect.Descriptor instead.
+func (*PumpBalloonRequest) Descriptor() ([]byte, []int) {
+	return file_fairplay_v1_game_proto_rawDescGZIP(), []int{21}
+}
+
+func (x *PumpBalloonRequest) GetGameId() string {
+	if x != nil {
+		return x.GameId
+	}
+	return ""
+}
+
+// PumpBalloonResponse is the game after the pump.
+type PumpBalloonResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// success is true for an accepted pump, whatever it did.
+	Success bool `protobuf:"varint,1,opt,name=success,proto3" json:"success,omitempty"`
+	// pump_count is the number of safe pumps made.
+	PumpCount int32 `protobuf:"varint,2,opt,name=pump_count,json=pumpCount,proto3" json:"pump_count,omitempty"`
+	// multiplier is the multiplier reached: what cashing out pays now, what
+	// the game paid once won, 0 once burst.
+	Multiplier string `protobuf:"bytes,3,opt,name=multiplier,proto3" json:"multiplier,omitempty"`
+	// burst is true when the balloon burst: the game is lost.
+	Burst bool `protobuf:"varint,4,opt,name=burst,proto3" json:"burst,omitempty"`
+	// new_balance is the balance now (credited when the last pump cashed out).
+	NewBalance string `protobuf:"bytes,5,opt,name=new_balance,json=newBalance,proto3" json:"new_balance,omitempty"`
+	// game_over is true once the game has ended.
+	GameOver bool `protobuf:"varint,6,opt,name=game_over,json=gameOver,proto3" json:"game_over,omitempty"`
+	// win_amount is the payout of a game the pump ended (0 otherwise).
+	WinAmount string `protobuf:"bytes,7,opt,name=win_amount,json=winAmount,proto3" json:"win_amount,omitempty"`
+	// potential_win is the stake times multiplier.
+	PotentialWin string `protobuf:"bytes,8,opt,name=potential_win,json=potentialWin,proto3" json:"potential_win,omitempty"`
+	// next_multiplier is what the next safe pump would pay (0 when over).
+	NextMultiplier string `protobuf:"bytes,9,opt,name=next_multiplier,json=nextMultiplier,proto3" json:"next_multiplier,omitempty"`
+	// pops are the hidden pop positions (1 to 25), only once the game is over.
+	Pops          []int32 `protobuf:"varint,10,rep,packed,name=pops,proto3" json:"pops,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PumpBalloonResponse) Reset() {
+	*x = PumpBalloonResponse{}
+	mi := &file_fairplay_v1_game_proto_msgTypes[22]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PumpBalloonResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PumpBalloonResponse) ProtoMessage() {}
+
+func (x *PumpBalloonResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_fairplay_v1_game_proto_msgTypes[22]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PumpBalloonResponse.ProtoReflect.Descriptor instead.
+func (*PumpBalloonResponse) Descriptor() ([]byte, []int) {
+	return file_fairplay_v1_game_proto_rawDescGZIP(), []int{22}
+}
+
+func (x *PumpBalloonResponse) GetSuccess() bool {
+	if x != nil {
+		return x.Success
+	}
+	return false
+}
+
+func (x *PumpBalloonResponse) GetPumpCount() int32 {
+	if x != nil {
+		return x.PumpCount
+	}
+	return 0
+}
+
+func (x *PumpBalloonResponse) GetMultiplier() string {
+	if x != nil {
+		return x.Multiplier
+	}
+	return ""
+}
+
+func (x *PumpBalloonResponse) GetBurst() bool {
+	if x != nil {
+		return x.Burst
+	}
+	return false
+}
+
+func (x *PumpBalloonResponse) GetNewBalance() string {
+	if x != nil {
+		return x.NewBalance
+	}
+	return ""
+}
+
+func (x *PumpBalloonResponse) GetGameOver() bool {
+	if x != nil {
+		return x.GameOver
+	}
+	return false
+}
+
+func (x *PumpBalloonResponse) GetWinAmount() string {
+	if x != nil {
+		return x.WinAmount
+	}
+	return ""
+}
+
+func (x *PumpBalloonResponse) GetPotentialWin() string {
+	if x != nil {
+		return x.PotentialWin
+	}
+	return ""
+}
+
+func (x *PumpBalloonResponse) GetNextMultiplier() string {
+	if x != nil {
+		return x.NextMultiplier
+	}
+	return ""
+}
+
+func (x *PumpBalloonResponse) GetPops() []int32 {
+	if x != nil {
+		return x.Pops
+	}
+	return nil
+}
+
+// CashOutPumpRequest ends a game.
+type CashOutPumpRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// game_id is the running game.
+	GameId        string `protobuf:"bytes,1,opt,name=game_id,json=gameId,proto3" json:"game_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CashOutPumpRequest) Reset() {
+	*x = CashOutPumpRequest{}
+	mi := &file_fairplay_v1_game_proto_msgTypes[23]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CashOutPumpRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CashOutPumpRequest) ProtoMessage() {}
+
+func (x *CashOutPumpRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_fairplay_v1_game_proto_msgTypes[23]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CashOutPumpRequest.ProtoReflect.Descriptor instead.
+func (*CashOutPumpRequest) Descriptor() ([]byte, []int) {
+	return file_fairplay_v1_game_proto_rawDescGZIP(), []int{23}
+}
+
+func (x *CashOutPumpRequest) GetGameId() string {
+	if x != nil {
+		return x.GameId
+	}
+	return ""
+}
+
+// CashOutPumpResponse is the settled game.
+type CashOutPumpResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// success is true for a settled game.
+	Success bool `protobuf:"varint,1,opt,name=success,proto3" json:"success,omitempty"`
+	// win_amount is the payout: the stake times multiplier, rounded down.
+	WinAmount string `protobuf:"bytes,2,opt,name=win_amount,json=winAmount,proto3" json:"win_amount,omitempty"`
+	// new_balance is the balance after the payout.
+	NewBalance string `protobuf:"bytes,3,opt,name=new_balance,json=newBalance,proto3" json:"new_balance,omitempty"`
+	// multiplier is the multiplier paid.
+	Multiplier string `protobuf:"bytes,4,opt,name=multiplier,proto3" json:"multiplier,omitempty"`
+	// pump_count is the number of safe pumps made.
+	PumpCount int32 `protobuf:"varint,5,opt,name=pump_count,json=pumpCount,proto3" json:"pump_count,omitempty"`
+	// pops are the pop positions (1 to 25) that were hidden.
+	Pops          []int32 `protobuf:"varint,6,rep,packed,name=pops,proto3" json:"pops,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CashOutPumpResponse) Reset() {
+	*x = CashOutPumpResponse{}
+	mi := &file_fairplay_v1_game_proto_msgTypes[24]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CashOutPumpResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CashOutPumpResponse) ProtoMessage() {}
+
+func (x *CashOutPumpResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_fairplay_v1_game_proto_msgTypes[24]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CashOutPumpResponse.ProtoReflect.Descriptor instead.
+func (*CashOutPumpResponse) Descriptor() ([]byte, []int) {
+	return file_fairplay_v1_game_proto_rawDescGZIP(), []int{24}
+}
+
+func (x *CashOutPumpResponse) GetSuccess() bool {
+	if x != nil {
+		return x.Success
+	}
+	return false
+}
+
+func (x *CashOutPumpResponse) GetWinAmount() string {
+	if x != nil {
+		return x.WinAmount
+	}
+	return ""
+}
+
+func (x *CashOutPumpResponse) GetNewBalance() string {
+	if x != nil {
+		return x.NewBalance
+	}
+	return ""
+}
+
+func (x *CashOutPumpResponse) GetMultiplier() string {
+	if x != nil {
+		return x.Multiplier
+	}
+	return ""
+}
+
+func (x *CashOutPumpResponse) GetPumpCount() int32 {
+	if x != nil {
+		return x.PumpCount
+	}
+	return 0
+}
+
+func (x *CashOutPumpResponse) GetPops() []int32 {
+	if x != nil {
+		return x.Pops
+	}
+	return nil
+}
+
+// PumpGame is a running Pump game as its player may see it.
+type PumpGame struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// game_id identifies the game.
+	GameId string `protobuf:"bytes,1,opt,name=game_id,json=gameId,proto3" json:"game_id,omitempty"`
+	// bet_amount is the stake.
+	BetAmount string `protobuf:"bytes,2,opt,name=bet_amount,json=betAmount,proto3" json:"bet_amount,omitempty"`
+	// difficulty is easy, medium, hard or expert.
+	Difficulty string `protobuf:"bytes,3,opt,name=difficulty,proto3" json:"difficulty,omitempty"`
+	// pump_count is the number of safe pumps made.
+	PumpCount int32 `protobuf:"varint,4,opt,name=pump_count,json=pumpCount,proto3" json:"pump_count,omitempty"`
+	// multiplier is what cashing out pays now (1 before the first pump).
+	Multiplier string `protobuf:"bytes,5,opt,name=multiplier,proto3" json:"multiplier,omitempty"`
+	// potential_win is the stake times multiplier (0 before the first pump).
+	PotentialWin string `protobuf:"bytes,6,opt,name=potential_win,json=potentialWin,proto3" json:"potential_win,omitempty"`
+	// next_multiplier is what the next safe pump would pay.
+	NextMultiplier string `protobuf:"bytes,7,opt,name=next_multiplier,json=nextMultiplier,proto3" json:"next_multiplier,omitempty"`
+	// fairness is the game's provably-fair data.
+	Fairness      *Fairness `protobuf:"bytes,8,opt,name=fairness,proto3" json:"fairness,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PumpGame) Reset() {
+	*x = PumpGame{}
+	mi := &file_fairplay_v1_game_proto_msgTypes[25]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PumpGame) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PumpGame) ProtoMessage() {}
+
+func (x *PumpGame) ProtoReflect() protoreflect.Message {
+	mi := &file_fairplay_v1_game_proto_msgTypes[25]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PumpGame.ProtoReflect.Descriptor instead.
+func (*PumpGame) Descriptor() ([]byte, []int) {
+	return file_fairplay_v1_game_proto_rawDescGZIP(), []int{25}
+}
+
+func (x *PumpGame) GetGameId() string {
+	if x != nil {
+		return x.GameId
+	}
+	return ""
+}
+
+func (x *PumpGame) GetBetAmount() string {
+	if x != nil {
+		return x.BetAmount
+	}
+	return ""
+}
+
+func (x *PumpGame) GetDifficulty() string {
+	if x != nil {
+		return x.Difficulty
+	}
+	return ""
+}
+
+func (x *PumpGame) GetPumpCount() int32 {
+	if x != nil {
+		return x.PumpCount
+	}
+	return 0
+}
+
+func (x *PumpGame) GetMultiplier() string {
+	if x != nil {
+		return x.Multiplier
+	}
+	return ""
+}
+
+func (x *PumpGame) GetPotentialWin() string {
+	if x != nil {
+		return x.PotentialWin
+	}
+	return ""
+}
+
+func (x *PumpGame) GetNextMultiplier() string {
+	if x != nil {
+		return x.NextMultiplier
+	}
+	return ""
+}
+
+func (x *PumpGame) GetFairness() *Fairness {
+	if x != nil {
+		return x.Fairness
+	}
+	return nil
+}
+
+// Card is a playing card. The dealer's face-down card is sent as
+// {hidden: true} alone, so a client cannot peek at it.
+type Card struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// value is "2" to "10", "J", "Q", "K" or "A"; absent when hidden.
+	Value *string `protobuf:"bytes,1,opt,name=value,proto3,oneof" json:"value,omitempty"`
+	// suit is hearts, diamonds, spades or clubs; absent when hidden.
+	Suit *string `protobuf:"bytes,2,opt,name=suit,proto3,oneof" json:"suit,omitempty"`
+	// numeric_value is 2 to 10, 10 for a face card, 11 for an ace (counted 1
+	// when 11 would bust); absent when hidden.
+	NumericValue *int32 `protobuf:"varint,3,opt,name=numeric_value,json=numericValue,proto3,oneof" json:"numeric_value,omitempty"`
+	// hidden is true for the dealer's face-down card.
+	Hidden        bool `protobuf:"varint,4,opt,name=hidden,proto3" json:"hidden,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Card) Reset() {
+	*x = Card{}
+	mi := &file_fairplay_v1_game_proto_msgTypes[26]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Card) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Card) ProtoMessage() {}
+
+func (x *Card) ProtoReflect() protoreflect.Message {
+	mi := &file_fairplay_v1_game_proto_msgTypes[26]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Card.ProtoReflect.Descriptor instead.
+func (*Card) Descriptor() ([]byte, []int) {
+	return file_fairplay_v1_game_proto_rawDescGZIP(), []int{26}
+}
+
+func (x *Card) GetValue() string {
+	if x != nil && x.Value != nil {
+		return *x.Value
+	}
+	return ""
+}
+
+func (x *Card) GetSuit() string {
+	if x != nil && x.Suit != nil {
+		return *x.Suit
+	}
+	return ""
+}
+
+func (x *Card) GetNumericValue() int32 {
+	if x != nil && x.NumericValue != nil {
+		return *x.NumericValue
+	}
+	return 0
+}
+
+func (x *Card) GetHidden() bool {
+	if x != nil {
+		return x.Hidden
+	}
+	return false
+}
+
+// StartBlackjackRequest deals a game.
+type StartBlackjackRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// bet_amount is the stake in dollars.
+	BetAmount     string `protobuf:"bytes,1,opt,name=bet_amount,json=betAmount,proto3" json:"bet_amount,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *StartBlackjackRequest) Reset() {
+	*x = StartBlackjackRequest{}
+	mi := &file_fairplay_v1_game_proto_msgTypes[27]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StartBlackjackRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StartBlackjackRequest) ProtoMessage() {}
+
+func (x *StartBlackjackRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_fairplay_v1_game_proto_msgTypes[27]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StartBlackjackRequest.ProtoReflect.Descriptor instead.
+func (*StartBlackjackRequest) Descriptor() ([]byte, []int) {
+	return file_fairplay_v1_game_proto_rawDescGZIP(), []int{27}
+}
+
+func (x *StartBlackjackRequest) GetBetAmount() string {
+	if x != nil {
+		return x.BetAmount
+	}
+	return ""
+}
+
+// StartBlackjackResponse is the dealt game.
+type StartBlackjackResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// success is true for a dealt game.
+	Success bool `protobuf:"varint,1,opt,name=success,proto3" json:"success,omitempty"`
+	// game_id identifies the game in the next actions; it is also its bet id.
+	GameId string `protobuf:"bytes,2,opt,name=game_id,json=gameId,proto3" json:"game_id,omitempty"`
+	// player_hand is the player's two cards.
+	PlayerHand []*Card `protobuf:"bytes,3,rep,name=player_hand,json=playerHand,proto3" json:"player_hand,omitempty"`
+	// dealer_hand is the dealer's up card and, while the game runs, the hidden hole card.
+	DealerHand []*Card `protobuf:"bytes,4,rep,name=dealer_hand,json=dealerHand,proto3" json:"dealer_hand,omitempty"`
+	// result is the banner text once over ("Blackjack! You win", "Push", ...), else "".
+	Result string `protobuf:"bytes,5,opt,name=result,proto3" json:"result,omitempty"`
+	// win_amount is the payout of a game a natural ended (0 otherwise).
+	WinAmount string `protobuf:"bytes,6,opt,name=win_amount,json=winAmount,proto3" json:"win_amount,omitempty"`
+	// game_over is true when a natural ended the game at once.
+	GameOver bool `protobuf:"varint,7,opt,name=game_over,json=gameOver,proto3" json:"game_over,omitempty"`
+	// new_balance is the balance after the stake (and any payout).
+	NewBalance string `protobuf:"bytes,8,opt,name=new_balance,json=newBalance,proto3" json:"new_balance,omitempty"`
+	// player_value is the player's hand total.
+	PlayerValue int32 `protobuf:"varint,9,opt,name=player_value,json=playerValue,proto3" json:"player_value,omitempty"`
+	// dealer_value is the total of the dealer's visible cards.
+	DealerValue int32 `protobuf:"varint,10,opt,name=dealer_value,json=dealerValue,proto3" json:"dealer_value,omitempty"`
+	// can_double tells whether Double is allowed now (the balance is checked when doubling).
+	CanDouble bool `protobuf:"varint,11,opt,name=can_double,json=canDouble,proto3" json:"can_double,omitempty"`
+	// fairness is the game's provably-fair data (the server seed stays secret).
+	Fairness      *Fairness `protobuf:"bytes,12,opt,name=fairness,proto3" json:"fairness,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *StartBlackjackResponse) Reset() {
+	*x = StartBlackjackResponse{}
+	mi := &file_fairplay_v1_game_proto_msgTypes[28]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StartBlackjackResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StartBlackjackResponse) ProtoMessage() {}
+
+func (x *StartBlackjackResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_fairplay_v1_game_proto_msgTypes[28]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StartBlackjackResponse.ProtoReflect.Descriptor instead.
+func (*StartBlackjackResponse) Descriptor() ([]byte, []int) {
+	return file_fairplay_v1_game_proto_rawDescGZIP(), []int{28}
+}
+
+func (x *StartBlackjackResponse) GetSuccess() bool {
+	if x != nil {
+		return x.Success
+	}
+	return false
+}
+
+func (x *StartBlackjackResponse) GetGameId() string {
+	if x != nil {
+		return x.GameId
+	}
+	return ""
+}
+
+func (x *StartBlackjackResponse) GetPlayerHand() []*Card {
+	if x != nil {
+		return x.PlayerHand
+	}
+	return nil
+}
+
+func (x *StartBlackjackResponse) GetDealerHand() []*Card {
+	if x != nil {
+		return x.DealerHand
+	}
+	return nil
+}
+
+func (x *StartBlackjackResponse) GetResult() string {
+	if x != nil {
+		return x.Result
+	}
+	return ""
+}
+
+func (x *StartBlackjackResponse) GetWinAmount() string {
+	if x != nil {
+		return x.WinAmount
+	}
+	return ""
+}
+
+func (x *StartBlackjackResponse) GetGameOver() bool {
+	if x != nil {
+		return x.GameOver
+	}
+	return false
+}
+
+func (x *StartBlackjackResponse) GetNewBalance() string {
+	if x != nil {
+		return x.NewBalance
+	}
+	return ""
+}
+
+func (x *StartBlackjackResponse) GetPlayerValue() int32 {
+	if x != nil {
+		return x.PlayerValue
+	}
+	return 0
+}
+
+func (x *StartBlackjackResponse) GetDealerValue() int32 {
+	if x != nil {
+		return x.DealerValue
+	}
+	return 0
+}
+
+func (x *StartBlackjackResponse) GetCanDouble() bool {
+	if x != nil {
+		return x.CanDouble
+	}
+	return false
+}
+
+func (x *StartBlackjackResponse) GetFairness() *Fairness {
+	if x != nil {
+		return x.Fairness
+	}
+	return nil
+}
+
+// HitBlackjackRequest asks for a card.
+type HitBlackjackRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// game_id is the running game.
+	GameId        string `protobuf:"bytes,1,opt,name=game_id,json=gameId,proto3" json:"game_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *HitBlackjackRequest) Reset() {
+	*x = HitBlackjackRequest{}
+	mi := &file_fairplay_v1_game_proto_msgTypes[29]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *HitBlackjackRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*HitBlackjackRequest) ProtoMessage() {}
+
+func (x *HitBlackjackRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_fairplay_v1_game_proto_msgTypes[29]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use HitBlackjackRequest.ProtoReflect.Descriptor instead.
+func (*HitBlackjackRequest) Descriptor() ([]byte, []int) {
+	return file_fairplay_v1_game_proto_rawDescGZIP(), []int{29}
+}
+
+func (x *HitBlackjackRequest) GetGameId() string {
+	if x != nil {
+		return x.GameId
+	}
+	return ""
+}
+
+// HitBlackjackResponse is the game after the hit.
+type HitBlackjackResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// success is true for an accepted hit.
+	Success bool `protobuf:"varint,1,opt,name=success,proto3" json:"success,omitempty"`
+	// player_hand is the player's cards.
+	PlayerHand []*Card `protobuf:"bytes,2,rep,name=player_hand,json=playerHand,proto3" json:"player_hand,omitempty"`
+	// result is the banner text once over, else "".
+	Result string `protobuf:"bytes,3,opt,name=result,proto3" json:"result,omitempty"`
+	// win_amount is the payout once over (0 otherwise).
+	WinAmount string `protobuf:"bytes,4,opt,name=win_amount,json=winAmount,proto3" json:"win_amount,omitempty"`
+	// game_over is true when the hit ended the game (a bust, or 21 and the dealer played).
+	GameOver bool `protobuf:"varint,5,opt,name=game_over,json=gameOver,proto3" json:"game_over,omitempty"`
+	// dealer_hand is the dealer's cards, the hole card hidden while the game runs.
+	DealerHand []*Card `protobuf:"bytes,6,rep,name=dealer_hand,json=dealerHand,proto3" json:"dealer_hand,omitempty"`
+	// new_balance is the balance now.
+	NewBalance string `protobuf:"bytes,7,opt,name=new_balance,json=newBalance,proto3" json:"new_balance,omitempty"`
+	// player_value is the player's hand total.
+	PlayerValue int32 `protobuf:"varint,8,opt,name=player_value,json=playerValue,proto3" json:"player_value,omitempty"`
+	// dealer_value is the total of the dealer's visible cards.
+	DealerValue   int32 `protobuf:"varint,9,opt,name=dealer_value,json=dealerValue,proto3" json:"dealer_value,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *HitBlackjackResponse) Reset() {
+	*x = HitBlackjackResponse{}
+	mi := &file_fairplay_v1_game_proto_msgTypes[30]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *HitBlackjackResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*HitBlackjackResponse) ProtoMessage() {}
+
+func (x *HitBlackjackResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_fairplay_v1_game_proto_msgTypes[30]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use HitBlackjackResponse.ProtoReflect.Descriptor instead.
+func (*HitBlackjackResponse) Descriptor() ([]byte, []int) {
+	return file_fairplay_v1_game_proto_rawDescGZIP(), []int{30}
+}
+
+func (x *HitBlackjackResponse) GetSuccess() bool {
+	if x != nil {
+		return x.Success
+	}
+	return false
+}
+
+func (x *HitBlackjackResponse) GetPlayerHand() []*Card {
+	if x != nil {
+		return x.PlayerHand
+	}
+	return nil
+}
+
+func (x *HitBlackjackResponse) GetResult() string {
+	if x != nil {
+		return x.Result
+	}
+	return ""
+}
+
+func (x *HitBlackjackResponse) GetWinAmount() string {
+	if x != nil {
+		return x.WinAmount
+	}
+	return ""
+}
+
+func (x *HitBlackjackResponse) GetGameOver() bool {
+	if x != nil {
+		return x.GameOver
+	}
+	return false
+}
+
+func (x *HitBlackjackResponse) GetDealerHand() []*Card {
+	if x != nil {
+		return x.DealerHand
+	}
+	return nil
+}
+
+func (x *HitBlackjackResponse) GetNewBalance() string {
+	if x != nil {
+		return x.NewBalance
+	}
+	return ""
+}
+
+func (x *HitBlackjackResponse) GetPlayerValue() int32 {
+	if x != nil {
+		return x.PlayerValue
+	}
+	return 0
+}
+
+func (x *HitBlackjackResponse) GetDealerValue() int32 {
+	if x != nil {
+		return x.DealerValue
+	}
+	return 0
+}
+
+// StandBlackjackRequest ends the player's turn.
+type StandBlackjackRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// game_id is the running game.
+	GameId        string `protobuf:"bytes,1,opt,name=game_id,json=gameId,proto3" json:"game_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *StandBlackjackRequest) Reset() {
+	*x = StandBlackjackRequest{}
+	mi := &file_fairplay_v1_game_proto_msgTypes[31]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StandBlackjackRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StandBlackjackRequest) ProtoMessage() {}
+
+func (x *StandBlackjackRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_fairplay_v1_game_proto_msgTypes[31]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StandBlackjackRequest.ProtoReflect.Descriptor instead.
+func (*StandBlackjackRequest) Descriptor() ([]byte, []int) {
+	return file_fairplay_v1_game_proto_rawDescGZIP(), []int{31}
+}
+
+func (x *StandBlackjackRequest) GetGameId() string {
+	if x != nil {
+		return x.GameId
+	}
+	return ""
+}
+
+// StandBlackjackResponse is the settled game.
+type StandBlackjackResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// success is true for a settled game.
+	Success bool `protobuf:"varint,1,opt,name=success,proto3" json:"success,omitempty"`
+	// dealer_hand is the dealer's full hand.
+	DealerHand []*Card `protobuf:"bytes,2,rep,name=dealer_hand,json=dealerHand,proto3" json:"dealer_hand,omitempty"`
+	// result is the banner text ("You win", "Push", "Dealer wins", ...).
+	Result string `protobuf:"bytes,3,opt,name=result,proto3" json:"result,omitempty"`
+	// win_amount is the payout (0 on a loss, the stake back on a push).
+	WinAmount string `protobuf:"bytes,4,opt,name=win_amount,json=winAmount,proto3" json:"win_amount,omitempty"`
+	// new_balance is the balance after the payout.
+	NewBalance string `protobuf:"bytes,5,opt,name=new_balance,json=newBalance,proto3" json:"new_balance,omitempty"`
+	// player_hand is the player's cards.
+	PlayerHand []*Card `protobuf:"bytes,6,rep,name=player_hand,json=playerHand,proto3" json:"player_hand,omitempty"`
+	// player_value is the player's hand total.
+	PlayerValue int32 `protobuf:"varint,7,opt,name=player_value,json=playerValue,proto3" json:"player_value,omitempty"`
+	// dealer_value is the dealer's hand total.
+	DealerValue int32 `protobuf:"varint,8,opt,name=dealer_value,json=dealerValue,proto3" json:"dealer_value,omitempty"`
+	// game_over is always true.
+	GameOver      bool `protobuf:"varint,9,opt,name=game_over,json=gameOver,proto3" json:"game_over,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *StandBlackjackResponse) Reset() {
+	*x = StandBlackjackResponse{}
+	mi := &file_fairplay_v1_game_proto_msgTypes[32]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StandBlackjackResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StandBlackjackResponse) ProtoMessage() {}
+
+func (x *StandBlackjackResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_fairplay_v1_game_proto_msgTypes[32]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StandBlackjackResponse.ProtoReflect.Descriptor instead.
+func (*StandBlackjackResponse) Descriptor() ([]byte, []int) {
+	return file_fairplay_v1_game_proto_rawDescGZIP(), []int{32}
+}
+
+func (x *StandBlackjackResponse) GetSuccess() bool {
+	if x != nil {
+		return x.Success
+	}
+	return false
+}
+
+func (x *StandBlackjackResponse) GetDealerHand() []*Card {
+	if x != nil {
+		return x.DealerHand
+	}
+	return nil
+}
+
+func (x *StandBlackjackResponse) GetResult() string {
+	if x != nil {
+		return x.Result
+	}
+	return ""
+}
+
+func (x *StandBlackjackResponse) GetWinAmount() string {
+	if x != nil {
+		return x.WinAmount
+	}
+	return ""
+}
+
+func (x *StandBlackjackResponse) GetNewBalance() string {
+	if x != nil {
+		return x.NewBalance
+	}
+	return ""
+}
+
+func (x *StandBlackjackResponse) GetPlayerHand() []*Card {
+	if x != nil {
+		return x.PlayerHand
+	}
+	return nil
+}
+
+func (x *StandBlackjackResponse) GetPlayerValue() int32 {
+	if x != nil {
+		return x.PlayerValue
+	}
+	return 0
+}
+
+func (x *StandBlackjackResponse) GetDealerValue() int32 {
+	if x != nil {
+		return x.DealerValue
+	}
+	return 0
+}
+
+func (x *StandBlackjackResponse) GetGameOver() bool {
+	if x != nil {
+		return x.GameOver
+	}
+	return false
+}
+
+// DoubleBlackjackRequest doubles down.
+type DoubleBlackjackRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// game_id is the running game.
+	GameId        string `protobuf:"bytes,1,opt,name=game_id,json=gameId,proto3" json:"game_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DoubleBlackjackRequest) Reset() {
+	*x = DoubleBlackjackRequest{}
+	mi := &file_fairplay_v1_game_proto_msgTypes[33]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DoubleBlackjackRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DoubleBlackjackRequest) ProtoMessage() {}
+
+func (x *DoubleBlackjackRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_fairplay_v1_game_proto_msgTypes[33]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DoubleBlackjackRequest.ProtoReflect.Descriptor instead.
+func (*DoubleBlackjackRequest) Descriptor() ([]byte, []int) {
+	return file_fairplay_v1_game_proto_rawDescGZIP(), []int{33}
+}
+
+func (x *DoubleBlackjackRequest) GetGameId() string {
+	if x != nil {
+		return x.GameId
+	}
+	return ""
+}
+
+// DoubleBlackjackResponse is the settled game.
+type DoubleBlackjackResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// success is true for a settled game.
+	Success bool `protobuf:"varint,1,opt,name=success,proto3" json:"success,omitempty"`
+	// dealer_hand is the dealer's full hand.
+	DealerHand []*Card `protobuf:"bytes,2,rep,name=dealer_hand,json=dealerHand,proto3" json:"dealer_hand,omitempty"`
+	// player_hand is the player's three cards.
+	PlayerHand []*Card `protobuf:"bytes,3,rep,name=player_hand,json=playerHand,proto3" json:"player_hand,omitempty"`
+	// player_value is the player's hand total.
+	PlayerValue int32 `protobuf:"varint,4,opt,name=player_value,json=playerValue,proto3" json:"player_value,omitempty"`
+	// result is the banner text.
+	Result string `protobuf:"bytes,5,opt,name=result,proto3" json:"result,omitempty"`
+	// win_amount is the payout on the doubled stake.
+	WinAmount string `protobuf:"bytes,6,opt,name=win_amount,json=winAmount,proto3" json:"win_amount,omitempty"`
+	// new_balance is the balance after both stakes and the payout.
+	NewBalance string `protobuf:"bytes,7,opt,name=new_balance,json=newBalance,proto3" json:"new_balance,omitempty"`
+	// dealer_value is the dealer's hand total.
+	DealerValue int32 `protobuf:"varint,8,opt,name=dealer_value,json=dealerValue,proto3" json:"dealer_value,omitempty"`
+	// game_over is always true.
+	GameOver bool `protobuf:"varint,9,opt,name=game_over,json=gameOver,proto3" json:"game_over,omitempty"`
+	// bet_amount is the total stake, twice the original.
+	BetAmount     string `protobuf:"bytes,10,opt,name=bet_amount,json=betAmount,proto3" json:"bet_amount,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DoubleBlackjackResponse) Reset() {
+	*x = DoubleBlackjackResponse{}
+	mi := &file_fairplay_v1_game_proto_msgTypes[34]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DoubleBlackjackResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DoubleBlackjackResponse) ProtoMessage() {}
+
+func (x *DoubleBlackjackResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_fairplay_v1_game_proto_msgTypes[34]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DoubleBlackjackResponse.ProtoReflect.Descriptor instead.
+func (*DoubleBlackjackResponse) Descriptor() ([]byte, []int) {
+	return file_fairplay_v1_game_proto_rawDescGZIP(), []int{34}
+}
+
+func (x *DoubleBlackjackResponse) GetSuccess() bool {
+	if x != nil {
+		return x.Success
+	}
+	return false
+}
+
+func (x *DoubleBlackjackResponse) GetDealerHand() []*Card {
+	if x != nil {
+		return x.DealerHand
+	}
+	return nil
+}
+
+func (x *DoubleBlackjackResponse) GetPlayerHand() []*Card {
+	if x != nil {
+		return x.PlayerHand
+	}
+	return nil
+}
+
+func (x *DoubleBlackjackResponse) GetPlayerValue() int32 {
+	if x != nil {
+		return x.PlayerValue
+	}
+	return 0
+}
+
+func (x *DoubleBlackjackResponse) GetResult() string {
+	if x != nil {
+		return x.Result
+	}
+	return ""
+}
+
+func (x *DoubleBlackjackResponse) GetWinAmount() string {
+	if x != nil {
+		return x.WinAmount
+	}
+	return ""
+}
+
+func (x *DoubleBlackjackResponse) GetNewBalance() string {
+	if x != nil {
+		return x.NewBalance
+	}
+	return ""
+}
+
+func (x *DoubleBlackjackResponse) GetDealerValue() int32 {
+	if x != nil {
+		return x.DealerValue
+	}
+	return 0
+}
+
+func (x *DoubleBlackjackResponse) GetGameOver() bool {
+	if x != nil {
+		return x.GameOver
+	}
+	return false
+}
+
+func (x *DoubleBlackjackResponse) GetBetAmount() string {
+	if x != nil {
+		return x.BetAmount
+	}
+	return ""
+}
+
+// BlackjackGame is a running Blackjack game as its player may see it.
+type BlackjackGame struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// game_id identifies the game.
+	GameId string `protobuf:"bytes,1,opt,name=game_id,json=gameId,proto3" json:"game_id,omitempty"`
+	// bet_amount is the stake.
+	BetAmount string `protobuf:"bytes,2,opt,name=bet_amount,json=betAmount,proto3" json:"bet_amount,omitempty"`
+	// player_hand is the player's cards.
+	PlayerHand []*Card `protobuf:"bytes,3,rep,name=player_hand,json=playerHand,proto3" json:"player_hand,omitempty"`
+	// dealer_hand is the dealer's up card and the hidden hole card.
+	DealerHand []*Card `protobuf:"bytes,4,rep,name=dealer_hand,json=dealerHand,proto3" json:"dealer_hand,omitempty"`
+	// player_value is the player's hand total.
+	PlayerValue int32 `protobuf:"varint,5,opt,name=player_value,json=playerValue,proto3" json:"player_value,omitempty"`
+	// dealer_value is the total of the dealer's up card.
+	DealerValue int32 `protobuf:"varint,6,opt,name=dealer_value,json=dealerValue,proto3" json:"dealer_value,omitempty"`
+	// can_double tells whether Double is allowed now.
+	CanDouble bool `protobuf:"varint,7,opt,name=can_double,json=canDouble,proto3" json:"can_double,omitempty"`
+	// fairness is the game's provably-fair data.
+	Fairness      *Fairness `protobuf:"bytes,8,opt,name=fairness,proto3" json:"fairness,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *BlackjackGame) Reset() {
+	*x = BlackjackGame{}
+	mi := &file_fairplay_v1_game_proto_msgTypes[35]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *BlackjackGame) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*BlackjackGame) ProtoMessage() {}
+
+func (x *BlackjackGame) ProtoReflect() protoreflect.Message {
+	mi := &file_fairplay_v1_game_proto_msgTypes[35]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use BlackjackGame.ProtoReflect.Descriptor instead.
+func (*BlackjackGame) Descriptor() ([]byte, []int) {
+	return file_fairplay_v1_game_proto_rawDescGZIP(), []int{35}
+}
+
+func (x *BlackjackGame) GetGameId() string {
+	if x != nil {
+		return x.GameId
+	}
+	return ""
+}
+
+func (x *BlackjackGame) GetBetAmount() string {
+	if x != nil {
+		return x.BetAmount
+	}
+	return ""
+}
+
+func (x *BlackjackGame) GetPlayerHand() []*Card {
+	if x != nil {
+		return x.PlayerHand
+	}
+	return nil
+}
+
+func (x *BlackjackGame) GetDealerHand() []*Card {
+	if x != nil {
+		return x.DealerHand
+	}
+	return nil
+}
+
+func (x *BlackjackGame) GetPlayerValue() int32 {
+	if x != nil {
+		return x.PlayerValue
+	}
+	return 0
+}
+
+func (x *BlackjackGame) GetDealerValue() int32 {
+	if x != nil {
+		return x.DealerValue
+	}
+	return 0
+}
+
+func (x *BlackjackGame) GetCanDouble() bool {
+	if x != nil {
+		return x.CanDouble
+	}
+	return false
+}
+
+func (x *BlackjackGame) GetFairness() *Fairness {
+	if x != nil {
+		return x.Fairness
+	}
+	return nil
+}
+
+// GetActiveGamesRequest has no fields.
+type GetActiveGamesRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetActiveGamesRequest) Reset() {
+	*x = GetActiveGamesRequest{}
+	mi := &file_fairplay_v1_game_proto_msgTypes[36]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetActiveGamesRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetActiveGamesRequest) ProtoMessage() {}
+
+func (x *GetActiveGamesRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_fairplay_v1_game_proto_msgTypes[36]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetActiveGamesRequest.ProtoReflect.Descriptor instead.
+func (*GetActiveGamesRequest) Descriptor() ([]byte, []int) {
+	return file_fairplay_v1_game_proto_rawDescGZIP(), []int{36}
+}
+
+// GetActiveGamesResponse is the caller's running games; a kind without one
+// is absent (null on /api).
+type GetActiveGamesResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// mines is the running Mines game.
+	Mines *MinesGame `protobuf:"bytes,1,opt,name=mines,proto3" json:"mines,omitempty"`
+	// pump is the running Pump game.
+	Pump *PumpGame `protobuf:"bytes,2,opt,name=pump,proto3" json:"pump,omitempty"`
+	// blackjack is the running Blackjack game.
+	Blackjack     *BlackjackGame `protobuf:"bytes,3,opt,name=blackjack,proto3" json:"blackjack,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetActiveGamesResponse) Reset() {
+	*x = GetActiveGamesResponse{}
+	mi := &file_fairplay_v1_game_proto_msgTypes[37]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetActiveGamesResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetActiveGamesResponse) ProtoMessage() {}
+
+func (x *GetActiveGamesResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_fairplay_v1_game_proto_msgTypes[37]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetActiveGamesResponse.ProtoReflect.Descriptor instead.
+func (*GetActiveGamesResponse) Descriptor() ([]byte, []int) {
+	return file_fairplay_v1_game_proto_rawDescGZIP(), []int{37}
+}
+
+func (x *GetActiveGamesResponse) GetMines() *MinesGame {
+	if x != nil {
+		return x.Mines
+	}
+	return nil
+}
+
+func (x *GetActiveGamesResponse) GetPump() *PumpGame {
+	if x != nil {
+		return x.Pump
+	}
+	return nil
+}
+
+func (x *GetActiveGamesResponse) GetBlackjack() *BlackjackGame {
+	if x != nil {
+		return x.Blackjack
+	}
+	return nil
+}
+
 var File_fairplay_v1_game_proto protoreflect.FileDescriptor
 
 const file_fairplay_v1_game_proto_rawDesc = "" +
@@ -1017,14 +3164,256 @@ const file_fairplay_v1_game_proto_rawDesc = "" +
 	"\rGetBetRequest\x12\x15\n" +
 	"\x06bet_id\x18\x01 \x01(\tR\x05betId\"4\n" +
 	"\x0eGetBetResponse\x12\"\n" +
-	"\x03bet\x18\x01 \x01(\v2\x10.fairplay.v1.BetR\x03bet2\x84\x03\n" +
+	"\x03bet\x18\x01 \x01(\v2\x10.fairplay.v1.BetR\x03bet\"W\n" +
+	"\x11StartMinesRequest\x12#\n" +
+	"\n" +
+	"bet_amount\x18\x01 \x01(\tB\x04\x88\xb5\x18\x01R\tbetAmount\x12\x1d\n" +
+	"\n" +
+	"mine_count\x18\x02 \x01(\x05R\tmineCount\"\x95\x02\n" +
+	"\x12StartMinesResponse\x12\x18\n" +
+	"\asuccess\x18\x01 \x01(\bR\asuccess\x12\x17\n" +
+	"\agame_id\x18\x02 \x01(\tR\x06gameId\x12%\n" +
+	"\vnew_balance\x18\x03 \x01(\tB\x04\x88\xb5\x18\x01R\n" +
+	"newBalance\x12\x1d\n" +
+	"\n" +
+	"mine_count\x18\x04 \x01(\x05R\tmineCount\x12$\n" +
+	"\n" +
+	"multiplier\x18\x05 \x01(\tB\x04\x88\xb5\x18\x01R\n" +
+	"multiplier\x12-\n" +
+	"\x0fnext_multiplier\x18\x06 \x01(\tB\x04\x88\xb5\x18\x01R\x0enextMultiplier\x121\n" +
+	"\bfairness\x18\a \x01(\v2\x15.fairplay.v1.FairnessR\bfairness\"o\n" +
+	"\x16RevealMinesTileRequest\x12\x17\n" +
+	"\agame_id\x18\x01 \x01(\tR\x06gameId\x12\x15\n" +
+	"\x03row\x18\x02 \x01(\x05H\x00R\x03row\x88\x01\x01\x12\x15\n" +
+	"\x03col\x18\x03 \x01(\x05H\x01R\x03col\x88\x01\x01B\x06\n" +
+	"\x04_rowB\x06\n" +
+	"\x04_col\"\x93\x03\n" +
+	"\x17RevealMinesTileResponse\x12\x18\n" +
+	"\asuccess\x18\x01 \x01(\bR\asuccess\x12\x19\n" +
+	"\bhit_mine\x18\x02 \x01(\bR\ahitMine\x12%\n" +
+	"\x0emine_positions\x18\x03 \x03(\tR\rminePositions\x12\x17\n" +
+	"\ais_safe\x18\x04 \x01(\bR\x06isSafe\x12$\n" +
+	"\n" +
+	"multiplier\x18\x05 \x01(\tB\x04\x88\xb5\x18\x01R\n" +
+	"multiplier\x12)\n" +
+	"\rpotential_win\x18\x06 \x01(\tB\x04\x88\xb5\x18\x01R\fpotentialWin\x12%\n" +
+	"\vnew_balance\x18\a \x01(\tB\x04\x88\xb5\x18\x01R\n" +
+	"newBalance\x12\x1b\n" +
+	"\tgame_over\x18\b \x01(\bR\bgameOver\x12#\n" +
+	"\n" +
+	"win_amount\x18\t \x01(\tB\x04\x88\xb5\x18\x01R\twinAmount\x12\x1a\n" +
+	"\brevealed\x18\n" +
+	" \x03(\tR\brevealed\x12-\n" +
+	"\x0fnext_multiplier\x18\v \x01(\tB\x04\x88\xb5\x18\x01R\x0enextMultiplier\".\n" +
+	"\x13CashOutMinesRequest\x12\x17\n" +
+	"\agame_id\x18\x01 \x01(\tR\x06gameId\"\xe5\x01\n" +
+	"\x14CashOutMinesResponse\x12\x18\n" +
+	"\asuccess\x18\x01 \x01(\bR\asuccess\x12%\n" +
+	"\x0emine_positions\x18\x02 \x03(\tR\rminePositions\x12#\n" +
+	"\n" +
+	"win_amount\x18\x03 \x01(\tB\x04\x88\xb5\x18\x01R\twinAmount\x12$\n" +
+	"\n" +
+	"multiplier\x18\x04 \x01(\tB\x04\x88\xb5\x18\x01R\n" +
+	"multiplier\x12%\n" +
+	"\vnew_balance\x18\x05 \x01(\tB\x04\x88\xb5\x18\x01R\n" +
+	"newBalance\x12\x1a\n" +
+	"\brevealed\x18\x06 \x03(\tR\brevealed\"\xb7\x02\n" +
+	"\tMinesGame\x12\x17\n" +
+	"\agame_id\x18\x01 \x01(\tR\x06gameId\x12#\n" +
+	"\n" +
+	"bet_amount\x18\x02 \x01(\tB\x04\x88\xb5\x18\x01R\tbetAmount\x12\x1d\n" +
+	"\n" +
+	"mine_count\x18\x03 \x01(\x05R\tmineCount\x12\x1a\n" +
+	"\brevealed\x18\x04 \x03(\tR\brevealed\x12$\n" +
+	"\n" +
+	"multiplier\x18\x05 \x01(\tB\x04\x88\xb5\x18\x01R\n" +
+	"multiplier\x12)\n" +
+	"\rpotential_win\x18\x06 \x01(\tB\x04\x88\xb5\x18\x01R\fpotentialWin\x12-\n" +
+	"\x0fnext_multiplier\x18\a \x01(\tB\x04\x88\xb5\x18\x01R\x0enextMultiplier\x121\n" +
+	"\bfairness\x18\b \x01(\v2\x15.fairplay.v1.FairnessR\bfairness\"W\n" +
+	"\x10StartPumpRequest\x12#\n" +
+	"\n" +
+	"bet_amount\x18\x01 \x01(\tB\x04\x88\xb5\x18\x01R\tbetAmount\x12\x1e\n" +
+	"\n" +
+	"difficulty\x18\x02 \x01(\tR\n" +
+	"difficulty\"\xef\x01\n" +
+	"\x11StartPumpResponse\x12\x18\n" +
+	"\asuccess\x18\x01 \x01(\bR\asuccess\x12\x17\n" +
+	"\agame_id\x18\x02 \x01(\tR\x06gameId\x12%\n" +
+	"\vnew_balance\x18\x03 \x01(\tB\x04\x88\xb5\x18\x01R\n" +
+	"newBalance\x12\x1e\n" +
+	"\n" +
+	"difficulty\x18\x04 \x01(\tR\n" +
+	"difficulty\x12-\n" +
+	"\x0fnext_multiplier\x18\x05 \x01(\tB\x04\x88\xb5\x18\x01R\x0enextMultiplier\x121\n" +
+	"\bfairness\x18\x06 \x01(\v2\x15.fairplay.v1.FairnessR\bfairness\"-\n" +
+	"\x12PumpBalloonRequest\x12\x17\n" +
+	"\agame_id\x18\x01 \x01(\tR\x06gameId\"\xe1\x02\n" +
+	"\x13PumpBalloonResponse\x12\x18\n" +
+	"\asuccess\x18\x01 \x01(\bR\asuccess\x12\x1d\n" +
+	"\n" +
+	"pump_count\x18\x02 \x01(\x05R\tpumpCount\x12$\n" +
+	"\n" +
+	"multiplier\x18\x03 \x01(\tB\x04\x88\xb5\x18\x01R\n" +
+	"multiplier\x12\x14\n" +
+	"\x05burst\x18\x04 \x01(\bR\x05burst\x12%\n" +
+	"\vnew_balance\x18\x05 \x01(\tB\x04\x88\xb5\x18\x01R\n" +
+	"newBalance\x12\x1b\n" +
+	"\tgame_over\x18\x06 \x01(\bR\bgameOver\x12#\n" +
+	"\n" +
+	"win_amount\x18\a \x01(\tB\x04\x88\xb5\x18\x01R\twinAmount\x12)\n" +
+	"\rpotential_win\x18\b \x01(\tB\x04\x88\xb5\x18\x01R\fpotentialWin\x12-\n" +
+	"\x0fnext_multiplier\x18\t \x01(\tB\x04\x88\xb5\x18\x01R\x0enextMultiplier\x12\x12\n" +
+	"\x04pops\x18\n" +
+	" \x03(\x05R\x04pops\"-\n" +
+	"\x12CashOutPumpRequest\x12\x17\n" +
+	"\agame_id\x18\x01 \x01(\tR\x06gameId\"\xd4\x01\n" +
+	"\x13CashOutPumpResponse\x12\x18\n" +
+	"\asuccess\x18\x01 \x01(\bR\asuccess\x12#\n" +
+	"\n" +
+	"win_amount\x18\x02 \x01(\tB\x04\x88\xb5\x18\x01R\twinAmount\x12%\n" +
+	"\vnew_balance\x18\x03 \x01(\tB\x04\x88\xb5\x18\x01R\n" +
+	"newBalance\x12$\n" +
+	"\n" +
+	"multiplier\x18\x04 \x01(\tB\x04\x88\xb5\x18\x01R\n" +
+	"multiplier\x12\x1d\n" +
+	"\n" +
+	"pump_count\x18\x05 \x01(\x05R\tpumpCount\x12\x12\n" +
+	"\x04pops\x18\x06 \x03(\x05R\x04pops\"\xba\x02\n" +
+	"\bPumpGame\x12\x17\n" +
+	"\agame_id\x18\x01 \x01(\tR\x06gameId\x12#\n" +
+	"\n" +
+	"bet_amount\x18\x02 \x01(\tB\x04\x88\xb5\x18\x01R\tbetAmount\x12\x1e\n" +
+	"\n" +
+	"difficulty\x18\x03 \x01(\tR\n" +
+	"difficulty\x12\x1d\n" +
+	"\n" +
+	"pump_count\x18\x04 \x01(\x05R\tpumpCount\x12$\n" +
+	"\n" +
+	"multiplier\x18\x05 \x01(\tB\x04\x88\xb5\x18\x01R\n" +
+	"multiplier\x12)\n" +
+	"\rpotential_win\x18\x06 \x01(\tB\x04\x88\xb5\x18\x01R\fpotentialWin\x12-\n" +
+	"\x0fnext_multiplier\x18\a \x01(\tB\x04\x88\xb5\x18\x01R\x0enextMultiplier\x121\n" +
+	"\bfairness\x18\b \x01(\v2\x15.fairplay.v1.FairnessR\bfairness\"\xa1\x01\n" +
+	"\x04Card\x12\x19\n" +
+	"\x05value\x18\x01 \x01(\tH\x00R\x05value\x88\x01\x01\x12\x17\n" +
+	"\x04suit\x18\x02 \x01(\tH\x01R\x04suit\x88\x01\x01\x12(\n" +
+	"\rnumeric_value\x18\x03 \x01(\x05H\x02R\fnumericValue\x88\x01\x01\x12\x16\n" +
+	"\x06hidden\x18\x04 \x01(\bR\x06hiddenB\b\n" +
+	"\x06_valueB\a\n" +
+	"\x05_suitB\x10\n" +
+	"\x0e_numeric_value\"<\n" +
+	"\x15StartBlackjackRequest\x12#\n" +
+	"\n" +
+	"bet_amount\x18\x01 \x01(\tB\x04\x88\xb5\x18\x01R\tbetAmount\"\xcc\x03\n" +
+	"\x16StartBlackjackResponse\x12\x18\n" +
+	"\asuccess\x18\x01 \x01(\bR\asuccess\x12\x17\n" +
+	"\agame_id\x18\x02 \x01(\tR\x06gameId\x122\n" +
+	"\vplayer_hand\x18\x03 \x03(\v2\x11.fairplay.v1.CardR\n" +
+	"playerHand\x122\n" +
+	"\vdealer_hand\x18\x04 \x03(\v2\x11.fairplay.v1.CardR\n" +
+	"dealerHand\x12\x16\n" +
+	"\x06result\x18\x05 \x01(\tR\x06result\x12#\n" +
+	"\n" +
+	"win_amount\x18\x06 \x01(\tB\x04\x88\xb5\x18\x01R\twinAmount\x12\x1b\n" +
+	"\tgame_over\x18\a \x01(\bR\bgameOver\x12%\n" +
+	"\vnew_balance\x18\b \x01(\tB\x04\x88\xb5\x18\x01R\n" +
+	"newBalance\x12!\n" +
+	"\fplayer_value\x18\t \x01(\x05R\vplayerValue\x12!\n" +
+	"\fdealer_value\x18\n" +
+	" \x01(\x05R\vdealerValue\x12\x1d\n" +
+	"\n" +
+	"can_double\x18\v \x01(\bR\tcanDouble\x121\n" +
+	"\bfairness\x18\f \x01(\v2\x15.fairplay.v1.FairnessR\bfairness\".\n" +
+	"\x13HitBlackjackRequest\x12\x17\n" +
+	"\agame_id\x18\x01 \x01(\tR\x06gameId\"\xdf\x02\n" +
+	"\x14HitBlackjackResponse\x12\x18\n" +
+	"\asuccess\x18\x01 \x01(\bR\asuccess\x122\n" +
+	"\vplayer_hand\x18\x02 \x03(\v2\x11.fairplay.v1.CardR\n" +
+	"playerHand\x12\x16\n" +
+	"\x06result\x18\x03 \x01(\tR\x06result\x12#\n" +
+	"\n" +
+	"win_amount\x18\x04 \x01(\tB\x04\x88\xb5\x18\x01R\twinAmount\x12\x1b\n" +
+	"\tgame_over\x18\x05 \x01(\bR\bgameOver\x122\n" +
+	"\vdealer_hand\x18\x06 \x03(\v2\x11.fairplay.v1.CardR\n" +
+	"dealerHand\x12%\n" +
+	"\vnew_balance\x18\a \x01(\tB\x04\x88\xb5\x18\x01R\n" +
+	"newBalance\x12!\n" +
+	"\fplayer_value\x18\b \x01(\x05R\vplayerValue\x12!\n" +
+	"\fdealer_value\x18\t \x01(\x05R\vdealerValue\"0\n" +
+	"\x15StandBlackjackRequest\x12\x17\n" +
+	"\agame_id\x18\x01 \x01(\tR\x06gameId\"\xe1\x02\n" +
+	"\x16StandBlackjackResponse\x12\x18\n" +
+	"\asuccess\x18\x01 \x01(\bR\asuccess\x122\n" +
+	"\vdealer_hand\x18\x02 \x03(\v2\x11.fairplay.v1.CardR\n" +
+	"dealerHand\x12\x16\n" +
+	"\x06result\x18\x03 \x01(\tR\x06result\x12#\n" +
+	"\n" +
+	"win_amount\x18\x04 \x01(\tB\x04\x88\xb5\x18\x01R\twinAmount\x12%\n" +
+	"\vnew_balance\x18\x05 \x01(\tB\x04\x88\xb5\x18\x01R\n" +
+	"newBalance\x122\n" +
+	"\vplayer_hand\x18\x06 \x03(\v2\x11.fairplay.v1.CardR\n" +
+	"playerHand\x12!\n" +
+	"\fplayer_value\x18\a \x01(\x05R\vplayerValue\x12!\n" +
+	"\fdealer_value\x18\b \x01(\x05R\vdealerValue\x12\x1b\n" +
+	"\tgame_over\x18\t \x01(\bR\bgameOver\"1\n" +
+	"\x16DoubleBlackjackRequest\x12\x17\n" +
+	"\agame_id\x18\x01 \x01(\tR\x06gameId\"\x87\x03\n" +
+	"\x17DoubleBlackjackResponse\x12\x18\n" +
+	"\asuccess\x18\x01 \x01(\bR\asuccess\x122\n" +
+	"\vdealer_hand\x18\x02 \x03(\v2\x11.fairplay.v1.CardR\n" +
+	"dealerHand\x122\n" +
+	"\vplayer_hand\x18\x03 \x03(\v2\x11.fairplay.v1.CardR\n" +
+	"playerHand\x12!\n" +
+	"\fplayer_value\x18\x04 \x01(\x05R\vplayerValue\x12\x16\n" +
+	"\x06result\x18\x05 \x01(\tR\x06result\x12#\n" +
+	"\n" +
+	"win_amount\x18\x06 \x01(\tB\x04\x88\xb5\x18\x01R\twinAmount\x12%\n" +
+	"\vnew_balance\x18\a \x01(\tB\x04\x88\xb5\x18\x01R\n" +
+	"newBalance\x12!\n" +
+	"\fdealer_value\x18\b \x01(\x05R\vdealerValue\x12\x1b\n" +
+	"\tgame_over\x18\t \x01(\bR\bgameOver\x12#\n" +
+	"\n" +
+	"bet_amount\x18\n" +
+	" \x01(\tB\x04\x88\xb5\x18\x01R\tbetAmount\"\xcd\x02\n" +
+	"\rBlackjackGame\x12\x17\n" +
+	"\agame_id\x18\x01 \x01(\tR\x06gameId\x12#\n" +
+	"\n" +
+	"bet_amount\x18\x02 \x01(\tB\x04\x88\xb5\x18\x01R\tbetAmount\x122\n" +
+	"\vplayer_hand\x18\x03 \x03(\v2\x11.fairplay.v1.CardR\n" +
+	"playerHand\x122\n" +
+	"\vdealer_hand\x18\x04 \x03(\v2\x11.fairplay.v1.CardR\n" +
+	"dealerHand\x12!\n" +
+	"\fplayer_value\x18\x05 \x01(\x05R\vplayerValue\x12!\n" +
+	"\fdealer_value\x18\x06 \x01(\x05R\vdealerValue\x12\x1d\n" +
+	"\n" +
+	"can_double\x18\a \x01(\bR\tcanDouble\x121\n" +
+	"\bfairness\x18\b \x01(\v2\x15.fairplay.v1.FairnessR\bfairness\"\x17\n" +
+	"\x15GetActiveGamesRequest\"\xab\x01\n" +
+	"\x16GetActiveGamesResponse\x12,\n" +
+	"\x05mines\x18\x01 \x01(\v2\x16.fairplay.v1.MinesGameR\x05mines\x12)\n" +
+	"\x04pump\x18\x02 \x01(\v2\x15.fairplay.v1.PumpGameR\x04pump\x128\n" +
+	"\tblackjack\x18\x03 \x01(\v2\x1a.fairplay.v1.BlackjackGameR\tblackjack2\xbf\n" +
+	"\n" +
 	"\vGameService\x12G\n" +
 	"\bPlayDice\x12\x1c.fairplay.v1.PlayDiceRequest\x1a\x1d.fairplay.v1.PlayDiceResponse\x12M\n" +
 	"\n" +
 	"PlayPlinko\x12\x1e.fairplay.v1.PlayPlinkoRequest\x1a\x1f.fairplay.v1.PlayPlinkoResponse\x12G\n" +
 	"\bPlayKeno\x12\x1c.fairplay.v1.PlayKenoRequest\x1a\x1d.fairplay.v1.PlayKenoResponse\x12L\n" +
 	"\bListBets\x12\x1c.fairplay.v1.ListBetsRequest\x1a\x1d.fairplay.v1.ListBetsResponse\"\x03\x90\x02\x01\x12F\n" +
-	"\x06GetBet\x12\x1a.fairplay.v1.GetBetRequest\x1a\x1b.fairplay.v1.GetBetResponse\"\x03\x90\x02\x01B\xab\x01\n" +
+	"\x06GetBet\x12\x1a.fairplay.v1.GetBetRequest\x1a\x1b.fairplay.v1.GetBetResponse\"\x03\x90\x02\x01\x12M\n" +
+	"\n" +
+	"StartMines\x12\x1e.fairplay.v1.StartMinesRequest\x1a\x1f.fairplay.v1.StartMinesResponse\x12\\\n" +
+	"\x0fRevealMinesTile\x12#.fairplay.v1.RevealMinesTileRequest\x1a$.fairplay.v1.RevealMinesTileResponse\x12S\n" +
+	"\fCashOutMines\x12 .fairplay.v1.CashOutMinesRequest\x1a!.fairplay.v1.CashOutMinesResponse\x12J\n" +
+	"\tStartPump\x12\x1d.fairplay.v1.StartPumpRequest\x1a\x1e.fairplay.v1.StartPumpResponse\x12P\n" +
+	"\vPumpBalloon\x12\x1f.fairplay.v1.PumpBalloonRequest\x1a .fairplay.v1.PumpBalloonResponse\x12P\n" +
+	"\vCashOutPump\x12\x1f.fairplay.v1.CashOutPumpRequest\x1a .fairplay.v1.CashOutPumpResponse\x12Y\n" +
+	"\x0eStartBlackjack\x12\".fairplay.v1.StartBlackjackRequest\x1a#.fairplay.v1.StartBlackjackResponse\x12S\n" +
+	"\fHitBlackjack\x12 .fairplay.v1.HitBlackjackRequest\x1a!.fairplay.v1.HitBlackjackResponse\x12Y\n" +
+	"\x0eStandBlackjack\x12\".fairplay.v1.StandBlackjackRequest\x1a#.fairplay.v1.StandBlackjackResponse\x12\\\n" +
+	"\x0fDoubleBlackjack\x12#.fairplay.v1.DoubleBlackjackRequest\x1a$.fairplay.v1.DoubleBlackjackResponse\x12^\n" +
+	"\x0eGetActiveGames\x12\".fairplay.v1.GetActiveGamesRequest\x1a#.fairplay.v1.GetActiveGamesResponse\"\x03\x90\x02\x01B\xab\x01\n" +
 	"\x0fcom.fairplay.v1B\tGameProtoP\x01Z@github.com/fairplay/fairplay/internal/gen/fairplay/v1;fairplayv1\xa2\x02\x03FXX\xaa\x02\vFairplay.V1\xca\x02\vFairplay\\V1\xe2\x02\x17Fairplay\\V1\\GPBMetadata\xea\x02\fFairplay::V1b\x06proto3"
 
 var (
@@ -1039,20 +3428,46 @@ func file_fairplay_v1_game_proto_rawDescGZIP() []byte {
 	return file_fairplay_v1_game_proto_rawDescData
 }
 
-var file_fairplay_v1_game_proto_msgTypes = make([]protoimpl.MessageInfo, 12)
+var file_fairplay_v1_game_proto_msgTypes = make([]protoimpl.MessageInfo, 38)
 var file_fairplay_v1_game_proto_goTypes = []any{
-	(*Fairness)(nil),           // 0: fairplay.v1.Fairness
-	(*PlayDiceRequest)(nil),    // 1: fairplay.v1.PlayDiceRequest
-	(*PlayDiceResponse)(nil),   // 2: fairplay.v1.PlayDiceResponse
-	(*PlayPlinkoRequest)(nil),  // 3: fairplay.v1.PlayPlinkoRequest
-	(*PlayPlinkoResponse)(nil), // 4: fairplay.v1.PlayPlinkoResponse
-	(*PlayKenoRequest)(nil),    // 5: fairplay.v1.PlayKenoRequest
-	(*PlayKenoResponse)(nil),   // 6: fairplay.v1.PlayKenoResponse
-	(*Bet)(nil),                // 7: fairplay.v1.Bet
-	(*ListBetsRequest)(nil),    // 8: fairplay.v1.ListBetsRequest
-	(*ListBetsResponse)(nil),   // 9: fairplay.v1.ListBetsResponse
-	(*GetBetRequest)(nil),      // 10: fairplay.v1.GetBetRequest
-	(*GetBetResponse)(nil),     // 11: fairplay.v1.GetBetResponse
+	(*Fairness)(nil),                // 0: fairplay.v1.Fairness
+	(*PlayDiceRequest)(nil),         // 1: fairplay.v1.PlayDiceRequest
+	(*PlayDiceResponse)(nil),        // 2: fairplay.v1.PlayDiceResponse
+	(*PlayPlinkoRequest)(nil),       // 3: fairplay.v1.PlayPlinkoRequest
+	(*PlayPlinkoResponse)(nil),      // 4: fairplay.v1.PlayPlinkoResponse
+	(*PlayKenoRequest)(nil),         // 5: fairplay.v1.PlayKenoRequest
+	(*PlayKenoResponse)(nil),        // 6: fairplay.v1.PlayKenoResponse
+	(*Bet)(nil),                     // 7: fairplay.v1.Bet
+	(*ListBetsRequest)(nil),         // 8: fairplay.v1.ListBetsRequest
+	(*ListBetsResponse)(nil),        // 9: fairplay.v1.ListBetsResponse
+	(*GetBetRequest)(nil),           // 10: fairplay.v1.GetBetRequest
+	(*GetBetResponse)(nil),          // 11: fairplay.v1.GetBetResponse
+	(*StartMinesRequest)(nil),       // 12: fairplay.v1.StartMinesRequest
+	(*StartMinesResponse)(nil),      // 13: fairplay.v1.StartMinesResponse
+	(*RevealMinesTileRequest)(nil),  // 14: fairplay.v1.RevealMinesTileRequest
+	(*RevealMinesTileResponse)(nil), // 15: fairplay.v1.RevealMinesTileResponse
+	(*CashOutMinesRequest)(nil),     // 16: fairplay.v1.CashOutMinesRequest
+	(*CashOutMinesResponse)(nil),    // 17: fairplay.v1.CashOutMinesResponse
+	(*MinesGame)(nil),               // 18: fairplay.v1.MinesGame
+	(*StartPumpRequest)(nil),        // 19: fairplay.v1.StartPumpRequest
+	(*StartPumpResponse)(nil),       // 20: fairplay.v1.StartPumpResponse
+	(*PumpBalloonRequest)(nil),      // 21: fairplay.v1.PumpBalloonRequest
+	(*PumpBalloonResponse)(nil),     // 22: fairplay.v1.PumpBalloonResponse
+	(*CashOutPumpRequest)(nil),      // 23: fairplay.v1.CashOutPumpRequest
+	(*CashOutPumpResponse)(nil),     // 24: fairplay.v1.CashOutPumpResponse
+	(*PumpGame)(nil),                // 25: fairplay.v1.PumpGame
+	(*Card)(nil),                    // 26: fairplay.v1.Card
+	(*StartBlackjackRequest)(nil),   // 27: fairplay.v1.StartBlackjackRequest
+	(*StartBlackjackResponse)(nil),  // 28: fairplay.v1.StartBlackjackResponse
+	(*HitBlackjackRequest)(nil),     // 29: fairplay.v1.HitBlackjackRequest
+	(*HitBlackjackResponse)(nil),    // 30: fairplay.v1.HitBlackjackResponse
+	(*StandBlackjackRequest)(nil),   // 31: fairplay.v1.StandBlackjackRequest
+	(*StandBlackjackResponse)(nil),  // 32: fairplay.v1.StandBlackjackResponse
+	(*DoubleBlackjackRequest)(nil),  // 33: fairplay.v1.DoubleBlackjackRequest
+	(*DoubleBlackjackResponse)(nil), // 34: fairplay.v1.DoubleBlackjackResponse
+	(*BlackjackGame)(nil),           // 35: fairplay.v1.BlackjackGame
+	(*GetActiveGamesRequest)(nil),   // 36: fairplay.v1.GetActiveGamesRequest
+	(*GetActiveGamesResponse)(nil),  // 37: fairplay.v1.GetActiveGamesResponse
 }
 var file_fairplay_v1_game_proto_depIdxs = []int32{
 	0,  // 0: fairplay.v1.PlayDiceResponse.fairness:type_name -> fairplay.v1.Fairness
@@ -1061,21 +3476,62 @@ var file_fairplay_v1_game_proto_depIdxs = []int32{
 	0,  // 3: fairplay.v1.Bet.fairness:type_name -> fairplay.v1.Fairness
 	7,  // 4: fairplay.v1.ListBetsResponse.bets:type_name -> fairplay.v1.Bet
 	7,  // 5: fairplay.v1.GetBetResponse.bet:type_name -> fairplay.v1.Bet
-	1,  // 6: fairplay.v1.GameService.PlayDice:input_type -> fairplay.v1.PlayDiceRequest
-	3,  // 7: fairplay.v1.GameService.PlayPlinko:input_type -> fairplay.v1.PlayPlinkoRequest
-	5,  // 8: fairplay.v1.GameService.PlayKeno:input_type -> fairplay.v1.PlayKenoRequest
-	8,  // 9: fairplay.v1.GameService.ListBets:input_type -> fairplay.v1.ListBetsRequest
-	10, // 10: fairplay.v1.GameService.GetBet:input_type -> fairplay.v1.GetBetRequest
-	2,  // 11: fairplay.v1.GameService.PlayDice:output_type -> fairplay.v1.PlayDiceResponse
-	4,  // 12: fairplay.v1.GameService.PlayPlinko:output_type -> fairplay.v1.PlayPlinkoResponse
-	6,  // 13: fairplay.v1.GameService.PlayKeno:output_type -> fairplay.v1.PlayKenoResponse
-	9,  // 14: fairplay.v1.GameService.ListBets:output_type -> fairplay.v1.ListBetsResponse
-	11, // 15: fairplay.v1.GameService.GetBet:output_type -> fairplay.v1.GetBetResponse
-	11, // [11:16] is the sub-list for method output_type
-	6,  // [6:11] is the sub-list for method input_type
-	6,  // [6:6] is the sub-list for extension type_name
-	6,  // [6:6] is the sub-list for extension extendee
-	0,  // [0:6] is the sub-list for field type_name
+	0,  // 6: fairplay.v1.StartMinesResponse.fairness:type_name -> fairplay.v1.Fairness
+	0,  // 7: fairplay.v1.MinesGame.fairness:type_name -> fairplay.v1.Fairness
+	0,  // 8: fairplay.v1.StartPumpResponse.fairness:type_name -> fairplay.v1.Fairness
+	0,  // 9: fairplay.v1.PumpGame.fairness:type_name -> fairplay.v1.Fairness
+	26, // 10: fairplay.v1.StartBlackjackResponse.player_hand:type_name -> fairplay.v1.Card
+	26, // 11: fairplay.v1.StartBlackjackResponse.dealer_hand:type_name -> fairplay.v1.Card
+	0,  // 12: fairplay.v1.StartBlackjackResponse.fairness:type_name -> fairplay.v1.Fairness
+	26, // 13: fairplay.v1.HitBlackjackResponse.player_hand:type_name -> fairplay.v1.Card
+	26, // 14: fairplay.v1.HitBlackjackResponse.dealer_hand:type_name -> fairplay.v1.Card
+	26, // 15: fairplay.v1.StandBlackjackResponse.dealer_hand:type_name -> fairplay.v1.Card
+	26, // 16: fairplay.v1.StandBlackjackResponse.player_hand:type_name -> fairplay.v1.Card
+	26, // 17: fairplay.v1.DoubleBlackjackResponse.dealer_hand:type_name -> fairplay.v1.Card
+	26, // 18: fairplay.v1.DoubleBlackjackResponse.player_hand:type_name -> fairplay.v1.Card
+	26, // 19: fairplay.v1.BlackjackGame.player_hand:type_name -> fairplay.v1.Card
+	26, // 20: fairplay.v1.BlackjackGame.dealer_hand:type_name -> fairplay.v1.Card
+	0,  // 21: fairplay.v1.BlackjackGame.fairness:type_name -> fairplay.v1.Fairness
+	18, // 22: fairplay.v1.GetActiveGamesResponse.mines:type_name -> fairplay.v1.MinesGame
+	25, // 23: fairplay.v1.GetActiveGamesResponse.pump:type_name -> fairplay.v1.PumpGame
+	35, // 24: fairplay.v1.GetActiveGamesResponse.blackjack:type_name -> fairplay.v1.BlackjackGame
+	1,  // 25: fairplay.v1.GameService.PlayDice:input_type -> fairplay.v1.PlayDiceRequest
+	3,  // 26: fairplay.v1.GameService.PlayPlinko:input_type -> fairplay.v1.PlayPlinkoRequest
+	5,  // 27: fairplay.v1.GameService.PlayKeno:input_type -> fairplay.v1.PlayKenoRequest
+	8,  // 28: fairplay.v1.GameService.ListBets:input_type -> fairplay.v1.ListBetsRequest
+	10, // 29: fairplay.v1.GameService.GetBet:input_type -> fairplay.v1.GetBetRequest
+	12, // 30: fairplay.v1.GameService.StartMines:input_type -> fairplay.v1.StartMinesRequest
+	14, // 31: fairplay.v1.GameService.RevealMinesTile:input_type -> fairplay.v1.RevealMinesTileRequest
+	16, // 32: fairplay.v1.GameService.CashOutMines:input_type -> fairplay.v1.CashOutMinesRequest
+	19, // 33: fairplay.v1.GameService.StartPump:input_type -> fairplay.v1.StartPumpRequest
+	21, // 34: fairplay.v1.GameService.PumpBalloon:input_type -> fairplay.v1.PumpBalloonRequest
+	23, // 35: fairplay.v1.GameService.CashOutPump:input_type -> fairplay.v1.CashOutPumpRequest
+	27, // 36: fairplay.v1.GameService.StartBlackjack:input_type -> fairplay.v1.StartBlackjackRequest
+	29, // 37: fairplay.v1.GameService.HitBlackjack:input_type -> fairplay.v1.HitBlackjackRequest
+	31, // 38: fairplay.v1.GameService.StandBlackjack:input_type -> fairplay.v1.StandBlackjackRequest
+	33, // 39: fairplay.v1.GameService.DoubleBlackjack:input_type -> fairplay.v1.DoubleBlackjackRequest
+	36, // 40: fairplay.v1.GameService.GetActiveGames:input_type -> fairplay.v1.GetActiveGamesRequest
+	2,  // 41: fairplay.v1.GameService.PlayDice:output_type -> fairplay.v1.PlayDiceResponse
+	4,  // 42: fairplay.v1.GameService.PlayPlinko:output_type -> fairplay.v1.PlayPlinkoResponse
+	6,  // 43: fairplay.v1.GameService.PlayKeno:output_type -> fairplay.v1.PlayKenoResponse
+	9,  // 44: fairplay.v1.GameService.ListBets:output_type -> fairplay.v1.ListBetsResponse
+	11, // 45: fairplay.v1.GameService.GetBet:output_type -> fairplay.v1.GetBetResponse
+	13, // 46: fairplay.v1.GameService.StartMines:output_type -> fairplay.v1.StartMinesResponse
+	15, // 47: fairplay.v1.GameService.RevealMinesTile:output_type -> fairplay.v1.RevealMinesTileResponse
+	17, // 48: fairplay.v1.GameService.CashOutMines:output_type -> fairplay.v1.CashOutMinesResponse
+	20, // 49: fairplay.v1.GameService.StartPump:output_type -> fairplay.v1.StartPumpResponse
+	22, // 50: fairplay.v1.GameService.PumpBalloon:output_type -> fairplay.v1.PumpBalloonResponse
+	24, // 51: fairplay.v1.GameService.CashOutPump:output_type -> fairplay.v1.CashOutPumpResponse
+	28, // 52: fairplay.v1.GameService.StartBlackjack:output_type -> fairplay.v1.StartBlackjackResponse
+	30, // 53: fairplay.v1.GameService.HitBlackjack:output_type -> fairplay.v1.HitBlackjackResponse
+	32, // 54: fairplay.v1.GameService.StandBlackjack:output_type -> fairplay.v1.StandBlackjackResponse
+	34, // 55: fairplay.v1.GameService.DoubleBlackjack:output_type -> fairplay.v1.DoubleBlackjackResponse
+	37, // 56: fairplay.v1.GameService.GetActiveGames:output_type -> fairplay.v1.GetActiveGamesResponse
+	41, // [41:57] is the sub-list for method output_type
+	25, // [25:41] is the sub-list for method input_type
+	25, // [25:25] is the sub-list for extension type_name
+	25, // [25:25] is the sub-list for extension extendee
+	0,  // [0:25] is the sub-list for field type_name
 }
 
 func init() { file_fairplay_v1_game_proto_init() }
@@ -1085,13 +3541,15 @@ func file_fairplay_v1_game_proto_init() {
 	}
 	file_fairplay_v1_options_proto_init()
 	file_fairplay_v1_game_proto_msgTypes[8].OneofWrappers = []any{}
+	file_fairplay_v1_game_proto_msgTypes[14].OneofWrappers = []any{}
+	file_fairplay_v1_game_proto_msgTypes[26].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_fairplay_v1_game_proto_rawDesc), len(file_fairplay_v1_game_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   12,
+			NumMessages:   38,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -43,6 +43,35 @@ const (
 	GameServiceListBetsProcedure = "/fairplay.v1.GameService/ListBets"
 	// GameServiceGetBetProcedure is the fully-qualified name of the GameService's GetBet RPC.
 	GameServiceGetBetProcedure = "/fairplay.v1.GameService/GetBet"
+	// GameServiceStartMinesProcedure is the fully-qualified name of the GameService's StartMines RPC.
+	GameServiceStartMinesProcedure = "/fairplay.v1.GameService/StartMines"
+	// GameServiceRevealMinesTileProcedure is the fully-qualified name of the GameService's
+	// RevealMinesTile RPC.
+	GameServiceRevealMinesTileProcedure = "/fairplay.v1.GameService/RevealMinesTile"
+	// GameServiceCashOutMinesProcedure is the fully-qualified name of the GameService's CashOutMines
+	// RPC.
+	GameServiceCashOutMinesProcedure = "/fairplay.v1.GameService/CashOutMines"
+	// GameServiceStartPumpProcedure is the fully-qualified name of the GameService's StartPump RPC.
+	GameServiceStartPumpProcedure = "/fairplay.v1.GameService/StartPump"
+	// GameServicePumpBalloonProcedure is the fully-qualified name of the GameService's PumpBalloon RPC.
+	GameServicePumpBalloonProcedure = "/fairplay.v1.GameService/PumpBalloon"
+	// GameServiceCashOutPumpProcedure is the fully-qualified name of the GameService's CashOutPump RPC.
+	GameServiceCashOutPumpProcedure = "/fairplay.v1.GameService/CashOutPump"
+	// GameServiceStartBlackjackProcedure is the fully-qualified name of the GameService's
+	// StartBlackjack RPC.
+	GameServiceStartBlackjackProcedure = "/fairplay.v1.GameService/StartBlackjack"
+	// GameServiceHitBlackjackProcedure is the fully-qualified name of the GameService's HitBlackjack
+	// RPC.
+	GameServiceHitBlackjackProcedure = "/fairplay.v1.GameService/HitBlackjack"
+	// GameServiceStandBlackjackProcedure is the fully-qualified name of the GameService's
+	// StandBlackjack RPC.
+	GameServiceStandBlackjackProcedure = "/fairplay.v1.GameService/StandBlackjack"
+	// GameServiceDoubleBlackjackProcedure is the fully-qualified name of the GameService's
+	// DoubleBlackjack RPC.
+	GameServiceDoubleBlackjackProcedure = "/fairplay.v1.GameService/DoubleBlackjack"
+	// GameServiceGetActiveGamesProcedure is the fully-qualified name of the GameService's
+	// GetActiveGames RPC.
+	GameServiceGetActiveGamesProcedure = "/fairplay.v1.GameService/GetActiveGames"
 )
 
 // GameServiceClient is a client for the fairplay.v1.GameService service.
@@ -59,6 +88,41 @@ type GameServiceClient interface {
 	ListBets(context.Context, *connect.Request[v1.ListBetsRequest]) (*connect.Response[v1.ListBetsResponse], error)
 	// GetBet returns one of the caller's bets (GET /api/games/bets/{betId}).
 	GetBet(context.Context, *connect.Request[v1.GetBetRequest]) (*connect.Response[v1.GetBetResponse], error)
+	// StartMines debits the stake and hides the mines on the 5x5 board
+	// (POST /api/games/mines/start).
+	StartMines(context.Context, *connect.Request[v1.StartMinesRequest]) (*connect.Response[v1.StartMinesResponse], error)
+	// RevealMinesTile reveals one tile: a gem raises the multiplier, a mine
+	// loses the game, and the last gem cashes out by itself
+	// (POST /api/games/mines/click).
+	RevealMinesTile(context.Context, *connect.Request[v1.RevealMinesTileRequest]) (*connect.Response[v1.RevealMinesTileResponse], error)
+	// CashOutMines ends a game with at least one gem and pays the stake times
+	// the displayed multiplier (POST /api/games/mines/cashout).
+	CashOutMines(context.Context, *connect.Request[v1.CashOutMinesRequest]) (*connect.Response[v1.CashOutMinesResponse], error)
+	// StartPump debits the stake and starts a balloon
+	// (POST /api/games/pump/start).
+	StartPump(context.Context, *connect.Request[v1.StartPumpRequest]) (*connect.Response[v1.StartPumpResponse], error)
+	// PumpBalloon pumps once: the balloon either grows (and on the last
+	// possible pump cashes out by itself) or bursts (POST /api/games/pump/pump).
+	PumpBalloon(context.Context, *connect.Request[v1.PumpBalloonRequest]) (*connect.Response[v1.PumpBalloonResponse], error)
+	// CashOutPump ends a game with at least one pump and pays the stake times
+	// the multiplier reached (POST /api/games/pump/cashout).
+	CashOutPump(context.Context, *connect.Request[v1.CashOutPumpRequest]) (*connect.Response[v1.CashOutPumpResponse], error)
+	// StartBlackjack debits the stake and deals; a natural ends the game at
+	// once (POST /api/games/blackjack/start).
+	StartBlackjack(context.Context, *connect.Request[v1.StartBlackjackRequest]) (*connect.Response[v1.StartBlackjackResponse], error)
+	// HitBlackjack deals the player one card; a bust ends the game and 21
+	// stands by itself (POST /api/games/blackjack/hit).
+	HitBlackjack(context.Context, *connect.Request[v1.HitBlackjackRequest]) (*connect.Response[v1.HitBlackjackResponse], error)
+	// StandBlackjack ends the player's turn; the dealer plays and the game
+	// settles (POST /api/games/blackjack/stand).
+	StandBlackjack(context.Context, *connect.Request[v1.StandBlackjackRequest]) (*connect.Response[v1.StandBlackjackResponse], error)
+	// DoubleBlackjack takes a second stake on the first two cards, deals one
+	// card and lets the dealer play (POST /api/games/blackjack/double).
+	DoubleBlackjack(context.Context, *connect.Request[v1.DoubleBlackjackRequest]) (*connect.Response[v1.DoubleBlackjackResponse], error)
+	// GetActiveGames returns the caller's running game of each kind, so a
+	// reloaded page can resume it (GET /api/games/active). Hidden layouts
+	// (mines, pops, the dealer's hole card) are never included.
+	GetActiveGames(context.Context, *connect.Request[v1.GetActiveGamesRequest]) (*connect.Response[v1.GetActiveGamesResponse], error)
 }
 
 // NewGameServiceClient constructs a client for the fairplay.v1.GameService service. By default, it
@@ -104,16 +168,94 @@ func NewGameServiceClient(httpClient connect.HTTPClient, baseURL string, opts ..
 			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
 			connect.WithClientOptions(opts...),
 		),
+		startMines: connect.NewClient[v1.StartMinesRequest, v1.StartMinesResponse](
+			httpClient,
+			baseURL+GameServiceStartMinesProcedure,
+			connect.WithSchema(gameServiceMethods.ByName("StartMines")),
+			connect.WithClientOptions(opts...),
+		),
+		revealMinesTile: connect.NewClient[v1.RevealMinesTileRequest, v1.RevealMinesTileResponse](
+			httpClient,
+			baseURL+GameServiceRevealMinesTileProcedure,
+			connect.WithSchema(gameServiceMethods.ByName("RevealMinesTile")),
+			connect.WithClientOptions(opts...),
+		),
+		cashOutMines: connect.NewClient[v1.CashOutMinesRequest, v1.CashOutMinesResponse](
+			httpClient,
+			baseURL+GameServiceCashOutMinesProcedure,
+			connect.WithSchema(gameServiceMethods.ByName("CashOutMines")),
+			connect.WithClientOptions(opts...),
+		),
+		startPump: connect.NewClient[v1.StartPumpRequest, v1.StartPumpResponse](
+			httpClient,
+			baseURL+GameServiceStartPumpProcedure,
+			connect.WithSchema(gameServiceMethods.ByName("StartPump")),
+			connect.WithClientOptions(opts...),
+		),
+		pumpBalloon: connect.NewClient[v1.PumpBalloonRequest, v1.PumpBalloonResponse](
+			httpClient,
+			baseURL+GameServicePumpBalloonProcedure,
+			connect.WithSchema(gameServiceMethods.ByName("PumpBalloon")),
+			connect.WithClientOptions(opts...),
+		),
+		cashOutPump: connect.NewClient[v1.CashOutPumpRequest, v1.CashOutPumpResponse](
+			httpClient,
+			baseURL+GameServiceCashOutPumpProcedure,
+			connect.WithSchema(gameServiceMethods.ByName("CashOutPump")),
+			connect.WithClientOptions(opts...),
+		),
+		startBlackjack: connect.NewClient[v1.StartBlackjackRequest, v1.StartBlackjackResponse](
+			httpClient,
+			baseURL+GameServiceStartBlackjackProcedure,
+			connect.WithSchema(gameServiceMethods.ByName("StartBlackjack")),
+			connect.WithClientOptions(opts...),
+		),
+		hitBlackjack: connect.NewClient[v1.HitBlackjackRequest, v1.HitBlackjackResponse](
+			httpClient,
+			baseURL+GameServiceHitBlackjackProcedure,
+			connect.WithSchema(gameServiceMethods.ByName("HitBlackjack")),
+			connect.WithClientOptions(opts...),
+		),
+		standBlackjack: connect.NewClient[v1.StandBlackjackRequest, v1.StandBlackjackResponse](
+			httpClient,
+			baseURL+GameServiceStandBlackjackProcedure,
+			connect.WithSchema(gameServiceMethods.ByName("StandBlackjack")),
+			connect.WithClientOptions(opts...),
+		),
+		doubleBlackjack: connect.NewClient[v1.DoubleBlackjackRequest, v1.DoubleBlackjackResponse](
+			httpClient,
+			baseURL+GameServiceDoubleBlackjackProcedure,
+			connect.WithSchema(gameServiceMethods.ByName("DoubleBlackjack")),
+			connect.WithClientOptions(opts...),
+		),
+		getActiveGames: connect.NewClient[v1.GetActiveGamesRequest, v1.GetActiveGamesResponse](
+			httpClient,
+			baseURL+GameServiceGetActiveGamesProcedure,
+			connect.WithSchema(gameServiceMethods.ByName("GetActiveGames")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
 	}
 }
 
 // gameServiceClient implements GameServiceClient.
 type gameServiceClient struct {
-	playDice   *connect.Client[v1.PlayDiceRequest, v1.PlayDiceResponse]
-	playPlinko *connect.Client[v1.PlayPlinkoRequest, v1.PlayPlinkoResponse]
-	playKeno   *connect.Client[v1.PlayKenoRequest, v1.PlayKenoResponse]
-	listBets   *connect.Client[v1.ListBetsRequest, v1.ListBetsResponse]
-	getBet     *connect.Client[v1.GetBetRequest, v1.GetBetResponse]
+	playDice        *connect.Client[v1.PlayDiceRequest, v1.PlayDiceResponse]
+	playPlinko      *connect.Client[v1.PlayPlinkoRequest, v1.PlayPlinkoResponse]
+	playKeno        *connect.Client[v1.PlayKenoRequest, v1.PlayKenoResponse]
+	listBets        *connect.Client[v1.ListBetsRequest, v1.ListBetsResponse]
+	getBet          *connect.Client[v1.GetBetRequest, v1.GetBetResponse]
+	startMines      *connect.Client[v1.StartMinesRequest, v1.StartMinesResponse]
+	revealMinesTile *connect.Client[v1.RevealMinesTileRequest, v1.RevealMinesTileResponse]
+	cashOutMines    *connect.Client[v1.CashOutMinesRequest, v1.CashOutMinesResponse]
+	startPump       *connect.Client[v1.StartPumpRequest, v1.StartPumpResponse]
+	pumpBalloon     *connect.Client[v1.PumpBalloonRequest, v1.PumpBalloonResponse]
+	cashOutPump     *connect.Client[v1.CashOutPumpRequest, v1.CashOutPumpResponse]
+	startBlackjack  *connect.Client[v1.StartBlackjackRequest, v1.StartBlackjackResponse]
+	hitBlackjack    *connect.Client[v1.HitBlackjackRequest, v1.HitBlackjackResponse]
+	standBlackjack  *connect.Client[v1.StandBlackjackRequest, v1.StandBlackjackResponse]
+	doubleBlackjack *connect.Client[v1.DoubleBlackjackRequest, v1.DoubleBlackjackResponse]
+	getActiveGames  *connect.Client[v1.GetActiveGamesRequest, v1.GetActiveGamesResponse]
 }
 
 // PlayDice calls fairplay.v1.GameService.PlayDice.
@@ -141,6 +283,61 @@ func (c *gameServiceClient) GetBet(ctx context.Context, req *connect.Request[v1.
 	return c.getBet.CallUnary(ctx, req)
 }
 
+// StartMines calls fairplay.v1.GameService.StartMines.
+func (c *gameServiceClient) StartMines(ctx context.Context, req *connect.Request[v1.StartMinesRequest]) (*connect.Response[v1.StartMinesResponse], error) {
+	return c.startMines.CallUnary(ctx, req)
+}
+
+// RevealMinesTile calls fairplay.v1.GameService.RevealMinesTile.
+func (c *gameServiceClient) RevealMinesTile(ctx context.Context, req *connect.Request[v1.RevealMinesTileRequest]) (*connect.Response[v1.RevealMinesTileResponse], error) {
+	return c.revealMinesTile.CallUnary(ctx, req)
+}
+
+// CashOutMines calls fairplay.v1.GameService.CashOutMines.
+func (c *gameServiceClient) CashOutMines(ctx context.Context, req *connect.Request[v1.CashOutMinesRequest]) (*connect.Response[v1.CashOutMinesResponse], error) {
+	return c.cashOutMines.CallUnary(ctx, req)
+}
+
+// StartPump calls fairplay.v1.GameService.StartPump.
+func (c *gameServiceClient) StartPump(ctx context.Context, req *connect.Request[v1.StartPumpRequest]) (*connect.Response[v1.StartPumpResponse], error) {
+	return c.startPump.CallUnary(ctx, req)
+}
+
+// PumpBalloon calls fairplay.v1.GameService.PumpBalloon.
+func (c *gameServiceClient) PumpBalloon(ctx context.Context, req *connect.Request[v1.PumpBalloonRequest]) (*connect.Response[v1.PumpBalloonResponse], error) {
+	return c.pumpBalloon.CallUnary(ctx, req)
+}
+
+// CashOutPump calls fairplay.v1.GameService.CashOutPump.
+func (c *gameServiceClient) CashOutPump(ctx context.Context, req *connect.Request[v1.CashOutPumpRequest]) (*connect.Response[v1.CashOutPumpResponse], error) {
+	return c.cashOutPump.CallUnary(ctx, req)
+}
+
+// StartBlackjack calls fairplay.v1.GameService.StartBlackjack.
+func (c *gameServiceClient) StartBlackjack(ctx context.Context, req *connect.Request[v1.StartBlackjackRequest]) (*connect.Response[v1.StartBlackjackResponse], error) {
+	return c.startBlackjack.CallUnary(ctx, req)
+}
+
+// HitBlackjack calls fairplay.v1.GameService.HitBlackjack.
+func (c *gameServiceClient) HitBlackjack(ctx context.Context, req *connect.Request[v1.HitBlackjackRequest]) (*connect.Response[v1.HitBlackjackResponse], error) {
+	return c.hitBlackjack.CallUnary(ctx, req)
+}
+
+// StandBlackjack calls fairplay.v1.GameService.StandBlackjack.
+func (c *gameServiceClient) StandBlackjack(ctx context.Context, req *connect.Request[v1.StandBlackjackRequest]) (*connect.Response[v1.StandBlackjackResponse], error) {
+	return c.standBlackjack.CallUnary(ctx, req)
+}
+
+// DoubleBlackjack calls fairplay.v1.GameService.DoubleBlackjack.
+func (c *gameServiceClient) DoubleBlackjack(ctx context.Context, req *connect.Request[v1.DoubleBlackjackRequest]) (*connect.Response[v1.DoubleBlackjackResponse], error) {
+	return c.doubleBlackjack.CallUnary(ctx, req)
+}
+
+// GetActiveGames calls fairplay.v1.GameService.GetActiveGames.
+func (c *gameServiceClient) GetActiveGames(ctx context.Context, req *connect.Request[v1.GetActiveGamesRequest]) (*connect.Response[v1.GetActiveGamesResponse], error) {
+	return c.getActiveGames.CallUnary(ctx, req)
+}
+
 // GameServiceHandler is an implementation of the fairplay.v1.GameService service.
 type GameServiceHandler interface {
 	// PlayDice rolls 0.00-100.00 and wins when the roll is under the target
@@ -155,6 +352,41 @@ type GameServiceHandler interface {
 	ListBets(context.Context, *connect.Request[v1.ListBetsRequest]) (*connect.Response[v1.ListBetsResponse], error)
 	// GetBet returns one of the caller's bets (GET /api/games/bets/{betId}).
 	GetBet(context.Context, *connect.Request[v1.GetBetRequest]) (*connect.Response[v1.GetBetResponse], error)
+	// StartMines debits the stake and hides the mines on the 5x5 board
+	// (POST /api/games/mines/start).
+	StartMines(context.Context, *connect.Request[v1.StartMinesRequest]) (*connect.Response[v1.StartMinesResponse], error)
+	// RevealMinesTile reveals one tile: a gem raises the multiplier, a mine
+	// loses the game, and the last gem cashes out by itself
+	// (POST /api/games/mines/click).
+	RevealMinesTile(context.Context, *connect.Request[v1.RevealMinesTileRequest]) (*connect.Response[v1.RevealMinesTileResponse], error)
+	// CashOutMines ends a game with at least one gem and pays the stake times
+	// the displayed multiplier (POST /api/games/mines/cashout).
+	CashOutMines(context.Context, *connect.Request[v1.CashOutMinesRequest]) (*connect.Response[v1.CashOutMinesResponse], error)
+	// StartPump debits the stake and starts a balloon
+	// (POST /api/games/pump/start).
+	StartPump(context.Context, *connect.Request[v1.StartPumpRequest]) (*connect.Response[v1.StartPumpResponse], error)
+	// PumpBalloon pumps once: the balloon either grows (and on the last
+	// possible pump cashes out by itself) or bursts (POST /api/games/pump/pump).
+	PumpBalloon(context.Context, *connect.Request[v1.PumpBalloonRequest]) (*connect.Response[v1.PumpBalloonResponse], error)
+	// CashOutPump ends a game with at least one pump and pays the stake times
+	// the multiplier reached (POST /api/games/pump/cashout).
+	CashOutPump(context.Context, *connect.Request[v1.CashOutPumpRequest]) (*connect.Response[v1.CashOutPumpResponse], error)
+	// StartBlackjack debits the stake and deals; a natural ends the game at
+	// once (POST /api/games/blackjack/start).
+	StartBlackjack(context.Context, *connect.Request[v1.StartBlackjackRequest]) (*connect.Response[v1.StartBlackjackResponse], error)
+	// HitBlackjack deals the player one card; a bust ends the game and 21
+	// stands by itself (POST /api/games/blackjack/hit).
+	HitBlackjack(context.Context, *connect.Request[v1.HitBlackjackRequest]) (*connect.Response[v1.HitBlackjackResponse], error)
+	// StandBlackjack ends the player's turn; the dealer plays and the game
+	// settles (POST /api/games/blackjack/stand).
+	StandBlackjack(context.Context, *connect.Request[v1.StandBlackjackRequest]) (*connect.Response[v1.StandBlackjackResponse], error)
+	// DoubleBlackjack takes a second stake on the first two cards, deals one
+	// card and lets the dealer play (POST /api/games/blackjack/double).
+	DoubleBlackjack(context.Context, *connect.Request[v1.DoubleBlackjackRequest]) (*connect.Response[v1.DoubleBlackjackResponse], error)
+	// GetActiveGames returns the caller's running game of each kind, so a
+	// reloaded page can resume it (GET /api/games/active). Hidden layouts
+	// (mines, pops, the dealer's hole card) are never included.
+	GetActiveGames(context.Context, *connect.Request[v1.GetActiveGamesRequest]) (*connect.Response[v1.GetActiveGamesResponse], error)
 }
 
 // NewGameServiceHandler builds an HTTP handler from the service implementation. It returns the path
@@ -196,6 +428,73 @@ func NewGameServiceHandler(svc GameServiceHandler, opts ...connect.HandlerOption
 		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
 		connect.WithHandlerOptions(opts...),
 	)
+	gameServiceStartMinesHandler := connect.NewUnaryHandler(
+		GameServiceStartMinesProcedure,
+		svc.StartMines,
+		connect.WithSchema(gameServiceMethods.ByName("StartMines")),
+		connect.WithHandlerOptions(opts...),
+	)
+	gameServiceRevealMinesTileHandler := connect.NewUnaryHandler(
+		GameServiceRevealMinesTileProcedure,
+		svc.RevealMinesTile,
+		connect.WithSchema(gameServiceMethods.ByName("RevealMinesTile")),
+		connect.WithHandlerOptions(opts...),
+	)
+	gameServiceCashOutMinesHandler := connect.NewUnaryHandler(
+		GameServiceCashOutMinesProcedure,
+		svc.CashOutMines,
+		connect.WithSchema(gameServiceMethods.ByName("CashOutMines")),
+		connect.WithHandlerOptions(opts...),
+	)
+	gameServiceStartPumpHandler := connect.NewUnaryHandler(
+		GameServiceStartPumpProcedure,
+		svc.StartPump,
+		connect.WithSchema(gameServiceMethods.ByName("StartPump")),
+		connect.WithHandlerOptions(opts...),
+	)
+	gameServicePumpBalloonHandler := connect.NewUnaryHandler(
+		GameServicePumpBalloonProcedure,
+		svc.PumpBalloon,
+		connect.WithSchema(gameServiceMethods.ByName("PumpBalloon")),
+		connect.WithHandlerOptions(opts...),
+	)
+	gameServiceCashOutPumpHandler := connect.NewUnaryHandler(
+		GameServiceCashOutPumpProcedure,
+		svc.CashOutPump,
+		connect.WithSchema(gameServiceMethods.ByName("CashOutPump")),
+		connect.WithHandlerOptions(opts...),
+	)
+	gameServiceStartBlackjackHandler := connect.NewUnaryHandler(
+		GameServiceStartBlackjackProcedure,
+		svc.StartBlackjack,
+		connect.WithSchema(gameServiceMethods.ByName("StartBlackjack")),
+		connect.WithHandlerOptions(opts...),
+	)
+	gameServiceHitBlackjackHandler := connect.NewUnaryHandler(
+		GameServiceHitBlackjackProcedure,
+		svc.HitBlackjack,
+		connect.WithSchema(gameServiceMethods.ByName("HitBlackjack")),
+		connect.WithHandlerOptions(opts...),
+	)
+	gameServiceStandBlackjackHandler := connect.NewUnaryHandler(
+		GameServiceStandBlackjackProcedure,
+		svc.StandBlackjack,
+		connect.WithSchema(gameServiceMethods.ByName("StandBlackjack")),
+		connect.WithHandlerOptions(opts...),
+	)
+	gameServiceDoubleBlackjackHandler := connect.NewUnaryHandler(
+		GameServiceDoubleBlackjackProcedure,
+		svc.DoubleBlackjack,
+		connect.WithSchema(gameServiceMethods.ByName("DoubleBlackjack")),
+		connect.WithHandlerOptions(opts...),
+	)
+	gameServiceGetActiveGamesHandler := connect.NewUnaryHandler(
+		GameServiceGetActiveGamesProcedure,
+		svc.GetActiveGames,
+		connect.WithSchema(gameServiceMethods.ByName("GetActiveGames")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
 	return "/fairplay.v1.GameService/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case GameServicePlayDiceProcedure:
@@ -208,6 +507,28 @@ func NewGameServiceHandler(svc GameServiceHandler, opts ...connect.HandlerOption
 			gameServiceListBetsHandler.ServeHTTP(w, r)
 		case GameServiceGetBetProcedure:
 			gameServiceGetBetHandler.ServeHTTP(w, r)
+		case GameServiceStartMinesProcedure:
+			gameServiceStartMinesHandler.ServeHTTP(w, r)
+		case GameServiceRevealMinesTileProcedure:
+			gameServiceRevealMinesTileHandler.ServeHTTP(w, r)
+		case GameServiceCashOutMinesProcedure:
+			gameServiceCashOutMinesHandler.ServeHTTP(w, r)
+		case GameServiceStartPumpProcedure:
+			gameServiceStartPumpHandler.ServeHTTP(w, r)
+		case GameServicePumpBalloonProcedure:
+			gameServicePumpBalloonHandler.ServeHTTP(w, r)
+		case GameServiceCashOutPumpProcedure:
+			gameServiceCashOutPumpHandler.ServeHTTP(w, r)
+		case GameServiceStartBlackjackProcedure:
+			gameServiceStartBlackjackHandler.ServeHTTP(w, r)
+		case GameServiceHitBlackjackProcedure:
+			gameServiceHitBlackjackHandler.ServeHTTP(w, r)
+		case GameServiceStandBlackjackProcedure:
+			gameServiceStandBlackjackHandler.ServeHTTP(w, r)
+		case GameServiceDoubleBlackjackProcedure:
+			gameServiceDoubleBlackjackHandler.ServeHTTP(w, r)
+		case GameServiceGetActiveGamesProcedure:
+			gameServiceGetActiveGamesHandler.ServeHTTP(w, r)
 		default:
 			http.NotFound(w, r)
 		}
@@ -235,4 +556,48 @@ func (UnimplementedGameServiceHandler) ListBets(context.Context, *connect.Reques
 
 func (UnimplementedGameServiceHandler) GetBet(context.Context, *connect.Request[v1.GetBetRequest]) (*connect.Response[v1.GetBetResponse], error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("fairplay.v1.GameService.GetBet is not implemented"))
+}
+
+func (UnimplementedGameServiceHandler) StartMines(context.Context, *connect.Request[v1.StartMinesRequest]) (*connect.Response[v1.StartMinesResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("fairplay.v1.GameService.StartMines is not implemented"))
+}
+
+func (UnimplementedGameServiceHandler) RevealMinesTile(context.Context, *connect.Request[v1.RevealMinesTileRequest]) (*connect.Response[v1.RevealMinesTileResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("fairplay.v1.GameService.RevealMinesTile is not implemented"))
+}
+
+func (UnimplementedGameServiceHandler) CashOutMines(context.Context, *connect.Request[v1.CashOutMinesRequest]) (*connect.Response[v1.CashOutMinesResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("fairplay.v1.GameService.CashOutMines is not implemented"))
+}
+
+func (UnimplementedGameServiceHandler) StartPump(context.Context, *connect.Request[v1.StartPumpRequest]) (*connect.Response[v1.StartPumpResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("fairplay.v1.GameService.StartPump is not implemented"))
+}
+
+func (UnimplementedGameServiceHandler) PumpBalloon(context.Context, *connect.Request[v1.PumpBalloonRequest]) (*connect.Response[v1.PumpBalloonResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("fairplay.v1.GameService.PumpBalloon is not implemented"))
+}
+
+func (UnimplementedGameServiceHandler) CashOutPump(context.Context, *connect.Request[v1.CashOutPumpRequest]) (*connect.Response[v1.CashOutPumpResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("fairplay.v1.GameService.CashOutPump is not implemented"))
+}
+
+func (UnimplementedGameServiceHandler) StartBlackjack(context.Context, *connect.Request[v1.StartBlackjackRequest]) (*connect.Response[v1.StartBlackjackResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("fairplay.v1.GameService.StartBlackjack is not implemented"))
+}
+
+func (UnimplementedGameServiceHandler) HitBlackjack(context.Context, *connect.Request[v1.HitBlackjackRequest]) (*connect.Response[v1.HitBlackjackResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("fairplay.v1.GameService.HitBlackjack is not implemented"))
+}
+
+func (UnimplementedGameServiceHandler) StandBlackjack(context.Context, *connect.Request[v1.StandBlackjackRequest]) (*connect.Response[v1.StandBlackjackResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("fairplay.v1.GameService.StandBlackjack is not implemented"))
+}
+
+func (UnimplementedGameServiceHandler) DoubleBlackjack(context.Context, *connect.Request[v1.DoubleBlackjackRequest]) (*connect.Response[v1.DoubleBlackjackResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("fairplay.v1.GameService.DoubleBlackjack is not implemented"))
+}
+
+func (UnimplementedGameServiceHandler) GetActiveGames(context.Context, *connect.Request[v1.GetActiveGamesRequest]) (*connect.Response[v1.GetActiveGamesResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("fairplay.v1.GameService.GetActiveGames is not implemented"))
 }

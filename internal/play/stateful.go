@@ -1,0 +1,292 @@
+package play
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/google/uuid"
+
+	"github.com/fairplay/fairplay/internal/accounts"
+	"github.com/fairplay/fairplay/internal/fair"
+	"github.com/fairplay/fairplay/internal/games"
+	"github.com/fairplay/fairplay/internal/games/event"
+	"github.com/fairplay/fairplay/internal/money"
+	"github.com/fairplay/fairplay/internal/problem"
+)
+
+// Stateful games (Mines, Pump, Blackjack) live in their bet row. Starting one
+// is a transaction like an instant bet — debit, nonce, hidden layout drawn
+// from the seed pair — except that the bet is inserted as 'active' with the
+// game's state in bets.state. Every later action is one transaction that
+// locks that row (SELECT ... FOR UPDATE by id and owner), checks it is still
+// active, applies the rules and writes the row back; the action that ends the
+// game settles it in the same transaction: credit, status 'settled', and the
+// state replaced by the outcome games.Replay recomputes from the seeds and the
+// recorded params (mines + reveals, difficulty + pumps, blackjack actions), so
+// the bet verifies like an instant one. A second racing action waits for the
+// lock, then finds the game settled and gets ErrGameOver: one settlement, one
+// payout. No game state is held in process memory, so any replica can serve
+// any action and a restart loses nothing.
+
+// Errors of the stateful games that users see.
+var (
+	ErrGameInProgress = problem.Conflict("You already have a game in progress")
+	ErrGameOver       = problem.Conflict("This game is already over")
+	ErrGameNotFound   = problem.NotFound("Game not found")
+	ErrGameIDInvalid  = problem.Invalid("Invalid game id")
+)
+
+// Round is a stateful game as its last action left it.
+type Round[G any] struct {
+	// Bet is the game's bet row; Bet.Status tells whether it has settled,
+	// Bet.Amount is the total stake and Bet.Payout what was credited.
+	Bet Bet
+	// Pair is the seed pair the game draws from; its server seed is secret
+	// until the player rotates.
+	Pair SeedPair
+	// Params are the game's inputs and the player's actions so far.
+	Params games.Params
+	// Game is the rules' state. It holds the hidden layout: never send it.
+	Game *G
+	// Balance is the player's balance after the action.
+	Balance money.Amount
+}
+
+// Over reports whether the game has ended (and settled).
+func (r *Round[G]) Over() bool { return r.Bet.Status == StatusSettled }
+
+// kind describes one stateful game to the shared machinery.
+type kind[G any] struct {
+	game Game
+	// over reports that the rules ended the game.
+	over func(*G) bool
+	// payout is the total return on the total stake of an ended game.
+	payout func(*G) money.Multiplier
+}
+
+// parseGameID reads a game id (a bet id).
+func parseGameID(s string) (uuid.UUID, error) {
+	id, err := uuid.Parse(s)
+	if err != nil {
+		return uuid.Nil, ErrGameIDInvalid
+	}
+	return id, nil
+}
+
+// startGame debits stake, takes the nonce, deals the game from the seed pair
+// and records it as the player's running game of its kind, all in one
+// transaction; a game the deal already ends (a blackjack natural) settles at
+// once. A player with a running game of the kind gets ErrGameInProgress and
+// is not debited.
+func startGame[G any](ctx context.Context, s *Service, p accounts.Principal, k kind[G], stake money.Amount,
+	params games.Params, deal func(event.Source) (*G, error)) (*Round[G], error) {
+	if err := s.limitBets(ctx, p.UserID); err != nil {
+		return nil, err
+	}
+	betID := uuid.Must(uuid.NewV7())
+	var r *Round[G]
+	err := s.store.InTx(ctx, func(tx Store) error {
+		running, err := tx.ActiveGames(ctx, p.UserID)
+		if err != nil {
+			return err
+		}
+		for _, b := range running {
+			if b.Game == k.game {
+				return ErrGameInProgress
+			}
+		}
+		now := s.now()
+		bal, err := tx.Debit(ctx, p.UserID, stake, betID, now)
+		if err != nil {
+			return err
+		}
+		pair, err := s.takeNonce(ctx, tx, p.UserID)
+		if err != nil {
+			return err
+		}
+		g, err := deal(fair.NewStream(pair.ServerSeed, pair.ClientSeed, uint64(pair.Nonce)))
+		if err != nil {
+			return err
+		}
+		r = &Round[G]{
+			Bet: Bet{ID: betID, UserID: p.UserID, Game: k.game, Status: StatusActive, Amount: stake,
+				SeedPairID: pair.ID, ClientSeed: pair.ClientSeed, Nonce: pair.Nonce, CreatedAt: now},
+			Pair: pair, Params: params, Game: g, Balance: bal,
+		}
+		if err := record(ctx, s, tx, k, r); err != nil {
+			return err
+		}
+		return tx.InsertBet(ctx, r.Bet)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("start %s: %w", k.game, err)
+	}
+	observe(s, r)
+	return r, nil
+}
+
+// act runs one player action on the caller's game gameID of kind k in one
+// transaction: it locks the game's row, refuses a game that is over, lets
+// action change the state (and the stake, for a double), saves it and, when
+// the game has ended, settles it.
+func act[G any](ctx context.Context, s *Service, p accounts.Principal, k kind[G], gameID string,
+	action func(tx Store, r *Round[G]) error) (*Round[G], error) {
+	id, err := parseGameID(gameID)
+	if err != nil {
+		return nil, err
+	}
+	var r *Round[G]
+	err = s.store.InTx(ctx, func(tx Store) error {
+		b, err := tx.LockGame(ctx, p.UserID, id, k.game)
+		if err != nil {
+			return err
+		}
+		if b.Status != StatusActive {
+			return ErrGameOver
+		}
+		if r, err = resume(b, k); err != nil {
+			return err
+		}
+		if err := action(tx, r); err != nil {
+			return err
+		}
+		if err := record(ctx, s, tx, k, r); err != nil {
+			return err
+		}
+		if !r.Over() {
+			if r.Balance, err = tx.Balance(ctx, p.UserID); err != nil {
+				return err
+			}
+		}
+		return tx.UpdateBet(ctx, r.Bet)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%s game: %w", k.game, err)
+	}
+	observe(s, r)
+	return r, nil
+}
+
+// record writes the round's params and state into its bet: the rules' state
+// while the game runs; once the rules have ended it, the settlement.
+func record[G any](ctx context.Context, s *Service, tx Store, k kind[G], r *Round[G]) error {
+	params, err := json.Marshal(r.Params)
+	if err != nil {
+		return err
+	}
+	r.Bet.Params = params
+	if !k.over(r.Game) {
+		if r.Bet.State, err = json.Marshal(r.Game); err != nil {
+			return err
+		}
+		return nil
+	}
+	return settle(ctx, s, tx, k, r)
+}
+
+// settle ends a game the rules have ended: it replays the game from its seeds
+// and recorded params, which must agree with the rules' own result (else the
+// transaction fails rather than pay a result the player could not verify),
+// credits stake × multiplier rounded down, and turns the bet into a settled
+// one whose state is the replayed outcome, as Verify recomputes it.
+func settle[G any](ctx context.Context, s *Service, tx Store, k kind[G], r *Round[G]) error {
+	replayed, err := games.Replay(games.Name(k.game),
+		fair.NewStream(r.Pair.ServerSeed, r.Bet.ClientSeed, uint64(r.Bet.Nonce)), r.Params)
+	if err != nil {
+		return fmt.Errorf("replay game %s: %w", r.Bet.ID, err)
+	}
+	mult := k.payout(r.Game)
+	if got := multiplierOf(replayed); got != mult {
+		return fmt.Errorf("settle game %s: replay pays %sx, the game %sx", r.Bet.ID, got, mult)
+	}
+	payout, err := money.MulFloor(r.Bet.Amount, mult)
+	if err != nil {
+		return fmt.Errorf("payout: %w", err)
+	}
+	now := s.now()
+	if payout > 0 {
+		if r.Balance, err = tx.Credit(ctx, r.Bet.UserID, payout, r.Bet.ID, now); err != nil {
+			return err
+		}
+	} else if r.Balance, err = tx.Balance(ctx, r.Bet.UserID); err != nil {
+		return err
+	}
+	if r.Bet.State, err = json.Marshal(recordedOutcome(replayed)); err != nil {
+		return err
+	}
+	r.Bet.Status, r.Bet.Multiplier, r.Bet.Payout, r.Bet.SettledAt = StatusSettled, mult, payout, &now
+	return nil
+}
+
+// observe reports a settled game to the metrics.
+func observe[G any](s *Service, r *Round[G]) {
+	if s.metrics != nil && r.Over() {
+		s.metrics.BetSettled(string(r.Bet.Game), r.Bet.Amount, r.Bet.Payout)
+	}
+}
+
+// ActiveGames are the caller's running games, at most one of each kind;
+// a nil field means none.
+type ActiveGames struct {
+	Mines     *MinesRound
+	Pump      *PumpRound
+	Blackjack *BlackjackRound
+}
+
+// Active returns the caller's running games, so a reloaded page can resume
+// them.
+func (s *Service) Active(ctx context.Context, p accounts.Principal) (ActiveGames, error) {
+	bets, err := s.store.ActiveGames(ctx, p.UserID)
+	if err != nil {
+		return ActiveGames{}, fmt.Errorf("active games: %w", err)
+	}
+	var out ActiveGames
+	for _, b := range bets {
+		switch b.Game {
+		case Mines:
+			r, err := resume(b, minesKind)
+			if err != nil {
+				return ActiveGames{}, err
+			}
+			out.Mines = newMinesRound(r, false)
+		case Pump:
+			r, err := resume(b, pumpKind)
+			if err != nil {
+				return ActiveGames{}, err
+			}
+			out.Pump = newPumpRound(r, false)
+		case Blackjack:
+			r, err := resume(b, blackjackKind)
+			if err != nil {
+				return ActiveGames{}, err
+			}
+			out.Blackjack = newBlackjackRound(r)
+		}
+	}
+	return out, nil
+}
+
+// resume decodes a running game's row; the kind only fixes G.
+func resume[G any](b BetWithSeeds, _ kind[G]) (*Round[G], error) {
+	r := &Round[G]{Bet: b.Bet, Pair: b.Pair, Game: new(G)}
+	if err := json.Unmarshal(b.Params, &r.Params); err != nil {
+		return nil, fmt.Errorf("params of game %s: %w", b.ID, err)
+	}
+	if err := json.Unmarshal(b.State, r.Game); err != nil {
+		return nil, fmt.Errorf("state of game %s: %w", b.ID, err)
+	}
+	return r, nil
+}
+
+// gameError turns a rules error into what the player sees; a corrupt stored
+// game stays an internal error.
+func gameError(err error, user ...error) error {
+	for _, u := range user {
+		if errors.Is(err, u) {
+			return problem.Invalid(u.Error())
+		}
+	}
+	return err
+}

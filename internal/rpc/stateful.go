@@ -1,0 +1,282 @@
+package rpc
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+
+	"connectrpc.com/connect"
+
+	"github.com/fairplay/fairplay/internal/accounts"
+	"github.com/fairplay/fairplay/internal/games/blackjack"
+	fairplayv1 "github.com/fairplay/fairplay/internal/gen/fairplay/v1"
+	"github.com/fairplay/fairplay/internal/play"
+)
+
+// statefulRoutes are the /api paths of Mines, Pump and Blackjack (SPEC.md §7)
+// and the running-games lookup.
+func (h *GameHandler) statefulRoutes() []route {
+	return []route{
+		unary(h.log, "POST /api/games/mines/start", h.StartMines),
+		unary(h.log, "POST /api/games/mines/click", h.RevealMinesTile),
+		unary(h.log, "POST /api/games/mines/cashout", h.CashOutMines),
+		unary(h.log, "POST /api/games/pump/start", h.StartPump),
+		unary(h.log, "POST /api/games/pump/pump", h.PumpBalloon),
+		unary(h.log, "POST /api/games/pump/cashout", h.CashOutPump),
+		unary(h.log, "POST /api/games/blackjack/start", h.StartBlackjack),
+		unary(h.log, "POST /api/games/blackjack/hit", h.HitBlackjack),
+		unary(h.log, "POST /api/games/blackjack/stand", h.StandBlackjack),
+		unary(h.log, "POST /api/games/blackjack/double", h.DoubleBlackjack),
+		withNulls(unary(h.log, "GET /api/games/active", h.GetActiveGames), "mines", "pump", "blackjack"),
+	}
+}
+
+// withNulls writes the named top-level fields of a successful JSON response
+// as null when the codec left them out (an unset message), so /api clients
+// read {"mines": null} rather than a missing key.
+func withNulls(r route, fields ...string) route {
+	next := r.handler
+	r.handler = http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		buf := &bufferedWriter{header: w.Header(), status: http.StatusOK}
+		next.ServeHTTP(buf, req)
+		body := buf.body.Bytes()
+		if buf.status == http.StatusOK {
+			var obj map[string]json.RawMessage
+			if err := json.Unmarshal(body, &obj); err == nil {
+				for _, f := range fields {
+					if _, ok := obj[f]; !ok {
+						obj[f] = json.RawMessage("null")
+					}
+				}
+				if b, err := json.Marshal(obj); err == nil {
+					body = b
+				}
+			}
+		}
+		w.WriteHeader(buf.status)
+		_, _ = w.Write(body)
+	})
+	return r
+}
+
+// bufferedWriter holds a response back so it can be edited before sending.
+type bufferedWriter struct {
+	header http.Header
+	status int
+	body   bytes.Buffer
+}
+
+func (b *bufferedWriter) Header() http.Header         { return b.header }
+func (b *bufferedWriter) WriteHeader(status int)      { b.status = status }
+func (b *bufferedWriter) Write(p []byte) (int, error) { return b.body.Write(p) }
+
+// gameRequest is a request naming a running game.
+type gameRequest interface{ GetGameId() string }
+
+// gameAction serves an action on a running game: authenticate, call the
+// domain with the request's game id, pack the round.
+func gameAction[Req, Round, Res any](ctx context.Context, h *GameHandler, req *connect.Request[Req],
+	call func(context.Context, accounts.Principal, string) (Round, error), pack func(Round) *Res) (*connect.Response[Res], error) {
+	p, err := authenticate(ctx, h.accounts, req.Header())
+	if err != nil {
+		return nil, err
+	}
+	r, err := call(ctx, p, any(req.Msg).(gameRequest).GetGameId())
+	if err != nil {
+		return nil, err
+	}
+	return connect.NewResponse(pack(r)), nil
+}
+
+// StartMines implements GameService.StartMines.
+func (h *GameHandler) StartMines(ctx context.Context, req *connect.Request[fairplayv1.StartMinesRequest]) (*connect.Response[fairplayv1.StartMinesResponse], error) {
+	p, err := authenticate(ctx, h.accounts, req.Header())
+	if err != nil {
+		return nil, err
+	}
+	r, err := h.play.StartMines(ctx, p, req.Msg.GetBetAmount(), int(req.Msg.GetMineCount()))
+	if err != nil {
+		return nil, err
+	}
+	return connect.NewResponse(&fairplayv1.StartMinesResponse{
+		Success: true, GameId: r.Bet.ID.String(), NewBalance: r.Balance.String(), MineCount: int32(r.Game.Mines),
+		Multiplier: r.Multiplier.String(), NextMultiplier: r.NextMultiplier.String(), Fairness: toProtoFairness(r.Bet, r.Pair),
+	}), nil
+}
+
+// RevealMinesTile implements GameService.RevealMinesTile. A missing row or
+// column is off the board.
+func (h *GameHandler) RevealMinesTile(ctx context.Context, req *connect.Request[fairplayv1.RevealMinesTileRequest]) (*connect.Response[fairplayv1.RevealMinesTileResponse], error) {
+	row, col := -1, -1
+	if req.Msg.Row != nil {
+		row = int(req.Msg.GetRow())
+	}
+	if req.Msg.Col != nil {
+		col = int(req.Msg.GetCol())
+	}
+	return gameAction(ctx, h, req, func(ctx context.Context, p accounts.Principal, id string) (*play.MinesRound, error) {
+		return h.play.RevealMinesTile(ctx, p, id, row, col)
+	}, func(r *play.MinesRound) *fairplayv1.RevealMinesTileResponse {
+		return &fairplayv1.RevealMinesTileResponse{
+			Success: true, HitMine: r.HitMine, MinePositions: r.MinePositions(), IsSafe: !r.HitMine,
+			Multiplier: r.Multiplier.String(), PotentialWin: r.PotentialWin.String(), NewBalance: r.Balance.String(),
+			GameOver: r.Over(), WinAmount: r.Bet.Payout.String(), Revealed: r.Revealed(),
+			NextMultiplier: r.NextMultiplier.String(),
+		}
+	})
+}
+
+// CashOutMines implements GameService.CashOutMines.
+func (h *GameHandler) CashOutMines(ctx context.Context, req *connect.Request[fairplayv1.CashOutMinesRequest]) (*connect.Response[fairplayv1.CashOutMinesResponse], error) {
+	return gameAction(ctx, h, req, h.play.CashOutMines, func(r *play.MinesRound) *fairplayv1.CashOutMinesResponse {
+		return &fairplayv1.CashOutMinesResponse{
+			Success: true, MinePositions: r.MinePositions(), WinAmount: r.Bet.Payout.String(),
+			Multiplier: r.Multiplier.String(), NewBalance: r.Balance.String(), Revealed: r.Revealed(),
+		}
+	})
+}
+
+// StartPump implements GameService.StartPump.
+func (h *GameHandler) StartPump(ctx context.Context, req *connect.Request[fairplayv1.StartPumpRequest]) (*connect.Response[fairplayv1.StartPumpResponse], error) {
+	p, err := authenticate(ctx, h.accounts, req.Header())
+	if err != nil {
+		return nil, err
+	}
+	r, err := h.play.StartPump(ctx, p, req.Msg.GetBetAmount(), req.Msg.GetDifficulty())
+	if err != nil {
+		return nil, err
+	}
+	return connect.NewResponse(&fairplayv1.StartPumpResponse{
+		Success: true, GameId: r.Bet.ID.String(), NewBalance: r.Balance.String(), Difficulty: string(r.Game.Difficulty),
+		NextMultiplier: r.NextMultiplier.String(), Fairness: toProtoFairness(r.Bet, r.Pair),
+	}), nil
+}
+
+// PumpBalloon implements GameService.PumpBalloon.
+func (h *GameHandler) PumpBalloon(ctx context.Context, req *connect.Request[fairplayv1.PumpBalloonRequest]) (*connect.Response[fairplayv1.PumpBalloonResponse], error) {
+	return gameAction(ctx, h, req, h.play.PumpBalloon, func(r *play.PumpRound) *fairplayv1.PumpBalloonResponse {
+		return &fairplayv1.PumpBalloonResponse{
+			Success: true, PumpCount: int32(r.Game.Pumps), Multiplier: r.Multiplier.String(), Burst: r.Burst,
+			NewBalance: r.Balance.String(), GameOver: r.Over(), WinAmount: r.Bet.Payout.String(),
+			PotentialWin: r.PotentialWin.String(), NextMultiplier: r.NextMultiplier.String(), Pops: toInt32s(r.Pops()),
+		}
+	})
+}
+
+// CashOutPump implements GameService.CashOutPump.
+func (h *GameHandler) CashOutPump(ctx context.Context, req *connect.Request[fairplayv1.CashOutPumpRequest]) (*connect.Response[fairplayv1.CashOutPumpResponse], error) {
+	return gameAction(ctx, h, req, h.play.CashOutPump, func(r *play.PumpRound) *fairplayv1.CashOutPumpResponse {
+		return &fairplayv1.CashOutPumpResponse{
+			Success: true, WinAmount: r.Bet.Payout.String(), NewBalance: r.Balance.String(),
+			Multiplier: r.Multiplier.String(), PumpCount: int32(r.Game.Pumps), Pops: toInt32s(r.Pops()),
+		}
+	})
+}
+
+// StartBlackjack implements GameService.StartBlackjack.
+func (h *GameHandler) StartBlackjack(ctx context.Context, req *connect.Request[fairplayv1.StartBlackjackRequest]) (*connect.Response[fairplayv1.StartBlackjackResponse], error) {
+	p, err := authenticate(ctx, h.accounts, req.Header())
+	if err != nil {
+		return nil, err
+	}
+	r, err := h.play.StartBlackjack(ctx, p, req.Msg.GetBetAmount())
+	if err != nil {
+		return nil, err
+	}
+	v := r.View
+	return connect.NewResponse(&fairplayv1.StartBlackjackResponse{
+		Success: true, GameId: r.Bet.ID.String(), PlayerHand: toProtoCards(v.PlayerHand), DealerHand: toProtoCards(v.DealerHand),
+		Result: v.Result, WinAmount: r.Bet.Payout.String(), GameOver: v.GameOver, NewBalance: r.Balance.String(),
+		PlayerValue: int32(v.PlayerValue), DealerValue: int32(v.DealerValue), CanDouble: v.CanDouble,
+		Fairness: toProtoFairness(r.Bet, r.Pair),
+	}), nil
+}
+
+// HitBlackjack implements GameService.HitBlackjack.
+func (h *GameHandler) HitBlackjack(ctx context.Context, req *connect.Request[fairplayv1.HitBlackjackRequest]) (*connect.Response[fairplayv1.HitBlackjackResponse], error) {
+	return gameAction(ctx, h, req, h.play.HitBlackjack, func(r *play.BlackjackRound) *fairplayv1.HitBlackjackResponse {
+		v := r.View
+		return &fairplayv1.HitBlackjackResponse{
+			Success: true, PlayerHand: toProtoCards(v.PlayerHand), Result: v.Result, WinAmount: r.Bet.Payout.String(),
+			GameOver: v.GameOver, DealerHand: toProtoCards(v.DealerHand), NewBalance: r.Balance.String(),
+			PlayerValue: int32(v.PlayerValue), DealerValue: int32(v.DealerValue),
+		}
+	})
+}
+
+// StandBlackjack implements GameService.StandBlackjack.
+func (h *GameHandler) StandBlackjack(ctx context.Context, req *connect.Request[fairplayv1.StandBlackjackRequest]) (*connect.Response[fairplayv1.StandBlackjackResponse], error) {
+	return gameAction(ctx, h, req, h.play.StandBlackjack, func(r *play.BlackjackRound) *fairplayv1.StandBlackjackResponse {
+		v := r.View
+		return &fairplayv1.StandBlackjackResponse{
+			Success: true, DealerHand: toProtoCards(v.DealerHand), Result: v.Result, WinAmount: r.Bet.Payout.String(),
+			NewBalance: r.Balance.String(), PlayerHand: toProtoCards(v.PlayerHand), PlayerValue: int32(v.PlayerValue),
+			DealerValue: int32(v.DealerValue), GameOver: v.GameOver,
+		}
+	})
+}
+
+// DoubleBlackjack implements GameService.DoubleBlackjack.
+func (h *GameHandler) DoubleBlackjack(ctx context.Context, req *connect.Request[fairplayv1.DoubleBlackjackRequest]) (*connect.Response[fairplayv1.DoubleBlackjackResponse], error) {
+	return gameAction(ctx, h, req, h.play.DoubleBlackjack, func(r *play.BlackjackRound) *fairplayv1.DoubleBlackjackResponse {
+		v := r.View
+		return &fairplayv1.DoubleBlackjackResponse{
+			Success: true, DealerHand: toProtoCards(v.DealerHand), PlayerHand: toProtoCards(v.PlayerHand),
+			PlayerValue: int32(v.PlayerValue), Result: v.Result, WinAmount: r.Bet.Payout.String(),
+			NewBalance: r.Balance.String(), DealerValue: int32(v.DealerValue), GameOver: v.GameOver,
+			BetAmount: r.Bet.Amount.String(),
+		}
+	})
+}
+
+// GetActiveGames implements GameService.GetActiveGames.
+func (h *GameHandler) GetActiveGames(ctx context.Context, req *connect.Request[fairplayv1.GetActiveGamesRequest]) (*connect.Response[fairplayv1.GetActiveGamesResponse], error) {
+	p, err := authenticate(ctx, h.accounts, req.Header())
+	if err != nil {
+		return nil, err
+	}
+	a, err := h.play.Active(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	out := &fairplayv1.GetActiveGamesResponse{}
+	if r := a.Mines; r != nil {
+		out.Mines = &fairplayv1.MinesGame{
+			GameId: r.Bet.ID.String(), BetAmount: r.Bet.Amount.String(), MineCount: int32(r.Game.Mines),
+			Revealed: r.Revealed(), Multiplier: r.Multiplier.String(), PotentialWin: r.PotentialWin.String(),
+			NextMultiplier: r.NextMultiplier.String(), Fairness: toProtoFairness(r.Bet, r.Pair),
+		}
+	}
+	if r := a.Pump; r != nil {
+		out.Pump = &fairplayv1.PumpGame{
+			GameId: r.Bet.ID.String(), BetAmount: r.Bet.Amount.String(), Difficulty: string(r.Game.Difficulty),
+			PumpCount: int32(r.Game.Pumps), Multiplier: r.Multiplier.String(), PotentialWin: r.PotentialWin.String(),
+			NextMultiplier: r.NextMultiplier.String(), Fairness: toProtoFairness(r.Bet, r.Pair),
+		}
+	}
+	if r := a.Blackjack; r != nil {
+		v := r.View
+		out.Blackjack = &fairplayv1.BlackjackGame{
+			GameId: r.Bet.ID.String(), BetAmount: r.Bet.Amount.String(), PlayerHand: toProtoCards(v.PlayerHand),
+			DealerHand: toProtoCards(v.DealerHand), PlayerValue: int32(v.PlayerValue), DealerValue: int32(v.DealerValue),
+			CanDouble: v.CanDouble, Fairness: toProtoFairness(r.Bet, r.Pair),
+		}
+	}
+	return connect.NewResponse(out), nil
+}
+
+// toProtoCards converts a hand as the rules show it; a hidden card carries
+// nothing but hidden.
+func toProtoCards(faces []blackjack.Face) []*fairplayv1.Card {
+	out := make([]*fairplayv1.Card, len(faces))
+	for i, f := range faces {
+		if f.Hidden {
+			out[i] = &fairplayv1.Card{Hidden: true}
+			continue
+		}
+		value, suit, n := f.Value, string(f.Suit), int32(f.NumericValue)
+		out[i] = &fairplayv1.Card{Value: &value, Suit: &suit, NumericValue: &n}
+	}
+	return out
+}
