@@ -49,13 +49,21 @@ export default tseslint.config(
               message: 'Features must not import from other features; move shared code to components/, hooks/ or lib/.',
             },
             { regex: '^@/app/', message: 'Features must not import from the app layer.' },
+            { regex: '^\\.\\./\\.\\./', message: 'Stay inside the feature; shared code is imported through @/.' },
           ],
         },
       ],
     },
   },
   {
-    files: ['*.{js,ts}', 'e2e/**/*.{js,ts}'],
+    files: ['src/**/*.test.{ts,tsx}', 'src/testing/**/*.{ts,tsx}'],
+    rules: {
+      // Tests may assert that a looked-up element or request exists.
+      '@typescript-eslint/no-non-null-assertion': 'off',
+    },
+  },
+  {
+    files: ['*.{js,ts}', 'e2e/**/*.{js,mjs,ts}'],
     languageOptions: { globals: globals.node },
   },
 );

@@ -12,8 +12,18 @@ export interface Game {
 
 export const GAMES: readonly Game[] = [
   { slug: 'dice', title: 'Dice', description: 'Pick a target and roll under it to win.', path: '/games/dice' },
-  { slug: 'mines', title: 'Mines', description: 'Uncover gems, dodge the mines and cash out in time.', path: '/games/mines' },
-  { slug: 'plinko', title: 'Plinko', description: 'Drop balls and watch them bounce for rewards.', path: '/games/plinko' },
+  {
+    slug: 'mines',
+    title: 'Mines',
+    description: 'Uncover gems, dodge the mines and cash out in time.',
+    path: '/games/mines',
+  },
+  {
+    slug: 'plinko',
+    title: 'Plinko',
+    description: 'Drop balls and watch them bounce for rewards.',
+    path: '/games/plinko',
+  },
   { slug: 'pump', title: 'Pump', description: 'Pump up the balloon for bigger rewards.', path: '/games/pump' },
   { slug: 'keno', title: 'Keno', description: 'Select numbers and wait for the draw.', path: '/games/keno' },
   {

@@ -1,4 +1,4 @@
-import type { RefreshRequestJson, RefreshResponseJson } from '@/gen/fairplay/v1/auth_pb';
+import type { RefreshRequestSchema, RefreshResponseSchema } from '@/gen/fairplay/v1/auth_pb';
 import type { ApiJson, ApiRequest } from './api-types';
 import { clearTokens, getAccessToken, getRefreshToken, setAccessToken } from './tokens';
 
@@ -90,7 +90,7 @@ async function readBody(res: Response): Promise<unknown> {
 
 function messageOf(body: unknown): string | undefined {
   if (typeof body === 'object' && body !== null && 'message' in body) {
-    const { message } = body as { message: unknown };
+    const { message } = body;
     if (typeof message === 'string' && message) return message;
   }
   return undefined;
@@ -145,7 +145,8 @@ export async function apiRequest<T>(path: string, options: RequestOptions = {}):
   return body as T;
 }
 
-export type RefreshResponse = ApiJson<RefreshResponseJson, 'user'>;
+/** RefreshResponse: the server may leave out the user. */
+export type RefreshResponse = ApiJson<typeof RefreshResponseSchema, 'user'>;
 
 let refreshing: Promise<RefreshResponse | null> | null = null;
 
@@ -173,7 +174,7 @@ async function doRefresh(): Promise<RefreshResponse | null> {
     return null;
   }
   try {
-    const body: ApiRequest<RefreshRequestJson> = { refreshToken };
+    const body: ApiRequest<typeof RefreshRequestSchema> = { refreshToken };
     const res = await apiRequest<RefreshResponse>('/auth/refresh', { method: 'POST', body });
     setAccessToken(res.token);
     return res;

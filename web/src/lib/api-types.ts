@@ -1,47 +1,127 @@
-// Types of the JSON /api, derived from the protos' generated Json types
-// (src/gen, protoc-gen-es json_types=true) so the compiler checks the client
-// against the schema. The /api encoding differs from canonical proto JSON in
-// two ways this module accounts for:
-//  - every documented scalar field is always present, so fields are required;
-//  - fields marked (fairplay.v1.money) are JSON numbers, not strings.
+import type { Message } from '@bufbuild/protobuf';
+import type { GenMessage } from '@bufbuild/protobuf/codegenv2';
+
+// Types of the JSON /api, derived from the protos' generated code (src/gen,
+// protoc-gen-es json_types=true) so the compiler checks the client against
+// the schema. /api differs from canonical proto JSON in ways this module
+// accounts for:
+//  - every documented scalar field is always present, so fields are required
+//    (proto3 `optional` fields stay optional);
+//  - fields marked (fairplay.v1.decimal), e.g. User.balance, and 64-bit
+//    integers are JSON numbers where the generated Json types say string.
 
 /**
- * JSON names of the fields that carry the (fairplay.v1.money) option (and the
- * names SPEC.md §7 gives to money fields of services not written yet).
- * api-types.test.ts fails when a proto marks a field as money that is missing here.
+ * NUMERIC_FIELDS registers every message the web app exchanges with /api,
+ * with the JSON names of its fields that /api sends as numbers while the
+ * generated Json type says string. ApiJson accepts only registered messages,
+ * and api-types.test.ts checks each entry against the descriptors, so a
+ * proto change that affects the app fails the tests with the entry to write.
  */
-export const MONEY_FIELDS = [
-  'amount',
-  'balance',
-  'betAmount',
-  'newBalance',
-  'paidOut',
-  'potentialWin',
-  'totalWagered',
-  'wagered',
-  'wageredLastMonth',
-  'wageredLastWeek',
-  'winAmount',
-] as const;
+export const NUMERIC_FIELDS = {
+  // AuthService
+  'fairplay.v1.ChangePasswordRequest': [],
+  'fairplay.v1.ChangePasswordResponse': [],
+  'fairplay.v1.DeviceInfo': [],
+  'fairplay.v1.GetConfigResponse': [],
+  'fairplay.v1.GetUserResponse': [],
+  'fairplay.v1.ListSessionsResponse': [],
+  'fairplay.v1.LoginRequest': [],
+  'fairplay.v1.LoginResponse': [],
+  'fairplay.v1.LogoutRequest': [],
+  'fairplay.v1.RefreshRequest': [],
+  'fairplay.v1.RefreshResponse': [],
+  'fairplay.v1.RegisterRequest': [],
+  'fairplay.v1.RegisterResponse': [],
+  'fairplay.v1.RevokeOtherSessionsRequest': [],
+  'fairplay.v1.RevokeOtherSessionsResponse': [],
+  'fairplay.v1.RevokeSessionRequest': [],
+  'fairplay.v1.RevokeSessionResponse': [],
+  'fairplay.v1.Session': [],
+  'fairplay.v1.User': ['balance'],
+  // AdminService
+  'fairplay.v1.AdjustBalanceRequest': ['amount'],
+  'fairplay.v1.AdjustBalanceResponse': [],
+  'fairplay.v1.DeleteUserResponse': [],
+  'fairplay.v1.GameActivity': ['bets', 'paidOut', 'rtp', 'theoreticalRtp', 'wagered'],
+  'fairplay.v1.GetActivityStatsResponse': ['activePlayers'],
+  'fairplay.v1.GetUserStatsResponse': [
+    'totalUsers',
+    'usersLastMonth',
+    'usersLastMonthPercentChange',
+    'usersLastWeek',
+    'usersLastWeekPercentChange',
+  ],
+  'fairplay.v1.GetWageringStatsResponse': [
+    'totalWagered',
+    'wageredLastMonth',
+    'wageredLastMonthPercentChange',
+    'wageredLastWeek',
+    'wageredLastWeekPercentChange',
+  ],
+  'fairplay.v1.ListUsersResponse': ['totalUsers'],
+  'fairplay.v1.SearchUsersResponse': ['totalUsers'],
+} as const satisfies Record<string, readonly string[]>;
 
-export type MoneyField = (typeof MONEY_FIELDS)[number];
+/** RegisteredMessage names the messages ApiJson accepts. */
+export type RegisteredMessage = keyof typeof NUMERIC_FIELDS;
 
-type Wire<T> = T extends readonly (infer U)[]
-  ? Wire<U>[]
-  : T extends object
-    ? { [K in keyof T]-?: K extends MoneyField ? number : Wire<NonNullable<T[K]>> }
-    : T;
+type NumericKeys<Msg> = Msg extends { $typeName: infer N extends RegisteredMessage }
+  ? (typeof NUMERIC_FIELDS)[N][number]
+  : never;
+
+type IsMessage<T> = T extends { $typeName: string } ? true : false;
+
+/** The message-type counterpart of a Json field (same name unless json_name renames it). */
+type MsgField<Msg, K> = K extends keyof Msg ? NonNullable<Msg[K]> : unknown;
+
+// A nested message must be registered too; an unregistered one becomes never.
+type WireField<M, J> = J extends readonly (infer JE)[]
+  ? WireField<M extends readonly (infer ME)[] ? ME : unknown, JE>[]
+  : IsMessage<M> extends true
+    ? M extends { $typeName: RegisteredMessage }
+      ? WireMessage<M, J>
+      : never
+    : J;
+
+type NumberLike<J> = J extends readonly unknown[] ? number[] : number;
+
+/** Keys that are proto3 `optional` scalars: optional in the message type and not messages. */
+type OptionalKeys<Msg, Json> = {
+  [K in keyof Json]-?: K extends keyof Msg
+    ? object extends Pick<Msg, K>
+      ? IsMessage<NonNullable<Msg[K]>> extends true
+        ? never
+        : K
+      : never
+    : never;
+}[keyof Json];
+
+type WireValue<Msg, Json, K extends keyof Json> =
+  K extends NumericKeys<Msg> ? NumberLike<NonNullable<Json[K]>> : WireField<MsgField<Msg, K>, NonNullable<Json[K]>>;
+
+type WireMessage<Msg, Json> = Simplify<
+  { [K in Exclude<keyof Json, OptionalKeys<Msg, Json>>]-?: WireValue<Msg, Json, K> } & {
+    [K in OptionalKeys<Msg, Json>]?: WireValue<Msg, Json, K>;
+  }
+>;
 
 type Simplify<T> = { [K in keyof T]: T[K] } & {};
 
-/**
- * ApiJson turns a generated Json type into the shape /api sends: fields
- * required, money as number. List proto3 `optional` fields and message
- * fields the server may omit in Optional.
- */
-export type ApiJson<T, Optional extends keyof T = never> = Simplify<
-  Omit<Wire<T>, Optional> & Partial<Pick<Wire<T>, Optional & keyof Wire<T>>>
->;
+/** A generated schema of a registered message. */
+export type RegisteredSchema = GenMessage<Message<RegisteredMessage>, { jsonType: unknown }>;
 
-/** ApiRequest is the body a client sends: the same mapping, every field required. */
-export type ApiRequest<T> = Wire<T>;
+/**
+ * ApiJson is the /api JSON shape of a generated message schema, e.g.
+ * `ApiJson<typeof UserSchema>` (a type-only import of the schema is enough).
+ * Message fields are required; list in Absent those the server may omit.
+ */
+export type ApiJson<Schema extends RegisteredSchema, Absent extends string = never> =
+  Schema extends GenMessage<infer Msg extends Message, { jsonType: infer Json }>
+    ? Simplify<
+        Omit<WireMessage<Msg, Json>, Absent> &
+          Partial<Pick<WireMessage<Msg, Json>, Absent & keyof WireMessage<Msg, Json>>>
+      >
+    : never;
+
+/** ApiRequest is the /api JSON body of a generated request schema. */
+export type ApiRequest<Schema extends RegisteredSchema> = ApiJson<Schema>;

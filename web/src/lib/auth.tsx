@@ -1,14 +1,14 @@
 import { queryOptions, useMutation, useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
 import { useEffect, type ReactNode } from 'react';
 import type {
-  GetUserResponseJson,
-  LoginRequestJson,
-  LoginResponseJson,
-  LogoutRequestJson,
-  RegisterRequestJson,
-  RegisterResponseJson,
+  GetUserResponseSchema,
+  LoginRequestSchema,
+  LoginResponseSchema,
+  LogoutRequestSchema,
+  RegisterRequestSchema,
+  RegisterResponseSchema,
 } from '@/gen/fairplay/v1/auth_pb';
-import type { UserJson } from '@/gen/fairplay/v1/user_pb';
+import type { UserSchema } from '@/gen/fairplay/v1/user_pb';
 import { ApiError, apiRequest, refreshSession } from './api-client';
 import type { ApiJson, ApiRequest } from './api-types';
 import { clearTokens, getRefreshToken, hasSession, setTokens, subscribeTokens } from './tokens';
@@ -17,14 +17,13 @@ import { clearTokens, getRefreshToken, hasSession, setTokens, subscribeTokens } 
 // query (null when signed out); tokens live in lib/tokens.
 
 /** User is the signed-in account as /api sends it; createdAt only in admin views. */
-export type User = ApiJson<UserJson, 'createdAt'>;
+export type User = ApiJson<typeof UserSchema>;
 
-type WithUser<T> = Omit<T, 'user'> & { user: User };
-export type LoginInput = ApiRequest<LoginRequestJson>;
-export type RegisterInput = ApiRequest<RegisterRequestJson>;
-type LoginResponse = WithUser<ApiJson<LoginResponseJson>>;
-type RegisterResponse = WithUser<ApiJson<RegisterResponseJson>>;
-type GetUserResponse = WithUser<ApiJson<GetUserResponseJson>>;
+export type LoginInput = ApiRequest<typeof LoginRequestSchema>;
+export type RegisterInput = ApiRequest<typeof RegisterRequestSchema>;
+type LoginResponse = ApiJson<typeof LoginResponseSchema>;
+type RegisterResponse = ApiJson<typeof RegisterResponseSchema>;
+type GetUserResponse = ApiJson<typeof GetUserResponseSchema>;
 
 /** REFRESH_INTERVAL_MS: while signed in the access token is refreshed every 10 minutes. */
 export const REFRESH_INTERVAL_MS = 10 * 60 * 1000;
@@ -76,7 +75,7 @@ export async function logout(): Promise<void> {
   const refreshToken = getRefreshToken();
   try {
     if (refreshToken) {
-      const body: ApiRequest<LogoutRequestJson> = { refreshToken };
+      const body: ApiRequest<typeof LogoutRequestSchema> = { refreshToken };
       await apiRequest('/auth/logout', { method: 'POST', body, signal: AbortSignal.timeout(5000) });
     }
   } catch (err) {

@@ -21,13 +21,18 @@ function preventDefault(event: Event) {
   event.preventDefault();
 }
 
+/** Clicking a notification (e.g. its dismiss button) must not close the dialog underneath. */
+function ignoreToasts(event: Event) {
+  if (event.target instanceof Element && event.target.closest('[data-toaster]')) event.preventDefault();
+}
+
 export function DialogContent({ title, description, children, preventOutsideClose }: DialogContentProps) {
   return (
     <DialogPrimitive.Portal>
       <DialogPrimitive.Overlay className={styles.overlay} />
       <DialogPrimitive.Content
         className={styles.content}
-        onPointerDownOutside={preventOutsideClose ? preventDefault : undefined}
+        onPointerDownOutside={preventOutsideClose ? preventDefault : ignoreToasts}
         // Without a description Radix expects aria-describedby to be explicitly unset.
         {...(description ? {} : { 'aria-describedby': undefined })}
       >

@@ -1,50 +1,96 @@
-import * as ToastPrimitive from '@radix-ui/react-toast';
-import { useSyncExternalStore } from 'react';
-import { getToasts, subscribeToasts, toast, TOAST_DURATION_MS, type ToastItem } from '@/lib/toast';
+import { useEffect, useRef, useState, useSyncExternalStore, type FocusEvent } from 'react';
+import { getToasts, subscribeToasts, toast, type ToastItem } from '@/lib/toast';
 import styles from './toaster.module.css';
 
-// The app's only wrapper of Radix Toast: renders lib/toast's store (at most
-// three at a time, each closing after its duration; hovering or focusing the
-// list pauses the timers, F8 jumps to it).
+// Renders lib/toast's store: at most three notifications, each closing after
+// its duration (4 s by default). Hovering or focusing the list pauses the
+// timers. The list is a polite live region that exists from the start, so
+// each new message is announced once, and its text appears only once in the
+// page.
 
 const ICONS: Record<ToastItem['variant'], string> = {
-  success: 'M5 12.5l4.5 4.5L19 7.5',
+  success: 'M7.5 12.5l3 3 6-6.5',
   error: 'M12 7v6m0 4h.01',
   info: 'M12 11v6m0-10h.01',
 };
 
-function ToastCard({ item }: { item: ToastItem }) {
+function ToastCard({ item, paused }: { item: ToastItem; paused: boolean }) {
+  const remaining = useRef(item.duration);
+
+  useEffect(() => {
+    if (paused) return;
+    const started = Date.now();
+    const timer = window.setTimeout(() => {
+      toast.dismiss(item.id);
+    }, remaining.current);
+    return () => {
+      window.clearTimeout(timer);
+      remaining.current -= Date.now() - started;
+    };
+  }, [paused, item.id]);
+
   return (
-    <ToastPrimitive.Root
+    <li
       className={`${styles.toast} ${styles[item.variant]}`}
-      duration={item.duration}
-      type={item.variant === 'error' ? 'foreground' : 'background'}
-      onOpenChange={(open) => {
-        if (!open) toast.dismiss(item.id);
+      onKeyDown={(event) => {
+        if (event.key === 'Escape') toast.dismiss(item.id);
       }}
     >
       <svg className={styles.icon} viewBox="0 0 24 24" width="20" height="20" aria-hidden="true">
         <circle cx="12" cy="12" r="10" fill="none" stroke="currentColor" strokeWidth="2" />
         <path d={ICONS[item.variant]} fill="none" stroke="currentColor" strokeWidth="2" strokeLinecap="round" />
       </svg>
-      <ToastPrimitive.Description className={styles.message}>{item.message}</ToastPrimitive.Description>
-      <ToastPrimitive.Close className={styles.close} aria-label="Dismiss notification">
+      <p className={styles.message}>{item.message}</p>
+      <button
+        type="button"
+        className={styles.close}
+        aria-label="Dismiss notification"
+        onClick={() => {
+          // Remove the toast after this click has finished: an open modal dialog checks, on the same click,
+          // whether its target lies in the notifications, which it cannot tell once the target is gone.
+          window.setTimeout(() => {
+            toast.dismiss(item.id);
+          }, 0);
+        }}
+      >
         <svg viewBox="0 0 24 24" width="16" height="16" aria-hidden="true">
           <path d="M6 6l12 12M18 6L6 18" stroke="currentColor" strokeWidth="2" strokeLinecap="round" />
         </svg>
-      </ToastPrimitive.Close>
-    </ToastPrimitive.Root>
+      </button>
+    </li>
   );
 }
 
 export function Toaster() {
   const items = useSyncExternalStore(subscribeToasts, getToasts, getToasts);
+  const [hovered, setHovered] = useState(false);
+  const [focused, setFocused] = useState(false);
+
+  const onBlur = (event: FocusEvent<HTMLElement>) => {
+    if (!(event.relatedTarget instanceof Node && event.currentTarget.contains(event.relatedTarget))) setFocused(false);
+  };
+
   return (
-    <ToastPrimitive.Provider duration={TOAST_DURATION_MS} swipeDirection="right" label="Notification">
-      {items.map((item) => (
-        <ToastCard key={item.id} item={item} />
-      ))}
-      <ToastPrimitive.Viewport className={styles.viewport} label="Notifications ({hotkey})" />
-    </ToastPrimitive.Provider>
+    <section
+      aria-label="Notifications"
+      className={styles.viewport}
+      data-toaster=""
+      onPointerEnter={() => {
+        setHovered(true);
+      }}
+      onPointerLeave={() => {
+        setHovered(false);
+      }}
+      onFocus={() => {
+        setFocused(true);
+      }}
+      onBlur={onBlur}
+    >
+      <ol className={styles.list} aria-live="polite" aria-relevant="additions text">
+        {items.map((item) => (
+          <ToastCard key={item.id} item={item} paused={hovered || focused} />
+        ))}
+      </ol>
+    </section>
   );
 }

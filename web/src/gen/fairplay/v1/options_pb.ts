@@ -11,16 +11,16 @@ import { file_google_protobuf_descriptor } from "@bufbuild/protobuf/wkt";
  * Describes the file fairplay/v1/options.proto.
  */
 export const file_fairplay_v1_options: GenFile = /*@__PURE__*/
-  fileDesc("ChlmYWlycGxheS92MS9vcHRpb25zLnByb3RvEgtmYWlycGxheS52MTo1CgVtb25leRIdLmdvb2dsZS5wcm90b2J1Zi5GaWVsZE9wdGlvbnMY0YYDIAEoCFIFbW9uZXlCrgEKD2NvbS5mYWlycGxheS52MUIMT3B0aW9uc1Byb3RvUAFaQGdpdGh1Yi5jb20vZmFpcnBsYXkvZmFpcnBsYXkvaW50ZXJuYWwvZ2VuL2ZhaXJwbGF5L3YxO2ZhaXJwbGF5djGiAgNGWFiqAgtGYWlycGxheS5WMcoCC0ZhaXJwbGF5XFYx4gIXRmFpcnBsYXlcVjFcR1BCTWV0YWRhdGHqAgxGYWlycGxheTo6VjFiBnByb3RvMw", [file_google_protobuf_descriptor]);
+  fileDesc("ChlmYWlycGxheS92MS9vcHRpb25zLnByb3RvEgtmYWlycGxheS52MTo5CgdkZWNpbWFsEh0uZ29vZ2xlLnByb3RvYnVmLkZpZWxkT3B0aW9ucxjRhgMgASgIUgdkZWNpbWFsQq4BCg9jb20uZmFpcnBsYXkudjFCDE9wdGlvbnNQcm90b1ABWkBnaXRodWIuY29tL2ZhaXJwbGF5L2ZhaXJwbGF5L2ludGVybmFsL2dlbi9mYWlycGxheS92MTtmYWlycGxheXYxogIDRlhYqgILRmFpcnBsYXkuVjHKAgtGYWlycGxheVxWMeICF0ZhaXJwbGF5XFYxXEdQQk1ldGFkYXRh6gIMRmFpcnBsYXk6OlYxYgZwcm90bzM", [file_google_protobuf_descriptor]);
 
 /**
- * money marks a string field that holds an exact decimal dollar amount
- * (at most 8 decimal places, e.g. "12.5"). Connect clients see a string;
+ * decimal marks a string field that holds an exact decimal number (money,
+ * multipliers, roll targets), e.g. "12.5". Connect clients see a string;
  * the JSON /api routes read and write the same field as a JSON number,
  * converting text to text so no precision is ever lost.
  *
- * @generated from extension: bool money = 50001;
+ * @generated from extension: bool decimal = 50001;
  */
-export const money: GenExtension<FieldOptions, boolean> = /*@__PURE__*/
+export const decimal: GenExtension<FieldOptions, boolean> = /*@__PURE__*/
   extDesc(file_fairplay_v1_options, 0);
 

@@ -1,0 +1,120 @@
+// End-to-end smoke test against a running server: register, sign out, sign in.
+// Usage: E2E_BASE_URL=http://127.0.0.1:8080 npm run e2e
+// Needs Chromium at /usr/bin/chromium (or CHROMIUM_PATH) and a server in
+// development bot-check mode (no TURNSTILE_SECRET_KEY).
+// Set E2E_SCREENSHOTS=dir to save screenshots of each step.
+import assert from 'node:assert/strict';
+import { mkdir } from 'node:fs/promises';
+import { chromium } from 'playwright-core';
+
+const baseURL = process.env.E2E_BASE_URL;
+if (!baseURL) {
+  console.error('E2E_BASE_URL is required, e.g. E2E_BASE_URL=http://127.0.0.1:8080');
+  process.exit(2);
+}
+const shots = process.env.E2E_SCREENSHOTS;
+if (shots) await mkdir(shots, { recursive: true });
+
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+  args: [
+    '--no-sandbox',
+    '--disable-gpu',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+    '--no-first-run',
+    '--disable-quic',
+  ],
+});
+
+const username = `e2e_${Date.now().toString(36)}`.slice(0, 20);
+const password = 'Sm0ke!test';
+let step = 0;
+
+/** @param {import('playwright-core').Page} page @param {string} name */
+async function snap(page, name) {
+  step += 1;
+  if (shots) await page.screenshot({ path: `${shots}/${String(step).padStart(2, '0')}-${name}.png`, fullPage: true });
+}
+
+try {
+  for (const viewport of [
+    { width: 1280, height: 800 },
+    { width: 360, height: 740 },
+  ]) {
+    const context = await browser.newContext({ baseURL, viewport });
+    const page = await context.newPage();
+    const errors = [];
+    page.on('pageerror', (err) => errors.push(err.message));
+    const tag = `${viewport.width}px`;
+    const user = viewport.width === 1280 ? username : `${username.slice(0, 16)}_m`;
+
+    await page.goto('/');
+    await page.getByRole('heading', { name: 'Fairplay Originals' }).waitFor();
+    assert.equal(await page.getByRole('list', { name: 'Fairplay Originals' }).getByRole('link').count(), 6);
+    await snap(page, `home-${tag}`);
+
+    // Register.
+    await page.getByRole('button', { name: 'Register' }).click();
+    const register = page.getByRole('dialog', { name: 'Register' });
+    await register.getByLabel('Username').fill(user.toUpperCase());
+    assert.equal(await register.getByLabel('Username').inputValue(), user);
+    await register.getByLabel('Email').fill(`${user}@example.com`);
+    await register.getByLabel('Password', { exact: true }).fill(password);
+    await register.getByLabel('Confirm Password').fill(password);
+    await register.getByRole('button', { name: 'Register' }).click();
+    await register.getByRole('alert').filter({ hasText: 'Please complete the Turnstile verification' }).waitFor();
+    await register.getByLabel('I am not a robot (development check)').check();
+    await snap(page, `register-${tag}`);
+    await register.getByRole('button', { name: 'Register' }).click();
+    await register.waitFor({ state: 'detached' });
+    await page.getByText(user, { exact: true }).waitFor();
+    const balance = await page.getByTestId('balance').textContent();
+    assert.match(balance ?? '', /^\$[\d,]+\.\d{2}$/);
+    await snap(page, `signed-in-${tag}`);
+
+    // Settings shows the account.
+    await page.getByRole('link', { name: 'Settings' }).click();
+    await page.getByRole('heading', { name: 'Account Information' }).waitFor();
+    await page.getByText('Regular User').waitFor();
+    await page.getByRole('tab', { name: 'Security & Sessions' }).click();
+    await page.getByRole('heading', { name: 'Active Sessions' }).waitFor();
+    await page
+      .getByText(/^Last active: .+ ago$/)
+      .first()
+      .waitFor();
+    await snap(page, `settings-${tag}`);
+
+    // Sign out, then sign in again.
+    await page.getByRole('button', { name: 'Log Out' }).click();
+    await page.getByText('Please log in to access your settings.').waitFor();
+    await page.getByRole('button', { name: 'Go to Home' }).click();
+    await page.getByRole('button', { name: 'Sign In' }).click();
+    const signIn = page.getByRole('dialog', { name: 'Sign In' });
+    await signIn.getByLabel('Username or Email').fill(user);
+    await signIn.getByLabel('Password').fill('wrong-password');
+    await signIn.getByLabel('I am not a robot (development check)').check();
+    await signIn.getByRole('button', { name: 'Sign In' }).click();
+    await signIn.getByRole('alert').waitFor();
+    // The failed attempt reset the bot check.
+    assert.equal(await signIn.getByLabel('I am not a robot (development check)').isChecked(), false);
+    await signIn.getByLabel('Password').fill(password);
+    await signIn.getByLabel('I am not a robot (development check)').check();
+    await signIn.getByRole('button', { name: 'Sign In' }).click();
+    await signIn.waitFor({ state: 'detached' });
+    await page.getByText(user, { exact: true }).waitFor();
+
+    // Non-admins are sent home from /admin.
+    await page.goto('/admin');
+    await page.getByRole('heading', { name: 'Fairplay Originals' }).waitFor();
+    assert.equal(new URL(page.url()).pathname, '/');
+    await snap(page, `after-sign-in-${tag}`);
+
+    assert.deepEqual(errors, [], `page errors at ${tag}`);
+    await context.close();
+    console.log(`ok ${tag}: register → sign out → sign in as ${user}`);
+  }
+} finally {
+  await browser.close();
+}

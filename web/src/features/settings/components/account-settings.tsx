@@ -1,0 +1,53 @@
+import { useNavigate, useSearchParams } from 'react-router';
+import { Button } from '@/components/ui/button';
+import { Tabs, TabsContent, TabsList, TabsTrigger } from '@/components/ui/tabs';
+import { logout, type User } from '@/lib/auth';
+import { AccountInfo } from './account-info';
+import { ActiveSessions } from './active-sessions';
+import { ChangePasswordForm } from './change-password-form';
+import styles from './settings.module.css';
+
+type Section = 'account' | 'security';
+
+/** AccountSettings is the signed-in player's settings screen (SPEC.md §2). */
+export function AccountSettings({ user }: { user: User }) {
+  const navigate = useNavigate();
+  const [params, setParams] = useSearchParams();
+  const section: Section = params.get('tab') === 'security' ? 'security' : 'account';
+
+  return (
+    <div className={styles.page}>
+      <h1 className={styles.pageTitle}>Account Settings</h1>
+      <Tabs
+        orientation="vertical"
+        value={section}
+        onValueChange={(value) => {
+          setParams(value === 'security' ? { tab: 'security' } : {}, { replace: true });
+        }}
+      >
+        <div className={styles.sideMenu}>
+          <TabsList aria-label="Settings sections">
+            <TabsTrigger value="account">Account Information</TabsTrigger>
+            <TabsTrigger value="security">Security &amp; Sessions</TabsTrigger>
+          </TabsList>
+          <Button
+            variant="ghost"
+            className={styles.logout}
+            onClick={() => {
+              void logout().then(() => navigate('/'));
+            }}
+          >
+            Logout
+          </Button>
+        </div>
+        <TabsContent value="account">
+          <AccountInfo user={user} />
+        </TabsContent>
+        <TabsContent value="security" className={styles.stack}>
+          <ChangePasswordForm />
+          <ActiveSessions />
+        </TabsContent>
+      </Tabs>
+    </div>
+  );
+}

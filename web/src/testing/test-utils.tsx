@@ -1,0 +1,54 @@
+import { QueryClient } from '@tanstack/react-query';
+import { render } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import type { ReactElement } from 'react';
+import { createMemoryRouter, RouterProvider } from 'react-router';
+import { AppProvider } from '@/app/provider';
+import { routes } from '@/app/router';
+import type { User } from '@/lib/auth';
+import { setTokens } from '@/lib/tokens';
+
+export function testQueryClient(): QueryClient {
+  return new QueryClient({
+    defaultOptions: { queries: { retry: false, gcTime: Infinity }, mutations: { retry: false } },
+  });
+}
+
+/** renderApp renders the whole app (providers, layout, routes) at path. */
+export function renderApp(path = '/') {
+  const router = createMemoryRouter(routes, { initialEntries: [path] });
+  const user = userEvent.setup();
+  const result = render(
+    <AppProvider queryClient={testQueryClient()}>
+      <RouterProvider router={router} />
+    </AppProvider>,
+  );
+  return { ...result, router, user };
+}
+
+/** renderWithProviders renders ui inside the app's providers and a memory router. */
+export function renderWithProviders(ui: ReactElement, { path = '/' }: { path?: string } = {}) {
+  const router = createMemoryRouter([{ path: '*', element: ui }], { initialEntries: [path] });
+  const user = userEvent.setup();
+  const result = render(
+    <AppProvider queryClient={testQueryClient()}>
+      <RouterProvider router={router} />
+    </AppProvider>,
+  );
+  return { ...result, router, user };
+}
+
+export const player: User = {
+  _id: '7d1c2a9e-0000-4000-8000-000000000001',
+  username: 'alice',
+  email: 'alice@example.com',
+  balance: 1234.5,
+  isAdmin: false,
+};
+
+export const admin: User = { ...player, _id: '7d1c2a9e-0000-4000-8000-000000000002', username: 'root', isAdmin: true };
+
+/** signIn stores tokens as a signed-in browser would have them. */
+export function signIn() {
+  setTokens({ token: 'access-token', refreshToken: 'refresh-token' });
+}
