@@ -46,6 +46,11 @@ if [ -f web/package.json ]; then
   (cd web && npm run build) || status=1
 fi
 
+if [ -f web/package.json ]; then
+  step "end to end: Playwright in Chromium against the real server"
+  hack/e2e.sh || status=1
+fi
+
 step "summary"
 python3 hack/test-summary.py .data/test || status=1
 exit $status

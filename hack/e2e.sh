@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# End-to-end tests: the real server (release build with the web app
+# embedded) on a fresh database, driven by Playwright in Debian's Chromium.
+# Every web/e2e/*.mjs script except the harness runs; each writes a JSON
+# summary into .data/test/ and screenshots into test/artifacts/e2e/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+PORT=${E2E_PORT:-18095}
+mkdir -p .data/test test/artifacts/e2e
+
+if [ -z "${DATABASE_URL:-}" ] || [ -z "${REDIS_URL:-}" ]; then
+  hack/services.sh start
+  eval "$(hack/services.sh env)"
+fi
+[ -x /usr/bin/chromium ] || { echo "e2e: /usr/bin/chromium is missing (apt-get install chromium)" >&2; exit 1; }
+
+SERVER_URL=${DATABASE_URL%/*}
+psql -q "$SERVER_URL/postgres" -c "DROP DATABASE IF EXISTS fairplay_e2e WITH (FORCE)" -c "CREATE DATABASE fairplay_e2e" >/dev/null
+export DATABASE_URL="$SERVER_URL/fairplay_e2e?sslmode=disable"
+
+hack/web.sh build >/dev/null
+CGO_ENABLED=0 go build -trimpath -o bin/fairplay-e2e ./cmd/fairplay
+bin/fairplay-e2e migrate >/dev/null 2>&1
+keys=$(mktemp -d)
+bin/fairplay-e2e keys generate --dir "$keys" >/dev/null
+export E2E_ADMIN_USER=e2e_admin E2E_ADMIN_PASSWORD=E2e!admin1
+FAIRPLAY_LOG_FORMAT=text bin/fairplay-e2e admin create --username "$E2E_ADMIN_USER" --password "$E2E_ADMIN_PASSWORD" >/dev/null
+
+FAIRPLAY_HTTP_ADDR=127.0.0.1:$PORT FAIRPLAY_SIGNING_KEYS_DIR=$keys FAIRPLAY_LOG_LEVEL=warn \
+FAIRPLAY_RATE_LOGIN_IP=0 FAIRPLAY_RATE_LOGIN_USERNAME=0 FAIRPLAY_RATE_REGISTER_IP=0 FAIRPLAY_RATE_BETS_USER=0 \
+FAIRPLAY_REDIS_PREFIX="e2e$$:" bin/fairplay-e2e serve >.data/test/e2e-server.log 2>&1 &
+server=$!
+trap 'kill $server 2>/dev/null; wait $server 2>/dev/null; rm -rf "$keys"' EXIT
+for _ in $(seq 100); do curl -fsS "http://127.0.0.1:$PORT/readyz" >/dev/null 2>&1 && break; sleep 0.1; done
+
+status=0
+export E2E_BASE_URL=http://127.0.0.1:$PORT
+for script in web/e2e/*.mjs; do
+  name=$(basename "$script" .mjs)
+  [ "$name" = harness ] && continue
+  E2E_SCREENSHOTS=$ROOT/test/artifacts/e2e/$name E2E_RESULTS=$ROOT/.data/test/web-e2e-$name.json \
+    node "$script" || status=1
+done
+exit $status
