@@ -51,14 +51,17 @@ endif
 	bin/buf generate
 
 .PHONY: manifests
-manifests: ## regenerate CRDs and RBAC from the operator's markers (none until the operator lands)
-	@if [ -d api/v1alpha1 ]; then hack/tools.sh controller-gen && bin/controller-gen rbac:roleName=manager-role crd webhook paths="./..." output:crd:artifacts:config=config/crd/bases; else echo "manifests: no CRD types yet"; fi
+manifests: ## regenerate CRDs and RBAC from the operator's markers (and the deepcopy code), then sync the chart
+	hack/tools.sh controller-gen
+	bin/controller-gen rbac:roleName=manager-role crd paths="./api/..." paths="./internal/controller/..." output:crd:artifacts:config=config/crd/bases
+	bin/controller-gen object paths="./api/..."
+	$(MAKE) --no-print-directory chart-crds
 
 .PHONY: check-generated
 check-generated: generate manifests ## fail when committed generated code is stale
-	@if [ -n "$$(git status --porcelain -- internal/gen web/src/gen config api)" ]; then \
-	  echo "generated code is stale; run 'make generate manifests' and commit:"; git status --porcelain -- internal/gen web/src/gen config api; \
-	  git --no-pager diff --stat -- internal/gen web/src/gen config api; exit 1; fi
+	@if [ -n "$$(git status --porcelain -- internal/gen web/src/gen config api charts/fairplay/crds charts/fairplay/files)" ]; then \
+	  echo "generated code is stale; run 'make generate manifests' and commit:"; git status --porcelain -- internal/gen web/src/gen config api charts/fairplay/crds charts/fairplay/files; \
+	  git --no-pager diff --stat -- internal/gen web/src/gen config api charts/fairplay/crds charts/fairplay/files; exit 1; fi
 
 ##@ Quality
 
@@ -79,6 +82,30 @@ lint: ## golangci-lint (pinned) and the web app's eslint
 ifneq ($(HAS_WEB),)
 	hack/web.sh lint
 endif
+
+##@ Operator
+
+.PHONY: chart-crds
+chart-crds: ## copy the generated CRD and manager role into charts/fairplay (never edit those copies)
+	mkdir -p charts/fairplay/crds charts/fairplay/files
+	cp config/crd/bases/casino.fairplay.dev_casinos.yaml charts/fairplay/crds/casino.fairplay.dev_casinos.yaml
+	cp config/rbac/role.yaml charts/fairplay/files/manager-role.yaml
+
+.PHONY: operator
+operator: ## build the operator binary into bin/operator
+	CGO_ENABLED=0 go build -trimpath -ldflags '$(LDFLAGS)' -o bin/operator ./cmd/operator
+
+.PHONY: envtest
+envtest: ## build kube-apiserver for envtest into bin/envtest (once) and link Debian's etcd
+	hack/envtest.sh
+
+.PHONY: test-operator
+test-operator: ## the operator's envtest suite (real kube-apiserver and etcd)
+	KUBEBUILDER_ASSETS="$$(hack/envtest.sh)" go test -count=1 ./api/... ./internal/controller/... ./cmd/operator/...
+
+.PHONY: helm-test
+helm-test: ## helm lint, helm template (default and full values), schema rejection, chart copies fresh
+	hack/helm-test.sh
 
 ##@ Services
 

@@ -18,7 +18,7 @@ export DATABASE_URL REDIS_URL
 step() { printf '\n==> %s\n' "$*"; }
 
 step "tools"
-hack/tools.sh buf protoc-gen-go protoc-gen-connect-go gotestsum golangci-lint
+hack/tools.sh buf protoc-gen-go protoc-gen-connect-go gotestsum golangci-lint controller-gen helm
 
 step "generated code is fresh"
 make --no-print-directory check-generated
@@ -27,10 +27,16 @@ step "vet and lint"
 make --no-print-directory vet
 bin/golangci-lint run ./...
 
-# Pure packages (game math, money, fairness) run without the race detector,
-# so their million-outcome simulations stay quick; everything else runs with it.
-pure=$(go list ./internal/games/... ./internal/money/... ./internal/fair/...)
+# Pure packages (game math, money, fairness) and the operator (one reconcile at
+# a time per object, against envtest) run without the race detector, so the
+# million-outcome simulations and controller-runtime compile quickly;
+# everything else — the server, with its concurrent bets — runs with it.
+pure=$(go list ./internal/games/... ./internal/money/... ./internal/fair/... ./internal/controller/... ./api/...)
 rest=$(go list ./... | grep -v -x -F -f <(echo "$pure"))
+
+step "envtest: kube-apiserver and etcd for the operator's tests"
+KUBEBUILDER_ASSETS=$(hack/envtest.sh)
+export KUBEBUILDER_ASSETS
 
 step "go tests (race detector)"
 rm -f .data/test/go-*.json
@@ -38,6 +44,9 @@ status=0
 gotestsum --format pkgname-and-test-fails --jsonfile .data/test/go-race.json -- -race -count=1 -timeout 20m $rest || status=1
 step "go tests (pure packages)"
 gotestsum --format pkgname-and-test-fails --jsonfile .data/test/go-pure.json -- -count=1 -timeout 20m $pure || status=1
+
+step "helm chart: lint, template, schema"
+hack/helm-test.sh || status=1
 
 if [ -f web/package.json ]; then
   step "web: typecheck, lint, unit tests, build"

@@ -34,9 +34,10 @@ const KeyIDFormat = "20060102T150405Z"
 // added or removed (for example by the operator rotating its Secret) take
 // effect without a restart.
 //
-// A key that appears while the server runs becomes the signing key only after
-// ActivationDelay, so that every other replica has read it before tokens
-// signed with it reach them. Keys present at start-up are active at once.
+// A key becomes the signing key only ActivationDelay after the creation time
+// in its id, so that every replica has read it before tokens signed with it
+// reach them — also a replica that starts right after a rotation. When no key
+// is active yet (a brand-new installation), the newest key signs.
 type KeySet struct {
 	dir             string
 	activationDelay time.Duration
@@ -227,11 +228,22 @@ func (k *KeySet) SigningKey() (string, ed25519.PrivateKey) {
 	slices.Sort(kids)
 	now := k.now()
 	for i := len(kids) - 1; i >= 0; i-- {
-		if seen := k.firstSeen[kids[i]]; seen.IsZero() || now.Sub(seen) >= k.activationDelay {
+		if k.active(kids[i], now) {
 			return kids[i], k.keys[kids[i]]
 		}
 	}
 	return kids[len(kids)-1], k.keys[kids[len(kids)-1]]
+}
+
+// active reports whether kid may sign at now: ActivationDelay after the time
+// in its id (the same moment on every replica, whenever each one read the
+// key), or, for ids that are not times, after this process first saw it.
+func (k *KeySet) active(kid string, now time.Time) bool {
+	if created, err := time.Parse(KeyIDFormat, kid); err == nil {
+		return now.Sub(created) >= k.activationDelay
+	}
+	seen := k.firstSeen[kid]
+	return seen.IsZero() || now.Sub(seen) >= k.activationDelay
 }
 
 // KeyIDs lists the loaded key ids, oldest first.

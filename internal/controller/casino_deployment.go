@@ -1,0 +1,317 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/utils/ptr"
+
+	casinov1alpha1 "github.com/fairplay/fairplay/api/v1alpha1"
+)
+
+// The server's contract (README: configuration, /healthz, /readyz).
+const (
+	serverContainer = "fairplay"
+	serverPort      = 8080
+	serverPortName  = "http"
+	// SigningKeysDir is where the signing-key Secret is mounted; the server
+	// re-reads it every 10 s, so rotated keys need no restart.
+	SigningKeysDir = "/var/run/fairplay/signing-keys"
+	// nonRootUID is distroless's "nonroot" user, the image's USER.
+	nonRootUID = 65532
+	// terminationGraceSeconds exceeds the server's default
+	// FAIRPLAY_SHUTDOWN_TIMEOUT (20 s) so in-flight requests can finish.
+	terminationGraceSeconds = 30
+)
+
+// currentDeployment returns the server Deployment, or nil before the first
+// migration has succeeded.
+func (r *CasinoReconciler) currentDeployment(ctx context.Context, casino *casinov1alpha1.Casino) (*appsv1.Deployment, error) {
+	var d appsv1.Deployment
+	if err := r.Get(ctx, types.NamespacedName{Namespace: casino.Namespace, Name: casino.Name}, &d); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	return &d, nil
+}
+
+// serverImage is the image of the server container of d ("" for none).
+func serverImage(d *appsv1.Deployment) string {
+	if d == nil {
+		return ""
+	}
+	for _, c := range d.Spec.Template.Spec.Containers {
+		if c.Name == serverContainer {
+			return c.Image
+		}
+	}
+	return ""
+}
+
+// reconcileDeployment applies the server Deployment. It runs spec.image once
+// that image's migrations succeeded; until then it keeps the image it runs
+// (every other field still follows the spec), and before the first
+// successful migration there is no Deployment at all, since the server
+// refuses an unmigrated database.
+func (r *CasinoReconciler) reconcileDeployment(ctx context.Context, casino *casinov1alpha1.Casino, current *appsv1.Deployment, mig migrationState) (*appsv1.Deployment, error) {
+	image := serverImage(current)
+	if mig.phase == migrationSucceeded {
+		image = casino.Spec.Image
+	}
+	if image == "" {
+		return current, nil
+	}
+	desired := desiredDeployment(casino, image)
+	if err := r.apply(ctx, casino, desired); err != nil {
+		return nil, err
+	}
+	switch {
+	case current == nil:
+		r.event(casino, corev1.EventTypeNormal, eventDeploymentCreated, "Deploy", "Created Deployment %s with %s", desired.Name, image)
+	case serverImage(current) != image:
+		r.event(casino, corev1.EventTypeNormal, eventRollingOut, "Deploy", "Rolling Deployment %s from %s to %s", desired.Name, serverImage(current), image)
+	}
+	// Read back what the apply produced (status, generation) for the status step.
+	var applied appsv1.Deployment
+	if err := r.APIReader.Get(ctx, types.NamespacedName{Namespace: desired.Namespace, Name: desired.Name}, &applied); err != nil {
+		return nil, fmt.Errorf("read deployment: %w", err)
+	}
+	return &applied, nil
+}
+
+// desiredDeployment is the server Deployment of casino running image.
+func desiredDeployment(casino *casinov1alpha1.Casino, image string) *appsv1.Deployment {
+	podLabels := map[string]string{}
+	maps.Copy(podLabels, casino.Spec.PodLabels)
+	maps.Copy(podLabels, labelsFor(casino, componentServer))
+
+	pod := basePodSpec(casino)
+	pod.PriorityClassName = casino.Spec.PriorityClassName
+	pod.TerminationGracePeriodSeconds = ptr.To[int64](terminationGraceSeconds)
+	pod.Volumes = append(pod.Volumes, corev1.Volume{
+		Name: "signing-keys",
+		VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{
+			SecretName: signingKeysSecretName(casino),
+			// Readable by the pod's fsGroup (the non-root server), nobody else.
+			DefaultMode: ptr.To[int32](0o440),
+		}},
+	})
+	pod.Containers = []corev1.Container{{
+		Name:            serverContainer,
+		Image:           image,
+		ImagePullPolicy: casino.Spec.ImagePullPolicy,
+		Args:            []string{"serve"},
+		Ports:           []corev1.ContainerPort{{Name: serverPortName, ContainerPort: serverPort, Protocol: corev1.ProtocolTCP}},
+		Env:             serverEnv(casino),
+		Resources:       casino.Spec.Resources,
+		LivenessProbe: &corev1.Probe{
+			ProbeHandler:     corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{Path: "/healthz", Port: intstr.FromString(serverPortName)}},
+			PeriodSeconds:    10,
+			TimeoutSeconds:   2,
+			FailureThreshold: 3,
+		},
+		ReadinessProbe: &corev1.Probe{
+			ProbeHandler:     corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{Path: "/readyz", Port: intstr.FromString(serverPortName)}},
+			PeriodSeconds:    5,
+			TimeoutSeconds:   2,
+			FailureThreshold: 2,
+		},
+		StartupProbe: &corev1.Probe{
+			ProbeHandler:     corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{Path: "/healthz", Port: intstr.FromString(serverPortName)}},
+			PeriodSeconds:    2,
+			FailureThreshold: 30,
+		},
+		SecurityContext: containerSecurityContext(),
+		VolumeMounts: []corev1.VolumeMount{
+			{Name: "signing-keys", MountPath: SigningKeysDir, ReadOnly: true},
+			{Name: "tmp", MountPath: "/tmp"},
+		},
+	}}
+
+	return &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{
+			Name:      casino.Name,
+			Namespace: casino.Namespace,
+			Labels:    labelsFor(casino, componentServer),
+		},
+		Spec: appsv1.DeploymentSpec{
+			Replicas: ptr.To(desiredReplicas(casino)),
+			Selector: &metav1.LabelSelector{MatchLabels: selectorLabels(casino)},
+			Strategy: appsv1.DeploymentStrategy{
+				Type: appsv1.RollingUpdateDeploymentStrategyType,
+				RollingUpdate: &appsv1.RollingUpdateDeployment{
+					MaxUnavailable: ptr.To(intstr.FromInt32(0)),
+					MaxSurge:       ptr.To(intstr.FromString("25%")),
+				},
+			},
+			RevisionHistoryLimit: ptr.To[int32](5),
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: podLabels, Annotations: casino.Spec.PodAnnotations},
+				Spec:       pod,
+			},
+		},
+	}
+}
+
+// basePodSpec holds what the server and the migrations pods share: the
+// restricted Pod Security Standard (non-root, seccomp RuntimeDefault), the
+// scheduling constraints, and a writable /tmp beside the read-only root.
+func basePodSpec(casino *casinov1alpha1.Casino) corev1.PodSpec {
+	return corev1.PodSpec{
+		AutomountServiceAccountToken: ptr.To(false),
+		EnableServiceLinks:           ptr.To(false),
+		ImagePullSecrets:             casino.Spec.ImagePullSecrets,
+		NodeSelector:                 casino.Spec.NodeSelector,
+		Affinity:                     casino.Spec.Affinity,
+		Tolerations:                  casino.Spec.Tolerations,
+		SecurityContext: &corev1.PodSecurityContext{
+			RunAsNonRoot:   ptr.To(true),
+			RunAsUser:      ptr.To[int64](nonRootUID),
+			RunAsGroup:     ptr.To[int64](nonRootUID),
+			FSGroup:        ptr.To[int64](nonRootUID),
+			SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
+		},
+		Volumes: []corev1.Volume{{
+			Name:         "tmp",
+			VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{SizeLimit: ptr.To(resource.MustParse("64Mi"))}},
+		}},
+	}
+}
+
+// containerSecurityContext: no privilege escalation, no capabilities, a
+// read-only root file system.
+func containerSecurityContext() *corev1.SecurityContext {
+	return &corev1.SecurityContext{
+		AllowPrivilegeEscalation: ptr.To(false),
+		ReadOnlyRootFilesystem:   ptr.To(true),
+		RunAsNonRoot:             ptr.To(true),
+		Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
+		SeccompProfile:           &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
+	}
+}
+
+// serverEnv is the server's configuration (README's table) from the spec:
+// connection strings and Turnstile keys from Secrets, the signing-key
+// directory, OpenTelemetry, then spec.env, whose entries replace ours.
+func serverEnv(casino *casinov1alpha1.Casino) []corev1.EnvVar {
+	env := []corev1.EnvVar{
+		secretEnv("DATABASE_URL", casino.Spec.Database.URLSecretRef.Name, casino.Spec.Database.URLSecretRef.Key),
+		secretEnv("REDIS_URL", casino.Spec.Redis.URLSecretRef.Name, casino.Spec.Redis.URLSecretRef.Key),
+		{Name: "FAIRPLAY_HTTP_ADDR", Value: fmt.Sprintf(":%d", serverPort)},
+		{Name: "FAIRPLAY_SIGNING_KEYS_DIR", Value: SigningKeysDir},
+	}
+	if t := casino.Spec.Turnstile; t != nil {
+		env = append(env,
+			secretEnv("TURNSTILE_SECRET_KEY", t.SecretName, turnstileSecretKey(t)),
+			secretEnv("TURNSTILE_SITE_KEY", t.SecretName, turnstileSiteKey(t)))
+	}
+	if ing := casino.Spec.Ingress; ing != nil && ing.TLSSecretName != "" {
+		env = append(env, corev1.EnvVar{Name: "FAIRPLAY_SECURE_COOKIES", Value: "true"})
+	}
+	env = append(env, otelEnv(casino)...)
+	return mergeEnv(env, casino.Spec.Env)
+}
+
+// migrationEnv is what `fairplay migrate` needs: DATABASE_URL, plus spec.env
+// (log settings, for example).
+func migrationEnv(casino *casinov1alpha1.Casino) []corev1.EnvVar {
+	env := []corev1.EnvVar{
+		secretEnv("DATABASE_URL", casino.Spec.Database.URLSecretRef.Name, casino.Spec.Database.URLSecretRef.Key),
+	}
+	env = append(env, otelEnv(casino)...)
+	return mergeEnv(env, casino.Spec.Env)
+}
+
+func otelEnv(casino *casinov1alpha1.Casino) []corev1.EnvVar {
+	if casino.Spec.OTLPEndpoint == "" {
+		return nil
+	}
+	return []corev1.EnvVar{
+		{Name: "OTEL_EXPORTER_OTLP_ENDPOINT", Value: casino.Spec.OTLPEndpoint},
+		{Name: "OTEL_SERVICE_NAME", Value: "fairplay"},
+		{Name: "OTEL_RESOURCE_ATTRIBUTES", Value: "service.namespace=" + casino.Namespace + ",service.instance.id=" + casino.Name},
+	}
+}
+
+func secretEnv(name, secret, key string) corev1.EnvVar {
+	return corev1.EnvVar{Name: name, ValueFrom: &corev1.EnvVarSource{SecretKeyRef: &corev1.SecretKeySelector{
+		LocalObjectReference: corev1.LocalObjectReference{Name: secret}, Key: key,
+	}}}
+}
+
+// mergeEnv appends extra to base; an extra entry replaces the base entry of
+// the same name in place (Kubernetes rejects duplicate names in an apply).
+func mergeEnv(base, extra []corev1.EnvVar) []corev1.EnvVar {
+	out := slices.Clone(base)
+	for _, e := range extra {
+		if i := slices.IndexFunc(out, func(b corev1.EnvVar) bool { return b.Name == e.Name }); i >= 0 {
+			out[i] = e
+			continue
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+func turnstileSecretKey(t *casinov1alpha1.TurnstileSpec) string {
+	if t.SecretKeyKey != "" {
+		return t.SecretKeyKey
+	}
+	return "secretKey"
+}
+
+func turnstileSiteKey(t *casinov1alpha1.TurnstileSpec) string {
+	if t.SiteKeyKey != "" {
+		return t.SiteKeyKey
+	}
+	return "siteKey"
+}
+
+// checkSecretRefs reports the first referenced Secret or key that is
+// missing ("" when all exist). The Secrets are read straight from the API
+// server: the operator caches only its own Secrets.
+func (r *CasinoReconciler) checkSecretRefs(ctx context.Context, casino *casinov1alpha1.Casino) (string, error) {
+	type ref struct{ field, secret, key string }
+	refs := []ref{
+		{"spec.database.urlSecretRef", casino.Spec.Database.URLSecretRef.Name, casino.Spec.Database.URLSecretRef.Key},
+		{"spec.redis.urlSecretRef", casino.Spec.Redis.URLSecretRef.Name, casino.Spec.Redis.URLSecretRef.Key},
+	}
+	if t := casino.Spec.Turnstile; t != nil {
+		refs = append(refs,
+			ref{"spec.turnstile.secretKeyKey", t.SecretName, turnstileSecretKey(t)},
+			ref{"spec.turnstile.siteKeyKey", t.SecretName, turnstileSiteKey(t)})
+	}
+	seen := map[string]*corev1.Secret{}
+	for _, rf := range refs {
+		secret, ok := seen[rf.secret]
+		if !ok {
+			secret = &corev1.Secret{}
+			err := r.APIReader.Get(ctx, types.NamespacedName{Namespace: casino.Namespace, Name: rf.secret}, secret)
+			switch {
+			case apierrors.IsNotFound(err):
+				secret = nil
+			case err != nil:
+				return "", fmt.Errorf("get secret %s: %w", rf.secret, err)
+			}
+			seen[rf.secret] = secret
+		}
+		if secret == nil {
+			return fmt.Sprintf("Secret %s (%s) not found", rf.secret, rf.field), nil
+		}
+		if _, ok := secret.Data[rf.key]; !ok {
+			return fmt.Sprintf("Secret %s has no key %q (%s)", rf.secret, rf.key, rf.field), nil
+		}
+	}
+	return "", nil
+}

@@ -1,0 +1,173 @@
+package controller
+
+import (
+	"slices"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	casinov1alpha1 "github.com/fairplay/fairplay/api/v1alpha1"
+)
+
+func fullCasino() *casinov1alpha1.Casino {
+	return &casinov1alpha1.Casino{
+		ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "games"},
+		Spec: casinov1alpha1.CasinoSpec{
+			Image:           "registry.example/fairplay:v1",
+			ImagePullPolicy: corev1.PullIfNotPresent,
+			Replicas:        ptr.To[int32](3),
+			Resources: corev1.ResourceRequirements{
+				Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("100m")},
+				Limits:   corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("512Mi")},
+			},
+			Database:     casinov1alpha1.DatabaseSpec{URLSecretRef: casinov1alpha1.SecretKeyRef{Name: "db", Key: "uri"}},
+			Redis:        casinov1alpha1.RedisSpec{URLSecretRef: casinov1alpha1.SecretKeyRef{Name: "redis", Key: "url"}},
+			Turnstile:    &casinov1alpha1.TurnstileSpec{SecretName: "turnstile"},
+			OTLPEndpoint: "http://collector:4318",
+			Ingress:      &casinov1alpha1.IngressSpec{Host: "play.example.com", TLSSecretName: "play-tls"},
+			PodLabels:    map[string]string{"team": "games", labelInstance: "hijack"},
+			Tolerations:  []corev1.Toleration{{Key: "dedicated", Operator: corev1.TolerationOpEqual, Value: "games"}},
+			Env:          []corev1.EnvVar{{Name: "FAIRPLAY_HTTP_ADDR", Value: ":9090"}, {Name: "FAIRPLAY_TRUSTED_PROXIES", Value: "10.0.0.0/8"}},
+		},
+	}
+}
+
+func TestDesiredDeployment(t *testing.T) {
+	t.Parallel()
+	c := fullCasino()
+	d := desiredDeployment(c, "registry.example/fairplay:v0")
+
+	if *d.Spec.Replicas != 3 {
+		t.Errorf("replicas = %d", *d.Spec.Replicas)
+	}
+	pod := d.Spec.Template.Spec
+	ctr := pod.Containers[0]
+	if ctr.Image != "registry.example/fairplay:v0" {
+		t.Errorf("image = %s: the Deployment must run the image it is given, not spec.image", ctr.Image)
+	}
+	if !slices.Equal(ctr.Args, []string{"serve"}) {
+		t.Errorf("args = %v", ctr.Args)
+	}
+	if len(ctr.Ports) != 1 || ctr.Ports[0].ContainerPort != 8080 || ctr.Ports[0].Name != "http" {
+		t.Errorf("ports = %+v", ctr.Ports)
+	}
+	if ctr.LivenessProbe.HTTPGet.Path != "/healthz" || ctr.ReadinessProbe.HTTPGet.Path != "/readyz" {
+		t.Errorf("probes: liveness %s readiness %s", ctr.LivenessProbe.HTTPGet.Path, ctr.ReadinessProbe.HTTPGet.Path)
+	}
+	if !ctr.Resources.Limits.Memory().Equal(resource.MustParse("512Mi")) {
+		t.Errorf("resources = %+v", ctr.Resources)
+	}
+	assertRestricted(t, pod, ctr)
+
+	// The signing keys: the Secret mounted read-only where the env points.
+	env := map[string]corev1.EnvVar{}
+	for _, e := range ctr.Env {
+		if _, dup := env[e.Name]; dup {
+			t.Errorf("env %s set twice", e.Name)
+		}
+		env[e.Name] = e
+	}
+	if env["FAIRPLAY_SIGNING_KEYS_DIR"].Value != SigningKeysDir {
+		t.Errorf("FAIRPLAY_SIGNING_KEYS_DIR = %q", env["FAIRPLAY_SIGNING_KEYS_DIR"].Value)
+	}
+	mount := slices.IndexFunc(ctr.VolumeMounts, func(m corev1.VolumeMount) bool { return m.MountPath == SigningKeysDir })
+	if mount < 0 || !ctr.VolumeMounts[mount].ReadOnly {
+		t.Fatalf("signing keys not mounted read-only at %s: %+v", SigningKeysDir, ctr.VolumeMounts)
+	}
+	vol := slices.IndexFunc(pod.Volumes, func(v corev1.Volume) bool { return v.Name == ctr.VolumeMounts[mount].Name })
+	if vol < 0 || pod.Volumes[vol].Secret == nil || pod.Volumes[vol].Secret.SecretName != "web-signing-keys" {
+		t.Fatalf("signing-key volume = %+v", pod.Volumes)
+	}
+
+	// Connection strings and Turnstile keys come from the referenced Secrets.
+	for name, want := range map[string][2]string{
+		"DATABASE_URL":         {"db", "uri"},
+		"REDIS_URL":            {"redis", "url"},
+		"TURNSTILE_SECRET_KEY": {"turnstile", "secretKey"},
+		"TURNSTILE_SITE_KEY":   {"turnstile", "siteKey"},
+	} {
+		ref := env[name].ValueFrom
+		if ref == nil || ref.SecretKeyRef == nil || ref.SecretKeyRef.Name != want[0] || ref.SecretKeyRef.Key != want[1] {
+			t.Errorf("%s = %+v, want secret %s key %s", name, env[name], want[0], want[1])
+		}
+	}
+	if env["OTEL_EXPORTER_OTLP_ENDPOINT"].Value != "http://collector:4318" {
+		t.Errorf("OTEL_EXPORTER_OTLP_ENDPOINT = %q", env["OTEL_EXPORTER_OTLP_ENDPOINT"].Value)
+	}
+	if env["FAIRPLAY_SECURE_COOKIES"].Value != "true" {
+		t.Error("TLS ingress should make the cookies Secure")
+	}
+	// spec.env replaces an operator variable in place and adds new ones.
+	if env["FAIRPLAY_HTTP_ADDR"].Value != ":9090" || env["FAIRPLAY_TRUSTED_PROXIES"].Value != "10.0.0.0/8" {
+		t.Errorf("spec.env not merged: %v", env)
+	}
+
+	// Pod labels: the user's are added, the selector's cannot be overridden.
+	labels := d.Spec.Template.Labels
+	if labels["team"] != "games" || labels[labelInstance] != "web" {
+		t.Errorf("pod labels = %v", labels)
+	}
+	for k, v := range d.Spec.Selector.MatchLabels {
+		if labels[k] != v {
+			t.Errorf("selector %s=%s does not match the pod labels", k, v)
+		}
+	}
+	if len(pod.Tolerations) != 1 {
+		t.Errorf("tolerations = %v", pod.Tolerations)
+	}
+}
+
+// assertRestricted checks the restricted Pod Security Standard settings.
+func assertRestricted(t *testing.T, pod corev1.PodSpec, ctr corev1.Container) {
+	t.Helper()
+	psc := pod.SecurityContext
+	if psc == nil || !ptr.Deref(psc.RunAsNonRoot, false) || psc.SeccompProfile == nil || psc.SeccompProfile.Type != corev1.SeccompProfileTypeRuntimeDefault {
+		t.Errorf("pod security context = %+v", psc)
+	}
+	sc := ctr.SecurityContext
+	if sc == nil || ptr.Deref(sc.AllowPrivilegeEscalation, true) || !ptr.Deref(sc.ReadOnlyRootFilesystem, false) ||
+		sc.Capabilities == nil || !slices.Equal(sc.Capabilities.Drop, []corev1.Capability{"ALL"}) {
+		t.Errorf("container security context = %+v", sc)
+	}
+	if ptr.Deref(pod.AutomountServiceAccountToken, true) {
+		t.Error("the server needs no service account token")
+	}
+}
+
+func TestMergeEnv(t *testing.T) {
+	t.Parallel()
+	base := []corev1.EnvVar{{Name: "A", Value: "1"}, {Name: "B", Value: "2"}}
+	got := mergeEnv(base, []corev1.EnvVar{{Name: "B", Value: "x"}, {Name: "C", Value: "3"}})
+	want := []corev1.EnvVar{{Name: "A", Value: "1"}, {Name: "B", Value: "x"}, {Name: "C", Value: "3"}}
+	if !slices.Equal(got, want) {
+		t.Fatalf("mergeEnv = %v, want %v", got, want)
+	}
+	if base[1].Value != "2" {
+		t.Fatal("mergeEnv modified its input")
+	}
+}
+
+// TestDeploymentSurvivesServerDefaults: the applied Deployment, with every
+// default the API server adds, is accepted as is; a second apply of the same
+// spec leaves it unchanged (the operator owns only the fields it sets).
+func TestDeploymentSurvivesServerDefaults(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	c := fullCasino()
+	c.Namespace = e.ns
+	c.Spec.Ingress = nil
+	must(t, k8sClient.Create(e.ctx, c))
+	for range 2 {
+		must(t, e.r.apply(e.ctx, c, desiredDeployment(c, c.Spec.Image)))
+	}
+	d := e.deployment("web")
+	if d.Generation != 1 {
+		t.Fatalf("generation = %d after two identical applies, want 1", d.Generation)
+	}
+	if d.Spec.Template.Spec.Containers[0].TerminationMessagePath == "" {
+		t.Fatal("server defaults missing: the apply went nowhere?")
+	}
+}

@@ -1,0 +1,252 @@
+package controller
+
+import (
+	"context"
+	"crypto/ed25519"
+	"crypto/x509"
+	"encoding/pem"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	casinov1alpha1 "github.com/fairplay/fairplay/api/v1alpha1"
+	"github.com/fairplay/fairplay/internal/accounts"
+)
+
+// Signing-key timing. The server signs with the newest key one minute after
+// it first reads it (accounts.KeySet), access tokens live at most 15
+// minutes, and the kubelet takes up to about two minutes (sync period plus
+// its Secret cache) to update a mounted Secret. So a key may go once its
+// successor has existed for 1 + 15 + 2 minutes; KeyRetirementGrace rounds
+// that up to 30 minutes of margin.
+const (
+	// DefaultRotationInterval applies when spec.signingKeys.rotationInterval
+	// is unset (the API defaults it to the same value).
+	DefaultRotationInterval = 24 * time.Hour
+	// KeyRetirementGrace is how long a key is kept after its successor was
+	// added. With rotation interval R a key therefore lives R + 30 min, and
+	// during the 30 minutes after each rotation two keys are present.
+	KeyRetirementGrace = 30 * time.Minute
+)
+
+// signingKey is one key of the Secret, named by its creation time.
+type signingKey struct {
+	id      string
+	created time.Time
+	pem     []byte
+}
+
+// keyState is what the signing-key step found or did.
+type keyState struct {
+	secretName   string
+	ids          []string
+	activeID     string
+	nextRotation time.Time
+	// requeueAfter is when the next rotation or retirement is due.
+	requeueAfter time.Duration
+}
+
+// signingKeysSecretName is the Secret mounted at FAIRPLAY_SIGNING_KEYS_DIR.
+func signingKeysSecretName(casino *casinov1alpha1.Casino) string {
+	return casino.Name + "-signing-keys"
+}
+
+func rotationInterval(casino *casinov1alpha1.Casino) time.Duration {
+	if d := casino.Spec.SigningKeys.RotationInterval; d != nil && d.Duration > 0 {
+		return d.Duration
+	}
+	return DefaultRotationInterval
+}
+
+// reconcileSigningKeys creates the signing-key Secret with one key, adds a
+// key every rotation interval (or at once when the Casino carries the
+// casino.fairplay.dev/rotate-keys annotation, which it then removes), and
+// retires keys whose successor is older than KeyRetirementGrace. Entries
+// that are not `<kid>.pem` Ed25519 keys are dropped: the server would refuse
+// to load them.
+func (r *CasinoReconciler) reconcileSigningKeys(ctx context.Context, casino *casinov1alpha1.Casino) (keyState, error) {
+	now := r.Clock.Now().UTC()
+	name := signingKeysSecretName(casino)
+	interval := rotationInterval(casino)
+	_, forced := casino.Annotations[casinov1alpha1.AnnotationRotateKeys]
+
+	var secret corev1.Secret
+	err := r.APIReader.Get(ctx, types.NamespacedName{Namespace: casino.Namespace, Name: name}, &secret)
+	exists := err == nil
+	if err != nil && !apierrors.IsNotFound(err) {
+		return keyState{}, fmt.Errorf("get secret %s: %w", name, err)
+	}
+
+	keys, dropped := parseSigningKeys(secret.Data)
+	plan := planKeys(keys, now, interval, forced)
+	rotated := plan.rotate
+	if rotated {
+		kid, pemBytes, err := accounts.GenerateKey(plan.newKeyTime)
+		if err != nil {
+			return keyState{}, err
+		}
+		plan.keep = append(plan.keep, signingKey{id: kid, created: plan.newKeyTime, pem: pemBytes})
+		// Adding a key may make an older one retire later, never sooner;
+		// recompute the schedule with the new key in place.
+		plan = planKeys(plan.keep, now, interval, false).withPruned(plan.pruned)
+	}
+
+	data := make(map[string][]byte, len(plan.keep))
+	for _, k := range plan.keep {
+		data[k.id+".pem"] = k.pem
+	}
+	desired := secret.DeepCopy()
+	desired.Name, desired.Namespace = name, casino.Namespace
+	desired.Type = corev1.SecretTypeOpaque
+	desired.Data = data
+	desired.StringData = nil
+	if desired.Labels == nil {
+		desired.Labels = map[string]string{}
+	}
+	maps.Copy(desired.Labels, labelsFor(casino, componentKeys))
+	if err := controllerutil.SetControllerReference(casino, desired, r.Scheme); err != nil {
+		return keyState{}, err
+	}
+
+	switch {
+	case !exists:
+		if err := r.Create(ctx, desired, client.FieldOwner(FieldManager)); err != nil {
+			return keyState{}, fmt.Errorf("create secret %s: %w", name, err)
+		}
+		r.event(casino, corev1.EventTypeNormal, eventSigningKeysCreated, "RotateKeys",
+			"Created Secret %s with signing key %s", name, plan.keep[len(plan.keep)-1].id)
+	case rotated || len(plan.pruned) > 0 || dropped > 0 ||
+		!maps.Equal(secret.Labels, desired.Labels) || !equality.Semantic.DeepEqual(secret.OwnerReferences, desired.OwnerReferences) ||
+		secret.Type != desired.Type:
+		// Update carries the resourceVersion read above: a concurrent writer
+		// makes it fail and the next reconcile starts from fresh data.
+		if err := r.Update(ctx, desired, client.FieldOwner(FieldManager)); err != nil {
+			return keyState{}, fmt.Errorf("update secret %s: %w", name, err)
+		}
+		if rotated {
+			why := "rotation interval " + interval.String() + " elapsed"
+			if forced {
+				why = "requested by annotation " + casinov1alpha1.AnnotationRotateKeys
+			}
+			r.event(casino, corev1.EventTypeNormal, eventSigningKeyRotated, "RotateKeys",
+				"Added signing key %s (%s); it signs about a minute after the servers read it", plan.keep[len(plan.keep)-1].id, why)
+		}
+		if len(plan.pruned) > 0 {
+			r.event(casino, corev1.EventTypeNormal, eventSigningKeysPruned, "RotateKeys",
+				"Removed signing keys %s: their successors are older than %s", strings.Join(plan.pruned, ", "), KeyRetirementGrace)
+		}
+	}
+
+	if forced {
+		patch := client.MergeFrom(casino.DeepCopy())
+		delete(casino.Annotations, casinov1alpha1.AnnotationRotateKeys)
+		if err := r.Patch(ctx, casino, patch); err != nil {
+			return keyState{}, fmt.Errorf("remove annotation %s: %w", casinov1alpha1.AnnotationRotateKeys, err)
+		}
+	}
+
+	st := keyState{secretName: name, nextRotation: plan.nextRotation, requeueAfter: plan.requeueAfter}
+	for _, k := range plan.keep {
+		st.ids = append(st.ids, k.id)
+	}
+	st.activeID = st.ids[len(st.ids)-1]
+	return st, nil
+}
+
+// parseSigningKeys reads the `<kid>.pem` entries of the Secret, oldest
+// first, and counts the entries it cannot use.
+func parseSigningKeys(data map[string][]byte) (keys []signingKey, dropped int) {
+	for name, raw := range data {
+		kid, ok := strings.CutSuffix(name, ".pem")
+		created, err := time.Parse(accounts.KeyIDFormat, kid)
+		if !ok || err != nil || !validKeyPEM(raw) {
+			dropped++
+			continue
+		}
+		keys = append(keys, signingKey{id: kid, created: created, pem: raw})
+	}
+	slices.SortFunc(keys, func(a, b signingKey) int { return strings.Compare(a.id, b.id) })
+	return keys, dropped
+}
+
+func validKeyPEM(raw []byte) bool {
+	block, _ := pem.Decode(raw)
+	if block == nil || block.Type != "PRIVATE KEY" {
+		return false
+	}
+	key, err := x509.ParsePKCS8PrivateKey(block.Bytes)
+	if err != nil {
+		return false
+	}
+	_, ok := key.(ed25519.PrivateKey)
+	return ok
+}
+
+// keyPlan is the pure decision of one signing-key reconcile.
+type keyPlan struct {
+	keep         []signingKey
+	pruned       []string
+	rotate       bool
+	newKeyTime   time.Time
+	nextRotation time.Time
+	requeueAfter time.Duration
+}
+
+func (p keyPlan) withPruned(pruned []string) keyPlan {
+	p.pruned = append(slices.Clone(pruned), p.pruned...)
+	return p
+}
+
+// planKeys decides, for keys sorted oldest first, whether to add a key now
+// and which keys to retire. A key retires once its successor is at least
+// KeyRetirementGrace old: from then on no replica signs with it and every
+// token it signed has expired. Hence the newest key older than the grace and
+// every newer key stay, so at least one key always remains and two remain
+// during the grace after each rotation. When rotating, the new key's time is
+// now, or one second after the newest key when that is later (two rotations
+// within a second must still give ordered, distinct key ids).
+func planKeys(keys []signingKey, now time.Time, interval time.Duration, force bool) keyPlan {
+	var p keyPlan
+	if n := len(keys); n == 0 || force || !now.Before(keys[n-1].created.Add(interval)) {
+		p.rotate = true
+		p.newKeyTime = now.Truncate(time.Second)
+		if n > 0 && !p.newKeyTime.After(keys[n-1].created) {
+			p.newKeyTime = keys[n-1].created.Add(time.Second)
+		}
+	}
+
+	first := 0
+	for i := len(keys) - 1; i > 0; i-- {
+		if now.Sub(keys[i].created) >= KeyRetirementGrace {
+			first = i
+			break
+		}
+	}
+	for _, k := range keys[:first] {
+		p.pruned = append(p.pruned, k.id)
+	}
+	p.keep = slices.Clone(keys[first:])
+
+	if len(p.keep) > 0 {
+		newest := p.keep[len(p.keep)-1]
+		p.nextRotation = newest.created.Add(interval)
+		p.requeueAfter = p.nextRotation.Sub(now)
+		if len(p.keep) > 1 {
+			// The oldest kept key retires when its successor reaches the grace.
+			p.requeueAfter = minPositive(p.requeueAfter, p.keep[1].created.Add(KeyRetirementGrace).Sub(now))
+		}
+		if p.requeueAfter <= 0 {
+			p.requeueAfter = time.Second
+		}
+	}
+	return p
+}

@@ -1,0 +1,204 @@
+package controller
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
+
+	casinov1alpha1 "github.com/fairplay/fairplay/api/v1alpha1"
+)
+
+func TestMigrationJobName(t *testing.T) {
+	t.Parallel()
+	c := &casinov1alpha1.Casino{ObjectMeta: metav1.ObjectMeta{Name: strings.Repeat("a", 40)}}
+	c.Spec.Image = "registry.example/fairplay:v1"
+	v1 := migrationJobName(c)
+	if v1 != migrationJobName(c) {
+		t.Fatal("job name is not stable")
+	}
+	c.Spec.Image = "registry.example/fairplay:v2"
+	if v2 := migrationJobName(c); v2 == v1 {
+		t.Fatal("two images share a job name")
+	}
+	// The longest Casino name still gives a valid label value (pods carry
+	// job-name=<job>).
+	if errs := validation.IsDNS1123Label(v1); len(errs) > 0 {
+		t.Fatalf("job name %q: %v", v1, errs)
+	}
+}
+
+func TestDesiredMigrationJob(t *testing.T) {
+	t.Parallel()
+	c := &casinov1alpha1.Casino{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "games"}}
+	c.Spec.Image = "registry.example/fairplay:v2"
+	c.Spec.Database.URLSecretRef = casinov1alpha1.SecretKeyRef{Name: "db", Key: "uri"}
+	c.Spec.Env = []corev1.EnvVar{{Name: "FAIRPLAY_LOG_LEVEL", Value: "debug"}}
+	job := desiredMigrationJob(c, migrationJobName(c))
+
+	pod := job.Spec.Template.Spec
+	if pod.RestartPolicy != corev1.RestartPolicyNever {
+		t.Errorf("restartPolicy = %s", pod.RestartPolicy)
+	}
+	ctr := pod.Containers[0]
+	if ctr.Image != c.Spec.Image || len(ctr.Args) != 1 || ctr.Args[0] != "migrate" {
+		t.Errorf("container runs %s %v, want %s [migrate]", ctr.Image, ctr.Args, c.Spec.Image)
+	}
+	names := map[string]bool{}
+	for _, e := range ctr.Env {
+		names[e.Name] = true
+	}
+	if !names["DATABASE_URL"] || !names["FAIRPLAY_LOG_LEVEL"] || names["FAIRPLAY_SIGNING_KEYS_DIR"] {
+		t.Errorf("migration env = %v: want DATABASE_URL and spec.env, not the server's key directory", names)
+	}
+	if job.Annotations[casinov1alpha1.AnnotationImage] != c.Spec.Image {
+		t.Errorf("image annotation = %q", job.Annotations[casinov1alpha1.AnnotationImage])
+	}
+	if *job.Spec.BackoffLimit != migrationBackoffLimit || job.Spec.ActiveDeadlineSeconds == nil {
+		t.Errorf("job limits: backoff %d deadline %v", *job.Spec.BackoffLimit, job.Spec.ActiveDeadlineSeconds)
+	}
+	assertRestricted(t, pod, ctr)
+}
+
+// deployed brings a Casino to a running, available v1.
+func deployed(t *testing.T, name string) *env {
+	t.Helper()
+	e := newEnv(t)
+	e.createSecrets()
+	e.newCasino(name, "registry.example/fairplay:v1")
+	e.reconcile(name)
+	e.finishJob(migrationJobName(e.casino(name)), true)
+	e.reconcile(name)
+	e.markDeploymentAvailable(name)
+	e.reconcile(name)
+	e.expectCondition(name, casinov1alpha1.ConditionReady, metav1.ConditionTrue, casinov1alpha1.ReasonAvailable)
+	e.drainEvents()
+	return e
+}
+
+// TestFailedMigrationKeepsTheDeployment: a new image whose migrations Job
+// fails leaves the running Deployment untouched (same image, same
+// generation) and marks the Casino Degraded with the Job's reason.
+func TestFailedMigrationKeepsTheDeployment(t *testing.T) {
+	t.Parallel()
+	e := deployed(t, "fail")
+	before := e.deployment("fail")
+
+	e.update("fail", func(c *casinov1alpha1.Casino) { c.Spec.Image = "registry.example/fairplay:v2" })
+	e.reconcile("fail")
+	v2Job := migrationJobName(e.casino("fail"))
+	if !e.get(v2Job, &batchv1.Job{}) {
+		t.Fatalf("no migrations job %s for the new image", v2Job)
+	}
+	if d := e.deployment("fail"); serverImage(d) != "registry.example/fairplay:v1" || d.Generation != before.Generation {
+		t.Fatalf("deployment changed while the migration runs: %s generation %d", serverImage(d), d.Generation)
+	}
+	e.expectCondition("fail", casinov1alpha1.ConditionProgressing, metav1.ConditionTrue, casinov1alpha1.ReasonMigrationRunning)
+	e.expectCondition("fail", casinov1alpha1.ConditionReady, metav1.ConditionFalse, casinov1alpha1.ReasonMigrationRunning)
+
+	e.finishJob(v2Job, false)
+	e.reconcile("fail")
+	e.reconcile("fail") // a second look changes nothing and repeats no Event
+
+	d := e.deployment("fail")
+	if serverImage(d) != "registry.example/fairplay:v1" || d.Generation != before.Generation || d.ResourceVersion != before.ResourceVersion {
+		t.Fatalf("failed migration touched the deployment: %s generation %d->%d", serverImage(d), before.Generation, d.Generation)
+	}
+	deg := e.expectCondition("fail", casinov1alpha1.ConditionDegraded, metav1.ConditionTrue, casinov1alpha1.ReasonMigrationFailed)
+	if !strings.Contains(deg.Message, batchv1.JobReasonBackoffLimitExceeded) || !strings.Contains(deg.Message, v2Job) {
+		t.Fatalf("Degraded message %q does not carry the Job's reason", deg.Message)
+	}
+	e.expectCondition("fail", casinov1alpha1.ConditionMigrationsSucceeded, metav1.ConditionFalse, casinov1alpha1.ReasonMigrationFailed)
+	e.expectCondition("fail", casinov1alpha1.ConditionReady, metav1.ConditionFalse, casinov1alpha1.ReasonMigrationFailed)
+	e.expectCondition("fail", casinov1alpha1.ConditionProgressing, metav1.ConditionFalse, casinov1alpha1.ReasonMigrationFailed)
+	c := e.casino("fail")
+	if c.Status.CurrentImage != "registry.example/fairplay:v1" || c.Status.LastMigration.Image != "registry.example/fairplay:v1" {
+		t.Fatalf("status: currentImage %s lastMigration %+v", c.Status.CurrentImage, c.Status.LastMigration)
+	}
+	evs := e.drainEvents()
+	if n := strings.Count(strings.Join(evs, "\n"), " "+eventMigrationFailed+" "); n != 1 {
+		t.Fatalf("%d %s events over two reconciles, want 1: %q", n, eventMigrationFailed, evs)
+	}
+}
+
+// TestCompletedMigrationRollsTheImage: once the new image's Job completes,
+// the Deployment rolls to it, status.lastMigration records the Job, and the
+// old image's Job is deleted.
+func TestCompletedMigrationRollsTheImage(t *testing.T) {
+	t.Parallel()
+	e := deployed(t, "roll")
+	v1Job := migrationJobName(e.casino("roll"))
+
+	e.update("roll", func(c *casinov1alpha1.Casino) { c.Spec.Image = "registry.example/fairplay:v2" })
+	e.reconcile("roll")
+	v2Job := migrationJobName(e.casino("roll"))
+	e.finishJob(v2Job, true)
+	e.reconcile("roll")
+
+	d := e.deployment("roll")
+	if serverImage(d) != "registry.example/fairplay:v2" {
+		t.Fatalf("deployment image = %s, want v2", serverImage(d))
+	}
+	c := e.casino("roll")
+	if c.Status.LastMigration == nil || c.Status.LastMigration.Image != "registry.example/fairplay:v2" ||
+		c.Status.LastMigration.JobName != v2Job || c.Status.LastMigration.CompletionTime == nil {
+		t.Fatalf("lastMigration = %+v", c.Status.LastMigration)
+	}
+	e.expectCondition("roll", casinov1alpha1.ConditionMigrationsSucceeded, metav1.ConditionTrue, casinov1alpha1.ReasonMigrationSucceeded)
+	e.expectCondition("roll", casinov1alpha1.ConditionProgressing, metav1.ConditionTrue, casinov1alpha1.ReasonRollingOut)
+	if e.get(v1Job, &batchv1.Job{}) {
+		t.Errorf("the previous image's job %s was kept", v1Job)
+	}
+	if !e.get(v2Job, &batchv1.Job{}) {
+		t.Errorf("the current image's job %s was deleted", v2Job)
+	}
+	evs := e.drainEvents()
+	if !hasEvent(evs, eventRollingOut) || !hasEvent(evs, eventMigrationSucceeded) {
+		t.Fatalf("events: %q", evs)
+	}
+
+	e.markDeploymentAvailable("roll")
+	e.reconcile("roll")
+	e.expectCondition("roll", casinov1alpha1.ConditionReady, metav1.ConditionTrue, casinov1alpha1.ReasonAvailable)
+}
+
+// TestMissingSecretWaitsWithoutAJob: a Casino whose database Secret does
+// not exist gets no Job (its pod could not start) and says why.
+func TestMissingSecretWaitsWithoutAJob(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.newCasino("nosecret", "registry.example/fairplay:v1")
+	res := e.reconcile("nosecret")
+	e.reconcile("nosecret")
+	if n := strings.Count(strings.Join(e.drainEvents(), "\n"), " "+eventSecretNotFound+" "); n != 1 {
+		t.Fatalf("%d %s events over two reconciles, want 1", n, eventSecretNotFound)
+	}
+	if res.RequeueAfter > 30*time.Second {
+		t.Fatalf("RequeueAfter = %v, want a quick second look", res.RequeueAfter)
+	}
+	if e.get(migrationJobName(e.casino("nosecret")), &batchv1.Job{}) {
+		t.Fatal("job created although its Secret is missing")
+	}
+	deg := e.expectCondition("nosecret", casinov1alpha1.ConditionDegraded, metav1.ConditionTrue, casinov1alpha1.ReasonSecretNotFound)
+	if !strings.Contains(deg.Message, "fairplay-db") {
+		t.Fatalf("message %q does not name the Secret", deg.Message)
+	}
+	if !e.get("nosecret-signing-keys", &corev1.Secret{}) {
+		t.Fatal("signing keys not created while waiting")
+	}
+
+	e.createSecrets()
+	e.reconcile("nosecret")
+	if !e.get(migrationJobName(e.casino("nosecret")), &batchv1.Job{}) {
+		t.Fatal("no job once the Secrets exist")
+	}
+	e.expectCondition("nosecret", casinov1alpha1.ConditionDegraded, metav1.ConditionFalse, casinov1alpha1.ReasonAsExpected)
+	if e.get("nosecret", &appsv1.Deployment{}) {
+		t.Fatal("deployment before the migration")
+	}
+}

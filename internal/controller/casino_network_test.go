@@ -1,0 +1,118 @@
+package controller
+
+import (
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	casinov1alpha1 "github.com/fairplay/fairplay/api/v1alpha1"
+)
+
+func serviceMonitorObject() client.Object {
+	u := &unstructured.Unstructured{}
+	u.SetGroupVersionKind(ServiceMonitorGVK)
+	return u
+}
+
+func TestDesiredIngress(t *testing.T) {
+	t.Parallel()
+	c := fullCasino()
+	c.Spec.Ingress.ClassName = "nginx"
+	c.Spec.Ingress.Annotations = map[string]string{"cert-manager.io/cluster-issuer": "letsencrypt"}
+	ing := desiredIngress(c)
+	if ing.Spec.Rules[0].Host != "play.example.com" || ptr.Deref(ing.Spec.IngressClassName, "") != "nginx" {
+		t.Fatalf("ingress = %+v", ing.Spec)
+	}
+	backend := ing.Spec.Rules[0].HTTP.Paths[0].Backend.Service
+	if backend.Name != "web" || backend.Port.Name != "http" {
+		t.Fatalf("backend = %+v", backend)
+	}
+	if len(ing.Spec.TLS) != 1 || ing.Spec.TLS[0].SecretName != "play-tls" || ing.Spec.TLS[0].Hosts[0] != "play.example.com" {
+		t.Fatalf("tls = %+v", ing.Spec.TLS)
+	}
+	if ing.Annotations["cert-manager.io/cluster-issuer"] != "letsencrypt" {
+		t.Fatalf("annotations = %v", ing.Annotations)
+	}
+	c.Spec.Ingress = nil
+	if desiredIngress(c) != nil {
+		t.Fatal("ingress without spec.ingress")
+	}
+}
+
+func TestDesiredPDB(t *testing.T) {
+	t.Parallel()
+	for replicas, want := range map[int32]bool{0: false, 1: false, 2: true, 5: true} {
+		c := fullCasino()
+		c.Spec.Replicas = ptr.To(replicas)
+		if got := desiredPDB(c) != nil; got != want {
+			t.Errorf("replicas %d: pdb %v, want %v", replicas, got, want)
+		}
+	}
+	pdb := desiredPDB(fullCasino())
+	if pdb.Spec.MaxUnavailable.IntValue() != 1 || pdb.Spec.Selector.MatchLabels[labelComponent] != componentServer {
+		t.Fatalf("pdb = %+v", pdb.Spec)
+	}
+}
+
+func TestDesiredService(t *testing.T) {
+	t.Parallel()
+	svc := desiredService(fullCasino())
+	p := svc.Spec.Ports[0]
+	if p.Port != 80 || p.TargetPort.StrVal != "http" || svc.Spec.Type != corev1.ServiceTypeClusterIP {
+		t.Fatalf("service = %+v", svc.Spec)
+	}
+	if svc.Spec.Selector[labelInstance] != "web" {
+		t.Fatalf("selector = %v", svc.Spec.Selector)
+	}
+}
+
+func TestServiceMonitorInstalled(t *testing.T) {
+	t.Parallel()
+	// Without the CRD (a static mapper that does not know the kind).
+	empty := meta.NewDefaultRESTMapper([]schema.GroupVersion{ServiceMonitorGVK.GroupVersion()})
+	if ok, err := serviceMonitorInstalled(empty); err != nil || ok {
+		t.Fatalf("empty mapper: installed=%v err=%v", ok, err)
+	}
+	// With it: the envtest API server serves the stand-in CRD from testdata.
+	if ok, err := serviceMonitorInstalled(k8sClient.RESTMapper()); err != nil || !ok {
+		t.Fatalf("envtest: installed=%v err=%v", ok, err)
+	}
+}
+
+// TestServiceMonitorFollowsTheSpec: enabled makes one that scrapes the
+// Service's http port at /metrics with the given labels; disabled deletes it.
+func TestServiceMonitorFollowsTheSpec(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.createSecrets()
+	e.newCasino("mon", "registry.example/fairplay:v1", func(c *casinov1alpha1.Casino) {
+		c.Spec.ServiceMonitor = &casinov1alpha1.ServiceMonitorSpec{Enabled: true, Labels: map[string]string{"release": "prometheus"}}
+	})
+	e.reconcile("mon")
+	sm := serviceMonitorObject().(*unstructured.Unstructured)
+	if !e.get("mon", sm) {
+		t.Fatal("service monitor not created")
+	}
+	if sm.GetLabels()["release"] != "prometheus" {
+		t.Errorf("labels = %v", sm.GetLabels())
+	}
+	endpoints, _, _ := unstructured.NestedSlice(sm.Object, "spec", "endpoints")
+	if len(endpoints) != 1 {
+		t.Fatalf("endpoints = %v", endpoints)
+	}
+	ep := endpoints[0].(map[string]any)
+	if ep["port"] != "http" || ep["path"] != "/metrics" || ep["interval"] != "30s" {
+		t.Errorf("endpoint = %v (interval should default to 30s)", ep)
+	}
+
+	e.update("mon", func(c *casinov1alpha1.Casino) { c.Spec.ServiceMonitor.Enabled = false })
+	e.reconcile("mon")
+	if e.get("mon", serviceMonitorObject()) {
+		t.Fatal("service monitor kept after it was disabled")
+	}
+}
