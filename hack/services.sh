@@ -9,8 +9,27 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 DATA=$ROOT/.data
-PG_PORT=${FAIRPLAY_PG_PORT:-55432}
-REDIS_PORT=${FAIRPLAY_REDIS_PORT:-56379}
+# Ports: the defaults, unless a previous start recorded others in
+# .data/services.env (it moves on to free ports when the defaults are taken by
+# something that is not ours).
+STATE=$DATA/services.env
+PG_PORT=${FAIRPLAY_PG_PORT:-}
+REDIS_PORT=${FAIRPLAY_REDIS_PORT:-}
+if [ -s "$STATE" ]; then
+  # shellcheck disable=SC1090
+  . "$STATE"
+  PG_PORT=${FAIRPLAY_PG_PORT:-$RECORDED_PG_PORT}
+  REDIS_PORT=${FAIRPLAY_REDIS_PORT:-$RECORDED_REDIS_PORT}
+fi
+PG_PORT=${PG_PORT:-55432}
+REDIS_PORT=${REDIS_PORT:-56379}
+
+port_busy() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+free_port() {
+  local p=$1
+  while port_busy "$p"; do p=$((p + 1)); done
+  echo "$p"
+}
 DB=fairplay
 mkdir -p "$DATA"
 # Postgres runs as the postgres user when we are root; if that user cannot
@@ -62,6 +81,7 @@ start_postgres() {
       || { cat "$PGROOT/initdb.log" >&2; exit 1; }
   fi
   if as_pg "$bin/pg_ctl" -D "$PGDATA" status >/dev/null 2>&1; then return 0; fi
+  PG_PORT=$(free_port "$PG_PORT")
   mkdir -p "$PGROOT/run"; [ "$(id -u)" -eq 0 ] && chown postgres:postgres "$PGROOT/run"
   touch "$PGROOT/postgres.log"; [ "$(id -u)" -eq 0 ] && chown postgres:postgres "$PGROOT/postgres.log"
   as_pg "$bin/pg_ctl" -D "$PGDATA" -l "$PGROOT/postgres.log" -w -t 60 \
@@ -75,6 +95,7 @@ start_postgres() {
 start_redis() {
   mkdir -p "$DATA/redis"
   if [ -s "$DATA/redis.pid" ] && kill -0 "$(cat "$DATA/redis.pid")" 2>/dev/null; then return 0; fi
+  REDIS_PORT=$(free_port "$REDIS_PORT")
   redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --daemonize yes --pidfile "$DATA/redis.pid" \
     --dir "$DATA/redis" --save "" --appendonly no --logfile "$DATA/redis.log"
   for _ in $(seq 50); do
@@ -91,6 +112,7 @@ case "${1:-}" in
     pg_paths
     start_postgres
     start_redis
+    printf 'RECORDED_PG_PORT=%s\nRECORDED_REDIS_PORT=%s\n' "$PG_PORT" "$REDIS_PORT" >"$STATE"
     ;;
   stop)
     pg_paths
