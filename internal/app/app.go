@@ -8,14 +8,18 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"math"
+	"math/big"
 	"net/http"
 	"net/netip"
+	"strconv"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/redis/go-redis/v9"
 
 	"github.com/fairplay/fairplay/internal/accounts"
+	"github.com/fairplay/fairplay/internal/admin"
 	"github.com/fairplay/fairplay/internal/cache"
 	"github.com/fairplay/fairplay/internal/play"
 	"github.com/fairplay/fairplay/internal/postgres"
@@ -33,6 +37,7 @@ type App struct {
 	Keys     *accounts.KeySet
 	Accounts *accounts.Service
 	Play     *play.Service
+	Admin    *admin.Service
 	Metrics  *telemetry.Metrics
 	Server   *server.Server
 	log      *slog.Logger
@@ -94,6 +99,8 @@ func New(ctx context.Context, cfg settings.Config, log *slog.Logger, o Options) 
 		Store: postgres.NewPlayStore(pool), Limiter: limiter, BetRate: cfg.BetsPerUser, Metrics: a.Metrics,
 		Logger: log, Now: o.Now,
 	})
+	a.Admin = admin.NewService(admin.Options{Store: postgres.NewAdminStore(pool), Logger: log, Now: o.Now})
+	a.Metrics.RegisterActivity(activityMetrics(a.Admin), 15*time.Second)
 	var trusted []netip.Prefix
 	for _, p := range cfg.TrustedProxies {
 		pfx, err := netip.ParsePrefix(p)
@@ -108,6 +115,7 @@ func New(ctx context.Context, cfg settings.Config, log *slog.Logger, o Options) 
 			Auth:     rpc.NewAuthHandler(a.Accounts, log),
 			Game:     rpc.NewGameHandler(a.Accounts, a.Play, log),
 			Fairness: rpc.NewFairnessHandler(a.Accounts, a.Play, log),
+			Admin:    rpc.NewAdminHandler(a.Accounts, a.Admin, log),
 		},
 		Postgres:       pool,
 		Redis:          a.Redis,
@@ -117,6 +125,28 @@ func New(ctx context.Context, cfg settings.Config, log *slog.Logger, o Options) 
 		SecureCookies:  cfg.SecureCookies,
 	})
 	return a, nil
+}
+
+// activityMetrics adapts the admin activity figures to the Prometheus
+// gauges of telemetry (read on scrape, cached 15 s).
+func activityMetrics(svc *admin.Service) func(context.Context) (telemetry.Activity, error) {
+	return func(ctx context.Context) (telemetry.Activity, error) {
+		a, err := svc.ActivityForMetrics(ctx)
+		if err != nil {
+			return telemetry.Activity{}, err
+		}
+		out := telemetry.Activity{ActivePlayers: float64(a.ActivePlayers)}
+		for _, g := range a.Games {
+			rtp := math.NaN()
+			if sw := g.SettledWagered.Units(); sw.Sign() > 0 {
+				rtp, _ = new(big.Rat).SetFrac(g.PaidOut.Units(), sw).Float64()
+			}
+			theory, _ := strconv.ParseFloat(g.TheoreticalRTP+"e-2", 64) // percent to ratio, correctly rounded
+			out.Games = append(out.Games, telemetry.GameActivity{Game: g.Game, Bets: float64(g.Bets),
+				Wagered: g.Wagered.Float64(), PaidOut: g.PaidOut.Float64(), RTP: rtp, TheoreticalRTP: theory})
+		}
+		return out, nil
+	}
 }
 
 // Handler is the server's root handler.

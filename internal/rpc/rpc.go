@@ -14,6 +14,7 @@ type Handlers struct {
 	Auth     *AuthHandler
 	Game     *GameHandler
 	Fairness *FairnessHandler
+	Admin    *AdminHandler
 }
 
 // Mount registers the Connect services and the /api JSON routes on mux.
@@ -32,6 +33,7 @@ func Mount(mux *http.ServeMux, h Handlers, log *slog.Logger, csrf func(http.Hand
 		func() (string, http.Handler) { return fairplayv1connect.NewAuthServiceHandler(h.Auth, opts...) },
 		func() (string, http.Handler) { return fairplayv1connect.NewGameServiceHandler(h.Game, opts...) },
 		func() (string, http.Handler) { return fairplayv1connect.NewFairnessServiceHandler(h.Fairness, opts...) },
+		func() (string, http.Handler) { return fairplayv1connect.NewAdminServiceHandler(h.Admin, opts...) },
 	} {
 		path, handler := svc()
 		mux.Handle(path, handle(path, handler))
@@ -40,6 +42,7 @@ func Mount(mux *http.ServeMux, h Handlers, log *slog.Logger, csrf func(http.Hand
 	routes := h.Auth.routes()
 	routes = append(routes, h.Game.routes()...)
 	routes = append(routes, h.Fairness.routes()...)
+	routes = append(routes, h.Admin.routes()...)
 	routes = append(routes, route{pattern: "GET /api/csrf", handler: http.HandlerFunc(csrfToken)})
 	for _, r := range routes {
 		mux.Handle(r.pattern, handle(r.pattern, csrf(r.handler)))

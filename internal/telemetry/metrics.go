@@ -1,6 +1,11 @@
 package telemetry
 
 import (
+	"context"
+	"math"
+	"sync"
+	"time"
+
 	"github.com/fairplay/fairplay/internal/money"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/prometheus/client_golang/prometheus"
@@ -117,5 +122,86 @@ func (c *poolCollector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(redisHits, prometheus.CounterValue, float64(s.Hits), "hit")
 		ch <- prometheus.MustNewConstMetric(redisHits, prometheus.CounterValue, float64(s.Misses), "miss")
 		ch <- prometheus.MustNewConstMetric(redisTOs, prometheus.CounterValue, float64(s.Timeouts))
+	}
+}
+
+// GameActivity is one game's recent play for the activity gauges: money in
+// dollars, return to player as a ratio (0.99); RTP is NaN when no bet of the
+// window has settled, and the series is then left out.
+type GameActivity struct {
+	Game           string
+	Bets           float64
+	Wagered        float64
+	PaidOut        float64
+	RTP            float64
+	TheoreticalRTP float64
+}
+
+// Activity is a snapshot of recent play across all replicas (it is read from
+// the database, so every replica reports the same figures: aggregate them
+// with max, not sum).
+type Activity struct {
+	Games         []GameActivity
+	ActivePlayers float64
+}
+
+// RegisterActivity adds the activity gauges, computed by fn when Prometheus
+// scrapes and then reused for ttl, so frequent or parallel scrapes (several
+// Prometheus servers, many replicas) cost at most one query per ttl and
+// replica. A failed fn reports fairplay_activity_up 0 and no other series.
+func (m *Metrics) RegisterActivity(fn func(context.Context) (Activity, error), ttl time.Duration) {
+	m.Registry.MustRegister(&activityCollector{fn: fn, ttl: ttl})
+}
+
+var (
+	actUp       = prometheus.NewDesc("fairplay_activity_up", "Whether the last read of the activity figures succeeded.", nil, nil)
+	actBets     = prometheus.NewDesc("fairplay_activity_bets", "Bets placed in the last 24 hours, by game (running games included).", []string{"game"}, nil)
+	actWagered  = prometheus.NewDesc("fairplay_activity_wagered_dollars", "Stakes of the bets placed in the last 24 hours, by game.", []string{"game"}, nil)
+	actPaidOut  = prometheus.NewDesc("fairplay_activity_paid_out_dollars", "Payouts of the bets placed in the last 24 hours, by game.", []string{"game"}, nil)
+	actRTP      = prometheus.NewDesc("fairplay_activity_rtp_ratio", "Realized return to player of the bets placed in the last 24 hours and settled (paid out / settled stakes), by game.", []string{"game"}, nil)
+	actTheory   = prometheus.NewDesc("fairplay_theoretical_rtp_ratio", "Theoretical return to player, by game.", []string{"game"}, nil)
+	actPlayers  = prometheus.NewDesc("fairplay_active_players", "Distinct players who placed a bet in the last 15 minutes.", nil, nil)
+	activityAll = []*prometheus.Desc{actUp, actBets, actWagered, actPaidOut, actRTP, actTheory, actPlayers}
+)
+
+type activityCollector struct {
+	fn  func(context.Context) (Activity, error)
+	ttl time.Duration
+
+	mu   sync.Mutex
+	at   time.Time
+	last Activity
+	err  error
+}
+
+func (c *activityCollector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range activityAll {
+		ch <- d
+	}
+}
+
+func (c *activityCollector) Collect(ch chan<- prometheus.Metric) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.at.IsZero() || time.Since(c.at) >= c.ttl {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		c.last, c.err = c.fn(ctx)
+		cancel()
+		c.at = time.Now()
+	}
+	if c.err != nil {
+		ch <- prometheus.MustNewConstMetric(actUp, prometheus.GaugeValue, 0)
+		return
+	}
+	ch <- prometheus.MustNewConstMetric(actUp, prometheus.GaugeValue, 1)
+	ch <- prometheus.MustNewConstMetric(actPlayers, prometheus.GaugeValue, c.last.ActivePlayers)
+	for _, g := range c.last.Games {
+		ch <- prometheus.MustNewConstMetric(actBets, prometheus.GaugeValue, g.Bets, g.Game)
+		ch <- prometheus.MustNewConstMetric(actWagered, prometheus.GaugeValue, g.Wagered, g.Game)
+		ch <- prometheus.MustNewConstMetric(actPaidOut, prometheus.GaugeValue, g.PaidOut, g.Game)
+		ch <- prometheus.MustNewConstMetric(actTheory, prometheus.GaugeValue, g.TheoreticalRTP, g.Game)
+		if !math.IsNaN(g.RTP) {
+			ch <- prometheus.MustNewConstMetric(actRTP, prometheus.GaugeValue, g.RTP, g.Game)
+		}
 	}
 }

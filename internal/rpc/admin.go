@@ -1,0 +1,213 @@
+package rpc
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"connectrpc.com/connect"
+	"github.com/google/uuid"
+
+	"github.com/fairplay/fairplay/internal/accounts"
+	"github.com/fairplay/fairplay/internal/admin"
+	fairplayv1 "github.com/fairplay/fairplay/internal/gen/fairplay/v1"
+	"github.com/fairplay/fairplay/internal/gen/fairplay/v1/fairplayv1connect"
+)
+
+// AdminHandler serves AdminService.
+type AdminHandler struct {
+	accounts *accounts.Service
+	admin    *admin.Service
+	log      *slog.Logger
+}
+
+var _ fairplayv1connect.AdminServiceHandler = (*AdminHandler)(nil)
+
+// NewAdminHandler returns the AdminService handler.
+func NewAdminHandler(acc *accounts.Service, adm *admin.Service, log *slog.Logger) *AdminHandler {
+	return &AdminHandler{accounts: acc, admin: adm, log: log}
+}
+
+// routes lists the admin paths of SPEC.md §7 (and the activity and audit
+// additions) served by this handler.
+func (h *AdminHandler) routes() []route {
+	return []route{
+		unary(h.log, "GET /api/auth/stats/users", h.GetUserStats),
+		unary(h.log, "GET /api/auth/stats/wagering", h.GetWageringStats),
+		unary(h.log, "GET /api/auth/stats/activity", h.GetActivityStats),
+		unary(h.log, "GET /api/auth/users", h.ListUsers),
+		unary(h.log, "GET /api/auth/users/search", h.SearchUsers),
+		unary(h.log, "PATCH /api/auth/users/{id}/balance", h.AdjustBalance, pathField("id", "userId")),
+		unary(h.log, "DELETE /api/auth/users/{id}", h.DeleteUser, pathField("id", "userId")),
+		unary(h.log, "GET /api/auth/audit", h.ListAuditEntries),
+	}
+}
+
+// requireAdmin returns the caller of a request carrying an administrator's
+// bearer token: ErrNoToken or ErrBadToken (401) without a valid one,
+// ErrAdminRequired (403) for anyone else. The admin use cases check the role
+// again; this keeps a player from learning anything about the input rules.
+func requireAdmin(ctx context.Context, svc *accounts.Service, h http.Header) (accounts.Principal, error) {
+	p, err := authenticate(ctx, svc, h)
+	if err != nil {
+		return accounts.Principal{}, err
+	}
+	if !p.IsAdmin {
+		return accounts.Principal{}, accounts.ErrAdminRequired
+	}
+	return p, nil
+}
+
+// GetUserStats implements AdminService.GetUserStats.
+func (h *AdminHandler) GetUserStats(ctx context.Context, req *connect.Request[fairplayv1.GetUserStatsRequest]) (*connect.Response[fairplayv1.GetUserStatsResponse], error) {
+	p, err := requireAdmin(ctx, h.accounts, req.Header())
+	if err != nil {
+		return nil, err
+	}
+	st, err := h.admin.UserStats(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	return connect.NewResponse(&fairplayv1.GetUserStatsResponse{
+		TotalUsers:                  st.Total,
+		UsersLastMonth:              st.LastMonth,
+		UsersLastMonthPercentChange: st.LastMonthChange.String(),
+		UsersLastWeek:               st.LastWeek,
+		UsersLastWeekPercentChange:  st.LastWeekChange.String(),
+	}), nil
+}
+
+// GetWageringStats implements AdminService.GetWageringStats.
+func (h *AdminHandler) GetWageringStats(ctx context.Context, req *connect.Request[fairplayv1.GetWageringStatsRequest]) (*connect.Response[fairplayv1.GetWageringStatsResponse], error) {
+	p, err := requireAdmin(ctx, h.accounts, req.Header())
+	if err != nil {
+		return nil, err
+	}
+	st, err := h.admin.WageringStats(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	return connect.NewResponse(&fairplayv1.GetWageringStatsResponse{
+		TotalWagered:                  st.Total.String(),
+		WageredLastMonth:              st.LastMonth.String(),
+		WageredLastMonthPercentChange: st.LastMonthChange.String(),
+		WageredLastWeek:               st.LastWeek.String(),
+		WageredLastWeekPercentChange:  st.LastWeekChange.String(),
+	}), nil
+}
+
+// GetActivityStats implements AdminService.GetActivityStats.
+func (h *AdminHandler) GetActivityStats(ctx context.Context, req *connect.Request[fairplayv1.GetActivityStatsRequest]) (*connect.Response[fairplayv1.GetActivityStatsResponse], error) {
+	p, err := requireAdmin(ctx, h.accounts, req.Header())
+	if err != nil {
+		return nil, err
+	}
+	a, err := h.admin.Activity(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	out := &fairplayv1.GetActivityStatsResponse{ActivePlayers: a.ActivePlayers, Games: make([]*fairplayv1.GameActivity, 0, len(a.Games))}
+	for _, g := range a.Games {
+		out.Games = append(out.Games, &fairplayv1.GameActivity{
+			Game: g.Game, Bets: g.Bets, Wagered: g.Wagered.String(), PaidOut: g.PaidOut.String(),
+			Rtp: g.RTPString(), TheoreticalRtp: g.TheoreticalRTP,
+		})
+	}
+	return connect.NewResponse(out), nil
+}
+
+// ListUsers implements AdminService.ListUsers.
+func (h *AdminHandler) ListUsers(ctx context.Context, req *connect.Request[fairplayv1.ListUsersRequest]) (*connect.Response[fairplayv1.ListUsersResponse], error) {
+	p, err := requireAdmin(ctx, h.accounts, req.Header())
+	if err != nil {
+		return nil, err
+	}
+	page, err := h.admin.ListUsers(ctx, p, optionalInt(req.Msg.Page), optionalInt(req.Msg.Limit))
+	if err != nil {
+		return nil, err
+	}
+	return connect.NewResponse(&fairplayv1.ListUsersResponse{
+		Users: toProtoUsers(page.Users), TotalPages: int32(page.TotalPages), Page: int32(page.Page), TotalUsers: page.Total,
+	}), nil
+}
+
+// SearchUsers implements AdminService.SearchUsers.
+func (h *AdminHandler) SearchUsers(ctx context.Context, req *connect.Request[fairplayv1.SearchUsersRequest]) (*connect.Response[fairplayv1.SearchUsersResponse], error) {
+	p, err := requireAdmin(ctx, h.accounts, req.Header())
+	if err != nil {
+		return nil, err
+	}
+	page, err := h.admin.SearchUsers(ctx, p, req.Msg.GetQuery(), optionalInt(req.Msg.Page), optionalInt(req.Msg.Limit))
+	if err != nil {
+		return nil, err
+	}
+	return connect.NewResponse(&fairplayv1.SearchUsersResponse{
+		Users: toProtoUsers(page.Users), TotalPages: int32(page.TotalPages), Page: int32(page.Page), TotalUsers: page.Total,
+		TotalCapped: page.Capped,
+	}), nil
+}
+
+// AdjustBalance implements AdminService.AdjustBalance.
+func (h *AdminHandler) AdjustBalance(ctx context.Context, req *connect.Request[fairplayv1.AdjustBalanceRequest]) (*connect.Response[fairplayv1.AdjustBalanceResponse], error) {
+	p, err := requireAdmin(ctx, h.accounts, req.Header())
+	if err != nil {
+		return nil, err
+	}
+	u, err := h.admin.AdjustBalance(ctx, p, req.Msg.GetUserId(), req.Msg.GetAmount(), req.Msg.GetNote())
+	if err != nil {
+		return nil, err
+	}
+	return connect.NewResponse(&fairplayv1.AdjustBalanceResponse{User: toProtoUser(u, true), Message: "Balance updated successfully"}), nil
+}
+
+// DeleteUser implements AdminService.DeleteUser.
+func (h *AdminHandler) DeleteUser(ctx context.Context, req *connect.Request[fairplayv1.DeleteUserRequest]) (*connect.Response[fairplayv1.DeleteUserResponse], error) {
+	p, err := requireAdmin(ctx, h.accounts, req.Header())
+	if err != nil {
+		return nil, err
+	}
+	d, err := h.admin.DeleteUser(ctx, p, req.Msg.GetUserId())
+	if err != nil {
+		return nil, err
+	}
+	return connect.NewResponse(&fairplayv1.DeleteUserResponse{Message: "User deleted successfully", SessionsRevoked: int32(d.SessionsRevoked)}), nil
+}
+
+// ListAuditEntries implements AdminService.ListAuditEntries.
+func (h *AdminHandler) ListAuditEntries(ctx context.Context, req *connect.Request[fairplayv1.ListAuditEntriesRequest]) (*connect.Response[fairplayv1.ListAuditEntriesResponse], error) {
+	p, err := requireAdmin(ctx, h.accounts, req.Header())
+	if err != nil {
+		return nil, err
+	}
+	page, err := h.admin.AuditLog(ctx, p, req.Msg.GetUserId(), optionalInt(req.Msg.Page), optionalInt(req.Msg.Limit))
+	if err != nil {
+		return nil, err
+	}
+	out := &fairplayv1.ListAuditEntriesResponse{TotalPages: int32(page.TotalPages), Page: int32(page.Page),
+		Entries: make([]*fairplayv1.AuditEntry, 0, len(page.Entries))}
+	for _, e := range page.Entries {
+		out.Entries = append(out.Entries, toProtoAuditEntry(e))
+	}
+	return connect.NewResponse(out), nil
+}
+
+func toProtoUsers(us []accounts.User) []*fairplayv1.User {
+	out := make([]*fairplayv1.User, 0, len(us))
+	for _, u := range us {
+		out = append(out, toProtoUser(u, true))
+	}
+	return out
+}
+
+func toProtoAuditEntry(e admin.AuditEntry) *fairplayv1.AuditEntry {
+	pe := &fairplayv1.AuditEntry{
+		Id: e.ID, ActorId: e.ActorID.String(), ActorUsername: e.ActorUsername, Action: e.Action,
+		TargetUsername: e.TargetUsername, Before: string(e.Before), After: string(e.After),
+		CreatedAt: e.CreatedAt.UTC().Format(time.RFC3339),
+	}
+	if e.TargetUserID != uuid.Nil {
+		pe.TargetUserId = e.TargetUserID.String()
+	}
+	return pe
+}
