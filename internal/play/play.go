@@ -16,26 +16,28 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/fairplay/fairplay/internal/accounts"
+	"github.com/fairplay/fairplay/internal/games"
 	"github.com/fairplay/fairplay/internal/money"
 	"github.com/fairplay/fairplay/internal/problem"
 	"github.com/fairplay/fairplay/internal/settings"
 )
 
-// Game names a game as the API and the database spell it.
-type Game string
+// Game names a game as the API and the database spell it; the names are
+// internal/games', so the rules and the bookkeeping never disagree.
+type Game = games.Name
 
 // The six games.
 const (
-	Dice      Game = "dice"
-	Plinko    Game = "plinko"
-	Keno      Game = "keno"
-	Mines     Game = "mines"
-	Pump      Game = "pump"
-	Blackjack Game = "blackjack"
+	Dice      = games.Dice
+	Plinko    = games.Plinko
+	Keno      = games.Keno
+	Mines     = games.Mines
+	Pump      = games.Pump
+	Blackjack = games.Blackjack
 )
 
 // Games lists every game.
-var Games = []Game{Dice, Plinko, Keno, Mines, Pump, Blackjack}
+var Games = games.Names
 
 // SeedPair is a provably-fair seed pair. Nonce counts the bets made with it.
 type SeedPair struct {
