@@ -51,7 +51,9 @@ hack/helm-test.sh || status=1
 if [ -f web/package.json ]; then
   step "web: typecheck, lint, unit tests, build"
   hack/web.sh deps
-  (cd web && npm run typecheck && npm run lint && npx vitest run --reporter=default --reporter=json --outputFile=../.data/test/web-unit.json) || status=1
+  (cd web && npm run typecheck) || status=1
+  (cd web && npm run lint) || status=1
+  (cd web && npx vitest run --reporter=default --reporter=json --outputFile=../.data/test/web-unit.json) || status=1
   (cd web && npm run build) || status=1
 fi
 

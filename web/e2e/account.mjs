@@ -57,7 +57,11 @@ test('change password logs out after 3 s and the new password works', async () =
   await page.getByText('Password changed successfully. You will be logged out in a few seconds.').waitFor();
   await page.getByRole('button', { name: 'Sign In' }).waitFor({ timeout: 10_000 });
   await signIn(page, user, 'N3w!Passw0rd');
-  const old = await api('POST', '/api/auth/login', { username: user, password: 'Passw0rd!', turnstileToken: 'XXXX.DUMMY.TOKEN.XXXX' });
+  const old = await api('POST', '/api/auth/login', {
+    username: user,
+    password: 'Passw0rd!',
+    turnstileToken: 'XXXX.DUMMY.TOKEN.XXXX',
+  });
   assert.equal(old.status, 401);
   assert.deepEqual(errors, []);
   await context.close();
@@ -126,7 +130,11 @@ test('admin searches, pages, adjusts a balance and deletes a user', async () => 
   await snap(page, 'admin-manage');
   await dialog.getByRole('button', { name: 'Update Balance' }).click();
   await page.getByText(`Successfully updated ${victim}'s balance`).waitFor();
-  const login = await api('POST', '/api/auth/login', { username: victim, password: 'Passw0rd!', turnstileToken: 'XXXX.DUMMY.TOKEN.XXXX' });
+  const login = await api('POST', '/api/auth/login', {
+    username: victim,
+    password: 'Passw0rd!',
+    turnstileToken: 'XXXX.DUMMY.TOKEN.XXXX',
+  });
   assert.equal(login.json.user.balance, 1005.5);
 
   if (!(await dialog.isVisible())) await page.getByRole('button', { name: `Manage ${victim}` }).click();
@@ -136,7 +144,11 @@ test('admin searches, pages, adjusts a balance and deletes a user', async () => 
   await page.getByText(`Successfully deleted user ${victim}`).waitFor();
   await page.getByText('No users found matching your search.').waitFor();
   await snap(page, 'admin-deleted');
-  const gone = await api('POST', '/api/auth/login', { username: victim, password: 'Passw0rd!', turnstileToken: 'XXXX.DUMMY.TOKEN.XXXX' });
+  const gone = await api('POST', '/api/auth/login', {
+    username: victim,
+    password: 'Passw0rd!',
+    turnstileToken: 'XXXX.DUMMY.TOKEN.XXXX',
+  });
   assert.equal(gone.status, 401);
   const me = await api('GET', '/api/auth/user', undefined, login.json.token);
   assert.equal(me.status, 401, 'the deleted user’s token is refused');
