@@ -77,7 +77,7 @@ func (s *Service) Verify(ctx context.Context, p accounts.Principal, betID string
 	if err := json.Unmarshal(b.Params, &params); err != nil {
 		return Verification{}, fmt.Errorf("verify bet: params: %w", err)
 	}
-	replayed, err := games.Replay(games.Name(b.Game), fair.NewStream(b.Pair.ServerSeed, b.ClientSeed, uint64(b.Nonce)), params)
+	replayed, err := games.Replay(b.Game, fair.NewStream(b.Pair.ServerSeed, b.ClientSeed, uint64(b.Nonce)), params)
 	if err != nil {
 		return Verification{}, fmt.Errorf("verify bet: %w", err)
 	}

@@ -189,7 +189,7 @@ func (s *Service) placeInstant(ctx context.Context, p accounts.Principal, game G
 		if err != nil {
 			return err
 		}
-		out, err := games.Replay(games.Name(game), fair.NewStream(pair.ServerSeed, pair.ClientSeed, uint64(pair.Nonce)), params)
+		out, err := games.Replay(game, fair.NewStream(pair.ServerSeed, pair.ClientSeed, uint64(pair.Nonce)), params)
 		if err != nil {
 			return invalid(err)
 		}

@@ -192,7 +192,7 @@ func record[G any](ctx context.Context, s *Service, tx Store, k kind[G], r *Roun
 // credits stake × multiplier rounded down, and turns the bet into a settled
 // one whose state is the replayed outcome, as Verify recomputes it.
 func settle[G any](ctx context.Context, s *Service, tx Store, k kind[G], r *Round[G]) error {
-	replayed, err := games.Replay(games.Name(k.game),
+	replayed, err := games.Replay(k.game,
 		fair.NewStream(r.Pair.ServerSeed, r.Bet.ClientSeed, uint64(r.Bet.Nonce)), r.Params)
 	if err != nil {
 		return fmt.Errorf("replay game %s: %w", r.Bet.ID, err)

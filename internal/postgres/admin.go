@@ -48,6 +48,32 @@ func (s *AdminStore) InTx(ctx context.Context, fn func(admin.Store) error) error
 	})
 }
 
+// serial runs fn in a read-only transaction without parallel workers. The
+// statistics queries read a few thousand rows in about a millisecond, but
+// their estimated cost is high enough for the planner to start parallel
+// workers, whose start-up costs tens of milliseconds on a busy server.
+func (s *AdminStore) serial(ctx context.Context, fn func(DB) error) error {
+	return s.readWith(ctx, fn, "max_parallel_workers_per_gather = 0")
+}
+
+// readWith runs fn in a read-only transaction with planner settings (SET
+// LOCAL, so they end with it; inside a caller's transaction, a savepoint, and
+// they last until that transaction ends).
+func (s *AdminStore) readWith(ctx context.Context, fn func(DB) error, settings ...string) error {
+	run := func(tx pgx.Tx) error {
+		for _, set := range settings {
+			if _, err := tx.Exec(ctx, `SET LOCAL `+set); err != nil {
+				return err
+			}
+		}
+		return fn(tx)
+	}
+	if tx, ok := s.db.(pgx.Tx); ok {
+		return pgx.BeginFunc(ctx, tx, run)
+	}
+	return pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{AccessMode: pgx.ReadOnly}, run)
+}
+
 // span is a part of a window: whole buckets [from, to) of a rollup table
 // (suffix "daily" or "hourly"), or base rows [from, to) when suffix is "".
 type span struct {
@@ -89,7 +115,11 @@ func cut(from, to time.Time, level int) []span {
 	return append(out, cut(last, to, level+1)...)
 }
 
-// query collects a UNION ALL statement's parts and arguments.
+// query collects a UNION ALL statement's parts and arguments. The
+// statements run with pgx.QueryExecModeExec, planned for their actual bounds
+// each time (well under a millisecond): a cached generic plan guesses the
+// ranges' sizes, and its guesses (parallel scans of large ranges) made these
+// sub-millisecond queries take tens of milliseconds.
 type query struct {
 	parts []string
 	args  []any
@@ -115,21 +145,25 @@ func (s *AdminStore) UserCounts(ctx context.Context, periods []admin.Period) (in
 			}
 		}
 	}
-	rows, err := s.db.Query(ctx, `SELECT p, sum(n)::bigint FROM (`+strings.Join(q.parts, "\nUNION ALL ")+`) x GROUP BY p`, q.args...)
-	if err != nil {
-		return 0, nil, fmt.Errorf("count users: %w", err)
-	}
 	var total int64
 	counts := make([]int64, len(periods))
-	var p int
-	var n int64
-	_, err = pgx.ForEachRow(rows, []any{&p, &n}, func() error {
-		if p < 0 {
-			total = n
-		} else {
-			counts[p] = n
+	err := s.serial(ctx, func(db DB) error {
+		rows, err := db.Query(ctx, `SELECT p, sum(n)::bigint FROM (`+strings.Join(q.parts, "\nUNION ALL ")+`) x GROUP BY p`,
+			append([]any{pgx.QueryExecModeExec}, q.args...)...)
+		if err != nil {
+			return err
 		}
-		return nil
+		var p int
+		var n int64
+		_, err = pgx.ForEachRow(rows, []any{&p, &n}, func() error {
+			if p < 0 {
+				total = n
+			} else {
+				counts[p] = n
+			}
+			return nil
+		})
+		return err
 	})
 	if err != nil {
 		return 0, nil, fmt.Errorf("count users: %w", err)
@@ -153,12 +187,6 @@ func (s *AdminStore) BetFigures(ctx context.Context, periods []admin.Period) (ad
 			}
 		}
 	}
-	rows, err := s.db.Query(ctx, `
-		SELECT p, game, sum(bets)::bigint, sum(wagered)::text, sum(settled_wagered)::text, sum(paid_out)::text
-		FROM (`+strings.Join(q.parts, "\nUNION ALL ")+`) x GROUP BY p, game`, q.args...)
-	if err != nil {
-		return nil, nil, fmt.Errorf("sum bets: %w", err)
-	}
 	total := admin.ByGame{}
 	per := make([]admin.ByGame, len(periods))
 	for i := range per {
@@ -170,24 +198,33 @@ func (s *AdminStore) BetFigures(ctx context.Context, periods []admin.Period) (ad
 		bets                      int64
 		wagered, settled, paidOut string
 	)
-	_, err = pgx.ForEachRow(rows, []any{&p, &game, &bets, &wagered, &settled, &paidOut}, func() error {
-		f := admin.Figures{Bets: bets}
-		var err error
-		if f.Wagered, err = parseTotal(wagered); err != nil {
+	err := s.serial(ctx, func(db DB) error {
+		rows, err := db.Query(ctx, `
+			SELECT p, game, sum(bets)::bigint, sum(wagered)::text, sum(settled_wagered)::text, sum(paid_out)::text
+			FROM (`+strings.Join(q.parts, "\nUNION ALL ")+`) x GROUP BY p, game`, append([]any{pgx.QueryExecModeExec}, q.args...)...)
+		if err != nil {
 			return err
 		}
-		if f.SettledWagered, err = parseTotal(settled); err != nil {
-			return err
-		}
-		if f.PaidOut, err = parseTotal(paidOut); err != nil {
-			return err
-		}
-		if p < 0 {
-			total[game] = f
-		} else {
-			per[p][game] = f
-		}
-		return nil
+		_, err = pgx.ForEachRow(rows, []any{&p, &game, &bets, &wagered, &settled, &paidOut}, func() error {
+			f := admin.Figures{Bets: bets}
+			var err error
+			if f.Wagered, err = parseTotal(wagered); err != nil {
+				return err
+			}
+			if f.SettledWagered, err = parseTotal(settled); err != nil {
+				return err
+			}
+			if f.PaidOut, err = parseTotal(paidOut); err != nil {
+				return err
+			}
+			if p < 0 {
+				total[game] = f
+			} else {
+				per[p][game] = f
+			}
+			return nil
+		})
+		return err
 	})
 	if err != nil {
 		return nil, nil, fmt.Errorf("sum bets: %w", err)
@@ -267,20 +304,40 @@ func (s *AdminStore) ListUsers(ctx context.Context, q admin.UserQuery) ([]accoun
 				SELECT id FROM m ORDER BY created_at DESC, id DESC OFFSET $2 LIMIT $3)
 			ORDER BY created_at DESC, id DESC`, pgx.QueryExecModeExec, q.Pattern, q.Offset, q.Limit)
 	default:
-		rows, err = s.db.Query(ctx, `SELECT `+userColumns+` FROM users WHERE deleted_at IS NULL AND `+userMatch+`
-			ORDER BY created_at DESC, id DESC OFFSET $2 LIMIT $3`, pgx.QueryExecModeExec, q.Pattern, q.Offset, q.Limit)
+		// Many matches: walk users_live_created_idx until the page is full.
+		// The planner underestimates such LIKEs and would rather collect and
+		// sort every match through the trigram indexes, which GIN can only do
+		// with a bitmap scan; switching those off leaves it the walk.
+		var users []accounts.User
+		err = s.readWith(ctx, func(db DB) error {
+			rows, err := db.Query(ctx, `SELECT `+userColumns+` FROM users WHERE deleted_at IS NULL AND `+userMatch+`
+				ORDER BY created_at DESC, id DESC OFFSET $2 LIMIT $3`, pgx.QueryExecModeExec, q.Pattern, q.Offset, q.Limit)
+			if err != nil {
+				return err
+			}
+			users, err = collectUsers(rows)
+			return err
+		}, "enable_bitmapscan = off")
+		if err != nil {
+			return nil, 0, fmt.Errorf("list users: %w", err)
+		}
+		return users, total, nil
 	}
 	if err != nil {
 		return nil, 0, fmt.Errorf("list users: %w", err)
 	}
-	users, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (accounts.User, error) {
-		c, err := scanCredentials(r)
-		return c.User, err
-	})
+	users, err := collectUsers(rows)
 	if err != nil {
 		return nil, 0, fmt.Errorf("list users: %w", err)
 	}
 	return users, total, nil
+}
+
+func collectUsers(rows pgx.Rows) ([]accounts.User, error) {
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (accounts.User, error) {
+		c, err := scanCredentials(r)
+		return c.User, err
+	})
 }
 
 // LockLiveUser reads and locks a live user.

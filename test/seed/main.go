@@ -113,10 +113,10 @@ func run() error {
 	if err := postgres.RebuildStats(ctx, pool); err != nil {
 		return err
 	}
-	if _, err := pool.Exec(ctx, `ANALYZE`); err != nil {
+	if _, err := pool.Exec(ctx, `VACUUM (ANALYZE)`); err != nil {
 		return err
 	}
-	fmt.Printf("rollups rebuilt and tables analyzed in %s\n", time.Since(step).Round(time.Millisecond))
+	fmt.Printf("rollups rebuilt and tables vacuumed and analyzed in %s\n", time.Since(step).Round(time.Millisecond))
 	fmt.Printf("seeded %d users and %d bets in %s\n", *users, *bets, time.Since(start).Round(time.Second))
 	return nil
 }
