@@ -1,4 +1,4 @@
-import { formatAmount, formatDate, formatMoney, formatPercentChange } from './format';
+import { formatAmount, formatDate, formatMoney, formatPercentChange, formatMultiplier } from './format';
 
 describe('formatAmount', () => {
   it.each([
@@ -51,5 +51,14 @@ describe('formatDate', () => {
     expect(formatDate('2026-03-04T12:00:00Z')).toBe(new Date('2026-03-04T12:00:00Z').toLocaleDateString());
     expect(formatDate(undefined)).toBe('—');
     expect(formatDate('not a date')).toBe('—');
+  });
+});
+
+describe('formatMultiplier', () => {
+  it('shows two decimals and an x', () => {
+    expect(formatMultiplier(1.98)).toBe('1.98x');
+    expect(formatMultiplier(100)).toBe('100.00x');
+    expect(formatMultiplier(0)).toBe('0.00x');
+    expect(formatMultiplier(Number.NaN)).toBe('0.00x');
   });
 });

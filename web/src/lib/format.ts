@@ -40,3 +40,13 @@ export function formatDate(iso: string | undefined): string {
   const date = new Date(iso);
   return Number.isNaN(date.getTime()) ? '—' : date.toLocaleDateString();
 }
+
+/** formatMultiplier shows a payout multiplier with two decimals and an x: 1.98 → "1.98x". */
+export function formatMultiplier(value: number): string {
+  return `${(Number.isFinite(value) ? value : 0).toFixed(2)}x`;
+}
+
+/** capitalize upper-cases a word's first letter: "medium" → "Medium". */
+export function capitalize(word: string): string {
+  return word.charAt(0).toUpperCase() + word.slice(1);
+}

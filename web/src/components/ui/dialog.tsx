@@ -15,6 +15,8 @@ export interface DialogContentProps {
   children: ReactNode;
   /** preventOutsideClose keeps the dialog open on outside clicks, e.g. while a request is running. */
   preventOutsideClose?: boolean;
+  /** size widens the dialog for panels with tables (default md). */
+  size?: 'md' | 'lg';
 }
 
 function preventDefault(event: Event) {
@@ -26,12 +28,12 @@ function ignoreToasts(event: Event) {
   if (event.target instanceof Element && event.target.closest('[data-toaster]')) event.preventDefault();
 }
 
-export function DialogContent({ title, description, children, preventOutsideClose }: DialogContentProps) {
+export function DialogContent({ title, description, children, preventOutsideClose, size = 'md' }: DialogContentProps) {
   return (
     <DialogPrimitive.Portal>
       <DialogPrimitive.Overlay className={styles.overlay} />
       <DialogPrimitive.Content
-        className={styles.content}
+        className={size === 'lg' ? `${styles.content} ${styles.lg}` : styles.content}
         onPointerDownOutside={preventOutsideClose ? preventDefault : ignoreToasts}
         // Without a description Radix expects aria-describedby to be explicitly unset.
         {...(description ? {} : { 'aria-describedby': undefined })}

@@ -1,8 +1,6 @@
-import { GameFrame } from '@/components/layouts/game-frame';
-import { gameBySlug } from '@/config/games';
-
-const game = gameBySlug('blackjack');
+import { BlackjackGame } from '@/features/blackjack/components/blackjack-game';
+import { GameScreen } from './game-screen';
 
 export default function BlackjackRoute() {
-  return <GameFrame game={game} />;
+  return <GameScreen slug="blackjack" game={BlackjackGame} />;
 }

@@ -1,8 +1,6 @@
-import { GameFrame } from '@/components/layouts/game-frame';
-import { gameBySlug } from '@/config/games';
-
-const game = gameBySlug('dice');
+import { DiceGame } from '@/features/dice/components/dice-game';
+import { GameScreen } from './game-screen';
 
 export default function DiceRoute() {
-  return <GameFrame game={game} />;
+  return <GameScreen slug="dice" game={DiceGame} />;
 }

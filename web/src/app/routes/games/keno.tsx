@@ -1,8 +1,6 @@
-import { GameFrame } from '@/components/layouts/game-frame';
-import { gameBySlug } from '@/config/games';
-
-const game = gameBySlug('keno');
+import { KenoGame } from '@/features/keno/components/keno-game';
+import { GameScreen } from './game-screen';
 
 export default function KenoRoute() {
-  return <GameFrame game={game} />;
+  return <GameScreen slug="keno" game={KenoGame} />;
 }

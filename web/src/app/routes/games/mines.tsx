@@ -1,8 +1,6 @@
-import { GameFrame } from '@/components/layouts/game-frame';
-import { gameBySlug } from '@/config/games';
-
-const game = gameBySlug('mines');
+import { MinesGame } from '@/features/mines/components/mines-game';
+import { GameScreen } from './game-screen';
 
 export default function MinesRoute() {
-  return <GameFrame game={game} />;
+  return <GameScreen slug="mines" game={MinesGame} />;
 }

@@ -1,8 +1,6 @@
-import { GameFrame } from '@/components/layouts/game-frame';
-import { gameBySlug } from '@/config/games';
-
-const game = gameBySlug('plinko');
+import { PlinkoGame } from '@/features/plinko/components/plinko-game';
+import { GameScreen } from './game-screen';
 
 export default function PlinkoRoute() {
-  return <GameFrame game={game} />;
+  return <GameScreen slug="plinko" game={PlinkoGame} />;
 }

@@ -1,8 +1,6 @@
-import { GameFrame } from '@/components/layouts/game-frame';
-import { gameBySlug } from '@/config/games';
-
-const game = gameBySlug('pump');
+import { PumpGame } from '@/features/pump/components/pump-game';
+import { GameScreen } from './game-screen';
 
 export default function PumpRoute() {
-  return <GameFrame game={game} />;
+  return <GameScreen slug="pump" game={PumpGame} />;
 }

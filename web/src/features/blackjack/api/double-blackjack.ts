@@ -1,0 +1,23 @@
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import type { DoubleBlackjackRequestSchema, DoubleBlackjackResponseSchema } from '@/gen/fairplay/v1/game_pb';
+import { apiRequest } from '@/lib/api-client';
+import type { ApiJson, ApiRequest } from '@/lib/api-types';
+import { setUserBalance } from '@/lib/auth';
+
+export type DoubleBlackjackInput = ApiRequest<typeof DoubleBlackjackRequestSchema>;
+export type DoubleBlackjackResult = ApiJson<typeof DoubleBlackjackResponseSchema>;
+
+/** doubleBlackjack doubles the stake, deals one card and lets the dealer play (POST /api/games/blackjack/double). */
+export function doubleBlackjack(input: DoubleBlackjackInput): Promise<DoubleBlackjackResult> {
+  return apiRequest<DoubleBlackjackResult>('/games/blackjack/double', { method: 'POST', body: input });
+}
+
+export function useDoubleBlackjack() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: doubleBlackjack,
+    onSuccess: (res) => {
+      setUserBalance(queryClient, res.newBalance);
+    },
+  });
+}

@@ -1,0 +1,24 @@
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import type { PlayDiceRequestSchema, PlayDiceResponseSchema } from '@/gen/fairplay/v1/game_pb';
+import { apiRequest } from '@/lib/api-client';
+import type { ApiJson, ApiRequest } from '@/lib/api-types';
+import { setUserBalance } from '@/lib/auth';
+
+export type PlayDiceInput = ApiRequest<typeof PlayDiceRequestSchema>;
+export type PlayDiceResult = ApiJson<typeof PlayDiceResponseSchema>;
+
+/** playDice places one roll-under bet (POST /api/games/dice). */
+export function playDice(input: PlayDiceInput): Promise<PlayDiceResult> {
+  return apiRequest<PlayDiceResult>('/games/dice', { method: 'POST', body: input });
+}
+
+/** usePlayDice places a bet; the header's balance follows the settled bet. */
+export function usePlayDice() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: playDice,
+    onSuccess: (res) => {
+      setUserBalance(queryClient, res.newBalance);
+    },
+  });
+}

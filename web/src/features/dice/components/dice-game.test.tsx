@@ -1,0 +1,113 @@
+import { fireEvent, screen, within } from '@testing-library/react';
+import { fairness, gameApi } from '@/testing/game-api';
+import { deferred, json } from '@/testing/mock-api';
+import { renderApp } from '@/testing/test-utils';
+
+const notifications = () => within(screen.getByRole('region', { name: 'Notifications' }));
+
+async function open() {
+  const app = renderApp('/games/dice');
+  await screen.findByRole('heading', { level: 1, name: 'Dice' });
+  await screen.findByRole('button', { name: 'Roll Dice' });
+  return app;
+}
+
+describe('Dice', () => {
+  it('shows the controls with their defaults and the empty state', async () => {
+    gameApi();
+    await open();
+    expect(screen.getByLabelText('Bet Amount')).toHaveValue(1);
+    expect(screen.getByLabelText('Bet Amount')).toHaveAttribute('min', '0.1');
+    expect(screen.getByLabelText('Bet Amount')).toHaveAttribute('step', '0.1');
+    const slider = screen.getByLabelText('Roll Under');
+    expect(slider).toHaveValue('50');
+    expect(slider).toHaveAttribute('min', '2');
+    expect(slider).toHaveAttribute('max', '98');
+    expect(slider).toHaveAttribute('step', '0.1');
+    expect(screen.getByText('1.98x')).toBeInTheDocument();
+    expect(screen.getByText('50.0%')).toBeInTheDocument();
+    expect(screen.getByText('Place a bet and roll the dice to see your result.')).toBeInTheDocument();
+
+    fireEvent.change(slider, { target: { value: '25' } });
+    expect(screen.getByText('3.96x')).toBeInTheDocument();
+    expect(screen.getByText('25.0%')).toBeInTheDocument();
+  });
+
+  it('asks guests to log in', async () => {
+    gameApi({}, { user: null });
+    const { user } = await open();
+    await user.click(screen.getByRole('button', { name: 'Roll Dice' }));
+    expect(await notifications().findByText('Please login to play')).toBeInTheDocument();
+  });
+
+  it('checks the bet, then the balance', async () => {
+    const server = gameApi();
+    const { user } = await open();
+    await screen.findByText('$1,234.50');
+    const bet = screen.getByLabelText('Bet Amount');
+    await user.clear(bet);
+    await user.type(bet, 'abc');
+    await user.click(screen.getByRole('button', { name: 'Roll Dice' }));
+    expect(await notifications().findByText('Please enter a valid bet amount')).toBeInTheDocument();
+    await user.clear(bet);
+    await user.type(bet, '5000');
+    await user.click(screen.getByRole('button', { name: 'Roll Dice' }));
+    expect(await notifications().findByText('Insufficient balance')).toBeInTheDocument();
+    expect(server.calls('POST /api/games/dice')).toHaveLength(0);
+  });
+
+  it('halves and doubles the bet without a floor', async () => {
+    gameApi();
+    const { user } = await open();
+    const bet = screen.getByLabelText('Bet Amount');
+    fireEvent.change(bet, { target: { value: '0.1' } });
+    await user.click(screen.getByRole('button', { name: 'Half bet' }));
+    expect(bet).toHaveValue(0.05);
+    await user.click(screen.getByRole('button', { name: 'Double bet' }));
+    await user.click(screen.getByRole('button', { name: 'Double bet' }));
+    expect(bet).toHaveValue(0.2);
+  });
+
+  it('rolls, shows the result and follows the new balance', async () => {
+    const release = deferred<Response>();
+    const server = gameApi({ 'POST /api/games/dice': () => release.promise });
+    const { user } = await open();
+    await screen.findByText('$1,234.50');
+    await user.click(screen.getByRole('button', { name: 'Roll Dice' }));
+    expect(await screen.findByRole('button', { name: 'Rolling...' })).toBeDisabled();
+    release.resolve(
+      json({
+        result: 42.17,
+        isWin: true,
+        winAmount: 1.98,
+        newBalance: 1235.48,
+        multiplier: 1.98,
+        betId: 'b1',
+        fairness,
+      }),
+    );
+    const results = screen.getByRole('region', { name: 'Results' });
+    expect(await within(results).findByText('WIN!')).toBeInTheDocument();
+    expect(within(results).getByText('42.17')).toBeInTheDocument();
+    expect(within(results).getByText('$1.98')).toBeInTheDocument();
+    expect(screen.getByTestId('balance')).toHaveTextContent('$1,235.48');
+    expect(server.calls('POST /api/games/dice')[0]?.body).toEqual({ betAmount: 1, rollTarget: 50 });
+  });
+
+  it('shows LOSE! and the generic message on failure', async () => {
+    const server = gameApi({
+      'POST /api/games/dice': () =>
+        json({ result: 88, isWin: false, winAmount: 0, newBalance: 1233.5, multiplier: 1.98, betId: 'b2', fairness }),
+    });
+    const { user } = await open();
+    await user.click(screen.getByRole('button', { name: 'Roll Dice' }));
+    const results = screen.getByRole('region', { name: 'Results' });
+    expect(await within(results).findByText('LOSE!')).toBeInTheDocument();
+    expect(within(results).getByText('88.00')).toBeInTheDocument();
+
+    vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    server.on('POST /api/games/dice', () => json({ message: 'boom' }, 500));
+    await user.click(screen.getByRole('button', { name: 'Roll Dice' }));
+    expect(await notifications().findByText('Something went wrong. Please try again.')).toBeInTheDocument();
+  });
+});

@@ -1,0 +1,24 @@
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import type { PlayKenoRequestSchema, PlayKenoResponseSchema } from '@/gen/fairplay/v1/game_pb';
+import { apiRequest } from '@/lib/api-client';
+import type { ApiJson, ApiRequest } from '@/lib/api-types';
+import { setUserBalance } from '@/lib/auth';
+
+export type PlayKenoInput = ApiRequest<typeof PlayKenoRequestSchema>;
+export type PlayKenoResult = ApiJson<typeof PlayKenoResponseSchema>;
+
+/** playKeno draws 10 of the 40 numbers against the selection (POST /api/games/keno). */
+export function playKeno(input: PlayKenoInput): Promise<PlayKenoResult> {
+  return apiRequest<PlayKenoResult>('/games/keno', { method: 'POST', body: input });
+}
+
+/** usePlayKeno plays a round; the header's balance follows the settled bet. */
+export function usePlayKeno() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: playKeno,
+    onSuccess: (res) => {
+      setUserBalance(queryClient, res.newBalance);
+    },
+  });
+}

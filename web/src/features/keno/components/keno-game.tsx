@@ -1,0 +1,219 @@
+import { useEffect, useId, useRef, useState, type SubmitEvent } from 'react';
+import { GameLayout } from '@/components/layouts/game-frame';
+import { BetAmountField } from '@/components/ui/bet-amount-field';
+import { Button } from '@/components/ui/button';
+import { ToggleGroup } from '@/components/ui/toggle-group';
+import { KENO_MAX_PICKS, KENO_NUMBERS, KENO_RISKS, type KenoRisk } from '@/config/keno-payouts';
+import { useUser } from '@/lib/auth';
+import { BET_DEFAULT, formatBetInput, GENERIC_ERROR, parseBetAmount, playError } from '@/lib/bet';
+import { capitalize, formatMoney, formatMultiplier } from '@/lib/format';
+import { toast } from '@/lib/toast';
+import { usePlayKeno, type PlayKenoResult } from '../api/play-keno';
+import { autoPick, revealDelay, revealDuration, togglePick } from '../utils/keno';
+import styles from './keno.module.css';
+import { PayoutTable } from './payout-table';
+
+const RISK_OPTIONS = KENO_RISKS.map((value) => ({ value, label: capitalize(value) }));
+const NUMBERS = Array.from({ length: KENO_NUMBERS }, (_, i) => i + 1);
+
+/** setup: choosing numbers; after: a draw is shown (numbers locked); edit: changing the numbers after a draw. */
+type Mode = 'setup' | 'after' | 'edit';
+/** idle: nothing running; drawing: the request is in flight; reveal: the drawn numbers are flipping. */
+type Phase = 'idle' | 'drawing' | 'reveal';
+
+/** KenoGame: pick up to 10 of 40 numbers, draw 10, and get paid by the hits (SPEC.md §2 Keno). */
+export function KenoGame() {
+  const user = useUser().data;
+  const [betText, setBetText] = useState(formatBetInput(BET_DEFAULT));
+  const [risk, setRisk] = useState<KenoRisk>('classic');
+  const [picks, setPicks] = useState<number[]>([]);
+  const [savedPicks, setSavedPicks] = useState<number[]>([]);
+  const [mode, setMode] = useState<Mode>('setup');
+  const [phase, setPhase] = useState<Phase>('idle');
+  const [round, setRound] = useState<PlayKenoResult | null>(null);
+  const revealTimer = useRef<number | undefined>(undefined);
+  const play = usePlayKeno();
+  const resultId = useId();
+
+  useEffect(
+    () => () => {
+      window.clearTimeout(revealTimer.current);
+    },
+    [],
+  );
+
+  const busy = phase !== 'idle';
+  const locked = busy || mode === 'after';
+  const showDraw = mode === 'after' && round !== null;
+
+  const draw = () => {
+    if (busy) return;
+    const bet = parseBetAmount(betText);
+    const problem = playError({ signedIn: Boolean(user), bet, balance: user?.balance ?? 0, picks: picks.length });
+    if (problem) {
+      toast.error(problem);
+      return;
+    }
+    setPhase('drawing');
+    setRound(null);
+    play.mutate(
+      { betAmount: bet, selectedNumbers: picks, riskLevel: risk },
+      {
+        onSuccess: (res) => {
+          setRound(res);
+          setMode('after');
+          setPhase('reveal');
+          window.clearTimeout(revealTimer.current);
+          revealTimer.current = window.setTimeout(() => {
+            setPhase('idle');
+          }, revealDuration(res.drawnNumbers.length));
+        },
+        onError: (err) => {
+          console.error('keno: draw failed', err);
+          toast.error(GENERIC_ERROR);
+          // The round state resets (SPEC.md §8); the selection stays.
+          setRound(null);
+          setMode('setup');
+          setPhase('idle');
+        },
+      },
+    );
+  };
+
+  const onSubmit = (event: SubmitEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    draw();
+  };
+
+  const onPick = (n: number) => {
+    if (locked) return;
+    setPicks((current) => togglePick(current, n));
+  };
+
+  const finished = showDraw && phase === 'idle';
+  const matches = new Set(round?.matches ?? []);
+  const drawnOrder = new Map((round?.drawnNumbers ?? []).map((n, i) => [n, i]));
+
+  let buttons;
+  if (mode === 'after') {
+    buttons = (
+      <>
+        <Button type="submit" className={styles.wide} disabled={busy}>
+          {phase === 'drawing' ? 'Drawing...' : 'Play Again'}
+        </Button>
+        <Button
+          variant="secondary"
+          disabled={busy}
+          onClick={() => {
+            setSavedPicks(picks);
+            setMode('edit');
+          }}
+        >
+          Edit
+        </Button>
+        <Button
+          variant="secondary"
+          disabled={busy}
+          onClick={() => {
+            setPicks([]);
+            setRound(null);
+            setMode('setup');
+          }}
+        >
+          Reset
+        </Button>
+      </>
+    );
+  } else {
+    buttons = (
+      <>
+        <Button type="submit" className={styles.wide} disabled={busy}>
+          {phase === 'drawing' ? 'Drawing...' : mode === 'edit' ? 'Play With Selected Numbers' : 'Draw Numbers'}
+        </Button>
+        <Button
+          variant="secondary"
+          disabled={busy}
+          onClick={() => {
+            setPicks((current) => autoPick(current.length));
+          }}
+        >
+          Auto Pick
+        </Button>
+        {mode === 'edit' ? (
+          <Button
+            variant="secondary"
+            disabled={busy}
+            onClick={() => {
+              setPicks(savedPicks);
+              setMode('after');
+            }}
+          >
+            Cancel
+          </Button>
+        ) : null}
+      </>
+    );
+  }
+
+  const controls = (
+    <form className={styles.controls} onSubmit={onSubmit} noValidate aria-label="Keno bet">
+      <BetAmountField value={betText} onChange={setBetText} disabled={busy} />
+      <ToggleGroup label="Risk Level" options={RISK_OPTIONS} value={risk} onChange={setRisk} disabled={busy} />
+      <div className={styles.buttons}>{buttons}</div>
+    </form>
+  );
+
+  return (
+    <GameLayout controls={controls}>
+      <div className={styles.boardHead}>
+        <p className={styles.counter}>
+          Selected <strong>{`${picks.length}/${KENO_MAX_PICKS}`}</strong>
+        </p>
+        <p id={resultId} className={styles.result} aria-live="polite">
+          {finished ? (
+            round.winAmount > 0 ? (
+              <span className={styles.win}>{`Win: ${formatMoney(round.winAmount)}`}</span>
+            ) : (
+              <span className={styles.noWin}>No win</span>
+            )
+          ) : null}
+          {finished ? (
+            <span className={styles.hits}>
+              {`${round.matches.length} of ${round.drawnNumbers.length} hit · ${formatMultiplier(round.multiplier)}`}
+            </span>
+          ) : null}
+        </p>
+      </div>
+      <div className={styles.board} role="group" aria-label="Keno numbers" aria-describedby={resultId}>
+        {NUMBERS.map((n) => {
+          const selected = picks.includes(n);
+          const order = showDraw ? drawnOrder.get(n) : undefined;
+          const drawn = order !== undefined;
+          const className = [
+            styles.cell,
+            selected ? styles.selected : '',
+            drawn ? styles.drawn : '',
+            drawn ? (matches.has(n) ? styles.match : styles.miss) : '',
+            drawn && phase === 'reveal' ? styles.flipping : '',
+          ].join(' ');
+          return (
+            <button
+              key={n}
+              type="button"
+              className={className}
+              style={drawn && phase === 'reveal' ? { animationDelay: `${String(revealDelay(order))}ms` } : undefined}
+              aria-pressed={selected}
+              aria-disabled={locked || (!selected && picks.length >= KENO_MAX_PICKS)}
+              onClick={() => {
+                onPick(n);
+              }}
+            >
+              {n}
+            </button>
+          );
+        })}
+      </div>
+      <PayoutTable risk={risk} picks={picks.length} hits={finished ? round.matches.length : null} />
+    </GameLayout>
+  );
+}

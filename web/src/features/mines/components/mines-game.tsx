@@ -1,0 +1,310 @@
+import { useReducer, useState, type SubmitEvent } from 'react';
+import { GameLayout } from '@/components/layouts/game-frame';
+import { BetAmountField } from '@/components/ui/bet-amount-field';
+import { Button } from '@/components/ui/button';
+import { SliderField } from '@/components/ui/slider-field';
+import { Stat } from '@/components/ui/stat';
+import { useResumeGame, type ActiveMinesGame } from '@/lib/active-games';
+import { useUser } from '@/lib/auth';
+import { BET_DEFAULT, formatBetInput, GENERIC_ERROR, parseBetAmount, playError } from '@/lib/bet';
+import { formatMoney, formatMultiplier } from '@/lib/format';
+import { toast } from '@/lib/toast';
+import { useCashOutMines, type CashOutMinesResult } from '../api/cash-out-mines';
+import { useRevealMinesTile, type RevealTileResult } from '../api/reveal-mines-tile';
+import { useStartMines, type StartMinesResult } from '../api/start-mines';
+import { boardView, canReveal, DEFAULT_MINES, MAX_MINES, MIN_MINES, tileKey, type TileView } from '../utils/board';
+import styles from './mines.module.css';
+
+type Status = 'idle' | 'active' | 'over';
+
+interface Round {
+  status: Status;
+  gameId: string | null;
+  stake: number;
+  revealed: string[];
+  mines: string[];
+  hit: string | null;
+  multiplier: number;
+  potentialWin: number;
+  nextMultiplier: number;
+  result: { won: boolean; amount: number; multiplier: number } | null;
+}
+
+type Action =
+  | { type: 'started'; res: StartMinesResult; stake: number }
+  | { type: 'resumed'; game: ActiveMinesGame }
+  | { type: 'revealed'; res: RevealTileResult; tile: string }
+  | { type: 'cashedOut'; res: CashOutMinesResult };
+
+const initial: Round = {
+  status: 'idle',
+  gameId: null,
+  stake: 0,
+  revealed: [],
+  mines: [],
+  hit: null,
+  multiplier: 1,
+  potentialWin: 0,
+  nextMultiplier: 0,
+  result: null,
+};
+
+function reducer(round: Round, action: Action): Round {
+  switch (action.type) {
+    case 'started':
+      // A new game: the board is reset, multiplier 1 and nothing to cash out yet (SPEC.md §4).
+      return {
+        ...initial,
+        status: 'active',
+        gameId: action.res.gameId,
+        stake: action.stake,
+        multiplier: action.res.multiplier || 1,
+        nextMultiplier: action.res.nextMultiplier,
+      };
+    case 'resumed':
+      return {
+        ...initial,
+        status: 'active',
+        gameId: action.game.gameId,
+        stake: action.game.betAmount,
+        revealed: action.game.revealed,
+        multiplier: action.game.multiplier || 1,
+        potentialWin: action.game.potentialWin,
+        nextMultiplier: action.game.nextMultiplier,
+      };
+    case 'revealed': {
+      const { res, tile } = action;
+      if (res.hitMine) {
+        return {
+          ...round,
+          status: 'over',
+          mines: res.minePositions,
+          hit: tile,
+          multiplier: 0,
+          potentialWin: 0,
+          result: { won: false, amount: 0, multiplier: 0 },
+        };
+      }
+      const next: Round = {
+        ...round,
+        revealed: res.revealed.length > 0 ? res.revealed : [...round.revealed, tile],
+        multiplier: res.multiplier,
+        potentialWin: res.potentialWin,
+        nextMultiplier: res.nextMultiplier,
+      };
+      // The last gem cashes out by itself.
+      if (!res.gameOver) return next;
+      return {
+        ...next,
+        status: 'over',
+        mines: res.minePositions,
+        result: { won: true, amount: res.winAmount, multiplier: res.multiplier },
+      };
+    }
+    case 'cashedOut':
+      return {
+        ...round,
+        status: 'over',
+        mines: action.res.minePositions,
+        revealed: action.res.revealed.length > 0 ? action.res.revealed : round.revealed,
+        multiplier: action.res.multiplier,
+        result: { won: true, amount: action.res.winAmount, multiplier: action.res.multiplier },
+      };
+  }
+}
+
+function fail(step: string) {
+  return (err: unknown) => {
+    console.error(`mines: ${step} failed`, err);
+    toast.error(GENERIC_ERROR);
+  };
+}
+
+/** MinesGame: a 5×5 board of gems and mines; reveal gems and cash out before a mine (SPEC.md §2 Mines). */
+export function MinesGame() {
+  const user = useUser().data;
+  const [betText, setBetText] = useState(formatBetInput(BET_DEFAULT));
+  const [mineCount, setMineCount] = useState(DEFAULT_MINES);
+  const [round, dispatch] = useReducer(reducer, initial);
+  const [pendingTile, setPendingTile] = useState<string | null>(null);
+  const start = useStartMines();
+  const reveal = useRevealMinesTile();
+  const cashOut = useCashOutMines();
+  const pending = start.isPending || reveal.isPending || cashOut.isPending;
+  const active = round.status === 'active';
+
+  useResumeGame('mines', Boolean(user), (game) => {
+    setBetText(formatBetInput(game.betAmount));
+    setMineCount(game.mineCount);
+    dispatch({ type: 'resumed', game });
+  });
+
+  const onPlay = (event: SubmitEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    if (pending || active) return;
+    const bet = parseBetAmount(betText);
+    const problem = playError({ signedIn: Boolean(user), bet, balance: user?.balance ?? 0 });
+    if (problem) {
+      toast.error(problem);
+      return;
+    }
+    start.mutate(
+      { betAmount: bet, mineCount },
+      {
+        onSuccess: (res) => {
+          dispatch({ type: 'started', res, stake: bet });
+        },
+        onError: fail('start'),
+      },
+    );
+  };
+
+  const onReveal = (tile: TileView) => {
+    if (!round.gameId || !canReveal({ active, pending, tile })) return;
+    setPendingTile(tile.key);
+    reveal.mutate(
+      { gameId: round.gameId, row: tile.row, col: tile.col },
+      {
+        onSuccess: (res) => {
+          dispatch({ type: 'revealed', res, tile: tileKey(tile.row, tile.col) });
+        },
+        onError: fail('reveal'),
+        onSettled: () => {
+          setPendingTile(null);
+        },
+      },
+    );
+  };
+
+  const onCashOut = () => {
+    if (!round.gameId || pending || round.revealed.length === 0) return;
+    cashOut.mutate(
+      { gameId: round.gameId },
+      {
+        onSuccess: (res) => {
+          dispatch({ type: 'cashedOut', res });
+        },
+        onError: fail('cash out'),
+      },
+    );
+  };
+
+  const tiles = boardView({
+    revealed: round.revealed,
+    mines: round.mines,
+    hit: round.hit,
+    over: round.status === 'over',
+  });
+  const locked = active || pending;
+
+  const controls = (
+    <form className={styles.controls} onSubmit={onPlay} noValidate aria-label="Mines bet">
+      <BetAmountField value={betText} onChange={setBetText} disabled={locked} />
+      <SliderField
+        label="Mines"
+        value={mineCount}
+        min={MIN_MINES}
+        max={MAX_MINES}
+        step={1}
+        onChange={setMineCount}
+        disabled={locked}
+        valueText={`${mineCount} mines`}
+      />
+      <div className={styles.stats}>
+        <Stat label="Multiplier">{formatMultiplier(active || round.result ? round.multiplier : 1)}</Stat>
+        <Stat label="Next Gem">
+          {active && round.nextMultiplier > 0 ? formatMultiplier(round.nextMultiplier) : '–'}
+        </Stat>
+      </div>
+      {active ? (
+        <Button
+          variant="primary"
+          className={styles.play}
+          disabled={pending || round.revealed.length === 0}
+          onClick={onCashOut}
+        >
+          {`Cash Out ${formatMoney(round.potentialWin)}`}
+        </Button>
+      ) : (
+        <Button type="submit" className={styles.play} disabled={pending}>
+          {start.isPending ? 'Starting...' : 'Play'}
+        </Button>
+      )}
+    </form>
+  );
+
+  return (
+    <GameLayout controls={controls}>
+      <div className={styles.boardWrap}>
+        <div className={styles.board} role="group" aria-label="Mines board" aria-busy={pending}>
+          {tiles.map((tile) => {
+            const clickable = canReveal({ active, pending, tile });
+            return (
+              <button
+                key={tile.key}
+                type="button"
+                className={[
+                  styles.tile,
+                  styles[tile.state],
+                  tile.state !== 'hidden' && !tile.found && !tile.hit ? styles.dim : '',
+                  tile.hit ? styles.hit : '',
+                  pendingTile === tile.key ? styles.pending : '',
+                ].join(' ')}
+                aria-label={`Row ${tile.row + 1}, column ${tile.col + 1}, ${tile.state}`}
+                disabled={!active}
+                aria-disabled={!clickable}
+                onClick={() => {
+                  onReveal(tile);
+                }}
+              >
+                {tile.state === 'gem' ? <GemIcon /> : tile.state === 'mine' ? <MineIcon /> : null}
+              </button>
+            );
+          })}
+        </div>
+        <div className={styles.bannerSlot} aria-live="polite">
+          {round.result ? (
+            <div
+              key={round.gameId}
+              className={`${styles.banner} ${round.result.won ? styles.bannerWin : styles.bannerLoss}`}
+            >
+              {round.result.won ? (
+                <>
+                  <strong className={styles.bannerTitle}>You Won!</strong>
+                  <span className={styles.bannerAmount}>{formatMoney(round.result.amount)}</span>
+                  <span className={styles.bannerMultiplier}>{formatMultiplier(round.result.multiplier)}</span>
+                </>
+              ) : (
+                <strong className={styles.bannerTitle}>Game Over</strong>
+              )}
+            </div>
+          ) : null}
+        </div>
+      </div>
+    </GameLayout>
+  );
+}
+
+function GemIcon() {
+  return (
+    <svg viewBox="0 0 32 32" className={styles.icon} aria-hidden="true">
+      <path d="M9 5h14l6 8-13 15L3 13z" fill="#1fd65f" />
+      <path d="M3 13h26M9 5l4 8 3 15 3-15 4-8M13 13l3-8 3 8" fill="none" stroke="#0b7a35" strokeWidth="1.2" />
+    </svg>
+  );
+}
+
+function MineIcon() {
+  return (
+    <svg viewBox="0 0 32 32" className={styles.icon} aria-hidden="true">
+      <path
+        d="M16 3v5M16 24v5M3 16h5M24 16h5M7 7l3.5 3.5M21.5 21.5L25 25M7 25l3.5-3.5M21.5 10.5L25 7"
+        stroke="#ff6b7f"
+        strokeWidth="2.5"
+        strokeLinecap="round"
+      />
+      <circle cx="16" cy="16" r="8.5" fill="#c62839" />
+      <circle cx="13" cy="13" r="2.2" fill="#ffd0d6" />
+    </svg>
+  );
+}

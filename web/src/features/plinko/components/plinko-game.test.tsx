@@ -1,0 +1,102 @@
+import { fireEvent, screen, waitFor, within } from '@testing-library/react';
+import { fairness, gameApi } from '@/testing/game-api';
+import { deferred, json } from '@/testing/mock-api';
+import { renderApp } from '@/testing/test-utils';
+
+const stat = (label: string) => screen.getByText(label, { exact: true }).parentElement!;
+
+async function open() {
+  const app = renderApp('/games/plinko');
+  await screen.findByRole('heading', { level: 1, name: 'Plinko' });
+  await screen.findByLabelText('Bet Amount');
+  return app;
+}
+
+describe('Plinko', () => {
+  it('has its controls, defaults and payout buckets', async () => {
+    gameApi();
+    const { user } = await open();
+    expect(screen.getByText('Drop balls and watch them bounce for rewards.')).toBeInTheDocument();
+    const rows = screen.getByRole('slider', { name: 'Rows' });
+    expect(rows).toHaveValue('8');
+    expect(rows).toHaveAttribute('min', '8');
+    expect(rows).toHaveAttribute('max', '16');
+    const risk = within(screen.getByRole('group', { name: 'Risk Level' }));
+    expect(risk.getAllByRole('button').map((b) => b.textContent)).toEqual(['Low', 'Medium', 'High']);
+    expect(risk.getByRole('button', { name: 'Medium' })).toHaveAttribute('aria-pressed', 'true');
+    const buckets = within(screen.getByRole('list', { name: 'Payouts' }));
+    expect(buckets.getAllByRole('listitem').map((b) => b.textContent)).toEqual([
+      '13',
+      '3',
+      '1.3',
+      '0.7',
+      '0.4',
+      '0.7',
+      '1.3',
+      '3',
+      '13',
+    ]);
+    await user.click(risk.getByRole('button', { name: 'High' }));
+    fireEvent.change(rows, { target: { value: '16' } });
+    expect(rows).toHaveValue('16');
+    const high16 = within(screen.getByRole('list', { name: 'Payouts' })).getAllByRole('listitem');
+    expect(high16).toHaveLength(17);
+    expect(high16[0]).toHaveTextContent('1k');
+    expect(screen.getByRole('button', { name: 'Reset' })).toBeDisabled();
+    expect(screen.getByRole('button', { name: 'Drop Ball' })).toBeEnabled();
+  });
+
+  it('drops a ball: balance at once, winnings when it lands', { timeout: 15000 }, async () => {
+    const release = deferred<Response>();
+    const server = gameApi({ 'POST /api/games/plinko': () => release.promise });
+    const { user } = await open();
+    await screen.findByText('$1,234.50');
+    await user.click(screen.getByRole('button', { name: 'Drop Ball' }));
+    expect(await screen.findByRole('button', { name: 'Dropping...' })).toBeDisabled();
+    release.resolve(
+      json({
+        decisions: [1, 1, 0, 1, 1, 1, 1, 1],
+        finalBucket: 7,
+        multiplier: 3,
+        winAmount: 3,
+        newBalance: 1236.5,
+        betId: 'p1',
+        fairness,
+      }),
+    );
+    expect(await within(stat('Last Win')).findByText('$3.00')).toBeInTheDocument();
+    expect(screen.getByTestId('balance')).toHaveTextContent('$1,236.50');
+    expect(within(stat('Balls Dropped')).getByText('1')).toBeInTheDocument();
+    expect(within(stat('Total Winnings')).getByText('$0.00')).toBeInTheDocument();
+    expect(screen.getByRole('slider', { name: 'Rows' })).toBeDisabled();
+    expect(server.calls('POST /api/games/plinko')[0]?.body).toEqual({ betAmount: 1, rows: 8, risk: 'medium' });
+
+    // 10 path points at 150 ms each: the ball lands in bucket 7.
+    expect(await within(stat('Total Winnings')).findByText('$3.00', undefined, { timeout: 4000 })).toBeInTheDocument();
+    expect(within(stat('Last Win')).getByText('$0.00')).toBeInTheDocument();
+    const landed = within(screen.getByRole('list', { name: 'Payouts' })).getAllByRole('listitem')[7];
+    expect(landed).toHaveAttribute('aria-current', 'true');
+    expect(screen.getByRole('slider', { name: 'Rows' })).toBeEnabled();
+
+    await user.click(screen.getByRole('button', { name: 'Reset' }));
+    expect(within(stat('Balls Dropped')).getByText('0')).toBeInTheDocument();
+    expect(within(stat('Total Winnings')).getByText('$0.00')).toBeInTheDocument();
+    expect(screen.getByRole('button', { name: 'Reset' })).toBeDisabled();
+  });
+
+  it('only logs a failure, even for guests', async () => {
+    const error = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    const server = gameApi(
+      { 'POST /api/games/plinko': () => json({ message: 'No authentication token, access denied' }, 401) },
+      { user: null },
+    );
+    const { user } = await open();
+    await user.click(screen.getByRole('button', { name: 'Drop Ball' }));
+    await waitFor(() => {
+      expect(error).toHaveBeenCalledWith('plinko: drop failed', expect.anything());
+    });
+    expect(server.calls('POST /api/games/plinko')).toHaveLength(1);
+    expect(within(screen.getByRole('region', { name: 'Notifications' })).queryAllByRole('listitem')).toHaveLength(0);
+    expect(within(stat('Balls Dropped')).getByText('0')).toBeInTheDocument();
+  });
+});

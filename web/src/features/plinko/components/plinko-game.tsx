@@ -1,0 +1,121 @@
+import { useCallback, useRef, useState, type SubmitEvent } from 'react';
+import { GameLayout } from '@/components/layouts/game-frame';
+import { BetAmountField } from '@/components/ui/bet-amount-field';
+import { Button } from '@/components/ui/button';
+import { SliderField } from '@/components/ui/slider-field';
+import { Stat } from '@/components/ui/stat';
+import { ToggleGroup } from '@/components/ui/toggle-group';
+import { PLINKO_MAX_ROWS, PLINKO_MIN_ROWS, PLINKO_RISKS, type PlinkoRisk } from '@/config/plinko-multipliers';
+import { BET_DEFAULT, formatBetInput, parseBetAmount } from '@/lib/bet';
+import { capitalize, formatMoney } from '@/lib/format';
+import { usePlayPlinko } from '../api/play-plinko';
+import { pathFromDecisions } from '../utils/path';
+import { PlinkoBoard, type PlinkoBoardHandle } from './plinko-board';
+import styles from './plinko.module.css';
+
+const RISK_OPTIONS = PLINKO_RISKS.map((value) => ({ value, label: capitalize(value) }));
+const DEFAULT_ROWS = 8;
+
+interface Totals {
+  dropped: number;
+  winnings: number;
+  lastWin: number;
+}
+
+const noTotals: Totals = { dropped: 0, winnings: 0, lastWin: 0 };
+
+/**
+ * PlinkoGame drops balls through the pins (SPEC.md §2, §4 Plinko). The balance follows
+ * each response at once; the ball then animates, and only when it lands is its win added
+ * to Total Winnings and Last Win cleared. Failures are only logged.
+ */
+export function PlinkoGame() {
+  const [betText, setBetText] = useState(formatBetInput(BET_DEFAULT));
+  const [rows, setRows] = useState(DEFAULT_ROWS);
+  const [risk, setRisk] = useState<PlinkoRisk>('medium');
+  const [totals, setTotals] = useState<Totals>(noTotals);
+  const [inFlight, setInFlight] = useState(0);
+  const [landed, setLanded] = useState<{ bucket: number; seq: number } | null>(null);
+  const [ready, setReady] = useState(false);
+  const board = useRef<PlinkoBoardHandle | null>(null);
+  const launches = useRef(0);
+  const play = usePlayPlinko();
+
+  const attachBoard = useCallback((handle: PlinkoBoardHandle | null) => {
+    board.current = handle;
+    setReady(handle !== null);
+  }, []);
+
+  const onDrop = (event: SubmitEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    if (play.isPending || !board.current) return;
+    const droppedRows = rows;
+    play.mutate(
+      { betAmount: parseBetAmount(betText), rows: droppedRows, risk },
+      {
+        onSuccess: (res) => {
+          const handle = board.current;
+          if (!handle) return;
+          const seq = ++launches.current;
+          setTotals((t) => ({ ...t, dropped: t.dropped + 1, lastWin: res.winAmount }));
+          setInFlight((n) => n + 1);
+          handle.launch(pathFromDecisions(res.decisions, res.finalBucket, droppedRows), () => {
+            setInFlight((n) => Math.max(0, n - 1));
+            setTotals((t) => ({
+              ...t,
+              winnings: t.winnings + res.winAmount,
+              lastWin: launches.current === seq ? 0 : t.lastWin,
+            }));
+            setLanded({ bucket: res.finalBucket, seq });
+          });
+        },
+        onError: (err) => {
+          console.error('plinko: drop failed', err);
+        },
+      },
+    );
+  };
+
+  const onReset = () => {
+    board.current?.clear();
+    launches.current++;
+    setInFlight(0);
+    setLanded(null);
+    setTotals(noTotals);
+  };
+
+  const boardLocked = inFlight > 0 || play.isPending;
+  const controls = (
+    <form className={styles.controls} onSubmit={onDrop} noValidate aria-label="Plinko bet">
+      <BetAmountField value={betText} onChange={setBetText} disabled={play.isPending} />
+      <SliderField
+        label="Rows"
+        value={rows}
+        min={PLINKO_MIN_ROWS}
+        max={PLINKO_MAX_ROWS}
+        step={1}
+        onChange={setRows}
+        disabled={boardLocked}
+        valueText={`${rows} rows`}
+      />
+      <ToggleGroup label="Risk Level" options={RISK_OPTIONS} value={risk} onChange={setRisk} disabled={boardLocked} />
+      <Button type="submit" className={styles.play} disabled={play.isPending || !ready}>
+        {play.isPending ? 'Dropping...' : 'Drop Ball'}
+      </Button>
+      <Stat label="Last Win">{formatMoney(totals.lastWin)}</Stat>
+    </form>
+  );
+
+  return (
+    <GameLayout controls={controls}>
+      <PlinkoBoard ref={attachBoard} rows={rows} risk={risk} landed={landed} />
+      <section className={styles.results} aria-label="Results">
+        <Stat label="Balls Dropped">{totals.dropped}</Stat>
+        <Stat label="Total Winnings">{formatMoney(totals.winnings)}</Stat>
+        <Button variant="secondary" disabled={totals.dropped === 0} onClick={onReset}>
+          Reset
+        </Button>
+      </section>
+    </GameLayout>
+  );
+}

@@ -1,0 +1,23 @@
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import type { PumpBalloonRequestSchema, PumpBalloonResponseSchema } from '@/gen/fairplay/v1/game_pb';
+import { apiRequest } from '@/lib/api-client';
+import type { ApiJson, ApiRequest } from '@/lib/api-types';
+import { setUserBalance } from '@/lib/auth';
+
+export type PumpBalloonInput = ApiRequest<typeof PumpBalloonRequestSchema>;
+export type PumpBalloonResult = ApiJson<typeof PumpBalloonResponseSchema>;
+
+/** pumpBalloon pumps the running balloon once: it grows or bursts (POST /api/games/pump/pump). */
+export function pumpBalloon(input: PumpBalloonInput): Promise<PumpBalloonResult> {
+  return apiRequest<PumpBalloonResult>('/games/pump/pump', { method: 'POST', body: input });
+}
+
+export function usePumpBalloon() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: pumpBalloon,
+    onSuccess: (res) => {
+      setUserBalance(queryClient, res.newBalance);
+    },
+  });
+}

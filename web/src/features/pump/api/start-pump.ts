@@ -1,0 +1,23 @@
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import type { StartPumpRequestSchema, StartPumpResponseSchema } from '@/gen/fairplay/v1/game_pb';
+import { apiRequest } from '@/lib/api-client';
+import type { ApiJson, ApiRequest } from '@/lib/api-types';
+import { setUserBalance } from '@/lib/auth';
+
+export type StartPumpInput = ApiRequest<typeof StartPumpRequestSchema>;
+export type StartPumpResult = ApiJson<typeof StartPumpResponseSchema>;
+
+/** startPump stakes the bet and starts a balloon (POST /api/games/pump/start). */
+export function startPump(input: StartPumpInput): Promise<StartPumpResult> {
+  return apiRequest<StartPumpResult>('/games/pump/start', { method: 'POST', body: input });
+}
+
+export function useStartPump() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: startPump,
+    onSuccess: (res) => {
+      setUserBalance(queryClient, res.newBalance);
+    },
+  });
+}

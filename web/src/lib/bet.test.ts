@@ -1,0 +1,49 @@
+import { BET_DEFAULT, BET_MIN, BET_STEP, doubleBet, halveBet, parseBetAmount, playError } from './bet';
+
+describe('parseBetAmount', () => {
+  it.each([
+    ['1', 1],
+    ['0.1', 0.1],
+    ['2.5', 2.5],
+    ['', 0],
+    ['abc', 0],
+    ['-', 0],
+    ['-3', -3],
+  ])('reads %j as %s', (text, want) => {
+    expect(parseBetAmount(text)).toBe(want);
+  });
+
+  it('has the limits of SPEC.md §9', () => {
+    expect([BET_MIN, BET_STEP, BET_DEFAULT]).toEqual([0.1, 0.1, 1]);
+  });
+});
+
+describe('halveBet and doubleBet', () => {
+  it('apply without a floor', () => {
+    expect(halveBet(1)).toBe(0.5);
+    expect(halveBet(0.1)).toBe(0.05);
+    expect(halveBet(0.05)).toBe(0.025);
+    expect(doubleBet(0.05)).toBe(0.1);
+    expect(doubleBet(0.1)).toBe(0.2);
+    expect(doubleBet(0)).toBe(0);
+  });
+});
+
+describe('playError', () => {
+  const ok = { signedIn: true, bet: 1, balance: 10 };
+
+  it('accepts a valid bet', () => {
+    expect(playError(ok)).toBeNull();
+    expect(playError({ ...ok, picks: 3 })).toBeNull();
+    expect(playError({ ...ok, bet: 10 })).toBeNull();
+  });
+
+  it('checks login, numbers, amount and balance in that order', () => {
+    expect(playError({ signedIn: false, bet: 0, balance: 0, picks: 0 })).toBe('Please login to play');
+    expect(playError({ signedIn: true, bet: 0, balance: 0, picks: 0 })).toBe('Please select at least one number');
+    expect(playError({ signedIn: true, bet: 0, balance: 0, picks: 1 })).toBe('Please enter a valid bet amount');
+    expect(playError({ signedIn: true, bet: -1, balance: 0 })).toBe('Please enter a valid bet amount');
+    expect(playError({ signedIn: true, bet: 5, balance: 4.99 })).toBe('Insufficient balance');
+    expect(playError({ signedIn: true, bet: 5, balance: 4.99, picks: 2 })).toBe('Insufficient balance');
+  });
+});
