@@ -33,7 +33,7 @@ func provider(db *sql.DB) (*goose.Provider, error) {
 // Migrate applies every pending embedded migration to the database at url and
 // logs each one. It is what `fairplay migrate` and the operator's Job run.
 func Migrate(ctx context.Context, url string, log *slog.Logger) error {
-	db, err := sql.Open("pgx", url)
+	db, err := sql.Open("pgx", withoutPoolParams(url))
 	if err != nil {
 		return fmt.Errorf("open database: %w", err)
 	}

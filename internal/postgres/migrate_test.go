@@ -46,3 +46,19 @@ func TestBalanceCannotGoNegative(t *testing.T) {
 		t.Fatalf("negative balance accepted: %v", err)
 	}
 }
+
+func TestMigrateIgnoresPoolParameters(t *testing.T) {
+	t.Parallel()
+	url := pgtest.EmptyURL(t) + "&pool_max_conns=7&pool_min_conns=1"
+	if err := postgres.Migrate(context.Background(), url, slog.New(slog.NewTextHandler(io.Discard, nil))); err != nil {
+		t.Fatalf("migrate with pool parameters: %v", err)
+	}
+	pool, err := postgres.Open(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	if got := pool.Config().MaxConns; got != 7 {
+		t.Fatalf("pool_max_conns ignored: %d", got)
+	}
+}

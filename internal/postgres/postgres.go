@@ -8,6 +8,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	neturl "net/url"
+	"runtime"
+	"strings"
 	"time"
 
 	"github.com/exaring/otelpgx"
@@ -31,6 +34,13 @@ func Open(ctx context.Context, url string) (*pgxpool.Pool, error) {
 		return nil, fmt.Errorf("parse DATABASE_URL: %w", err)
 	}
 	cfg.ConnConfig.Tracer = otelpgx.NewTracer()
+	// pgxpool's default (4 or GOMAXPROCS) starves a server that holds a
+	// connection for each bet's transaction: measured with `make bench`, dice
+	// at 32 players went from 574 to 721 bets/s with 16. The URL's
+	// pool_max_conns still wins.
+	if !strings.Contains(url, "pool_max_conns") {
+		cfg.MaxConns = int32(max(16, 4*runtime.GOMAXPROCS(0)))
+	}
 	if cfg.MaxConnIdleTime == 0 || cfg.MaxConnIdleTime == 30*time.Minute {
 		cfg.MaxConnIdleTime = 5 * time.Minute
 	}
@@ -67,4 +77,22 @@ func constraintError(err error, code string) string {
 		return pgErr.ConstraintName
 	}
 	return ""
+}
+
+// withoutPoolParams drops pgxpool's own pool_* parameters from a connection
+// URL, for the plain (database/sql) connections of the migrator, which would
+// otherwise send them to the server as unknown settings.
+func withoutPoolParams(raw string) string {
+	u, err := neturl.Parse(raw)
+	if err != nil || u.RawQuery == "" {
+		return raw
+	}
+	q := u.Query()
+	for k := range q {
+		if strings.HasPrefix(k, "pool_") {
+			q.Del(k)
+		}
+	}
+	u.RawQuery = q.Encode()
+	return u.String()
 }
