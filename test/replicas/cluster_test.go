@@ -1,0 +1,483 @@
+package replicas_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/cookiejar"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/fairplay/fairplay/internal/accounts"
+	"github.com/fairplay/fairplay/internal/cache/redistest"
+	"github.com/fairplay/fairplay/internal/money"
+	"github.com/fairplay/fairplay/internal/postgres"
+	"github.com/fairplay/fairplay/internal/postgres/pgtest"
+	"github.com/fairplay/fairplay/internal/wallet"
+)
+
+// The suite runs the real `fairplay serve` binary three times on one
+// database, one Redis prefix and one signing key, as three replicas behind a
+// load balancer would run, and drives them with a client that sends each
+// request to the next replica in turn.
+
+// binary is the server built once by TestMain.
+var binary string
+
+func TestMain(m *testing.M) {
+	os.Exit(run(m))
+}
+
+func run(m *testing.M) int {
+	dir, err := os.MkdirTemp("", "fairplay-replicas-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	gomod, err := exec.Command("go", "env", "GOMOD").Output()
+	if err != nil || strings.TrimSpace(string(gomod)) == "" || strings.TrimSpace(string(gomod)) == os.DevNull {
+		fmt.Fprintf(os.Stderr, "find the module root: %v\n", err)
+		return 1
+	}
+	binary = filepath.Join(dir, "fairplay")
+	build := exec.Command("go", "build", "-o", binary, "./cmd/fairplay")
+	build.Dir = filepath.Dir(strings.TrimSpace(string(gomod)))
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintf(os.Stderr, "build the server: %v\n", err)
+		return 1
+	}
+	return m.Run()
+}
+
+// replica is one running server process.
+type replica struct {
+	url  string
+	cmd  *exec.Cmd
+	log  *logWriter
+	done chan error // the result of cmd.Wait, once
+}
+
+// logWriter keeps a process's log and reports the address it serves on.
+type logWriter struct {
+	mu    sync.Mutex
+	buf   bytes.Buffer
+	part  []byte
+	addrC chan string
+}
+
+func (w *logWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.buf.Write(p)
+	w.part = append(w.part, p...)
+	for {
+		i := bytes.IndexByte(w.part, '\n')
+		if i < 0 {
+			break
+		}
+		var line struct{ Msg, Addr string }
+		if json.Unmarshal(w.part[:i], &line) == nil && line.Msg == "fairplay serving" && line.Addr != "" {
+			select {
+			case w.addrC <- line.Addr:
+			default:
+			}
+		}
+		w.part = w.part[i+1:]
+	}
+	return len(p), nil
+}
+
+func (w *logWriter) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.buf.String()
+}
+
+// cluster is three replicas and a pool on their database for the checks.
+type cluster struct {
+	replicas []*replica
+	db       *pgxpool.Pool
+	served   []atomic.Int64 // requests answered, per replica
+}
+
+func (c *cluster) urls() []string {
+	out := make([]string, len(c.replicas))
+	for i, r := range c.replicas {
+		out[i] = r.url
+	}
+	return out
+}
+
+// startCluster starts n server processes on a fresh database; they are
+// stopped with SIGTERM when the test ends, and must exit 0.
+func startCluster(t *testing.T, n int) *cluster {
+	t.Helper()
+	dbURL := pgtest.URL(t)
+	_, prefix := redistest.New(t) // deletes the prefix's keys when the test ends
+	keyDir := t.TempDir()
+	if _, err := accounts.WriteNewKey(keyDir, time.Now().Add(-time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	pool, err := postgres.Open(context.Background(), dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	env := []string{
+		"PATH=" + os.Getenv("PATH"),
+		"DATABASE_URL=" + dbURL,
+		"REDIS_URL=" + os.Getenv("REDIS_URL"),
+		"FAIRPLAY_REDIS_PREFIX=" + prefix,
+		"FAIRPLAY_SIGNING_KEYS_DIR=" + keyDir,
+		"FAIRPLAY_HTTP_ADDR=127.0.0.1:0",
+		"FAIRPLAY_RATE_LOGIN_IP=0", "FAIRPLAY_RATE_LOGIN_USERNAME=0", "FAIRPLAY_RATE_REGISTER_IP=0", "FAIRPLAY_RATE_BETS_USER=0",
+		"FAIRPLAY_LOG_FORMAT=json", "FAIRPLAY_LOG_LEVEL=info", "FAIRPLAY_SHUTDOWN_TIMEOUT=10s",
+		"OTEL_SDK_DISABLED=true",
+	}
+	c := &cluster{db: pool, served: make([]atomic.Int64, n)}
+	t.Cleanup(func() { c.stop(t) })
+	for range n {
+		r := &replica{log: &logWriter{addrC: make(chan string, 1)}, done: make(chan error, 1)}
+		r.cmd = exec.Command(binary, "serve")
+		r.cmd.Env = env
+		r.cmd.Stdout, r.cmd.Stderr = r.log, r.log
+		if err := r.cmd.Start(); err != nil {
+			t.Fatalf("start replica: %v", err)
+		}
+		c.replicas = append(c.replicas, r)
+		go func() { r.done <- r.cmd.Wait() }()
+	}
+	for i, r := range c.replicas {
+		select {
+		case addr := <-r.log.addrC:
+			if !strings.HasPrefix(addr, "127.0.0.1:") {
+				t.Fatalf("replica %d serves on %s", i, addr)
+			}
+			r.url = "http://" + addr
+		case err := <-r.done:
+			r.done <- err
+			t.Fatalf("replica %d exited at start (%v):\n%s", i, err, r.log)
+		case <-time.After(30 * time.Second):
+			t.Fatalf("replica %d did not start:\n%s", i, r.log)
+		}
+	}
+	for i, r := range c.replicas {
+		waitReady(t, i, r)
+	}
+	return c
+}
+
+func waitReady(t *testing.T, i int, r *replica) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		res, err := http.Get(r.url + "/readyz")
+		if err == nil {
+			res.Body.Close()
+			if res.StatusCode == http.StatusOK {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("replica %d not ready (%v):\n%s", i, err, r.log)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// stop sends SIGTERM to every replica and requires a clean exit.
+func (c *cluster) stop(t *testing.T) {
+	for _, r := range c.replicas {
+		if r.cmd.Process != nil {
+			_ = r.cmd.Process.Signal(syscall.SIGTERM)
+		}
+	}
+	for i, r := range c.replicas {
+		select {
+		case err := <-r.done:
+			if err != nil {
+				t.Errorf("replica %d did not shut down cleanly: %v\n%s", i, err, r.log)
+			} else if t.Failed() {
+				t.Logf("replica %d log:\n%s", i, tail(r.log.String(), 4000))
+			}
+		case <-time.After(30 * time.Second):
+			_ = r.cmd.Process.Kill()
+			t.Errorf("replica %d ignored SIGTERM for 30s:\n%s", i, tail(r.log.String(), 4000))
+		}
+	}
+}
+
+func tail(s string, n int) string {
+	if len(s) > n {
+		return "…" + s[len(s)-n:]
+	}
+	return s
+}
+
+// ledger runs the wallet audit and fails the test unless it is exact.
+func (c *cluster) ledger(t *testing.T) wallet.Report {
+	t.Helper()
+	r, err := wallet.Verify(context.Background(), postgres.NewLedgerStore(c.db))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.Clean() {
+		t.Fatalf("ledger not clean: %+v", r)
+	}
+	return r
+}
+
+// tb is what the helpers need of a test. A worker goroutine cannot call
+// t.Fatal, so it gets a worker instead.
+type tb interface {
+	Helper()
+	Fatalf(format string, args ...any)
+}
+
+// worker fails the test and ends its goroutine (running its deferred calls).
+type worker struct {
+	t    *testing.T
+	name string
+}
+
+func (w worker) Helper() {}
+
+func (w worker) Fatalf(format string, args ...any) {
+	w.t.Errorf(w.name+": "+format, args...)
+	runtime.Goexit()
+}
+
+// client is one browser behind a round-robin load balancer: one cookie jar
+// (the replicas share a host, so the anti-forgery cookie serves all of them),
+// the bearer token, and a base URL that moves on with every request.
+type client struct {
+	t            tb
+	urls         []string
+	served       []atomic.Int64
+	next         atomic.Uint64
+	http         *http.Client
+	UserAgent    string
+	Token        string
+	RefreshToken string
+	UserID       string
+}
+
+func newClient(t tb, cl *cluster) *client {
+	t.Helper()
+	jar, _ := cookiejar.New(nil)
+	c := &client{t: t, urls: cl.urls(), served: cl.served, http: &http.Client{Jar: jar, Timeout: 30 * time.Second},
+		UserAgent: "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36"}
+	if res := c.Do("GET", "/api/csrf", nil); res.Status != 200 {
+		t.Fatalf("GET /api/csrf: %d", res.Status)
+	}
+	return c
+}
+
+// clone is another browser tab: the same cookies and tokens, its own rotation.
+func (c *client) clone(t tb) *client {
+	n := &client{t: t, urls: c.urls, served: c.served, http: c.http, UserAgent: c.UserAgent, Token: c.Token, RefreshToken: c.RefreshToken, UserID: c.UserID}
+	n.next.Store(c.next.Load())
+	return n
+}
+
+func (c *client) csrf() string {
+	u, _ := url.Parse(c.urls[0])
+	for _, ck := range c.http.Jar.Cookies(u) {
+		if ck.Name == "fairplay_csrf" {
+			return ck.Value
+		}
+	}
+	return ""
+}
+
+// response is a decoded /api response and the replica that served it.
+type response struct {
+	Replica int
+	Status  int
+	Body    map[string]any
+	Raw     []byte
+}
+
+func (r response) Message() string { s, _ := r.Body["message"].(string); return s }
+
+func (r response) Str(path string) string { s, _ := r.Get(path).(string); return s }
+
+func (r response) Get(path string) any {
+	var v any = r.Body
+	for _, k := range strings.Split(path, ".") {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil
+		}
+		v = m[k]
+	}
+	return v
+}
+
+// Do sends a request to the next replica; it fails the test on a transport error.
+func (c *client) Do(method, path string, body any) response {
+	c.t.Helper()
+	return c.On(int(c.next.Add(1)-1)%len(c.urls), method, path, body)
+}
+
+// On sends a request to replica i; it fails the test on a transport error.
+func (c *client) On(i int, method, path string, body any) response {
+	c.t.Helper()
+	res, err := c.send(i, method, path, body)
+	if err != nil {
+		c.t.Fatalf("%s %s on replica %d: %v", method, path, i, err)
+	}
+	return res
+}
+
+// send is On for other goroutines: it returns the error.
+func (c *client) send(i int, method, path string, body any) (response, error) {
+	var rd io.Reader
+	switch b := body.(type) {
+	case nil:
+	case string:
+		rd = strings.NewReader(b)
+	default:
+		raw, err := json.Marshal(body)
+		if err != nil {
+			return response{}, err
+		}
+		rd = bytes.NewReader(raw)
+	}
+	req, err := http.NewRequest(method, c.urls[i]+path, rd)
+	if err != nil {
+		return response{}, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("User-Agent", c.UserAgent)
+	if csrf := c.csrf(); csrf != "" && method != "GET" {
+		req.Header.Set("X-CSRF-Token", csrf)
+	}
+	if c.Token != "" {
+		req.Header.Set("Authorization", "Bearer "+c.Token)
+	}
+	res, err := c.http.Do(req)
+	if err != nil {
+		return response{}, err
+	}
+	defer res.Body.Close()
+	raw, err := io.ReadAll(res.Body)
+	if err != nil {
+		return response{}, err
+	}
+	c.served[i].Add(1)
+	out := response{Replica: i, Status: res.StatusCode, Raw: raw}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	_ = dec.Decode(&out.Body)
+	return out, nil
+}
+
+func (c *client) keep(res response) {
+	c.Token, c.RefreshToken = res.Str("token"), res.Str("refreshToken")
+	if id := res.Str("user._id"); id != "" {
+		c.UserID = id
+	}
+}
+
+// Register signs up username with password "secret123" and keeps the tokens.
+func (c *client) Register(username string) response {
+	c.t.Helper()
+	res := c.Do("POST", "/api/auth/register", map[string]any{
+		"username": username, "email": username + "@example.com", "password": "secret123", "turnstileToken": accounts.DevelopmentBotToken,
+	})
+	if res.Status != 200 {
+		c.t.Fatalf("register %s: %d %s", username, res.Status, res.Raw)
+	}
+	c.keep(res)
+	if c.UserID == "" {
+		c.UserID = c.Do("GET", "/api/auth/user", nil).Str("user._id")
+	}
+	return res
+}
+
+// Login signs in and keeps the tokens.
+func (c *client) Login(login, password string) response {
+	c.t.Helper()
+	res := c.Do("POST", "/api/auth/login", map[string]any{"username": login, "password": password, "turnstileToken": accounts.DevelopmentBotToken})
+	if res.Status != 200 {
+		c.t.Fatalf("login %s: %d %s", login, res.Status, res.Raw)
+	}
+	c.keep(res)
+	return res
+}
+
+// ok requires a successful game response (the instant games' lack the
+// success field).
+func ok(t tb, res response) response {
+	t.Helper()
+	if success, has := res.Body["success"]; res.Status != 200 || has && success != true {
+		t.Fatalf("replica %d: got %d %s", res.Replica, res.Status, res.Raw)
+	}
+	return res
+}
+
+func amount(t tb, v any) money.Amount {
+	t.Helper()
+	a, err := money.Parse(fmt.Sprint(v))
+	if err != nil {
+		t.Fatalf("amount %v: %v", v, err)
+	}
+	return a
+}
+
+// totals are the database's sums over every user and bet.
+type totals struct {
+	Users, Bets, Active int64
+	Balances            money.Amount
+	Staked, Paid        money.Amount
+}
+
+func (c *cluster) totals(t *testing.T) totals {
+	t.Helper()
+	var s totals
+	err := c.db.QueryRow(context.Background(), `
+		SELECT (SELECT count(*) FROM users), (SELECT coalesce(sum(balance), 0)::bigint FROM users),
+		       count(*), count(*) FILTER (WHERE status = 'active'),
+		       coalesce(sum(amount), 0)::bigint, coalesce(sum(payout), 0)::bigint
+		FROM bets`).Scan(&s.Users, &s.Balances, &s.Bets, &s.Active, &s.Staked, &s.Paid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// settledOnce fails the test unless every bet is settled and has at most
+// one payout entry, present exactly when it paid something.
+func (c *cluster) settledOnce(t *testing.T) {
+	t.Helper()
+	var active, wrong, twice int
+	err := c.db.QueryRow(context.Background(), `
+		SELECT count(*) FILTER (WHERE b.status <> 'settled'),
+		       count(*) FILTER (WHERE (b.payout > 0) <> (p.n > 0)),
+		       count(*) FILTER (WHERE p.n > 1)
+		FROM bets b CROSS JOIN LATERAL (
+			SELECT count(*) AS n FROM ledger_entries l WHERE l.ref_id = b.id AND l.kind = 'payout') p`).Scan(&active, &wrong, &twice)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if active+wrong+twice != 0 {
+		t.Fatalf("%d bets still active, %d paid inconsistently, %d paid more than once", active, wrong, twice)
+	}
+}
