@@ -127,3 +127,7 @@ clean: ## remove build output (keeps .data and bin tools)
 .PHONY: bench
 bench: ## load-test a release build next to pgbench -N and print the table (BENCH_DURATION, BENCH_CONCURRENCY)
 	hack/bench.sh
+
+.PHONY: fuzz
+fuzz: ## run every Go fuzz target for FUZZTIME each (default 10s; e.g. make fuzz FUZZTIME=1h)
+	FUZZTIME=$(or $(FUZZTIME),10s) hack/fuzz.sh

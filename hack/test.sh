@@ -45,6 +45,9 @@ gotestsum --format pkgname-and-test-fails --jsonfile .data/test/go-race.json -- 
 step "go tests (pure packages)"
 gotestsum --format pkgname-and-test-fails --jsonfile .data/test/go-pure.json -- -count=1 -timeout 20m $pure || status=1
 
+step "fuzz (short run: every target for FUZZTIME, default 10s; make fuzz FUZZTIME=1h for long runs)"
+FUZZTIME="${FUZZTIME:-10s}" hack/fuzz.sh || status=1
+
 step "helm chart: lint, template, schema"
 hack/helm-test.sh || status=1
 

@@ -44,6 +44,11 @@ func decodeObject(m protoreflect.Message, obj map[string]any) error {
 		fd := fields.ByJSONName(key)
 		if fd == nil {
 			fd = fields.ByTextName(key)
+			if fd != nil {
+				if _, both := obj[fd.JSONName()]; both {
+					continue // the JSON name wins, whatever the map's order
+				}
+			}
 		}
 		if fd == nil || val == nil {
 			continue

@@ -76,3 +76,16 @@ func TestEncodeListsAndNestedMessages(t *testing.T) {
 		t.Fatalf("empty list encoded as %s", buf.String())
 	}
 }
+
+func TestJSONNameWinsOverProtoName(t *testing.T) {
+	t.Parallel()
+	for range 50 { // map iteration order varies; the result must not
+		m := &fairplayv1.PlayDiceRequest{}
+		if err := decodeObject(m.ProtoReflect(), decodeJSON(t, `{"betAmount":1,"bet_amount":true,"roll_target":2}`)); err != nil {
+			t.Fatal(err)
+		}
+		if m.GetBetAmount() != "1" || m.GetRollTarget() != "2" {
+			t.Fatalf("decoded %v", m)
+		}
+	}
+}

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# make fuzz: run every Go fuzz target for FUZZTIME (default 10s) each, one
+# after another, against real Postgres and Redis (the /api body fuzzers start
+# the server in-process). A crasher fails the run; go test writes it to the
+# package's testdata/fuzz/<Target>/ — check it in as a regression with the fix.
+#   FUZZTIME=1h hack/fuzz.sh        FUZZ_TARGETS='./internal/rpc:FuzzIsJSONNumber' hack/fuzz.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH=$PWD/bin:$PATH
+FUZZTIME=${FUZZTIME:-10s}
+
+if [ -z "${DATABASE_URL:-}" ] || [ -z "${REDIS_URL:-}" ]; then
+  hack/services.sh start >/dev/null
+  eval "$(hack/services.sh env)"
+fi
+export DATABASE_URL REDIS_URL
+
+default_targets="
+./internal/money:FuzzParse
+./internal/money:FuzzMulFloor
+./internal/fair:FuzzStream
+./internal/games/event:FuzzSample
+./internal/games/blackjack:FuzzGame
+./internal/rpc:FuzzDecodeRequest
+./internal/rpc:FuzzIsJSONNumber
+./test/api:FuzzGameBodies
+./test/api:FuzzAuthBodies
+"
+targets=${FUZZ_TARGETS:-$default_targets}
+
+status=0
+for t in $targets; do
+  pkg=${t%%:*} name=${t##*:}
+  log=$(mktemp)
+  start=$SECONDS
+  if go test -count=1 -run '^$' -fuzz "^${name}\$" -fuzztime "$FUZZTIME" "$pkg" >"$log" 2>&1; then
+    result=ok
+  else
+    result=FAIL status=1
+  fi
+  execs=$(grep -o 'execs: [0-9]*' "$log" | tail -1 | cut -d' ' -f2)
+  printf '%-4s %-28s %-20s %8s execs %4ss\n' "$result" "$pkg" "$name" "${execs:-?}" $((SECONDS - start))
+  if [ "$result" = FAIL ]; then sed 's/^/    /' "$log"; fi
+  rm -f "$log"
+done
+exit $status

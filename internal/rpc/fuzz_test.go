@@ -1,0 +1,237 @@
+package rpc
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+
+	fairplayv1 "github.com/fairplay/fairplay/internal/gen/fairplay/v1"
+)
+
+// apiRequests is the request message of every /api route, by pattern.
+// TestAPIRequestsCoverRoutes keeps it in step with the route tables.
+var apiRequests = map[string]func() proto.Message{
+	"POST /api/auth/register":              func() proto.Message { return &fairplayv1.RegisterRequest{} },
+	"POST /api/auth/login":                 func() proto.Message { return &fairplayv1.LoginRequest{} },
+	"POST /api/auth/refresh":               func() proto.Message { return &fairplayv1.RefreshRequest{} },
+	"POST /api/auth/logout":                func() proto.Message { return &fairplayv1.LogoutRequest{} },
+	"GET /api/auth/user":                   func() proto.Message { return &fairplayv1.GetUserRequest{} },
+	"GET /api/auth/sessions":               func() proto.Message { return &fairplayv1.ListSessionsRequest{} },
+	"POST /api/auth/revoke-session":        func() proto.Message { return &fairplayv1.RevokeSessionRequest{} },
+	"POST /api/auth/revoke-other-sessions": func() proto.Message { return &fairplayv1.RevokeOtherSessionsRequest{} },
+	"POST /api/auth/change-password":       func() proto.Message { return &fairplayv1.ChangePasswordRequest{} },
+	"GET /api/auth/config":                 func() proto.Message { return &fairplayv1.GetConfigRequest{} },
+
+	"POST /api/games/dice":               func() proto.Message { return &fairplayv1.PlayDiceRequest{} },
+	"POST /api/games/plinko":             func() proto.Message { return &fairplayv1.PlayPlinkoRequest{} },
+	"POST /api/games/keno":               func() proto.Message { return &fairplayv1.PlayKenoRequest{} },
+	"GET /api/games/bets":                func() proto.Message { return &fairplayv1.ListBetsRequest{} },
+	"GET /api/games/bets/{betId}":        func() proto.Message { return &fairplayv1.GetBetRequest{} },
+	"POST /api/games/mines/start":        func() proto.Message { return &fairplayv1.StartMinesRequest{} },
+	"POST /api/games/mines/click":        func() proto.Message { return &fairplayv1.RevealMinesTileRequest{} },
+	"POST /api/games/mines/cashout":      func() proto.Message { return &fairplayv1.CashOutMinesRequest{} },
+	"POST /api/games/pump/start":         func() proto.Message { return &fairplayv1.StartPumpRequest{} },
+	"POST /api/games/pump/pump":          func() proto.Message { return &fairplayv1.PumpBalloonRequest{} },
+	"POST /api/games/pump/cashout":       func() proto.Message { return &fairplayv1.CashOutPumpRequest{} },
+	"POST /api/games/blackjack/start":    func() proto.Message { return &fairplayv1.StartBlackjackRequest{} },
+	"POST /api/games/blackjack/hit":      func() proto.Message { return &fairplayv1.HitBlackjackRequest{} },
+	"POST /api/games/blackjack/stand":    func() proto.Message { return &fairplayv1.StandBlackjackRequest{} },
+	"POST /api/games/blackjack/double":   func() proto.Message { return &fairplayv1.DoubleBlackjackRequest{} },
+	"GET /api/games/active":              func() proto.Message { return &fairplayv1.GetActiveGamesRequest{} },
+	"GET /api/fair/seeds":                func() proto.Message { return &fairplayv1.GetSeedsRequest{} },
+	"POST /api/fair/client-seed":         func() proto.Message { return &fairplayv1.SetClientSeedRequest{} },
+	"POST /api/fair/rotate":              func() proto.Message { return &fairplayv1.RotateSeedRequest{} },
+	"GET /api/fair/verify/{betId}":       func() proto.Message { return &fairplayv1.VerifyBetRequest{} },
+	"GET /api/auth/stats/users":          func() proto.Message { return &fairplayv1.GetUserStatsRequest{} },
+	"GET /api/auth/stats/wagering":       func() proto.Message { return &fairplayv1.GetWageringStatsRequest{} },
+	"GET /api/auth/stats/activity":       func() proto.Message { return &fairplayv1.GetActivityStatsRequest{} },
+	"GET /api/auth/users":                func() proto.Message { return &fairplayv1.ListUsersRequest{} },
+	"GET /api/auth/users/search":         func() proto.Message { return &fairplayv1.SearchUsersRequest{} },
+	"PATCH /api/auth/users/{id}/balance": func() proto.Message { return &fairplayv1.AdjustBalanceRequest{} },
+	"DELETE /api/auth/users/{id}":        func() proto.Message { return &fairplayv1.DeleteUserRequest{} },
+	"GET /api/auth/audit":                func() proto.Message { return &fairplayv1.ListAuditEntriesRequest{} },
+}
+
+func TestAPIRequestsCoverRoutes(t *testing.T) {
+	t.Parallel()
+	var routes []route
+	routes = append(routes, (&AuthHandler{}).routes()...)
+	routes = append(routes, (&GameHandler{}).routes()...)
+	routes = append(routes, (&FairnessHandler{}).routes()...)
+	routes = append(routes, (&AdminHandler{}).routes()...)
+	seen := map[string]bool{}
+	for _, r := range routes {
+		seen[r.pattern] = true
+		if apiRequests[r.pattern] == nil {
+			t.Errorf("route %s has no request type in apiRequests", r.pattern)
+		}
+	}
+	for p := range apiRequests {
+		if !seen[p] {
+			t.Errorf("apiRequests lists %s, which is no route", p)
+		}
+	}
+}
+
+// requestSeeds are the documented example bodies of the /api routes, valid
+// and invalid, plus JSON edge cases.
+var requestSeeds = []string{
+	`{"username":"player1","email":"player1@example.com","password":"secret123","turnstileToken":"tok"}`,
+	`{"username":"player1","password":"secret123","turnstileToken":"tok"}`,
+	`{"refreshToken":"r"}`,
+	`{"sessionId":"0b7e2b6c-3b1f-4b9a-9d1e-2d4f6a8c0e11"}`,
+	`{"currentRefreshToken":"r"}`,
+	`{"currentPassword":"secret123","newPassword":"secret456"}`,
+	`{"currentPassword":"secret123","newPassword":5}`,
+	`{"betAmount":2.5,"rollTarget":49.5}`,
+	`{"betAmount":"2.5","rollTarget":"49.5"}`,
+	`{"betAmount":123456789.12345678,"rollTarget":1e2}`,
+	`{"betAmount":-0,"rollTarget":-1.5E-3}`,
+	`{"betAmount":1,"rows":16,"risk":"high"}`,
+	`{"betAmount":1,"rows":"8","risk":"low"}`,
+	`{"betAmount":1,"selectedNumbers":[1,2,3,40],"riskLevel":"classic"}`,
+	`{"betAmount":1,"selectedNumbers":[1.5]}`,
+	`{"betAmount":1,"mineCount":3}`,
+	`{"gameId":"g","row":0,"col":4}`,
+	`{"betAmount":1,"difficulty":"expert"}`,
+	`{"clientSeed":"my seed"}`,
+	`{"amount":100,"note":"bonus"}`,
+	`{"bet_amount":1,"roll_target":50}`,
+	`{"betAmount":true}`,
+	`{"betAmount":[1]}`,
+	`{"betAmount":{"x":1}}`,
+	`{"rows":99999999999}`,
+	`{"page":1,"limit":"20"}`,
+	`{"x":null,"betAmount":null}`,
+	`{}`,
+	``,
+	`   `,
+	`[]`,
+	`"text"`,
+	`{"a":1}{"b":2}`,
+	`{"betAmount":1`,
+	"{\"clientSeed\":\"\xff\xfe\"}",
+	`{"clientSeed":"\ud800"}`,
+}
+
+// FuzzDecodeRequest runs arbitrary bodies through the /api decoding path —
+// readObject, the change-password check, decodeObject into every request
+// type — and re-encodes what decodes.
+func FuzzDecodeRequest(f *testing.F) {
+	for _, s := range requestSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		r := httptest.NewRequest(http.MethodPost, "/api/x", bytes.NewReader(body))
+		obj, err := readObject(r)
+		if err != nil {
+			if err.Error() == "" {
+				t.Fatal("readObject: empty error message")
+			}
+			return
+		}
+		if obj == nil {
+			t.Fatal("readObject: nil object without an error")
+		}
+		_ = checkChangePassword(obj)
+		for pattern, newMsg := range apiRequests {
+			msg := newMsg()
+			if err := decodeObject(msg.ProtoReflect(), obj); err != nil {
+				if err.Error() == "" {
+					t.Fatalf("%s: empty decode error", pattern)
+				}
+				continue
+			}
+			var buf bytes.Buffer
+			encodeMessage(&buf, msg.ProtoReflect())
+			if !json.Valid(buf.Bytes()) {
+				t.Fatalf("%s: body %q re-encodes to invalid JSON %s", pattern, body, buf.Bytes())
+			}
+			checkDecimals(t, pattern, msg.ProtoReflect(), obj, buf.Bytes())
+		}
+	})
+}
+
+// checkDecimals asserts that each decimal field holds exactly the text of
+// the JSON value it was decoded from, and that a JSON number goes back out
+// as the same number text.
+func checkDecimals(t *testing.T, pattern string, m protoreflect.Message, obj map[string]any, encoded []byte) {
+	t.Helper()
+	var out map[string]any
+	dec := json.NewDecoder(bytes.NewReader(encoded))
+	dec.UseNumber()
+	if err := dec.Decode(&out); err != nil {
+		t.Fatalf("%s: re-decode %s: %v", pattern, encoded, err)
+	}
+	fields := m.Descriptor().Fields()
+	for i := 0; i < fields.Len(); i++ {
+		fd := fields.Get(i)
+		if fd.Kind() != protoreflect.StringKind || fd.IsList() || !isDecimal(fd) {
+			continue
+		}
+		// The texts the field may have come from: its JSON name and its
+		// proto name (either is accepted).
+		var sources []string
+		for _, key := range []string{fd.JSONName(), fd.TextName()} {
+			switch v := obj[key].(type) {
+			case json.Number:
+				sources = append(sources, v.String())
+			case string:
+				sources = append(sources, v)
+			}
+		}
+		got := m.Get(fd).String()
+		if len(sources) == 0 {
+			if got != "" {
+				t.Fatalf("%s: %s = %q from no input", pattern, fd.JSONName(), got)
+			}
+			continue
+		}
+		if !contains(sources, got) {
+			t.Fatalf("%s: %s = %q, want one of %q", pattern, fd.JSONName(), got, sources)
+		}
+		if n, ok := out[fd.JSONName()].(json.Number); ok {
+			if n.String() != got && got != "" {
+				t.Fatalf("%s: %s encoded as %s, decoded text %q", pattern, fd.JSONName(), n, got)
+			}
+		} else if isJSONNumber(got) {
+			t.Fatalf("%s: %s = %q encoded as %T, want the number", pattern, fd.JSONName(), got, out[fd.JSONName()])
+		}
+	}
+}
+
+func contains(ss []string, s string) bool {
+	for _, x := range ss {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// FuzzIsJSONNumber checks isJSONNumber against encoding/json's grammar.
+func FuzzIsJSONNumber(f *testing.F) {
+	for _, s := range []string{"0", "-0", "1", "-1", "12.5", "1e5", "1E+5", "1e-05", "0.0", "123456789.12345678",
+		"", "-", "01", "1.", ".5", "1e", "1e+", "+1", "--1", "1.5.5", "0x10", "1_000", "NaN", "Infinity", " 1", "1 "} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got := isJSONNumber(s)
+		if got && !json.Valid([]byte(s)) {
+			t.Fatalf("isJSONNumber(%q) = true, but it is not valid JSON", s)
+		}
+		// Made only of number characters, s is valid JSON exactly when it
+		// is a JSON number.
+		if strings.Trim(s, "0123456789+-.eE") == "" {
+			if want := json.Valid([]byte(s)); got != want {
+				t.Fatalf("isJSONNumber(%q) = %v, json.Valid = %v", s, got, want)
+			}
+		}
+	})
+}
