@@ -1,251 +1,171 @@
 // Command load drives a running Fairplay server over its JSON /api and prints
-// throughput and latency percentiles per scenario. It is what `make bench`
-// runs; it sends traffic only to the -url it is given (a local server).
+// throughput and latency percentiles per scenario, operation and endpoint. It
+// is what `make bench` runs; it sends traffic only to the -url it is given (a
+// local server).
 //
-//	go run ./test/load -url http://127.0.0.1:18090 -scenario dice -c 32 -d 15s
+//	go run ./test/load -url http://127.0.0.1:18090 -scenario dice,mix -c 32,64 -d 15s
+//	go run ./test/load -compare .data/bench/bench-OLD.json .data/bench/bench-NEW.json
 //
-// Scenarios: login (sign-in with the development bot token), user (GET
-// /api/auth/user), dice (one bet per request), mix (dice, plinko, keno and
-// balance reads). Players are registered first; the server must run with its
-// rate limits off (FAIRPLAY_RATE_*=0).
+// Scenarios: login (sign-in with the development bot token; slow by design,
+// it hashes a password), user or balance (GET /api/auth/user), dice, plinko,
+// keno (one bet per request), mines (a full round: start with 3 mines, reveal
+// 1 to 3 hidden tiles, cash out unless a mine ended it), blackjack (a full
+// hand: deal, double on a first-two-card 10 or 11, hit below 17, stand on 17
+// or more), pump (start, pump 1 to 3 times, cash out unless it burst), and
+// mix (dice twice as often as each of plinko, keno, mines, blackjack and
+// balance reads). A round is one operation; its requests are also reported
+// per endpoint.
+//
+// Every bet stakes 0.01 against the starting balance (1000 by default); a
+// player that goes broke anyway shows up as errors. Each worker drives its own
+// player, finishes its round when the run's time is up, and before a run (and
+// after a failed round) finishes the player's running games from GET
+// /api/games/active. Players are registered first (with -prefix, an existing
+// player signs in instead); the server must run with its rate limits off
+// (FAIRPLAY_RATE_*=0). The exit status is 3 when any request failed.
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
-	"io"
+	"maps"
 	"math/rand/v2"
 	"net/http"
-	"net/http/cookiejar"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
 )
 
-type player struct {
-	name, token string
-	http        *http.Client
-	csrf        string
-	base        string
+// runConfig is what every run shares.
+type runConfig struct {
+	players []*player
+	pid     int
+	dur     time.Duration
 }
 
-func newPlayer(base, name string, transport http.RoundTripper) (*player, error) {
-	jar, _ := cookiejar.New(nil)
-	p := &player{name: name, base: base, http: &http.Client{Jar: jar, Transport: transport, Timeout: 30 * time.Second}}
-	res, err := p.http.Get(base + "/api/csrf")
-	if err != nil {
-		return nil, err
+// run drives conc workers, each with its own player, through sc for cfg.dur.
+// Operations under way when the time is up are finished and counted; the
+// run's rates divide by the time until the last one ended.
+func run(ctx context.Context, cfg runConfig, sc scenario, conc int) *Result {
+	players := cfg.players[:conc]
+	if sc.stateful() {
+		finishRunning(ctx, players)
 	}
-	defer res.Body.Close()
-	var body struct {
-		CSRFToken string `json:"csrfToken"`
-	}
-	if err := json.NewDecoder(res.Body).Decode(&body); err != nil {
-		return nil, fmt.Errorf("csrf: %w", err)
-	}
-	p.csrf = body.CSRFToken
-	return p, nil
-}
-
-var errStatus = errors.New("unexpected status")
-
-// do sends one request and returns its status; non-2xx is an error.
-func (p *player) do(ctx context.Context, method, path string, body any, out any) error {
-	var rd io.Reader
-	if body != nil {
-		raw, _ := json.Marshal(body)
-		rd = bytes.NewReader(raw)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, p.base+path, rd)
-	if err != nil {
-		return err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("X-CSRF-Token", p.csrf)
-	if p.token != "" {
-		req.Header.Set("Authorization", "Bearer "+p.token)
-	}
-	res, err := p.http.Do(req)
-	if err != nil {
-		return err
-	}
-	defer res.Body.Close()
-	raw, _ := io.ReadAll(res.Body)
-	if res.StatusCode/100 != 2 {
-		return fmt.Errorf("%w %d: %s", errStatus, res.StatusCode, strings.TrimSpace(string(raw)))
-	}
-	if out != nil {
-		return json.Unmarshal(raw, out)
-	}
-	return nil
-}
-
-const botToken = "XXXX.DUMMY.TOKEN.XXXX"
-
-func (p *player) register(ctx context.Context) error {
-	var out struct{ Token string }
-	err := p.do(ctx, "POST", "/api/auth/register", map[string]any{"username": p.name, "email": p.name + "@load.test",
-		"password": "loadtest1", "turnstileToken": botToken}, &out)
-	p.token = out.Token
-	return err
-}
-
-// Result is one scenario's figures.
-type Result struct {
-	Scenario    string  `json:"scenario"`
-	Concurrency int     `json:"concurrency"`
-	Seconds     float64 `json:"seconds"`
-	Requests    int     `json:"requests"`
-	Errors      int     `json:"errors"`
-	RPS         float64 `json:"rps"`
-	P50ms       float64 `json:"p50_ms"`
-	P95ms       float64 `json:"p95_ms"`
-	P99ms       float64 `json:"p99_ms"`
-	// ByOp splits a mixed scenario by operation.
-	ByOp      map[string]*Result `json:"by_op,omitempty"`
-	FirstErr  string             `json:"first_error,omitempty"`
-	latencies []time.Duration
-}
-
-func (r *Result) finish(elapsed time.Duration) {
-	r.Seconds = elapsed.Seconds()
-	r.Requests = len(r.latencies) + r.Errors
-	r.RPS = float64(len(r.latencies)) / r.Seconds
-	slices.Sort(r.latencies)
-	pct := func(q float64) float64 {
-		if len(r.latencies) == 0 {
-			return 0
+	kinds := map[string]string{"resume": kindAux, "refresh": kindAux}
+	res := &Result{Scenario: sc.name, Concurrency: conc, ByOp: map[string]*Result{}}
+	single := len(sc.ops) == 1
+	for _, o := range sc.ops {
+		kinds[o.name] = kindOp
+		if !single {
+			res.ByOp[o.name] = &Result{Scenario: o.name, Kind: kindOp}
+			res.Order = append(res.Order, o.name)
 		}
-		return float64(r.latencies[int(q*float64(len(r.latencies)-1))].Microseconds()) / 1000
-	}
-	r.P50ms, r.P95ms, r.P99ms = pct(.50), pct(.95), pct(.99)
-	for _, sub := range r.ByOp {
-		sub.Concurrency = r.Concurrency
-		sub.finish(elapsed)
-	}
-}
-
-type op struct {
-	name string
-	fn   func(ctx context.Context, p *player) error
-}
-
-func scenarioOps(name string) ([]op, error) {
-	dice := op{"dice", func(ctx context.Context, p *player) error {
-		return p.do(ctx, "POST", "/api/games/dice", map[string]any{"betAmount": 0.01, "rollTarget": 50}, nil)
-	}}
-	plinko := op{"plinko", func(ctx context.Context, p *player) error {
-		return p.do(ctx, "POST", "/api/games/plinko", map[string]any{"betAmount": 0.01, "rows": 12, "risk": "medium"}, nil)
-	}}
-	keno := op{"keno", func(ctx context.Context, p *player) error {
-		return p.do(ctx, "POST", "/api/games/keno", map[string]any{"betAmount": 0.01, "selectedNumbers": []int{3, 7, 11, 19, 23}, "riskLevel": "classic"}, nil)
-	}}
-	user := op{"balance", func(ctx context.Context, p *player) error { return p.do(ctx, "GET", "/api/auth/user", nil, nil) }}
-	login := op{"login", func(ctx context.Context, p *player) error {
-		return p.do(ctx, "POST", "/api/auth/login", map[string]any{"username": p.name, "password": "loadtest1", "turnstileToken": botToken}, nil)
-	}}
-	switch name {
-	case "dice":
-		return []op{dice}, nil
-	case "user":
-		return []op{user}, nil
-	case "login":
-		return []op{login}, nil
-	case "mix":
-		return []op{dice, dice, plinko, keno, user}, nil
-	}
-	return nil, fmt.Errorf("unknown scenario %q", name)
-}
-
-func run(ctx context.Context, players []*player, scenario string, conc int, d time.Duration) (*Result, error) {
-	ops, err := scenarioOps(scenario)
-	if err != nil {
-		return nil, err
-	}
-	res := &Result{Scenario: scenario, Concurrency: conc}
-	if len(ops) > 1 {
-		res.ByOp = map[string]*Result{}
-		for _, o := range ops {
-			res.ByOp[o.name] = &Result{Scenario: o.name}
+		for _, c := range o.calls {
+			kinds[c] = kindCall
+			res.ByOp[c] = &Result{Scenario: c, Kind: kindCall}
+			res.Order = append(res.Order, c)
 		}
 	}
-	ctx, cancel := context.WithTimeout(ctx, d)
-	defer cancel()
+
 	var mu sync.Mutex
 	var wg sync.WaitGroup
-	start := time.Now()
-	for w := range conc {
+	before := takeSample(cfg.pid)
+	deadline := before.at.Add(cfg.dur)
+	for i, p := range players {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			p := players[w%len(players)]
-			rng := rand.New(rand.NewPCG(uint64(w), 7))
-			var lat []time.Duration
-			sub := map[string][]time.Duration{}
-			errs, subErrs := 0, map[string]int{}
-			var first string
-			for ctx.Err() == nil {
-				o := ops[rng.IntN(len(ops))]
-				t0 := time.Now()
-				err := o.fn(ctx, p)
-				if ctx.Err() != nil {
-					break // the run ended mid-request; do not count it
+			w := &worker{p: p, rng: rand.New(rand.NewPCG(uint64(i), uint64(conc))), rec: newRecorder()}
+			for time.Now().Before(deadline) && ctx.Err() == nil {
+				if err := p.fresh(ctx); err != nil {
+					w.rec.fail("refresh", err)
 				}
-				if err != nil {
-					errs++
-					subErrs[o.name]++
-					if first == "" {
-						first = err.Error()
-					}
+				o := sc.pick(w.rng)
+				t0 := time.Now()
+				err := o.fn(ctx, w)
+				if err == nil {
+					w.rec.ok(o.name, time.Since(t0))
 					continue
 				}
-				el := time.Since(t0)
-				lat = append(lat, el)
-				sub[o.name] = append(sub[o.name], el)
+				w.rec.fail(o.name, err)
+				if len(o.calls) > 0 {
+					t1 := time.Now()
+					if err := w.resume(ctx); err != nil {
+						w.rec.fail("resume", err)
+					} else {
+						w.rec.ok("resume", time.Since(t1))
+					}
+				}
+				time.Sleep(5 * time.Millisecond) // do not spin on a failing server
 			}
 			mu.Lock()
-			res.latencies = append(res.latencies, lat...)
-			res.Errors += errs
-			if res.FirstErr == "" {
-				res.FirstErr = first
-			}
-			if res.ByOp != nil {
-				for k, v := range sub {
-					res.ByOp[k].latencies = append(res.ByOp[k].latencies, v...)
+			defer mu.Unlock()
+			res.HTTPRequests += w.rec.calls
+			for name, s := range w.rec.by {
+				switch kinds[name] {
+				case kindOp:
+					res.add(s)
+				case kindAux:
+					res.add(&stats{errors: s.errors, firstErr: s.firstErr, kinds: s.kinds})
 				}
-				for k, v := range subErrs {
-					res.ByOp[k].Errors += v
+				if kinds[name] == kindOp && single {
+					continue
 				}
+				sub := res.ByOp[name]
+				if sub == nil {
+					sub = &Result{Scenario: name, Kind: kinds[name]}
+					res.ByOp[name] = sub
+				}
+				sub.add(s)
 			}
-			mu.Unlock()
 		}()
 	}
 	wg.Wait()
-	res.finish(time.Since(start))
-	return res, nil
+	after := takeSample(cfg.pid)
+	for _, name := range slices.Sorted(maps.Keys(res.ByOp)) {
+		if !slices.Contains(res.Order, name) {
+			res.Order = append(res.Order, name)
+		}
+	}
+	if len(res.ByOp) == 0 {
+		res.ByOp = nil
+	}
+	res.Server = usageBetween(cfg.pid, before, after)
+	res.finish(after.at.Sub(before.at))
+	return res
 }
 
-func main() {
-	url := flag.String("url", "http://127.0.0.1:8080", "server base URL (a local server)")
-	scenarios := flag.String("scenario", "dice", "comma-separated scenarios: login, user, dice, mix")
-	concs := flag.String("c", "32", "comma-separated concurrency levels")
-	dur := flag.Duration("d", 10*time.Second, "duration of each run")
-	users := flag.Int("users", 64, "players to register")
-	jsonOut := flag.String("json", "", "write results as JSON to this file")
-	flag.Parse()
-
-	ctx := context.Background()
-	transport := &http.Transport{MaxIdleConnsPerHost: 512, MaxConnsPerHost: 0, IdleConnTimeout: time.Minute}
-	prefix := fmt.Sprintf("l%x", time.Now().UnixNano()&0xffffff)
-	players := make([]*player, *users)
+// finishRunning ends the players' running games before a run, so a round an
+// earlier run left open does not fail the first start.
+func finishRunning(ctx context.Context, players []*player) {
 	var wg sync.WaitGroup
-	errc := make(chan error, *users)
+	sem := make(chan struct{}, 16)
+	for i, p := range players {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			w := &worker{p: p, rng: rand.New(rand.NewPCG(uint64(i), 1)), rec: newRecorder()}
+			if err := w.resume(ctx); err != nil {
+				fmt.Fprintf(os.Stderr, "warning: finishing %s's running games: %v\n", p.name, err)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// registerPlayers creates n players (signing in those that exist).
+func registerPlayers(ctx context.Context, url, prefix string, n int) ([]*player, error) {
+	transport := &http.Transport{MaxIdleConnsPerHost: 1024, IdleConnTimeout: time.Minute}
+	players := make([]*player, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
 	sem := make(chan struct{}, 8)
 	for i := range players {
 		wg.Add(1)
@@ -253,61 +173,177 @@ func main() {
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			p, err := newPlayer(*url, fmt.Sprintf("%s_%d", prefix, i), transport)
+			p, err := newPlayer(ctx, url, fmt.Sprintf("%s_%d", prefix, i), transport)
 			if err == nil {
 				err = p.register(ctx)
 			}
-			players[i] = p
-			if err != nil {
-				errc <- err
-			}
+			players[i], errs[i] = p, err
 		}()
 	}
 	wg.Wait()
-	close(errc)
-	if err := <-errc; err != nil {
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return players, nil
+}
+
+func parseList(s string) []string {
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// parsePgbench reads "32=1234.5,64=1300" (clients=tps).
+func parsePgbench(s string) (map[string]float64, error) {
+	if s == "" {
+		return nil, nil
+	}
+	m := map[string]float64{}
+	for _, f := range parseList(s) {
+		c, v, ok := strings.Cut(f, "=")
+		tps, err := strconv.ParseFloat(v, 64)
+		if _, cerr := strconv.Atoi(c); !ok || err != nil || cerr != nil {
+			return nil, fmt.Errorf("-pgbench %q: want clients=tps,...", f)
+		}
+		m[c] = tps
+	}
+	return m, nil
+}
+
+func fail(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, format+"\n", args...)
+	os.Exit(2)
+}
+
+func main() {
+	url := flag.String("url", "http://127.0.0.1:8080", "server base URL (a local server)")
+	scenarios := flag.String("scenario", "dice", "comma-separated scenarios: "+strings.Join(scenarioNames, ", "))
+	concs := flag.String("c", "32", "comma-separated concurrency levels (one player per worker)")
+	dur := flag.Duration("d", 10*time.Second, "duration of each run")
+	users := flag.Int("users", 64, "players to register (at least the highest concurrency)")
+	prefix := flag.String("prefix", "", "player name prefix (default random; reuse one to rerun with the same players)")
+	serverPID := flag.Int("server-pid", 0, "the server's process id, to report its CPU and memory")
+	pgbench := flag.String("pgbench", "", "pgbench -N tps by client count, e.g. 32=1234,64=1300, to compare dice bets/s with")
+	label := flag.String("label", "", "a label for the report (e.g. the git version)")
+	jsonOut := flag.String("json", "", "write the report as JSON to this file")
+	compareOld := flag.String("compare", "", "print a before/after table of this older report against the report given as the argument, and exit")
+	flag.Parse()
+
+	if *compareOld != "" {
+		if flag.NArg() != 1 {
+			fail("usage: load -compare OLD.json NEW.json")
+		}
+		out, err := compare(*compareOld, flag.Arg(0))
+		if err != nil {
+			fail("compare: %v", err)
+		}
+		fmt.Print(out)
+		return
+	}
+
+	var scs []scenario
+	for _, name := range parseList(*scenarios) {
+		sc, err := scenarioFor(name)
+		if err != nil {
+			fail("%v", err)
+		}
+		scs = append(scs, sc)
+	}
+	var levels []int
+	for _, s := range parseList(*concs) {
+		c, err := strconv.Atoi(s)
+		if err != nil || c < 1 {
+			fail("bad concurrency %q", s)
+		}
+		levels = append(levels, c)
+	}
+	if len(scs) == 0 || len(levels) == 0 {
+		fail("no scenario or no concurrency level")
+	}
+	pg, err := parsePgbench(*pgbench)
+	if err != nil {
+		fail("%v", err)
+	}
+	if *prefix == "" {
+		*prefix = fmt.Sprintf("l%x", time.Now().UnixNano()&0xffffff)
+	}
+
+	ctx := context.Background()
+	n := max(*users, slices.Max(levels))
+	t0 := time.Now()
+	players, err := registerPlayers(ctx, *url, *prefix, n)
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "register players:", err)
 		os.Exit(1)
 	}
+	fmt.Printf("registered %d players (%s_*) in %.1fs\n", n, *prefix, time.Since(t0).Seconds())
 
-	var results []*Result
-	fmt.Printf("%-10s %5s %9s %8s %9s %8s %8s %8s\n", "scenario", "conc", "requests", "errors", "req/s", "p50 ms", "p95 ms", "p99 ms")
-	for _, sc := range strings.Split(*scenarios, ",") {
-		for _, cs := range strings.Split(*concs, ",") {
-			var c int
-			if _, err := fmt.Sscan(cs, &c); err != nil || c < 1 {
-				fmt.Fprintln(os.Stderr, "bad concurrency", cs)
-				os.Exit(2)
-			}
-			r, err := run(ctx, players, strings.TrimSpace(sc), c, *dur)
-			if err != nil {
-				fmt.Fprintln(os.Stderr, err)
-				os.Exit(2)
-			}
-			results = append(results, r)
-			print := func(name string, r *Result) {
-				fmt.Printf("%-10s %5d %9d %8d %9.1f %8.2f %8.2f %8.2f\n", name, r.Concurrency, r.Requests, r.Errors, r.RPS, r.P50ms, r.P95ms, r.P99ms)
-			}
-			print(r.Scenario, r)
-			for _, k := range slices.Sorted(func(yield func(string) bool) {
-				for k := range r.ByOp {
-					if !yield(k) {
-						return
-					}
-				}
-			}) {
-				print("  "+k, r.ByOp[k])
-			}
-			if r.FirstErr != "" {
-				fmt.Printf("  first error: %s\n", r.FirstErr)
-			}
+	cfg := runConfig{players: players, pid: *serverPID, dur: *dur}
+	report := &Report{When: time.Now().UTC().Format(time.RFC3339), Label: *label, Duration: dur.String(), Users: n, PgbenchTPS: pg}
+	start := takeSample(*serverPID)
+	for _, c := range levels {
+		fmt.Printf("\n== %d concurrent players, %s per scenario ==\n", c, *dur)
+		var t table
+		t.header()
+		fmt.Print(t.String())
+		for _, sc := range scs {
+			r := run(ctx, cfg, sc, c)
+			report.Runs = append(report.Runs, r)
+			var t table
+			t.result(r)
+			t.errors(r)
+			fmt.Print(t.String())
 		}
 	}
+	report.Server = usageBetween(*serverPID, start, takeSample(*serverPID))
+
+	if u := report.Server; u != nil {
+		fmt.Printf("\nserver (pid %d): RSS now %.1f MB, peak (VmHWM) %.1f MB, CPU %.0f%% of one core on average over the load "+
+			"(the load generator itself: %.0f%%)\n", *serverPID, u.RSSMB, u.PeakRSSMB, u.CPUPercent, u.LoadCPUPercent)
+	}
+	if len(pg) > 0 {
+		report.DiceToPgbench = map[string]float64{}
+		fmt.Printf("\n%-8s %12s %14s %8s\n", "clients", "dice bets/s", "pgbench -N tps", "ratio")
+		for _, c := range levels {
+			key := strconv.Itoa(c)
+			tps, ok := pg[key]
+			if !ok {
+				continue
+			}
+			dice, ratio := "-", "n/a"
+			for _, r := range report.Runs {
+				if r.Scenario == "dice" && r.Concurrency == c {
+					dice = fmt.Sprintf("%.1f", r.RPS)
+					if tps > 0 {
+						report.DiceToPgbench[key] = r.RPS / tps
+						ratio = fmt.Sprintf("%.3f", r.RPS/tps)
+					}
+				}
+			}
+			fmt.Printf("%-8d %12s %14.1f %8s\n", c, dice, tps, ratio)
+		}
+	}
+	errors := 0
+	for _, r := range report.Runs {
+		errors += r.Errors
+	}
+	if errors > 0 {
+		fmt.Printf("\n%d errors in all (see the ! lines above)\n", errors)
+	}
 	if *jsonOut != "" {
-		raw, _ := json.MarshalIndent(results, "", "  ")
-		if err := os.WriteFile(*jsonOut, raw, 0o644); err != nil {
+		raw, _ := json.MarshalIndent(report, "", "  ")
+		if err := os.WriteFile(*jsonOut, append(raw, '\n'), 0o644); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
+	}
+	if errors > 0 {
+		os.Exit(3) // the figures stand, but the run was not clean
 	}
 }
