@@ -56,6 +56,10 @@ type Principal struct {
 	SessionID uuid.UUID
 	Username  string
 	IsAdmin   bool
+	// LiveSince is the oldest last use that kept the session live when the
+	// token was checked, for callers that check the session again in their
+	// own transaction (bets do).
+	LiveSince time.Time
 }
 
 // Client is what the transport knows about the caller's connection.

@@ -285,7 +285,26 @@ type Tokens struct {
 	keys *KeySet
 	ttl  time.Duration
 	now  func() time.Time
+
+	// verified remembers tokens whose signature checked out, so a player's
+	// stream of requests pays for one Ed25519 verification a minute rather
+	// than one per request (see Verify).
+	mu       sync.Mutex
+	verified map[[sha256.Size]byte]verifiedToken
 }
+
+// verifiedToken is a remembered verification: the token's ids, its signing
+// key, and its expiry.
+type verifiedToken struct {
+	userID, sessionID uuid.UUID
+	kid               string
+	key               ed25519.PublicKey
+	until             time.Time
+}
+
+// maxVerified bounds the remembered verifications' memory (about 150 bytes
+// each).
+const maxVerified = 50_000
 
 const tokenIssuer = "fairplay"
 
@@ -326,25 +345,71 @@ func (t *Tokens) Issue(userID, sessionID uuid.UUID) (string, error) {
 // Verify checks an access token's signature, issuer and expiry and returns
 // its user and session ids.
 func (t *Tokens) Verify(token string) (userID, sessionID uuid.UUID, err error) {
+	key := sha256.Sum256([]byte(token))
+	now := t.now()
+	t.mu.Lock()
+	v, ok := t.verified[key]
+	t.mu.Unlock()
+	if ok && now.Before(v.until) {
+		// Still signed by a key we honour (a pruned key's tokens stop at once).
+		if k, ok := t.keys.verificationKey(v.kid); ok && k.Equal(v.key) {
+			return v.userID, v.sessionID, nil
+		}
+	}
+	v, err = t.verify(token)
+	if err != nil {
+		return uuid.Nil, uuid.Nil, err
+	}
+	t.remember(key, v, now)
+	return v.userID, v.sessionID, nil
+}
+
+// remember stores a verification; when the map is full it first drops the
+// expired ones, and everything if that is not enough.
+func (t *Tokens) remember(key [sha256.Size]byte, v verifiedToken, now time.Time) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if len(t.verified) >= maxVerified {
+		for k, e := range t.verified {
+			if !now.Before(e.until) {
+				delete(t.verified, k)
+			}
+		}
+		if len(t.verified) >= maxVerified {
+			clear(t.verified)
+		}
+	}
+	if t.verified == nil {
+		t.verified = make(map[[sha256.Size]byte]verifiedToken)
+	}
+	t.verified[key] = v
+}
+
+// verify checks the token's signature, issuer and expiry.
+func (t *Tokens) verify(token string) (verifiedToken, error) {
 	var c accessClaims
-	_, err = jwt.ParseWithClaims(token, &c, func(tok *jwt.Token) (any, error) {
+	var v verifiedToken
+	_, err := jwt.ParseWithClaims(token, &c, func(tok *jwt.Token) (any, error) {
 		kid, _ := tok.Header["kid"].(string)
 		key, ok := t.keys.verificationKey(kid)
 		if !ok {
 			return nil, fmt.Errorf("unknown key id %q", kid)
 		}
+		v.kid, v.key = kid, key
 		return key, nil
 	}, jwt.WithValidMethods([]string{"EdDSA"}), jwt.WithIssuer(tokenIssuer), jwt.WithExpirationRequired(),
 		jwt.WithTimeFunc(t.now))
-	if err != nil {
-		return uuid.Nil, uuid.Nil, ErrBadToken
+	if err != nil || c.ExpiresAt == nil {
+		return verifiedToken{}, ErrBadToken
 	}
-	userID, err1 := uuid.Parse(c.Subject)
-	sessionID, err2 := uuid.Parse(c.SessionID)
+	var err1, err2 error
+	v.userID, err1 = uuid.Parse(c.Subject)
+	v.sessionID, err2 = uuid.Parse(c.SessionID)
 	if err1 != nil || err2 != nil {
-		return uuid.Nil, uuid.Nil, ErrBadToken
+		return verifiedToken{}, ErrBadToken
 	}
-	return userID, sessionID, nil
+	v.until = c.ExpiresAt.Time
+	return v, nil
 }
 
 // newRefreshToken returns a random refresh token and the hash stored for it.

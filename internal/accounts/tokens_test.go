@@ -152,3 +152,38 @@ func TestEmptyKeyDirIsAnError(t *testing.T) {
 		t.Fatal("an empty key directory loaded")
 	}
 }
+
+// A verified token is remembered, but never beyond its expiry, and a
+// tampered copy of it is checked (and refused) on its own.
+func TestVerifiedTokensExpire(t *testing.T) {
+	t.Parallel()
+	clk := &clock{t: time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)}
+	dir := t.TempDir()
+	if _, err := accounts.WriteNewKey(dir, clk.Now().Add(-time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	keys, err := accounts.LoadKeySet(dir, accounts.KeySetOptions{Now: clk.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tokens := accounts.NewTokens(keys, 15*time.Minute, clk.Now)
+	user, sess := uuid.New(), uuid.New()
+	tok, err := tokens.Issue(user, sess)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		u, s, err := tokens.Verify(tok)
+		if err != nil || u != user || s != sess {
+			t.Fatalf("verify #%d: %v %v %v", i, u, s, err)
+		}
+	}
+	tampered := tok[:len(tok)-2] + map[bool]string{true: "AA", false: "BB"}[tok[len(tok)-2:] != "AA"]
+	if _, _, err := tokens.Verify(tampered); err == nil {
+		t.Fatal("a tampered token verified")
+	}
+	clk.Advance(15*time.Minute + time.Second)
+	if _, _, err := tokens.Verify(tok); err == nil {
+		t.Fatal("an expired token verified from memory")
+	}
+}

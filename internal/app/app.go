@@ -152,9 +152,11 @@ func activityMetrics(svc *admin.Service) func(context.Context) (telemetry.Activi
 // Handler is the server's root handler.
 func (a *App) Handler() http.Handler { return a.Server.Handler() }
 
-// Run starts background work (key reloading) until ctx ends.
+// Run starts background work (key reloading, folding the bet statistics)
+// until ctx ends.
 func (a *App) Run(ctx context.Context) {
 	go a.Keys.Watch(ctx, 10*time.Second)
+	go postgres.FoldBetStatsEvery(ctx, a.Postgres, time.Second, a.log)
 }
 
 // Close releases the connections.

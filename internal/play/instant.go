@@ -176,49 +176,32 @@ func (s *Service) placeInstant(ctx context.Context, p accounts.Principal, game G
 	if err != nil {
 		return Settlement{}, games.Outcome{}, err
 	}
-	betID := uuid.Must(uuid.NewV7())
-	var st Settlement
+	bet := Bet{ID: uuid.Must(uuid.NewV7()), UserID: p.UserID, Game: game, Status: StatusSettled, Amount: stake,
+		Params: rawParams, CreatedAt: s.now()}
+	bet.SettledAt = &bet.CreatedAt
 	var outcome games.Outcome
-	err = s.store.InTx(ctx, func(tx Store) error {
-		now := s.now()
-		bal, err := tx.Debit(ctx, p.UserID, stake, betID, now)
-		if err != nil {
-			return err
-		}
-		pair, err := s.takeNonce(ctx, tx, p.UserID)
-		if err != nil {
-			return err
-		}
+	pair, bal, err := s.placeBet(ctx, p, bet, func(pair SeedPair) (Draw, error) {
 		out, err := games.Replay(game, fair.NewStream(pair.ServerSeed, pair.ClientSeed, uint64(pair.Nonce)), params)
 		if err != nil {
-			return invalid(err)
+			return Draw{}, invalid(err)
 		}
 		mult := multiplierOf(out)
 		payout, err := money.MulFloor(stake, mult)
 		if err != nil {
-			return fmt.Errorf("payout: %w", err)
-		}
-		if payout > 0 {
-			if bal, err = tx.Credit(ctx, p.UserID, payout, betID, now); err != nil {
-				return err
-			}
+			return Draw{}, fmt.Errorf("payout: %w", err)
 		}
 		rawOut, err := json.Marshal(recordedOutcome(out))
 		if err != nil {
-			return err
+			return Draw{}, err
 		}
-		bet := Bet{ID: betID, UserID: p.UserID, Game: game, Status: StatusSettled, Amount: stake, Multiplier: mult,
-			Payout: payout, SeedPairID: pair.ID, ClientSeed: pair.ClientSeed, Nonce: pair.Nonce,
-			Params: rawParams, State: rawOut, CreatedAt: now, SettledAt: &now}
-		if err := tx.InsertBet(ctx, bet); err != nil {
-			return err
-		}
-		st, outcome = Settlement{Bet: bet, Balance: bal, Pair: pair}, out
-		return nil
+		outcome, bet.Multiplier, bet.Payout, bet.State = out, mult, payout, rawOut
+		return Draw{Status: StatusSettled, Multiplier: mult, Payout: payout, Params: rawParams, State: rawOut}, nil
 	})
 	if err != nil {
 		return Settlement{}, games.Outcome{}, fmt.Errorf("place %s bet: %w", game, err)
 	}
+	bet.SeedPairID, bet.ClientSeed, bet.Nonce = pair.ID, pair.ClientSeed, pair.Nonce
+	st := Settlement{Bet: bet, Balance: bal, Pair: pair}
 	if s.metrics != nil {
 		s.metrics.BetSettled(string(game), stake, st.Bet.Payout)
 	}

@@ -75,6 +75,30 @@ const (
 	StatusSettled = "settled"
 )
 
+// NewBet is a bet about to be placed (see Store.PlaceBet).
+type NewBet struct {
+	ID     uuid.UUID
+	UserID uuid.UUID
+	// SessionID, when set, is the caller's session, checked in the bet's own
+	// transaction: live when not revoked and used at or after LiveSince.
+	SessionID uuid.UUID
+	LiveSince time.Time
+	Game      Game
+	Stake     money.Amount
+	At        time.Time
+}
+
+// Draw is what a bet's seed pair decided: the bet's status (an instant bet
+// settles at once, a stateful game starts active), its multiplier and
+// payout, and its params and state as stored.
+type Draw struct {
+	Status     string
+	Multiplier money.Multiplier
+	Payout     money.Amount
+	Params     json.RawMessage
+	State      json.RawMessage
+}
+
 // BetWithSeeds is a bet with its seed pair (whose server seed the caller may
 // show only once the pair is revealed).
 type BetWithSeeds struct {
@@ -94,9 +118,16 @@ type Store interface {
 	Credit(ctx context.Context, userID uuid.UUID, amount money.Amount, betID uuid.UUID, at time.Time) (money.Amount, error)
 	// Balance returns a live user's balance.
 	Balance(ctx context.Context, userID uuid.UUID) (money.Amount, error)
-	// TakeNonce increments the active pair's nonce and returns the pair with
-	// the nonce to use, or ErrNoSeedPair when the user has no active pair.
-	TakeNonce(ctx context.Context, userID uuid.UUID) (SeedPair, error)
+	// PlaceBet places one bet in one transaction: it refuses a bet whose
+	// session (when b.SessionID is set) or player is gone with ErrUserGone
+	// and a stake above the balance with ErrInsufficientBalance, takes the
+	// active seed pair's next nonce (ErrNoSeedPair when there is none), lets
+	// draw decide the outcome from the pair, then debits the stake, credits
+	// the payout (each with its ledger entry) and inserts the bet
+	// (ErrGameInProgress for a second active game of its kind). It returns
+	// the pair used and the balance after. Any refusal or error changes
+	// nothing, not even the nonce.
+	PlaceBet(ctx context.Context, b NewBet, draw func(SeedPair) (Draw, error)) (SeedPair, money.Amount, error)
 	// ActiveSeedPair returns the user's active pair, or ErrNoSeedPair.
 	ActiveSeedPair(ctx context.Context, userID uuid.UUID, forUpdate bool) (SeedPair, error)
 	// InsertSeedPair stores a new active pair; ErrSeedPairExists if one is active.
@@ -107,9 +138,6 @@ type Store interface {
 	RevealSeedPair(ctx context.Context, id uuid.UUID, at time.Time) error
 	// HasActiveGame reports whether the user has a running stateful game.
 	HasActiveGame(ctx context.Context, userID uuid.UUID) (bool, error)
-	// InsertBet records a bet; ErrGameInProgress when it is a second
-	// active bet of its game for the user.
-	InsertBet(ctx context.Context, b Bet) error
 	// ListBets returns a page of the user's bets, newest first, and the total count.
 	ListBets(ctx context.Context, userID uuid.UUID, offset, limit int) ([]BetWithSeeds, int, error)
 	// GetBet returns one of the user's bets, or ErrBetNotFound.

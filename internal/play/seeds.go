@@ -9,6 +9,7 @@ import (
 
 	"github.com/fairplay/fairplay/internal/accounts"
 	"github.com/fairplay/fairplay/internal/fair"
+	"github.com/fairplay/fairplay/internal/money"
 )
 
 // newSeedPair makes a fresh pair for userID with clientSeed (random when empty).
@@ -42,16 +43,20 @@ func (s *Service) ensurePair(ctx context.Context, st Store, userID uuid.UUID, fo
 	return st.ActiveSeedPair(ctx, userID, forUpdate)
 }
 
-// takeNonce returns the active pair with the nonce this bet uses.
-func (s *Service) takeNonce(ctx context.Context, st Store, userID uuid.UUID) (SeedPair, error) {
-	p, err := st.TakeNonce(ctx, userID)
+// placeBet places b for the caller through Store.PlaceBet, checking the
+// caller's session in the bet's transaction. A player's first bet finds no
+// seed pair: the pair is created and the bet placed again.
+func (s *Service) placeBet(ctx context.Context, p accounts.Principal, b Bet, draw func(SeedPair) (Draw, error)) (SeedPair, money.Amount, error) {
+	nb := NewBet{ID: b.ID, UserID: p.UserID, SessionID: p.SessionID, LiveSince: p.LiveSince, Game: b.Game,
+		Stake: b.Amount, At: b.CreatedAt}
+	pair, bal, err := s.store.PlaceBet(ctx, nb, draw)
 	if !errors.Is(err, ErrNoSeedPair) {
-		return p, err
+		return pair, bal, err
 	}
-	if _, err := s.ensurePair(ctx, st, userID, false); err != nil {
-		return SeedPair{}, err
+	if _, err := s.ensurePair(ctx, s.store, p.UserID, false); err != nil {
+		return SeedPair{}, 0, err
 	}
-	return st.TakeNonce(ctx, userID)
+	return s.store.PlaceBet(ctx, nb, draw)
 }
 
 // Seeds returns the caller's active pair (creating it on first use).

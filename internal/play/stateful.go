@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -85,44 +87,35 @@ func startGame[G any](ctx context.Context, s *Service, p accounts.Principal, k k
 	if err := s.limitBets(ctx, p.UserID); err != nil {
 		return nil, err
 	}
-	betID := uuid.Must(uuid.NewV7())
-	var r *Round[G]
-	err := s.store.InTx(ctx, func(tx Store) error {
-		running, err := tx.ActiveGames(ctx, p.UserID)
-		if err != nil {
-			return err
-		}
-		for _, b := range running {
-			if b.Game == k.game {
-				return ErrGameInProgress
-			}
-		}
-		now := s.now()
-		bal, err := tx.Debit(ctx, p.UserID, stake, betID, now)
-		if err != nil {
-			return err
-		}
-		pair, err := s.takeNonce(ctx, tx, p.UserID)
-		if err != nil {
-			return err
-		}
+	now := s.now()
+	r := &Round[G]{
+		Bet:    Bet{ID: uuid.Must(uuid.NewV7()), UserID: p.UserID, Game: k.game, Status: StatusActive, Amount: stake, CreatedAt: now},
+		Params: params,
+	}
+	pair, bal, err := s.placeBet(ctx, p, r.Bet, func(pair SeedPair) (Draw, error) {
 		g, err := deal(fair.NewStream(pair.ServerSeed, pair.ClientSeed, uint64(pair.Nonce)))
 		if err != nil {
-			return err
+			return Draw{}, err
 		}
-		r = &Round[G]{
-			Bet: Bet{ID: betID, UserID: p.UserID, Game: k.game, Status: StatusActive, Amount: stake,
-				SeedPairID: pair.ID, ClientSeed: pair.ClientSeed, Nonce: pair.Nonce, CreatedAt: now},
-			Pair: pair, Params: params, Game: g, Balance: bal,
+		r.Pair, r.Game = pair, g
+		r.Bet.SeedPairID, r.Bet.ClientSeed, r.Bet.Nonce = pair.ID, pair.ClientSeed, pair.Nonce
+		if err := record(k, r, now); err != nil {
+			return Draw{}, err
 		}
-		if err := record(ctx, s, tx, k, r); err != nil {
-			return err
-		}
-		return tx.InsertBet(ctx, r.Bet)
+		return Draw{Status: r.Bet.Status, Multiplier: r.Bet.Multiplier, Payout: r.Bet.Payout, Params: r.Bet.Params,
+			State: r.Bet.State}, nil
 	})
+	if errors.Is(err, ErrInsufficientBalance) {
+		// A running game of the kind is the first thing to tell the player.
+		if running, aerr := s.store.ActiveGames(ctx, p.UserID); aerr == nil &&
+			slices.ContainsFunc(running, func(b BetWithSeeds) bool { return b.Game == k.game }) {
+			err = ErrGameInProgress
+		}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("start %s: %w", k.game, err)
 	}
+	r.Pair, r.Balance = pair, bal
 	observe(s, r)
 	return r, nil
 }
@@ -152,13 +145,17 @@ func act[G any](ctx context.Context, s *Service, p accounts.Principal, k kind[G]
 		if err := action(tx, r); err != nil {
 			return err
 		}
-		if err := record(ctx, s, tx, k, r); err != nil {
+		now := s.now()
+		if err := record(k, r, now); err != nil {
 			return err
 		}
-		if !r.Over() {
-			if r.Balance, err = tx.Balance(ctx, p.UserID); err != nil {
-				return err
-			}
+		if r.Bet.Payout > 0 && r.Over() {
+			r.Balance, err = tx.Credit(ctx, p.UserID, r.Bet.Payout, r.Bet.ID, now)
+		} else {
+			r.Balance, err = tx.Balance(ctx, p.UserID)
+		}
+		if err != nil {
+			return err
 		}
 		return tx.UpdateBet(ctx, r.Bet)
 	})
@@ -171,7 +168,7 @@ func act[G any](ctx context.Context, s *Service, p accounts.Principal, k kind[G]
 
 // record writes the round's params and state into its bet: the rules' state
 // while the game runs; once the rules have ended it, the settlement.
-func record[G any](ctx context.Context, s *Service, tx Store, k kind[G], r *Round[G]) error {
+func record[G any](k kind[G], r *Round[G], now time.Time) error {
 	params, err := json.Marshal(r.Params)
 	if err != nil {
 		return err
@@ -183,15 +180,16 @@ func record[G any](ctx context.Context, s *Service, tx Store, k kind[G], r *Roun
 		}
 		return nil
 	}
-	return settle(ctx, s, tx, k, r)
+	return settle(k, r, now)
 }
 
 // settle ends a game the rules have ended: it replays the game from its seeds
 // and recorded params, which must agree with the rules' own result (else the
 // transaction fails rather than pay a result the player could not verify),
-// credits stake × multiplier rounded down, and turns the bet into a settled
-// one whose state is the replayed outcome, as Verify recomputes it.
-func settle[G any](ctx context.Context, s *Service, tx Store, k kind[G], r *Round[G]) error {
+// and turns the bet into a settled one paying stake × multiplier rounded
+// down, whose state is the replayed outcome, as Verify recomputes it. The
+// caller credits the payout in the same transaction.
+func settle[G any](k kind[G], r *Round[G], now time.Time) error {
 	replayed, err := games.Replay(k.game,
 		fair.NewStream(r.Pair.ServerSeed, r.Bet.ClientSeed, uint64(r.Bet.Nonce)), r.Params)
 	if err != nil {
@@ -204,14 +202,6 @@ func settle[G any](ctx context.Context, s *Service, tx Store, k kind[G], r *Roun
 	payout, err := money.MulFloor(r.Bet.Amount, mult)
 	if err != nil {
 		return fmt.Errorf("payout: %w", err)
-	}
-	now := s.now()
-	if payout > 0 {
-		if r.Balance, err = tx.Credit(ctx, r.Bet.UserID, payout, r.Bet.ID, now); err != nil {
-			return err
-		}
-	} else if r.Balance, err = tx.Balance(ctx, r.Bet.UserID); err != nil {
-		return err
 	}
 	if r.Bet.State, err = json.Marshal(recordedOutcome(replayed)); err != nil {
 		return err

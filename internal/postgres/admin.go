@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"math/big"
 	"strings"
 	"time"
@@ -22,7 +23,9 @@ import (
 //
 // The statistics read the rollups of migration 00004 (user_stats_*,
 // bet_stats_*), which triggers keep exact in the same transaction as every
-// write to users and bets. A time window is cut into whole UTC days (daily
+// write to users and bets — for bets through bet_stats_pending (migration
+// 00005), whose rows readers add to the rollups until FoldBetStatsEvery
+// moves them in. A time window is cut into whole UTC days (daily
 // rows), whole hours (hourly rows) and the partial hours at its two ends
 // (users or bets through their created_at indexes); see spans. Totals sum a
 // handful of rows (one per game and shard).
@@ -174,18 +177,29 @@ func (s *AdminStore) UserCounts(ctx context.Context, periods []admin.Period) (in
 // BetFigures sums bets by game in total and placed in each period.
 func (s *AdminStore) BetFigures(ctx context.Context, periods []admin.Period) (admin.ByGame, []admin.ByGame, error) {
 	var q query
-	q.parts = append(q.parts, `SELECT -1 AS p, game, bets, wagered, settled_wagered, paid_out FROM bet_stats_total`)
+	q.parts = append(q.parts, `SELECT -1 AS p, game, bets, wagered, settled_wagered, paid_out FROM bet_stats_total`,
+		`SELECT -1, game, bets, wagered, settled_wagered, paid_out FROM bet_stats_pending`)
+	// The differences not yet folded into the rollups count in every rollup
+	// span they fall in: one pass over the (small) pending table.
+	var pendP []int32
+	var pendFrom, pendTo []time.Time
 	for i, p := range periods {
 		for _, sp := range spans(p) {
 			if sp.suffix != "" {
 				q.parts = append(q.parts, fmt.Sprintf(`SELECT %d, game, bets, wagered, settled_wagered, paid_out
 					FROM bet_stats_%s WHERE bucket >= %s AND bucket < %s`, i, sp.suffix, q.arg(sp.from), q.arg(sp.to)))
+				pendP, pendFrom, pendTo = append(pendP, int32(i)), append(pendFrom, sp.from), append(pendTo, sp.to)
 			} else {
 				q.parts = append(q.parts, fmt.Sprintf(`SELECT %d, game, count(*), sum(amount),
 					coalesce(sum(amount) FILTER (WHERE status = 'settled'), 0), sum(payout)
 					FROM bets WHERE created_at >= %s AND created_at < %s GROUP BY game`, i, q.arg(sp.from), q.arg(sp.to)))
 			}
 		}
+	}
+	if len(pendP) > 0 {
+		q.parts = append(q.parts, fmt.Sprintf(`SELECT s.p, b.game, b.bets, b.wagered, b.settled_wagered, b.paid_out
+			FROM bet_stats_pending b JOIN unnest(%s::int[], %s::timestamptz[], %s::timestamptz[]) AS s (p, f, t)
+			  ON b.created_at >= s.f AND b.created_at < s.t`, q.arg(pendP), q.arg(pendFrom), q.arg(pendTo)))
 	}
 	total := admin.ByGame{}
 	per := make([]admin.ByGame, len(periods))
@@ -463,6 +477,43 @@ func (s *AdminStore) ListAudit(ctx context.Context, target uuid.UUID, offset int
 		return nil, 0, fmt.Errorf("list audit entries: %w", err)
 	}
 	return entries, total, nil
+}
+
+// FoldBetStats moves the bet statistics' pending differences into the
+// rollups (see migration 00005) and returns how many rows it folded; 0 also
+// when another server is folding at the moment.
+func FoldBetStats(ctx context.Context, pool *pgxpool.Pool) (int64, error) {
+	var n int64
+	if err := pool.QueryRow(ctx, `SELECT fairplay_fold_bet_stats()`).Scan(&n); err != nil {
+		return 0, fmt.Errorf("fold bet statistics: %w", err)
+	}
+	return n, nil
+}
+
+// FoldBetStatsEvery folds the bet statistics every interval until ctx ends,
+// so the pending table the readers scan stays small. A failure (Postgres
+// restarting, say) is logged and the next tick tries again; nothing is lost,
+// the differences wait in the table.
+func FoldBetStatsEvery(ctx context.Context, pool *pgxpool.Pool, interval time.Duration, log *slog.Logger) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	failing := false
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		_, err := FoldBetStats(ctx, pool)
+		switch {
+		case err != nil && ctx.Err() == nil && !failing:
+			log.WarnContext(ctx, "folding bet statistics failed; retrying every tick", "err", err)
+			failing = true
+		case err == nil && failing:
+			log.InfoContext(ctx, "folding bet statistics works again")
+			failing = false
+		}
+	}
 }
 
 // RebuildStats recomputes the statistics rollups from users and bets, with

@@ -121,7 +121,24 @@ func TestStatsRollupsMatchBaseTables(t *testing.T) {
 			t.Fatalf("%s: active players %d, want %d", label, active, want)
 		}
 	}
-	check("triggers")
+	check("triggers, nothing folded")
+	if queryInt(t, pool, `SELECT count(*) FROM bet_stats_pending`) == 0 {
+		t.Fatal("bet changes left no pending statistics")
+	}
+	// Fold half way: some changes after the fold stay pending.
+	if n, err := postgres.FoldBetStats(ctx, pool); err != nil || n == 0 {
+		t.Fatalf("fold: %d %v", n, err)
+	}
+	if left := queryInt(t, pool, `SELECT count(*) FROM bet_stats_pending`); left != 0 {
+		t.Fatalf("%d rows pending after a fold", left)
+	}
+	mustExec(t, pool, `UPDATE bets SET payout = payout + 1 WHERE nonce % 7 = 0`)
+	mustExec(t, pool, `DELETE FROM bets WHERE id = ANY($1)`, bets[20:30])
+	check("triggers, folded and pending")
+	if _, err := postgres.FoldBetStats(ctx, pool); err != nil {
+		t.Fatal(err)
+	}
+	check("triggers, folded")
 	if err := postgres.RebuildStats(ctx, pool); err != nil {
 		t.Fatal(err)
 	}

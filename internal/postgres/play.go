@@ -73,13 +73,6 @@ func scanSeedPair(row pgx.Row) (play.SeedPair, error) {
 	return p, err
 }
 
-// TakeNonce increments and returns the active pair's nonce.
-func (s *PlayStore) TakeNonce(ctx context.Context, userID uuid.UUID) (play.SeedPair, error) {
-	return scanSeedPair(s.db.QueryRow(ctx, `
-		UPDATE seed_pairs SET nonce = nonce + 1 WHERE user_id = $1 AND revealed_at IS NULL
-		RETURNING `+seedPairColumns, userID))
-}
-
 // ActiveSeedPair returns the active pair, optionally locking it.
 func (s *PlayStore) ActiveSeedPair(ctx context.Context, userID uuid.UUID, forUpdate bool) (play.SeedPair, error) {
 	q := `SELECT ` + seedPairColumns + ` FROM seed_pairs WHERE user_id = $1 AND revealed_at IS NULL`
@@ -126,23 +119,6 @@ func (s *PlayStore) HasActiveGame(ctx context.Context, userID uuid.UUID) (bool, 
 	var ok bool
 	err := s.db.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM bets WHERE user_id = $1 AND status = 'active')`, userID).Scan(&ok)
 	return ok, err
-}
-
-// InsertBet records a bet.
-func (s *PlayStore) InsertBet(ctx context.Context, b play.Bet) error {
-	_, err := s.db.Exec(ctx, `
-		INSERT INTO bets (id, user_id, game, status, amount, multiplier, payout, seed_pair_id, client_seed, nonce,
-		                  params, state, created_at, settled_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
-		b.ID, b.UserID, string(b.Game), b.Status, int64(b.Amount), int64(b.Multiplier), int64(b.Payout),
-		b.SeedPairID, b.ClientSeed, b.Nonce, b.Params, b.State, b.CreatedAt, b.SettledAt)
-	if constraintError(err, codeUniqueViolation) == "bets_one_active_key" {
-		return play.ErrGameInProgress
-	}
-	if err != nil {
-		return fmt.Errorf("insert bet: %w", err)
-	}
-	return nil
 }
 
 const betColumns = `b.id, b.user_id, b.game, b.status, b.amount, b.multiplier, b.payout, b.seed_pair_id, b.client_seed,
@@ -228,4 +204,134 @@ func (s *PlayStore) ActiveGames(ctx context.Context, userID uuid.UUID) ([]play.B
 		return nil, fmt.Errorf("active games: %w", err)
 	}
 	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (play.BetWithSeeds, error) { return scanBet(r) })
+}
+
+// PlaceBet runs one bet as one transaction in two round trips. The first
+// sends BEGIN with a statement that checks the caller's session, locks the
+// player's row (so the balance it reads is the one the debit will change)
+// and takes the active seed pair's next nonce. draw decides the outcome from
+// the pair in between. The second sends one statement that moves the money
+// — stake out, payout in, a ledger entry for each — and records the bet,
+// followed by COMMIT. Every refusal rolls back, so a refused bet changes
+// nothing, not even the nonce.
+func (s *PlayStore) PlaceBet(ctx context.Context, b play.NewBet, draw func(play.SeedPair) (play.Draw, error)) (play.SeedPair, money.Amount, error) {
+	if _, inTx := s.db.(pgx.Tx); inTx {
+		return play.SeedPair{}, 0, errors.New("place bet: already in a transaction")
+	}
+	conn, err := s.pool.Acquire(ctx)
+	if err != nil {
+		return play.SeedPair{}, 0, fmt.Errorf("place bet: %w", err)
+	}
+	pair, bal, err := placeBet(ctx, conn.Conn(), b, draw)
+	if conn.Conn().PgConn().TxStatus() != 'I' {
+		// Refused, failed or cut off between the round trips: roll back, and
+		// drop a connection that cannot even do that.
+		if _, rerr := conn.Exec(context.WithoutCancel(ctx), "ROLLBACK"); rerr != nil {
+			_ = conn.Conn().Close(context.WithoutCancel(ctx))
+		}
+	}
+	conn.Release()
+	return pair, bal, err
+}
+
+// lockBetSQL is the first round trip's statement. $2 NULL skips the session
+// check. It always returns one row: the balance is NULL when the session or
+// the player is gone, the pair's columns are NULL when there is no active
+// pair or the stake is above the balance (no nonce is taken then).
+const lockBetSQL = `
+	WITH u AS (
+		SELECT balance FROM users
+		WHERE id = $1 AND deleted_at IS NULL
+		  AND ($2::uuid IS NULL OR EXISTS (
+		      SELECT 1 FROM sessions
+		      WHERE id = $2 AND user_id = $1 AND revoked_at IS NULL AND last_used_at >= $3))
+		FOR UPDATE
+	), n AS (
+		UPDATE seed_pairs SET nonce = nonce + 1
+		WHERE user_id = $1 AND revealed_at IS NULL AND (SELECT balance FROM u) >= $4
+		RETURNING ` + seedPairColumns + `
+	)
+	SELECT (SELECT balance FROM u), n.id, n.user_id, n.server_seed, n.server_seed_hash, n.client_seed, n.nonce,
+	       n.created_at, n.revealed_at
+	FROM (VALUES (1)) one LEFT JOIN n ON true`
+
+// settleBetSQL is the second round trip's statement: the debit and the
+// credit as one balance change with a ledger entry each (the payout's only
+// when there is one), and the bet row.
+const settleBetSQL = `
+	WITH u AS (
+		UPDATE users SET balance = balance - $2::bigint + $3::bigint WHERE id = $1::uuid
+		RETURNING balance
+	), l AS (
+		INSERT INTO ledger_entries (user_id, kind, amount, balance_after, ref_id, note, created_at)
+		SELECT $1::uuid, e.kind, e.amount, e.balance_after, $4::uuid, '', $13::timestamptz
+		FROM u, LATERAL (VALUES (1, 'bet', -$2::bigint, u.balance - $3), (2, 'payout', $3::bigint, u.balance))
+		     AS e(n, kind, amount, balance_after)
+		WHERE e.amount <> 0
+		ORDER BY e.n
+	), b AS (
+		INSERT INTO bets (id, user_id, game, status, amount, multiplier, payout, seed_pair_id, client_seed, nonce,
+		                  params, state, created_at, settled_at)
+		SELECT $4::uuid, $1::uuid, $5::text, $6::text, $2::bigint, $7::bigint, $3::bigint, $8::uuid, $9::text,
+		       $10::bigint, $11::jsonb, $12::jsonb, $13::timestamptz, $14::timestamptz FROM u
+	)
+	SELECT balance FROM u`
+
+func placeBet(ctx context.Context, conn *pgx.Conn, b play.NewBet, draw func(play.SeedPair) (play.Draw, error)) (play.SeedPair, money.Amount, error) {
+	var session any
+	if b.SessionID != uuid.Nil {
+		session = b.SessionID
+	}
+	var (
+		balance *int64
+		pairID  *uuid.UUID
+		p       play.SeedPair
+		userID  *uuid.UUID
+		server  *string
+		hash    *string
+		client  *string
+		nonce   *int64
+		created *time.Time
+	)
+	batch := &pgx.Batch{}
+	batch.Queue("BEGIN")
+	batch.Queue(lockBetSQL, b.UserID, session, b.LiveSince, int64(b.Stake)).QueryRow(func(row pgx.Row) error {
+		return row.Scan(&balance, &pairID, &userID, &server, &hash, &client, &nonce, &created, &p.RevealedAt)
+	})
+	if err := conn.SendBatch(ctx, batch).Close(); err != nil {
+		return p, 0, fmt.Errorf("place bet: %w", err)
+	}
+	switch {
+	case balance == nil:
+		return p, 0, play.ErrUserGone
+	case *balance < int64(b.Stake):
+		return p, 0, play.ErrInsufficientBalance
+	case pairID == nil:
+		return p, 0, play.ErrNoSeedPair
+	}
+	p.ID, p.UserID, p.ServerSeed, p.ServerSeedHash, p.ClientSeed, p.Nonce, p.CreatedAt =
+		*pairID, *userID, *server, *hash, *client, *nonce, *created
+
+	d, err := draw(p)
+	if err != nil {
+		return p, 0, err
+	}
+	var settledAt *time.Time
+	if d.Status == play.StatusSettled {
+		settledAt = &b.At
+	}
+	var after int64
+	batch = &pgx.Batch{}
+	batch.Queue(settleBetSQL, b.UserID, int64(b.Stake), int64(d.Payout), b.ID, string(b.Game), d.Status,
+		int64(d.Multiplier), p.ID, p.ClientSeed, p.Nonce, d.Params, d.State, b.At, settledAt).
+		QueryRow(func(row pgx.Row) error { return row.Scan(&after) })
+	batch.Queue("COMMIT")
+	err = conn.SendBatch(ctx, batch).Close()
+	if constraintError(err, codeUniqueViolation) == "bets_one_active_key" {
+		return p, 0, play.ErrGameInProgress
+	}
+	if err != nil {
+		return p, 0, fmt.Errorf("settle bet: %w", err)
+	}
+	return p, money.Amount(after), nil
 }

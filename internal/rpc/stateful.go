@@ -91,11 +91,9 @@ func gameAction[Req, Round, Res any](ctx context.Context, h *GameHandler, req *c
 
 // StartMines implements GameService.StartMines.
 func (h *GameHandler) StartMines(ctx context.Context, req *connect.Request[fairplayv1.StartMinesRequest]) (*connect.Response[fairplayv1.StartMinesResponse], error) {
-	p, err := authenticate(ctx, h.accounts, req.Header())
-	if err != nil {
-		return nil, err
-	}
-	r, err := h.play.StartMines(ctx, p, req.Msg.GetBetAmount(), int(req.Msg.GetMineCount()))
+	r, err := placeBet(ctx, h, req.Header(), func(p accounts.Principal) (*play.MinesRound, error) {
+		return h.play.StartMines(ctx, p, req.Msg.GetBetAmount(), int(req.Msg.GetMineCount()))
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -139,11 +137,9 @@ func (h *GameHandler) CashOutMines(ctx context.Context, req *connect.Request[fai
 
 // StartPump implements GameService.StartPump.
 func (h *GameHandler) StartPump(ctx context.Context, req *connect.Request[fairplayv1.StartPumpRequest]) (*connect.Response[fairplayv1.StartPumpResponse], error) {
-	p, err := authenticate(ctx, h.accounts, req.Header())
-	if err != nil {
-		return nil, err
-	}
-	r, err := h.play.StartPump(ctx, p, req.Msg.GetBetAmount(), req.Msg.GetDifficulty())
+	r, err := placeBet(ctx, h, req.Header(), func(p accounts.Principal) (*play.PumpRound, error) {
+		return h.play.StartPump(ctx, p, req.Msg.GetBetAmount(), req.Msg.GetDifficulty())
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -176,11 +172,9 @@ func (h *GameHandler) CashOutPump(ctx context.Context, req *connect.Request[fair
 
 // StartBlackjack implements GameService.StartBlackjack.
 func (h *GameHandler) StartBlackjack(ctx context.Context, req *connect.Request[fairplayv1.StartBlackjackRequest]) (*connect.Response[fairplayv1.StartBlackjackResponse], error) {
-	p, err := authenticate(ctx, h.accounts, req.Header())
-	if err != nil {
-		return nil, err
-	}
-	r, err := h.play.StartBlackjack(ctx, p, req.Msg.GetBetAmount())
+	r, err := placeBet(ctx, h, req.Header(), func(p accounts.Principal) (*play.BlackjackRound, error) {
+		return h.play.StartBlackjack(ctx, p, req.Msg.GetBetAmount())
+	})
 	if err != nil {
 		return nil, err
 	}

@@ -18,6 +18,10 @@ import (
 type Config struct {
 	// HTTPAddr is the listen address (FAIRPLAY_HTTP_ADDR, default ":8080").
 	HTTPAddr string
+	// DebugAddr, when set, serves Go's profiler (net/http/pprof) on its own
+	// listener (FAIRPLAY_DEBUG_ADDR, e.g. 127.0.0.1:6060; default off). Keep
+	// it on loopback: profiles show internals.
+	DebugAddr string
 	// DatabaseURL is the Postgres connection string (DATABASE_URL).
 	DatabaseURL string
 	// RedisURL is the Redis connection URL (REDIS_URL).
@@ -132,6 +136,7 @@ func Load(lookup func(string) (string, bool)) (Config, error) {
 
 	c := Config{
 		HTTPAddr:           get("FAIRPLAY_HTTP_ADDR", ":8080"),
+		DebugAddr:          get("FAIRPLAY_DEBUG_ADDR", ""),
 		DatabaseURL:        get("DATABASE_URL", ""),
 		RedisURL:           get("REDIS_URL", ""),
 		RedisPrefix:        get("FAIRPLAY_REDIS_PREFIX", "fairplay:"),

@@ -141,6 +141,24 @@ func TestLoginRefreshLogoutCycle(t *testing.T) {
 	if res := b.Do("GET", "/api/auth/user", nil); res.Status != 401 {
 		t.Fatalf("access token of a logged-out session: %d", res.Status)
 	}
+	// Bets check the session inside their own transaction: refused alike,
+	// before any other refusal, and nothing is placed.
+	for _, bet := range []struct{ path, body string }{
+		{"/api/games/dice", `{"betAmount": 1, "rollTarget": 50}`},
+		{"/api/games/dice", `{"betAmount": 1, "rollTarget": 1}`},
+		{"/api/games/keno", `{"betAmount": 100000, "selectedNumbers": [1], "riskLevel": "low"}`},
+		{"/api/games/mines/start", `{"betAmount": 1, "mineCount": 3}`},
+		{"/api/games/blackjack/start", `{"betAmount": 100000}`},
+	} {
+		if res := b.Do("POST", bet.path, bet.body); res.Status != 401 || res.Message() != "Token is not valid" {
+			t.Fatalf("%s %s from a logged-out session: %d %s", bet.path, bet.body, res.Status, res.Raw)
+		}
+	}
+	var placed int
+	if err := env.App.Postgres.QueryRow(context.Background(),
+		`SELECT count(*) FROM bets b JOIN users u ON u.id = b.user_id WHERE u.username = 'alice'`).Scan(&placed); err != nil || placed != 0 {
+		t.Fatalf("bets placed from a logged-out session: %d %v", placed, err)
+	}
 	if res := b.Do("POST", "/api/auth/refresh", map[string]any{"refreshToken": b.RefreshToken}); res.Status != 401 {
 		t.Fatalf("refresh after logout: %d", res.Status)
 	}
