@@ -66,24 +66,21 @@ func (s *Service) StandBlackjack(ctx context.Context, p accounts.Principal, game
 // cards (as a second "bet" ledger entry of the same bet, whose amount becomes
 // the total stake), deals one card and lets the dealer play.
 func (s *Service) DoubleBlackjack(ctx context.Context, p accounts.Principal, gameID string) (*BlackjackRound, error) {
-	r, err := act(ctx, s, p, blackjackKind, gameID, func(tx Store, r *Round[blackjack.Game]) error {
+	r, err := act(ctx, s, p, blackjackKind, gameID, func(r *Round[blackjack.Game]) error {
 		if !r.Game.CanDouble() {
 			return ErrCannotDouble
 		}
 		base := r.Bet.Amount
-		if _, err := tx.Debit(ctx, r.Bet.UserID, base, r.Bet.ID, s.now()); err != nil {
-			if errors.Is(err, ErrInsufficientBalance) {
-				return ErrInsufficientDouble
-			}
-			return err
-		}
 		total, err := base.Add(base)
 		if err != nil {
 			return err
 		}
-		r.Bet.Amount = total
+		r.Bet.Amount, r.stake = total, base
 		return applyBlackjack(r, 'd', (*blackjack.Game).Double)
 	})
+	if errors.Is(err, ErrInsufficientBalance) {
+		return nil, ErrInsufficientDouble
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -92,7 +89,7 @@ func (s *Service) DoubleBlackjack(ctx context.Context, p accounts.Principal, gam
 
 func (s *Service) blackjackAction(ctx context.Context, p accounts.Principal, gameID string, code byte,
 	action func(*blackjack.Game) error) (*BlackjackRound, error) {
-	r, err := act(ctx, s, p, blackjackKind, gameID, func(_ Store, r *Round[blackjack.Game]) error {
+	r, err := act(ctx, s, p, blackjackKind, gameID, func(r *Round[blackjack.Game]) error {
 		return applyBlackjack(r, code, action)
 	})
 	if err != nil {

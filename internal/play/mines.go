@@ -98,7 +98,7 @@ func (s *Service) RevealMinesTile(ctx context.Context, p accounts.Principal, gam
 		return nil, problem.Invalid(mines.ErrInvalidTile.Error())
 	}
 	var hit bool
-	r, err := act(ctx, s, p, minesKind, gameID, func(_ Store, r *Round[mines.Game]) error {
+	r, err := act(ctx, s, p, minesKind, gameID, func(r *Round[mines.Game]) error {
 		mine, err := r.Game.Reveal(tile)
 		if err != nil {
 			return gameError(err, mines.ErrAlreadyRevealed)
@@ -116,7 +116,7 @@ func (s *Service) RevealMinesTile(ctx context.Context, p accounts.Principal, gam
 // CashOutMines ends the caller's running game after at least one gem and
 // pays the stake times the displayed multiplier.
 func (s *Service) CashOutMines(ctx context.Context, p accounts.Principal, gameID string) (*MinesRound, error) {
-	r, err := act(ctx, s, p, minesKind, gameID, func(_ Store, r *Round[mines.Game]) error {
+	r, err := act(ctx, s, p, minesKind, gameID, func(r *Round[mines.Game]) error {
 		_, err := r.Game.CashOut()
 		return gameError(err, mines.ErrNothingToCashOut)
 	})

@@ -99,6 +99,26 @@ type Draw struct {
 	State      json.RawMessage
 }
 
+// GameAction names a running game to act on (see Store.PlayOn); SessionID
+// and LiveSince are as in NewBet, At is the time of the action.
+type GameAction struct {
+	UserID    uuid.UUID
+	SessionID uuid.UUID
+	LiveSince time.Time
+	BetID     uuid.UUID
+	Game      Game
+	At        time.Time
+}
+
+// Change is what an action does to a running game: the bet as it is to be
+// saved, an extra stake to take (a blackjack double) and the payout to
+// credit (when the action ends the game).
+type Change struct {
+	Bet    Bet
+	Stake  money.Amount
+	Payout money.Amount
+}
+
 // BetWithSeeds is a bet with its seed pair (whose server seed the caller may
 // show only once the pair is revealed).
 type BetWithSeeds struct {
@@ -110,14 +130,6 @@ type BetWithSeeds struct {
 type Store interface {
 	// InTx runs fn with a Store bound to one transaction.
 	InTx(ctx context.Context, fn func(Store) error) error
-	// Debit takes amount from a live user's balance with a ledger entry of
-	// kind "bet" for betID and returns the new balance, or
-	// ErrInsufficientBalance when the balance is short.
-	Debit(ctx context.Context, userID uuid.UUID, amount money.Amount, betID uuid.UUID, at time.Time) (money.Amount, error)
-	// Credit adds amount (> 0) with a ledger entry of kind "payout" for betID.
-	Credit(ctx context.Context, userID uuid.UUID, amount money.Amount, betID uuid.UUID, at time.Time) (money.Amount, error)
-	// Balance returns a live user's balance.
-	Balance(ctx context.Context, userID uuid.UUID) (money.Amount, error)
 	// PlaceBet places one bet in one transaction: it refuses a bet whose
 	// session (when b.SessionID is set) or player is gone with ErrUserGone
 	// and a stake above the balance with ErrInsufficientBalance, takes the
@@ -142,14 +154,16 @@ type Store interface {
 	ListBets(ctx context.Context, userID uuid.UUID, offset, limit int) ([]BetWithSeeds, int, error)
 	// GetBet returns one of the user's bets, or ErrBetNotFound.
 	GetBet(ctx context.Context, userID, betID uuid.UUID) (BetWithSeeds, error)
-	// LockGame locks (SELECT ... FOR UPDATE, until the transaction ends) and
-	// returns the user's bet betID of game, or ErrGameNotFound, also for a
-	// bet of another user or game.
-	LockGame(ctx context.Context, userID, betID uuid.UUID, game Game) (BetWithSeeds, error)
-	// UpdateBet saves an active bet's progress or settlement (status, amount,
-	// multiplier, payout, params, state, settled_at); ErrGameOver if the bet
-	// is no longer active.
-	UpdateBet(ctx context.Context, b Bet) error
+	// PlayOn runs one action on a running game in one transaction: it
+	// refuses a dead session (when a.SessionID is set) with ErrUserGone,
+	// locks the user's bet a.BetID of a.Game with its seed pair
+	// (ErrGameNotFound, also for a bet of another user or game), lets apply
+	// decide the change, then debits the change's extra stake and credits
+	// its payout, each with its ledger entry (ErrInsufficientBalance when the
+	// stake is short), and saves the bet's status, amount, multiplier, payout,
+	// params, state and settled_at (ErrGameOver if it is no longer active).
+	// It returns the balance after. Any refusal or error changes nothing.
+	PlayOn(ctx context.Context, a GameAction, apply func(BetWithSeeds) (Change, error)) (money.Amount, error)
 	// ActiveGames returns the user's running stateful games.
 	ActiveGames(ctx context.Context, userID uuid.UUID) ([]BetWithSeeds, error)
 }

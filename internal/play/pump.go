@@ -81,7 +81,7 @@ func (s *Service) StartPump(ctx context.Context, p accounts.Principal, betAmount
 // safe pump cashes out.
 func (s *Service) PumpBalloon(ctx context.Context, p accounts.Principal, gameID string) (*PumpRound, error) {
 	var burst bool
-	r, err := act(ctx, s, p, pumpKind, gameID, func(_ Store, r *Round[pump.Game]) error {
+	r, err := act(ctx, s, p, pumpKind, gameID, func(r *Round[pump.Game]) error {
 		b, err := r.Game.Pump()
 		if err != nil {
 			return gameError(err)
@@ -99,7 +99,7 @@ func (s *Service) PumpBalloon(ctx context.Context, p accounts.Principal, gameID 
 // CashOutPump ends the caller's running game after at least one safe pump
 // and pays the stake times the multiplier reached.
 func (s *Service) CashOutPump(ctx context.Context, p accounts.Principal, gameID string) (*PumpRound, error) {
-	r, err := act(ctx, s, p, pumpKind, gameID, func(_ Store, r *Round[pump.Game]) error {
+	r, err := act(ctx, s, p, pumpKind, gameID, func(r *Round[pump.Game]) error {
 		_, err := r.Game.CashOut()
 		return gameError(err, pump.ErrNothingToCashOut)
 	})

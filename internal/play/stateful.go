@@ -54,6 +54,8 @@ type Round[G any] struct {
 	Game *G
 	// Balance is the player's balance after the action.
 	Balance money.Amount
+	// stake is the extra stake the action takes (a blackjack double).
+	stake money.Amount
 }
 
 // Over reports whether the game has ended (and settled).
@@ -121,47 +123,42 @@ func startGame[G any](ctx context.Context, s *Service, p accounts.Principal, k k
 }
 
 // act runs one player action on the caller's game gameID of kind k in one
-// transaction: it locks the game's row, refuses a game that is over, lets
-// action change the state (and the stake, for a double), saves it and, when
-// the game has ended, settles it.
+// transaction (Store.PlayOn): it locks the game's row, refuses a game that
+// is over, lets action change the state (and set an extra stake in r.stake,
+// for a double), saves it and, when the game has ended, settles it.
 func act[G any](ctx context.Context, s *Service, p accounts.Principal, k kind[G], gameID string,
-	action func(tx Store, r *Round[G]) error) (*Round[G], error) {
+	action func(r *Round[G]) error) (*Round[G], error) {
 	id, err := parseGameID(gameID)
 	if err != nil {
 		return nil, err
 	}
+	now := s.now()
+	a := GameAction{UserID: p.UserID, SessionID: p.SessionID, LiveSince: p.LiveSince, BetID: id, Game: k.game, At: now}
 	var r *Round[G]
-	err = s.store.InTx(ctx, func(tx Store) error {
-		b, err := tx.LockGame(ctx, p.UserID, id, k.game)
-		if err != nil {
-			return err
-		}
+	bal, err := s.store.PlayOn(ctx, a, func(b BetWithSeeds) (Change, error) {
 		if b.Status != StatusActive {
-			return ErrGameOver
+			return Change{}, ErrGameOver
 		}
+		var err error
 		if r, err = resume(b, k); err != nil {
-			return err
+			return Change{}, err
 		}
-		if err := action(tx, r); err != nil {
-			return err
+		if err := action(r); err != nil {
+			return Change{}, err
 		}
-		now := s.now()
 		if err := record(k, r, now); err != nil {
-			return err
+			return Change{}, err
 		}
-		if r.Bet.Payout > 0 && r.Over() {
-			r.Balance, err = tx.Credit(ctx, p.UserID, r.Bet.Payout, r.Bet.ID, now)
-		} else {
-			r.Balance, err = tx.Balance(ctx, p.UserID)
+		c := Change{Bet: r.Bet, Stake: r.stake}
+		if r.Over() {
+			c.Payout = r.Bet.Payout
 		}
-		if err != nil {
-			return err
-		}
-		return tx.UpdateBet(ctx, r.Bet)
+		return c, nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("%s game: %w", k.game, err)
 	}
+	r.Balance = bal
 	observe(s, r)
 	return r, nil
 }

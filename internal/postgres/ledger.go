@@ -2,49 +2,14 @@ package postgres
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"time"
 
-	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/fairplay/fairplay/internal/money"
 	"github.com/fairplay/fairplay/internal/wallet"
 )
-
-var errNoRow = errors.New("no matching row")
-
-// changeBalance adds delta (negative to debit) to a live user's balance and
-// writes the matching ledger entry, in one statement. A debit that would take
-// the balance below zero matches no row and returns errNoRow, as does a
-// missing or deleted user.
-func changeBalance(ctx context.Context, db DB, userID uuid.UUID, delta money.Amount, kind string, ref uuid.UUID,
-	actor *uuid.UUID, note string, at time.Time) (money.Amount, error) {
-	var refArg any
-	if ref != uuid.Nil {
-		refArg = ref
-	}
-	var bal int64
-	err := db.QueryRow(ctx, `
-		WITH u AS (
-			UPDATE users SET balance = balance + $2
-			WHERE id = $1 AND deleted_at IS NULL AND balance + $2 >= 0
-			RETURNING balance
-		)
-		INSERT INTO ledger_entries (user_id, kind, amount, balance_after, ref_id, actor_id, note, created_at)
-		SELECT $1, $3, $2, u.balance, $4, $5, $6, $7 FROM u
-		RETURNING balance_after`,
-		userID, int64(delta), kind, refArg, actor, note, at).Scan(&bal)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return 0, errNoRow
-	}
-	if err != nil {
-		return 0, fmt.Errorf("%s of %s: %w", kind, delta, err)
-	}
-	return money.Amount(bal), nil
-}
 
 // LedgerStore implements wallet.Store.
 type LedgerStore struct{ pool *pgxpool.Pool }

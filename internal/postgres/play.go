@@ -33,35 +33,6 @@ func (s *PlayStore) InTx(ctx context.Context, fn func(play.Store) error) error {
 	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error { return fn(&PlayStore{pool: s.pool, db: tx}) })
 }
 
-// Debit takes amount from a live user's balance with a "bet" ledger entry,
-// in one statement: the conditional UPDATE refuses to go below zero.
-func (s *PlayStore) Debit(ctx context.Context, userID uuid.UUID, amount money.Amount, betID uuid.UUID, at time.Time) (money.Amount, error) {
-	bal, err := changeBalance(ctx, s.db, userID, -amount, "bet", betID, nil, "", at)
-	if errors.Is(err, errNoRow) {
-		return 0, play.ErrInsufficientBalance
-	}
-	return bal, err
-}
-
-// Credit adds amount with a "payout" ledger entry.
-func (s *PlayStore) Credit(ctx context.Context, userID uuid.UUID, amount money.Amount, betID uuid.UUID, at time.Time) (money.Amount, error) {
-	bal, err := changeBalance(ctx, s.db, userID, amount, "payout", betID, nil, "", at)
-	if errors.Is(err, errNoRow) {
-		return 0, play.ErrUserGone
-	}
-	return bal, err
-}
-
-// Balance returns a live user's balance.
-func (s *PlayStore) Balance(ctx context.Context, userID uuid.UUID) (money.Amount, error) {
-	var bal int64
-	err := s.db.QueryRow(ctx, `SELECT balance FROM users WHERE id = $1 AND deleted_at IS NULL`, userID).Scan(&bal)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return 0, play.ErrUserGone
-	}
-	return money.Amount(bal), err
-}
-
 const seedPairColumns = `id, user_id, server_seed, server_seed_hash, client_seed, nonce, created_at, revealed_at`
 
 func scanSeedPair(row pgx.Row) (play.SeedPair, error) {
@@ -125,19 +96,35 @@ const betColumns = `b.id, b.user_id, b.game, b.status, b.amount, b.multiplier, b
 	b.nonce, b.params, b.state, b.created_at, b.settled_at, ` +
 	`p.id, p.user_id, p.server_seed, p.server_seed_hash, p.client_seed, p.nonce, p.created_at, p.revealed_at`
 
-func scanBet(row pgx.Row) (play.BetWithSeeds, error) {
-	var b play.BetWithSeeds
-	var game string
-	var amount, mult, payout int64
-	err := row.Scan(&b.ID, &b.UserID, &game, &b.Status, &amount, &mult, &payout, &b.SeedPairID, &b.ClientSeed,
+// betScan receives betColumns.
+type betScan struct {
+	play.BetWithSeeds
+	game                 string
+	amount, mult, payout int64
+}
+
+// targets are the scan targets of betColumns after the bet's id.
+func (s *betScan) targets() []any {
+	b := &s.BetWithSeeds
+	return []any{&b.UserID, &s.game, &b.Status, &s.amount, &s.mult, &s.payout, &b.SeedPairID, &b.ClientSeed,
 		&b.Nonce, &b.Params, &b.State, &b.CreatedAt, &b.SettledAt,
 		&b.Pair.ID, &b.Pair.UserID, &b.Pair.ServerSeed, &b.Pair.ServerSeedHash, &b.Pair.ClientSeed, &b.Pair.Nonce,
-		&b.Pair.CreatedAt, &b.Pair.RevealedAt)
+		&b.Pair.CreatedAt, &b.Pair.RevealedAt}
+}
+
+func (s *betScan) bet() play.BetWithSeeds {
+	b := s.BetWithSeeds
+	b.Game, b.Amount, b.Multiplier, b.Payout = play.Game(s.game), money.Amount(s.amount), money.Multiplier(s.mult), money.Amount(s.payout)
+	return b
+}
+
+func scanBet(row pgx.Row) (play.BetWithSeeds, error) {
+	var s betScan
+	err := row.Scan(append([]any{&s.ID}, s.targets()...)...)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return b, play.ErrBetNotFound
+		return s.BetWithSeeds, play.ErrBetNotFound
 	}
-	b.Game, b.Amount, b.Multiplier, b.Payout = play.Game(game), money.Amount(amount), money.Multiplier(mult), money.Amount(payout)
-	return b, err
+	return s.bet(), err
 }
 
 // ListBets returns a page of a user's bets, newest first.
@@ -161,38 +148,6 @@ func (s *PlayStore) GetBet(ctx context.Context, userID, betID uuid.UUID) (play.B
 	return scanBet(s.db.QueryRow(ctx, `
 		SELECT `+betColumns+` FROM bets b JOIN seed_pairs p ON p.id = b.seed_pair_id
 		WHERE b.id = $1 AND b.user_id = $2`, betID, userID))
-}
-
-// LockGame locks one of a user's bets of a game for the rest of the
-// transaction. Only the bet row is locked, not its seed pair.
-func (s *PlayStore) LockGame(ctx context.Context, userID, betID uuid.UUID, game play.Game) (play.BetWithSeeds, error) {
-	b, err := scanBet(s.db.QueryRow(ctx, `
-		SELECT `+betColumns+` FROM bets b JOIN seed_pairs p ON p.id = b.seed_pair_id
-		WHERE b.id = $1 AND b.user_id = $2 AND b.game = $3
-		FOR UPDATE OF b`, betID, userID, string(game)))
-	if errors.Is(err, play.ErrBetNotFound) {
-		return b, play.ErrGameNotFound
-	}
-	if err != nil {
-		return b, fmt.Errorf("lock game: %w", err)
-	}
-	return b, nil
-}
-
-// UpdateBet saves an active bet. The status condition makes a second
-// settlement impossible even for a caller that forgot to lock the row.
-func (s *PlayStore) UpdateBet(ctx context.Context, b play.Bet) error {
-	tag, err := s.db.Exec(ctx, `
-		UPDATE bets SET status = $2, amount = $3, multiplier = $4, payout = $5, params = $6, state = $7, settled_at = $8
-		WHERE id = $1 AND status = 'active'`,
-		b.ID, b.Status, int64(b.Amount), int64(b.Multiplier), int64(b.Payout), b.Params, b.State, b.SettledAt)
-	if err != nil {
-		return fmt.Errorf("update bet: %w", err)
-	}
-	if tag.RowsAffected() == 0 {
-		return play.ErrGameOver
-	}
-	return nil
 }
 
 // ActiveGames returns a user's running games (served by bets_one_active_key).
@@ -334,4 +289,130 @@ func placeBet(ctx context.Context, conn *pgx.Conn, b play.NewBet, draw func(play
 		return p, 0, fmt.Errorf("settle bet: %w", err)
 	}
 	return p, money.Amount(after), nil
+}
+
+// PlayOn runs one action on a running game as one transaction in two round
+// trips, like PlaceBet: BEGIN with a statement that checks the session and
+// locks the game's row (with its seed pair); apply decides the change; then
+// one statement moves the money — an extra stake out, a payout in, each with
+// its ledger entry — and saves the bet, followed by COMMIT.
+func (s *PlayStore) PlayOn(ctx context.Context, a play.GameAction, apply func(play.BetWithSeeds) (play.Change, error)) (money.Amount, error) {
+	if _, inTx := s.db.(pgx.Tx); inTx {
+		return 0, errors.New("play on: already in a transaction")
+	}
+	conn, err := s.pool.Acquire(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("play on: %w", err)
+	}
+	bal, err := playOn(ctx, conn.Conn(), a, apply)
+	if conn.Conn().PgConn().TxStatus() != 'I' {
+		if _, rerr := conn.Exec(context.WithoutCancel(ctx), "ROLLBACK"); rerr != nil {
+			_ = conn.Conn().Close(context.WithoutCancel(ctx))
+		}
+	}
+	conn.Release()
+	return bal, err
+}
+
+// liveSessionSQL and lockGameSQL are PlayOn's first round trip: whether the
+// session is live ($1 NULL skips the check), and the game's row locked, if
+// it is the player's game of that kind.
+const (
+	liveSessionSQL = `
+	SELECT $1::uuid IS NULL OR EXISTS (
+	           SELECT 1 FROM sessions s JOIN users u ON u.id = s.user_id
+	           WHERE s.id = $1 AND s.user_id = $2 AND s.revoked_at IS NULL AND s.last_used_at >= $3
+	             AND u.deleted_at IS NULL)`
+	lockGameSQL = `
+	SELECT ` + betColumns + ` FROM bets b JOIN seed_pairs p ON p.id = b.seed_pair_id
+	WHERE b.id = $1 AND b.user_id = $2 AND b.game = $3
+	FOR UPDATE OF b`
+)
+
+// saveGameSQL is PlayOn's second statement. The balance changes only when
+// money moves ($2 extra stake, $3 payout), not below zero, and only while
+// the bet is active (the first statement's lock keeps it so); the bet is
+// saved only if it is active and the money moved. So it changes all or
+// nothing, and the COMMIT sent with it needs no decision in between. It
+// returns the balance after, whether the money moved and whether the bet was
+// saved.
+const saveGameSQL = `
+	WITH u AS (
+		UPDATE users SET balance = balance - $2::bigint + $3::bigint
+		WHERE id = $1::uuid AND ($2::bigint <> 0 OR $3::bigint <> 0) AND balance - $2::bigint >= 0
+		  AND EXISTS (SELECT 1 FROM bets WHERE id = $4::uuid AND status = 'active')
+		RETURNING balance
+	), l AS (
+		INSERT INTO ledger_entries (user_id, kind, amount, balance_after, ref_id, note, created_at)
+		SELECT $1::uuid, e.kind, e.amount, e.balance_after, $4::uuid, '', $11::timestamptz
+		FROM u, LATERAL (VALUES (1, 'bet', -$2::bigint, u.balance - $3::bigint), (2, 'payout', $3::bigint, u.balance))
+		     AS e(n, kind, amount, balance_after)
+		WHERE e.amount <> 0
+		ORDER BY e.n
+	), b AS (
+		UPDATE bets SET status = $5, amount = $6, multiplier = $7, payout = $8, params = $9, state = $10,
+		                settled_at = $12
+		WHERE id = $4::uuid AND status = 'active'
+		  AND (($2::bigint = 0 AND $3::bigint = 0) OR EXISTS (SELECT 1 FROM u))
+		RETURNING 1
+	)
+	SELECT coalesce((SELECT balance FROM u), (SELECT balance FROM users WHERE id = $1::uuid)),
+	       ($2::bigint = 0 AND $3::bigint = 0) OR EXISTS (SELECT 1 FROM u),
+	       EXISTS (SELECT 1 FROM b)`
+
+func playOn(ctx context.Context, conn *pgx.Conn, a play.GameAction, apply func(play.BetWithSeeds) (play.Change, error)) (money.Amount, error) {
+	var session any
+	if a.SessionID != uuid.Nil {
+		session = a.SessionID
+	}
+	var (
+		live  bool
+		found bool
+		b     play.BetWithSeeds
+	)
+	batch := &pgx.Batch{}
+	batch.Queue("BEGIN")
+	batch.Queue(liveSessionSQL, session, a.UserID, a.LiveSince).QueryRow(func(row pgx.Row) error { return row.Scan(&live) })
+	batch.Queue(lockGameSQL, a.BetID, a.UserID, string(a.Game)).QueryRow(func(row pgx.Row) error {
+		var err error
+		b, err = scanBet(row)
+		if errors.Is(err, play.ErrBetNotFound) {
+			return nil
+		}
+		found = err == nil
+		return err
+	})
+	if err := conn.SendBatch(ctx, batch).Close(); err != nil {
+		return 0, fmt.Errorf("lock game: %w", err)
+	}
+	switch {
+	case !live:
+		return 0, play.ErrUserGone
+	case !found:
+		return 0, play.ErrGameNotFound
+	}
+	c, err := apply(b)
+	if err != nil {
+		return 0, err
+	}
+	nb := c.Bet
+	var (
+		after       int64
+		moved, kept bool
+	)
+	batch = &pgx.Batch{}
+	batch.Queue(saveGameSQL, a.UserID, int64(c.Stake), int64(c.Payout), nb.ID, nb.Status, int64(nb.Amount),
+		int64(nb.Multiplier), int64(nb.Payout), nb.Params, nb.State, a.At, nb.SettledAt).
+		QueryRow(func(row pgx.Row) error { return row.Scan(&after, &moved, &kept) })
+	batch.Queue("COMMIT")
+	if err := conn.SendBatch(ctx, batch).Close(); err != nil {
+		return 0, fmt.Errorf("save game: %w", err)
+	}
+	switch {
+	case !moved:
+		return 0, play.ErrInsufficientBalance
+	case !kept:
+		return 0, play.ErrGameOver
+	}
+	return money.Amount(after), nil
 }

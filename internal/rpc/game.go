@@ -29,19 +29,20 @@ func NewGameHandler(acc *accounts.Service, p *play.Service, log *slog.Logger) *G
 	return &GameHandler{accounts: acc, play: p, log: log}
 }
 
-// placeBet runs place, which places a bet, for the caller. Only the token is
-// verified here: its session is checked in the bet's own transaction (see
-// accounts.Service.Claims), a round trip saved on the hottest path. A bet
-// refused for any other reason checks the session first, so a revoked
-// session hears 401 before anything else, as on every other call.
-func placeBet[T any](ctx context.Context, h *GameHandler, header http.Header, place func(accounts.Principal) (T, error)) (T, error) {
+// playAs runs play, which places a bet or acts on a running game, for the
+// caller. Only the token is verified here: its session is checked in the
+// bet's own transaction (see accounts.Service.Claims), a round trip saved on
+// the hottest path. A play refused for any other reason checks the session
+// first, so a revoked session hears 401 before anything else, as on every
+// other call.
+func playAs[T any](ctx context.Context, h *GameHandler, header http.Header, play func(accounts.Principal) (T, error)) (T, error) {
 	token := bearer(header)
 	p, err := h.accounts.Claims(token)
 	if err != nil {
 		var zero T
 		return zero, err
 	}
-	r, err := place(p)
+	r, err := play(p)
 	if pe, ok := problem.As(err); ok && pe.Kind != problem.KindUnauthenticated {
 		if _, aerr := h.accounts.Authenticate(ctx, token); aerr != nil {
 			if ae, ok := problem.As(aerr); ok && ae.Kind == problem.KindUnauthenticated {
@@ -64,7 +65,7 @@ func (h *GameHandler) routes() []route {
 
 // PlayDice implements GameService.PlayDice.
 func (h *GameHandler) PlayDice(ctx context.Context, req *connect.Request[fairplayv1.PlayDiceRequest]) (*connect.Response[fairplayv1.PlayDiceResponse], error) {
-	r, err := placeBet(ctx, h, req.Header(), func(p accounts.Principal) (play.DiceResult, error) {
+	r, err := playAs(ctx, h, req.Header(), func(p accounts.Principal) (play.DiceResult, error) {
 		return h.play.PlayDice(ctx, p, req.Msg.GetBetAmount(), req.Msg.GetRollTarget())
 	})
 	if err != nil {
@@ -79,7 +80,7 @@ func (h *GameHandler) PlayDice(ctx context.Context, req *connect.Request[fairpla
 
 // PlayPlinko implements GameService.PlayPlinko.
 func (h *GameHandler) PlayPlinko(ctx context.Context, req *connect.Request[fairplayv1.PlayPlinkoRequest]) (*connect.Response[fairplayv1.PlayPlinkoResponse], error) {
-	r, err := placeBet(ctx, h, req.Header(), func(p accounts.Principal) (play.PlinkoResult, error) {
+	r, err := playAs(ctx, h, req.Header(), func(p accounts.Principal) (play.PlinkoResult, error) {
 		return h.play.PlayPlinko(ctx, p, req.Msg.GetBetAmount(), int(req.Msg.GetRows()), req.Msg.GetRisk())
 	})
 	if err != nil {
@@ -98,7 +99,7 @@ func (h *GameHandler) PlayKeno(ctx context.Context, req *connect.Request[fairpla
 	for i, n := range req.Msg.GetSelectedNumbers() {
 		picks[i] = int(n)
 	}
-	r, err := placeBet(ctx, h, req.Header(), func(p accounts.Principal) (play.KenoResult, error) {
+	r, err := playAs(ctx, h, req.Header(), func(p accounts.Principal) (play.KenoResult, error) {
 		return h.play.PlayKeno(ctx, p, req.Msg.GetBetAmount(), picks, req.Msg.GetRiskLevel())
 	})
 	if err != nil {

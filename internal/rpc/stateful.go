@@ -74,15 +74,13 @@ func (b *bufferedWriter) Write(p []byte) (int, error) { return b.body.Write(p) }
 // gameRequest is a request naming a running game.
 type gameRequest interface{ GetGameId() string }
 
-// gameAction serves an action on a running game: authenticate, call the
-// domain with the request's game id, pack the round.
+// gameAction serves an action on a running game: call the domain as the
+// caller (see playAs) with the request's game id, pack the round.
 func gameAction[Req, Round, Res any](ctx context.Context, h *GameHandler, req *connect.Request[Req],
 	call func(context.Context, accounts.Principal, string) (Round, error), pack func(Round) *Res) (*connect.Response[Res], error) {
-	p, err := authenticate(ctx, h.accounts, req.Header())
-	if err != nil {
-		return nil, err
-	}
-	r, err := call(ctx, p, any(req.Msg).(gameRequest).GetGameId())
+	r, err := playAs(ctx, h, req.Header(), func(p accounts.Principal) (Round, error) {
+		return call(ctx, p, any(req.Msg).(gameRequest).GetGameId())
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -91,7 +89,7 @@ func gameAction[Req, Round, Res any](ctx context.Context, h *GameHandler, req *c
 
 // StartMines implements GameService.StartMines.
 func (h *GameHandler) StartMines(ctx context.Context, req *connect.Request[fairplayv1.StartMinesRequest]) (*connect.Response[fairplayv1.StartMinesResponse], error) {
-	r, err := placeBet(ctx, h, req.Header(), func(p accounts.Principal) (*play.MinesRound, error) {
+	r, err := playAs(ctx, h, req.Header(), func(p accounts.Principal) (*play.MinesRound, error) {
 		return h.play.StartMines(ctx, p, req.Msg.GetBetAmount(), int(req.Msg.GetMineCount()))
 	})
 	if err != nil {
@@ -137,7 +135,7 @@ func (h *GameHandler) CashOutMines(ctx context.Context, req *connect.Request[fai
 
 // StartPump implements GameService.StartPump.
 func (h *GameHandler) StartPump(ctx context.Context, req *connect.Request[fairplayv1.StartPumpRequest]) (*connect.Response[fairplayv1.StartPumpResponse], error) {
-	r, err := placeBet(ctx, h, req.Header(), func(p accounts.Principal) (*play.PumpRound, error) {
+	r, err := playAs(ctx, h, req.Header(), func(p accounts.Principal) (*play.PumpRound, error) {
 		return h.play.StartPump(ctx, p, req.Msg.GetBetAmount(), req.Msg.GetDifficulty())
 	})
 	if err != nil {
@@ -172,7 +170,7 @@ func (h *GameHandler) CashOutPump(ctx context.Context, req *connect.Request[fair
 
 // StartBlackjack implements GameService.StartBlackjack.
 func (h *GameHandler) StartBlackjack(ctx context.Context, req *connect.Request[fairplayv1.StartBlackjackRequest]) (*connect.Response[fairplayv1.StartBlackjackResponse], error) {
-	r, err := placeBet(ctx, h, req.Header(), func(p accounts.Principal) (*play.BlackjackRound, error) {
+	r, err := playAs(ctx, h, req.Header(), func(p accounts.Principal) (*play.BlackjackRound, error) {
 		return h.play.StartBlackjack(ctx, p, req.Msg.GetBetAmount())
 	})
 	if err != nil {
