@@ -161,6 +161,10 @@ func (s *PlayStore) ActiveGames(ctx context.Context, userID uuid.UUID) ([]play.B
 	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (play.BetWithSeeds, error) { return scanBet(r) })
 }
 
+// id16 passes a uuid to pgx as its 16 bytes: uuid.UUID's driver.Valuer
+// would format it as text for every parameter (7% of a bet's server CPU).
+func id16(id uuid.UUID) [16]byte { return id }
+
 // PlaceBet runs one bet as one transaction in two round trips. The first
 // sends BEGIN with a statement that checks the caller's session, locks the
 // player's row (so the balance it reads is the one the debit will change)
@@ -235,7 +239,7 @@ const settleBetSQL = `
 func placeBet(ctx context.Context, conn *pgx.Conn, b play.NewBet, draw func(play.SeedPair) (play.Draw, error)) (play.SeedPair, money.Amount, error) {
 	var session any
 	if b.SessionID != uuid.Nil {
-		session = b.SessionID
+		session = id16(b.SessionID)
 	}
 	var (
 		balance *int64
@@ -250,7 +254,7 @@ func placeBet(ctx context.Context, conn *pgx.Conn, b play.NewBet, draw func(play
 	)
 	batch := &pgx.Batch{}
 	batch.Queue("BEGIN")
-	batch.Queue(lockBetSQL, b.UserID, session, b.LiveSince, int64(b.Stake)).QueryRow(func(row pgx.Row) error {
+	batch.Queue(lockBetSQL, id16(b.UserID), session, b.LiveSince, int64(b.Stake)).QueryRow(func(row pgx.Row) error {
 		return row.Scan(&balance, &pairID, &userID, &server, &hash, &client, &nonce, &created, &p.RevealedAt)
 	})
 	if err := conn.SendBatch(ctx, batch).Close(); err != nil {
@@ -277,8 +281,8 @@ func placeBet(ctx context.Context, conn *pgx.Conn, b play.NewBet, draw func(play
 	}
 	var after int64
 	batch = &pgx.Batch{}
-	batch.Queue(settleBetSQL, b.UserID, int64(b.Stake), int64(d.Payout), b.ID, string(b.Game), d.Status,
-		int64(d.Multiplier), p.ID, p.ClientSeed, p.Nonce, d.Params, d.State, b.At, settledAt).
+	batch.Queue(settleBetSQL, id16(b.UserID), int64(b.Stake), int64(d.Payout), id16(b.ID), string(b.Game), d.Status,
+		int64(d.Multiplier), id16(p.ID), p.ClientSeed, p.Nonce, d.Params, d.State, b.At, settledAt).
 		QueryRow(func(row pgx.Row) error { return row.Scan(&after) })
 	batch.Queue("COMMIT")
 	err = conn.SendBatch(ctx, batch).Close()
@@ -363,7 +367,7 @@ const saveGameSQL = `
 func playOn(ctx context.Context, conn *pgx.Conn, a play.GameAction, apply func(play.BetWithSeeds) (play.Change, error)) (money.Amount, error) {
 	var session any
 	if a.SessionID != uuid.Nil {
-		session = a.SessionID
+		session = id16(a.SessionID)
 	}
 	var (
 		live  bool
@@ -372,8 +376,8 @@ func playOn(ctx context.Context, conn *pgx.Conn, a play.GameAction, apply func(p
 	)
 	batch := &pgx.Batch{}
 	batch.Queue("BEGIN")
-	batch.Queue(liveSessionSQL, session, a.UserID, a.LiveSince).QueryRow(func(row pgx.Row) error { return row.Scan(&live) })
-	batch.Queue(lockGameSQL, a.BetID, a.UserID, string(a.Game)).QueryRow(func(row pgx.Row) error {
+	batch.Queue(liveSessionSQL, session, id16(a.UserID), a.LiveSince).QueryRow(func(row pgx.Row) error { return row.Scan(&live) })
+	batch.Queue(lockGameSQL, id16(a.BetID), id16(a.UserID), string(a.Game)).QueryRow(func(row pgx.Row) error {
 		var err error
 		b, err = scanBet(row)
 		if errors.Is(err, play.ErrBetNotFound) {
@@ -401,7 +405,7 @@ func playOn(ctx context.Context, conn *pgx.Conn, a play.GameAction, apply func(p
 		moved, kept bool
 	)
 	batch = &pgx.Batch{}
-	batch.Queue(saveGameSQL, a.UserID, int64(c.Stake), int64(c.Payout), nb.ID, nb.Status, int64(nb.Amount),
+	batch.Queue(saveGameSQL, id16(a.UserID), int64(c.Stake), int64(c.Payout), id16(nb.ID), nb.Status, int64(nb.Amount),
 		int64(nb.Multiplier), int64(nb.Payout), nb.Params, nb.State, a.At, nb.SettledAt).
 		QueryRow(func(row pgx.Row) error { return row.Scan(&after, &moved, &kept) })
 	batch.Queue("COMMIT")
