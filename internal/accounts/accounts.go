@@ -214,7 +214,8 @@ func (s *Service) limit(ctx context.Context, key string, r settings.Rate) error 
 	}
 	ok, retry, err := s.limiter.Allow(ctx, key, r)
 	if err != nil {
-		s.log.WarnContext(ctx, "rate limiter unavailable, allowing request", "key_kind", keyKind(key), "err", err)
+		// The limiter logs the outage once; each request only at debug level.
+		s.log.DebugContext(ctx, "rate limiter unavailable, allowing request", "key_kind", keyKind(key), "err", err)
 		return nil
 	}
 	if !ok {

@@ -90,6 +90,7 @@ func New(ctx context.Context, cfg settings.Config, log *slog.Logger, o Options) 
 	a.Metrics.RegisterPools(pool, a.Redis)
 	limiter := cache.NewLimiter(a.Redis, cfg.RedisPrefix)
 	limiter.Errors = a.Metrics.RateLimitErrors
+	limiter.Logger = log
 
 	a.Accounts = accounts.NewService(accounts.Options{
 		Store: postgres.NewAccountStore(pool), Tokens: accounts.NewTokens(a.Keys, cfg.AccessTokenTTL, o.Now),

@@ -235,7 +235,8 @@ func (s *Service) limitBets(ctx context.Context, userID uuid.UUID) error {
 	}
 	ok, retry, err := s.limiter.Allow(ctx, "bet:user:"+userID.String(), s.rate)
 	if err != nil {
-		s.log.WarnContext(ctx, "rate limiter unavailable, allowing bet", "err", err)
+		// The limiter logs the outage once; each bet only at debug level.
+		s.log.DebugContext(ctx, "rate limiter unavailable, allowing bet", "err", err)
 		return nil
 	}
 	if !ok {

@@ -13,11 +13,16 @@ import (
 	"connectrpc.com/connect"
 
 	"github.com/fairplay/fairplay/internal/money"
+	"github.com/fairplay/fairplay/internal/postgres"
 	"github.com/fairplay/fairplay/internal/problem"
 )
 
-// internalMessage is all a user learns of an unexpected failure.
-const internalMessage = "Something went wrong. Please try again."
+// internalMessage is all a user learns of an unexpected failure, and
+// unavailableMessage of a database that cannot be reached for the moment.
+const (
+	internalMessage    = "Something went wrong. Please try again."
+	unavailableMessage = "The service is temporarily unavailable. Please try again in a moment."
+)
 
 type classified struct {
 	code       connect.Code
@@ -64,6 +69,11 @@ func classify(ctx context.Context, log *slog.Logger, err error) classified {
 	if errors.Is(err, context.DeadlineExceeded) {
 		log.WarnContext(ctx, "request deadline exceeded", "err", err)
 		return classified{code: connect.CodeDeadlineExceeded, status: http.StatusGatewayTimeout, message: "The request took too long. Please try again."}
+	}
+	if postgres.IsUnavailable(err) {
+		log.WarnContext(ctx, "database unavailable", "err", err)
+		return classified{code: connect.CodeUnavailable, status: http.StatusServiceUnavailable,
+			message: unavailableMessage, retryAfter: 1}
 	}
 	log.ErrorContext(ctx, "request failed", "err", err)
 	return classified{code: connect.CodeInternal, status: http.StatusInternalServerError, message: internalMessage}

@@ -4,17 +4,15 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"runtime"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -28,6 +26,7 @@ import (
 	"github.com/fairplay/fairplay/internal/postgres"
 	"github.com/fairplay/fairplay/internal/postgres/pgtest"
 	"github.com/fairplay/fairplay/internal/wallet"
+	"github.com/fairplay/fairplay/test/proc"
 )
 
 // The suite runs the real `fairplay serve` binary three times on one
@@ -49,17 +48,8 @@ func run(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(dir)
-	gomod, err := exec.Command("go", "env", "GOMOD").Output()
-	if err != nil || strings.TrimSpace(string(gomod)) == "" || strings.TrimSpace(string(gomod)) == os.DevNull {
-		fmt.Fprintf(os.Stderr, "find the module root: %v\n", err)
-		return 1
-	}
-	binary = filepath.Join(dir, "fairplay")
-	build := exec.Command("go", "build", "-o", binary, "./cmd/fairplay")
-	build.Dir = filepath.Dir(strings.TrimSpace(string(gomod)))
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintf(os.Stderr, "build the server: %v\n", err)
+	if binary, err = proc.BuildServer(dir); err != nil {
+		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
 	return m.Run()
@@ -67,46 +57,8 @@ func run(m *testing.M) int {
 
 // replica is one running server process.
 type replica struct {
-	url  string
-	cmd  *exec.Cmd
-	log  *logWriter
-	done chan error // the result of cmd.Wait, once
-}
-
-// logWriter keeps a process's log and reports the address it serves on.
-type logWriter struct {
-	mu    sync.Mutex
-	buf   bytes.Buffer
-	part  []byte
-	addrC chan string
-}
-
-func (w *logWriter) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.buf.Write(p)
-	w.part = append(w.part, p...)
-	for {
-		i := bytes.IndexByte(w.part, '\n')
-		if i < 0 {
-			break
-		}
-		var line struct{ Msg, Addr string }
-		if json.Unmarshal(w.part[:i], &line) == nil && line.Msg == "fairplay serving" && line.Addr != "" {
-			select {
-			case w.addrC <- line.Addr:
-			default:
-			}
-		}
-		w.part = w.part[i+1:]
-	}
-	return len(p), nil
-}
-
-func (w *logWriter) String() string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.buf.String()
+	url string
+	*proc.Process
 }
 
 // cluster is three replicas and a pool on their database for the checks.
@@ -152,82 +104,43 @@ func startCluster(t *testing.T, n int) *cluster {
 	}
 	c := &cluster{db: pool, served: make([]atomic.Int64, n)}
 	t.Cleanup(func() { c.stop(t) })
-	for range n {
-		r := &replica{log: &logWriter{addrC: make(chan string, 1)}, done: make(chan error, 1)}
-		r.cmd = exec.Command(binary, "serve")
-		r.cmd.Env = env
-		r.cmd.Stdout, r.cmd.Stderr = r.log, r.log
-		if err := r.cmd.Start(); err != nil {
-			t.Fatalf("start replica: %v", err)
+	for i := range n {
+		p, err := proc.StartServer(fmt.Sprintf("replica %d", i), binary, env, nil)
+		if err != nil {
+			t.Fatal(err)
 		}
-		c.replicas = append(c.replicas, r)
-		go func() { r.done <- r.cmd.Wait() }()
+		c.replicas = append(c.replicas, &replica{Process: p})
 	}
-	for i, r := range c.replicas {
-		select {
-		case addr := <-r.log.addrC:
-			if !strings.HasPrefix(addr, "127.0.0.1:") {
-				t.Fatalf("replica %d serves on %s", i, addr)
-			}
-			r.url = "http://" + addr
-		case err := <-r.done:
-			r.done <- err
-			t.Fatalf("replica %d exited at start (%v):\n%s", i, err, r.log)
-		case <-time.After(30 * time.Second):
-			t.Fatalf("replica %d did not start:\n%s", i, r.log)
+	for _, r := range c.replicas {
+		url, err := r.WaitServing(30 * time.Second)
+		if err != nil {
+			t.Fatal(err)
 		}
+		r.url = url
 	}
-	for i, r := range c.replicas {
-		waitReady(t, i, r)
+	for _, r := range c.replicas {
+		if err := proc.WaitReady(r.url, 30*time.Second); err != nil {
+			t.Fatalf("%s: %v\n%s", r.Name, err, r.Log.Tail(4000))
+		}
 	}
 	return c
-}
-
-func waitReady(t *testing.T, i int, r *replica) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		res, err := http.Get(r.url + "/readyz")
-		if err == nil {
-			res.Body.Close()
-			if res.StatusCode == http.StatusOK {
-				return
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("replica %d not ready (%v):\n%s", i, err, r.log)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
 }
 
 // stop sends SIGTERM to every replica and requires a clean exit.
 func (c *cluster) stop(t *testing.T) {
 	for _, r := range c.replicas {
-		if r.cmd.Process != nil {
-			_ = r.cmd.Process.Signal(syscall.SIGTERM)
+		_ = r.Signal(syscall.SIGTERM)
+	}
+	for _, r := range c.replicas {
+		switch err := r.Wait(30 * time.Second); {
+		case errors.Is(err, proc.ErrStopTimeout):
+			t.Errorf("%s ignored SIGTERM for 30s:\n%s", r.Name, r.Log.Tail(4000))
+		case err != nil:
+			t.Errorf("%s did not shut down cleanly: %v\n%s", r.Name, err, r.Log.Tail(4000))
+		case t.Failed():
+			t.Logf("%s log:\n%s", r.Name, r.Log.Tail(4000))
 		}
 	}
-	for i, r := range c.replicas {
-		select {
-		case err := <-r.done:
-			if err != nil {
-				t.Errorf("replica %d did not shut down cleanly: %v\n%s", i, err, r.log)
-			} else if t.Failed() {
-				t.Logf("replica %d log:\n%s", i, tail(r.log.String(), 4000))
-			}
-		case <-time.After(30 * time.Second):
-			_ = r.cmd.Process.Kill()
-			t.Errorf("replica %d ignored SIGTERM for 30s:\n%s", i, tail(r.log.String(), 4000))
-		}
-	}
-}
-
-func tail(s string, n int) string {
-	if len(s) > n {
-		return "…" + s[len(s)-n:]
-	}
-	return s
 }
 
 // ledger runs the wallet audit and fails the test unless it is exact.
