@@ -140,6 +140,12 @@ type Store interface {
 	// the pair used and the balance after. Any refusal or error changes
 	// nothing, not even the nonce.
 	PlaceBet(ctx context.Context, b NewBet, draw func(SeedPair) (Draw, error)) (SeedPair, money.Amount, error)
+	// PlaceBetAt places a bet already drawn from pair at pair.Nonce, in one
+	// round trip, with PlaceBet's refusals, and ErrStalePair (changing
+	// nothing) unless pair is still the player's active pair with that
+	// client seed and pair.Nonce is its next nonce; with ErrStalePair it
+	// returns the active pair as it is now (zero when there is none).
+	PlaceBetAt(ctx context.Context, b NewBet, pair SeedPair, d Draw) (money.Amount, SeedPair, error)
 	// ActiveSeedPair returns the user's active pair, or ErrNoSeedPair.
 	ActiveSeedPair(ctx context.Context, userID uuid.UUID, forUpdate bool) (SeedPair, error)
 	// InsertSeedPair stores a new active pair; ErrSeedPairExists if one is active.
@@ -186,6 +192,7 @@ var (
 var (
 	ErrNoSeedPair     = errors.New("no active seed pair")
 	ErrSeedPairExists = errors.New("an active seed pair exists")
+	ErrStalePair      = errors.New("the seed pair has moved on")
 )
 
 // Limiter is the shared rate limiter (see accounts.Limiter).
@@ -204,6 +211,7 @@ type Service struct {
 	metrics Metrics
 	log     *slog.Logger
 	now     func() time.Time
+	pairs   pairCache
 }
 
 // Options are the Service's collaborators.

@@ -43,20 +43,48 @@ func (s *Service) ensurePair(ctx context.Context, st Store, userID uuid.UUID, fo
 	return st.ActiveSeedPair(ctx, userID, forUpdate)
 }
 
-// placeBet places b for the caller through Store.PlaceBet, checking the
-// caller's session in the bet's transaction. A player's first bet finds no
-// seed pair: the pair is created and the bet placed again.
+// placeBet places b for the caller, checking the caller's session in the
+// bet's transaction. When this server knows the player's seed pair it draws
+// the bet from the pair's next nonce and places it in one round trip; when it
+// does not, or the pair has moved on, through Store.PlaceBet, which reads the
+// pair first. A player's first bet finds no seed pair: the pair is created
+// and the bet placed again.
 func (s *Service) placeBet(ctx context.Context, p accounts.Principal, b Bet, draw func(SeedPair) (Draw, error)) (SeedPair, money.Amount, error) {
 	nb := NewBet{ID: b.ID, UserID: p.UserID, SessionID: p.SessionID, LiveSince: p.LiveSince, Game: b.Game,
 		Stake: b.Amount, At: b.CreatedAt}
-	pair, bal, err := s.store.PlaceBet(ctx, nb, draw)
-	if !errors.Is(err, ErrNoSeedPair) {
-		return pair, bal, err
+	// A stale guess comes back with the pair as it is now: one more try
+	// with that, then the long way (another bet of the player's keeps
+	// racing this one).
+	pair, ok := s.pairs.get(p.UserID)
+	for try := 0; ok && try < 2; try++ {
+		pair.Nonce++
+		d, err := draw(pair)
+		if err != nil {
+			return SeedPair{}, 0, err
+		}
+		bal, now, err := s.store.PlaceBetAt(ctx, nb, pair, d)
+		if err == nil {
+			s.pairs.put(pair)
+			return pair, bal, nil
+		}
+		if !errors.Is(err, ErrStalePair) {
+			return SeedPair{}, 0, err
+		}
+		s.pairs.drop(p.UserID)
+		pair, ok = now, now.ID != uuid.Nil
 	}
-	if _, err := s.ensurePair(ctx, s.store, p.UserID, false); err != nil {
+	pair, bal, err := s.store.PlaceBet(ctx, nb, draw)
+	if errors.Is(err, ErrNoSeedPair) {
+		if _, err := s.ensurePair(ctx, s.store, p.UserID, false); err != nil {
+			return SeedPair{}, 0, err
+		}
+		pair, bal, err = s.store.PlaceBet(ctx, nb, draw)
+	}
+	if err != nil {
 		return SeedPair{}, 0, err
 	}
-	return s.store.PlaceBet(ctx, nb, draw)
+	s.pairs.put(pair)
+	return pair, bal, nil
 }
 
 // Seeds returns the caller's active pair (creating it on first use).
@@ -96,6 +124,7 @@ func (s *Service) SetClientSeed(ctx context.Context, p accounts.Principal, seed 
 		out, err = tx.SetClientSeed(ctx, p.UserID, seed)
 		return err
 	})
+	s.pairs.drop(p.UserID)
 	if err != nil {
 		return SeedPair{}, fmt.Errorf("set client seed: %w", err)
 	}
@@ -148,6 +177,7 @@ func (s *Service) Rotate(ctx context.Context, p accounts.Principal, clientSeed s
 		r = Rotation{Old: old, New: np}
 		return nil
 	})
+	s.pairs.drop(p.UserID)
 	if err != nil {
 		return Rotation{}, fmt.Errorf("rotate seeds: %w", err)
 	}

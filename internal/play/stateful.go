@@ -90,16 +90,15 @@ func startGame[G any](ctx context.Context, s *Service, p accounts.Principal, k k
 		return nil, err
 	}
 	now := s.now()
-	r := &Round[G]{
-		Bet:    Bet{ID: uuid.Must(uuid.NewV7()), UserID: p.UserID, Game: k.game, Status: StatusActive, Amount: stake, CreatedAt: now},
-		Params: params,
-	}
-	pair, bal, err := s.placeBet(ctx, p, r.Bet, func(pair SeedPair) (Draw, error) {
+	bet := Bet{ID: uuid.Must(uuid.NewV7()), UserID: p.UserID, Game: k.game, Status: StatusActive, Amount: stake, CreatedAt: now}
+	var r *Round[G]
+	pair, bal, err := s.placeBet(ctx, p, bet, func(pair SeedPair) (Draw, error) {
+		// Drawn afresh on every call: a draw from a stale pair is thrown away.
 		g, err := deal(fair.NewStream(pair.ServerSeed, pair.ClientSeed, uint64(pair.Nonce)))
 		if err != nil {
 			return Draw{}, err
 		}
-		r.Pair, r.Game = pair, g
+		r = &Round[G]{Bet: bet, Pair: pair, Params: params, Game: g}
 		r.Bet.SeedPairID, r.Bet.ClientSeed, r.Bet.Nonce = pair.ID, pair.ClientSeed, pair.Nonce
 		if err := record(k, r, now); err != nil {
 			return Draw{}, err

@@ -373,3 +373,65 @@ func TestLedgerVerifyDetectsDrift(t *testing.T) {
 		t.Fatalf("drift not detected: %+v %v", r, err)
 	}
 }
+
+// Each server remembers a player's seed pair and draws the next bet from it
+// before asking Postgres (one round trip). Bets alternating between two
+// replicas, a client seed changed on one and a rotation on the other must
+// still use every nonce once, in order, with the client seed of the moment,
+// and verify afterwards.
+func TestRememberedSeedPairsAcrossReplicas(t *testing.T) {
+	t.Parallel()
+	a := apitest.Start(t)
+	b := a.Replica()
+	ca := a.Client()
+	ca.Register("hopper")
+	cb := ca.Via(b)
+	type placed struct {
+		id, clientSeed string
+		nonce          int
+		roll           any
+	}
+	var bets []placed
+	bet := func(c *apitest.Client, wantNonce int, wantSeed string) {
+		t.Helper()
+		res := c.Do("POST", "/api/games/dice", `{"betAmount": 1, "rollTarget": 50}`)
+		if res.Status != 200 {
+			t.Fatalf("bet: %d %s", res.Status, res.Raw)
+		}
+		n, seed := fmt.Sprint(res.Get("fairness.nonce")), res.Str("fairness.clientSeed")
+		if n != fmt.Sprint(wantNonce) || (wantSeed != "" && seed != wantSeed) {
+			t.Fatalf("bet %d: nonce %s client seed %q, want %d %q: %s", len(bets)+1, n, seed, wantNonce, wantSeed, res.Raw)
+		}
+		bets = append(bets, placed{id: res.Str("betId"), clientSeed: seed, nonce: wantNonce, roll: res.Get("result")})
+	}
+	bet(ca, 1, "")
+	bet(ca, 2, "") // a remembers the pair now
+	bet(cb, 3, "") // b learns it the long way
+	bet(ca, 4, "") // a's guess (3) is stale: the pair as it is now comes back, and the retry places it
+	bet(cb, 5, "")
+	bet(cb, 6, "")
+	if res := cb.Do("POST", "/api/fair/client-seed", map[string]any{"clientSeed": "changed on b"}); res.Status != 200 {
+		t.Fatalf("client seed: %d %s", res.Status, res.Raw)
+	}
+	bet(ca, 7, "changed on b") // a still remembers the old client seed
+	bet(cb, 8, "changed on b")
+	rot := ca.Do("POST", "/api/fair/rotate", map[string]any{})
+	if rot.Status != 200 || fmt.Sprint(rot.Get("previousNonce")) != "8" {
+		t.Fatalf("rotate: %d %s", rot.Status, rot.Raw)
+	}
+	bet(cb, 1, "changed on b") // b remembers the revealed pair
+	bet(ca, 2, "changed on b")
+	ca.Do("POST", "/api/fair/rotate", map[string]any{})
+	for i, p := range bets {
+		v := ca.Do("GET", "/api/fair/verify/"+p.id, nil)
+		if v.Status != 200 || v.Body["matches"] != true {
+			t.Fatalf("bet %d (nonce %d) does not verify: %d %s", i+1, p.nonce, v.Status, v.Raw)
+		}
+	}
+	var gaps int
+	if err := a.App.Postgres.QueryRow(context.Background(), `
+		SELECT count(*) FROM seed_pairs p JOIN users u ON u.id = p.user_id
+		WHERE u.username = 'hopper' AND p.nonce <> (SELECT count(*) FROM bets b WHERE b.seed_pair_id = p.id)`).Scan(&gaps); err != nil || gaps != 0 {
+		t.Fatalf("pairs whose nonce is not their bet count: %d %v", gaps, err)
+	}
+}
