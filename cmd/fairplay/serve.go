@@ -31,7 +31,7 @@ func loadConfig() (settings.Config, *slog.Logger, error) {
 
 // defaultMemoryLimit is the Go runtime's soft memory limit unless
 // GOMEMLIMIT is set.
-const defaultMemoryLimit = 96 << 20
+const defaultMemoryLimit = 80 << 20
 
 func serve(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
