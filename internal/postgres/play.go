@@ -190,23 +190,35 @@ func id16(id uuid.UUID) [16]byte { return id }
 // followed by COMMIT. Every refusal rolls back, so a refused bet changes
 // nothing, not even the nonce.
 func (s *PlayStore) PlaceBet(ctx context.Context, b play.NewBet, draw func(play.SeedPair) (play.Draw, error)) (play.SeedPair, money.Amount, error) {
+	var pair play.SeedPair
+	var bal money.Amount
+	err := s.onConn(ctx, func(conn *pgx.Conn) (err error) {
+		pair, bal, err = placeBet(ctx, conn, b, draw)
+		return err
+	})
+	return pair, bal, err
+}
+
+// onConn runs fn, which manages its own transaction, on a connection of its
+// own, and afterwards rolls back whatever fn left open — refused, failed or
+// cut off between round trips — dropping a connection that cannot even do
+// that.
+func (s *PlayStore) onConn(ctx context.Context, fn func(*pgx.Conn) error) error {
 	if _, inTx := s.db.(pgx.Tx); inTx {
-		return play.SeedPair{}, 0, errors.New("place bet: already in a transaction")
+		return errors.New("postgres: a two-round-trip transaction cannot run inside another")
 	}
 	conn, err := s.pool.Acquire(ctx)
 	if err != nil {
-		return play.SeedPair{}, 0, fmt.Errorf("place bet: %w", err)
+		return fmt.Errorf("acquire connection: %w", err)
 	}
-	pair, bal, err := placeBet(ctx, conn.Conn(), b, draw)
+	defer conn.Release()
+	err = fn(conn.Conn())
 	if conn.Conn().PgConn().TxStatus() != 'I' {
-		// Refused, failed or cut off between the round trips: roll back, and
-		// drop a connection that cannot even do that.
 		if _, rerr := conn.Exec(context.WithoutCancel(ctx), "ROLLBACK"); rerr != nil {
 			_ = conn.Conn().Close(context.WithoutCancel(ctx))
 		}
 	}
-	conn.Release()
-	return pair, bal, err
+	return err
 }
 
 // lockBetSQL is the first round trip's statement. $2 NULL skips the session
@@ -322,20 +334,11 @@ func placeBet(ctx context.Context, conn *pgx.Conn, b play.NewBet, draw func(play
 // one statement moves the money — an extra stake out, a payout in, each with
 // its ledger entry — and saves the bet, followed by COMMIT.
 func (s *PlayStore) PlayOn(ctx context.Context, a play.GameAction, apply func(play.BetWithSeeds) (play.Change, error)) (money.Amount, error) {
-	if _, inTx := s.db.(pgx.Tx); inTx {
-		return 0, errors.New("play on: already in a transaction")
-	}
-	conn, err := s.pool.Acquire(ctx)
-	if err != nil {
-		return 0, fmt.Errorf("play on: %w", err)
-	}
-	bal, err := playOn(ctx, conn.Conn(), a, apply)
-	if conn.Conn().PgConn().TxStatus() != 'I' {
-		if _, rerr := conn.Exec(context.WithoutCancel(ctx), "ROLLBACK"); rerr != nil {
-			_ = conn.Conn().Close(context.WithoutCancel(ctx))
-		}
-	}
-	conn.Release()
+	var bal money.Amount
+	err := s.onConn(ctx, func(conn *pgx.Conn) (err error) {
+		bal, err = playOn(ctx, conn, a, apply)
+		return err
+	})
 	return bal, err
 }
 

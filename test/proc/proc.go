@@ -17,6 +17,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"testing"
 	"time"
 )
 
@@ -205,4 +206,21 @@ func FreePort() (int, error) {
 	}
 	port := ln.Addr().(*net.TCPAddr).Port
 	return port, ln.Close()
+}
+
+// RunWithServer is a TestMain body for suites that run the real server:
+// it builds it into a temporary directory, sets *binary to its path, runs
+// the tests and removes the directory. It returns the exit code.
+func RunWithServer(m *testing.M, binary *string) int {
+	dir, err := os.MkdirTemp("", "fairplay-server-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer func() { _ = os.RemoveAll(dir) }()
+	if *binary, err = BuildServer(dir); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return m.Run()
 }
