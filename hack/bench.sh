@@ -65,12 +65,30 @@ for _ in $(seq 150); do
 done
 [ -n "$ready" ] || { echo "the server did not become ready; its log:" >&2; tail -30 "$log" >&2; exit 1; }
 
+# The postmaster, so Postgres' CPU per transaction and per request can be
+# told: its own time, its exited children's (cutime, cstime) and its live
+# children's.
+pg_pid=$(head -1 "$(psql -Atq "$SERVER_URL/postgres" -c 'SHOW data_directory')/postmaster.pid" 2>/dev/null || echo 0)
+pg_ticks() {
+  [ "$pg_pid" -gt 0 ] 2>/dev/null || { echo 0; return; }
+  local t c
+  t=$(awk '{print $14+$15+$16+$17}' "/proc/$pg_pid/stat" 2>/dev/null || echo 0)
+  for c in $(pgrep -P "$pg_pid"); do t=$((t + $(awk '{print $14+$15}' "/proc/$c/stat" 2>/dev/null || echo 0))); done
+  echo "$t"
+}
+
 echo "==> pgbench -N (the database's own limit: same Postgres, same machine, same run; ${secs}s per level)"
 pgbench -q -i -s 10 "$SERVER_URL/$PGBENCH_DB" >/dev/null 2>&1
 pg=()
 for c in ${CONC//,/ }; do
-  tps=$(pgbench -N -c "$c" -j 2 -T "$secs" "$SERVER_URL/$PGBENCH_DB" 2>/dev/null | awk -F'= ' '/^tps/ {print $2+0; exit}')
-  printf 'pgbench -N -c %-4s %10.1f tps\n' "$c" "${tps:-0}"
+  t0=$(pg_ticks)
+  out=$(pgbench -N -c "$c" -j 2 -T "$secs" "$SERVER_URL/$PGBENCH_DB" 2>/dev/null)
+  t1=$(pg_ticks)
+  tps=$(awk -F'= ' '/^tps/ {print $2+0; exit}' <<<"$out")
+  n=$(awk '/actually processed/ {split($NF, a, "/"); print a[1]; exit}' <<<"$out")
+  per=$(awk -v a="$t0" -v b="$t1" -v n="${n:-0}" -v hz="$(getconf CLK_TCK)" \
+    'BEGIN {if (n > 0) printf "%.0f", (b - a) / hz * 1e6 / n; else print "?"}')
+  printf 'pgbench -N -c %-4s %10.1f tps   (Postgres CPU %s µs per transaction)\n' "$c" "${tps:-0}" "$per"
   pg+=("$c=${tps:-0}")
 done
 pg_arg=$(IFS=,; echo "${pg[*]}")
@@ -79,7 +97,7 @@ echo "==> load (${DUR} per run; req/s counts a mines round or a blackjack hand o
 result=$OUT/bench-$stamp.json
 rc=0
 bin/fairplay-load -url "http://127.0.0.1:$PORT" -scenario "$SCEN" -c "$CONC" -d "$DUR" -users 64 \
-  -server-pid "$server" -pgbench "$pg_arg" -label "$(git describe --tags --always --dirty 2>/dev/null || echo dev)" \
+  -server-pid "$server" -postgres-pid "$pg_pid" -pgbench "$pg_arg" -label "$(git describe --tags --always --dirty 2>/dev/null || echo dev)" \
   -json "$result" || rc=$?
 [ -s "$result" ] || exit "$((rc ? rc : 1))"
 echo "results: $result (server log: $log)"

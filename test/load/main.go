@@ -229,6 +229,7 @@ func main() {
 	users := flag.Int("users", 64, "players to register (at least the highest concurrency)")
 	prefix := flag.String("prefix", "", "player name prefix (default random; reuse one to rerun with the same players)")
 	serverPID := flag.Int("server-pid", 0, "the server's process id, to report its CPU and memory")
+	flag.IntVar(&postgresPID, "postgres-pid", 0, "the postmaster's process id, to report the CPU of Postgres (all its processes)")
 	pgbench := flag.String("pgbench", "", "pgbench -N tps by client count, e.g. 32=1234,64=1300, to compare dice bets/s with")
 	label := flag.String("label", "", "a label for the report (e.g. the git version)")
 	jsonOut := flag.String("json", "", "write the report as JSON to this file")

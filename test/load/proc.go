@@ -13,32 +13,76 @@ import (
 // Linux exposes 100 on every architecture Go targets.
 const clockTicks = 100
 
-// sample is a point-in-time reading of the server's and our own CPU time.
+// sample is a point-in-time reading of the server's, Postgres' and our own
+// CPU time.
 type sample struct {
 	at        time.Time
 	serverCPU time.Duration
 	selfCPU   time.Duration
 	ok        bool
+	pgCPU     time.Duration
+	pgOK      bool
 }
 
-// processCPU reads a process's user+system CPU time from /proc/<pid>/stat.
-func processCPU(pid int) (time.Duration, error) {
+// postgresPID is the postmaster's pid (-postgres-pid), 0 when unknown.
+var postgresPID int
+
+// statTimes reads fields 14–17 of /proc/<pid>/stat (utime, stime, cutime,
+// cstime) and field 4 (the parent's pid).
+func statTimes(pid int) (ppid int, times [4]int64, err error) {
 	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
-		return 0, err
+		return 0, times, err
 	}
 	// The command name (field 2) may hold spaces: count fields after its ')'.
 	s := string(raw)
 	fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-	if len(fields) < 13 {
-		return 0, fmt.Errorf("/proc/%d/stat: short", pid)
+	if len(fields) < 15 {
+		return 0, times, fmt.Errorf("/proc/%d/stat: short", pid)
 	}
-	utime, err1 := strconv.ParseInt(fields[11], 10, 64) // field 14
-	stime, err2 := strconv.ParseInt(fields[12], 10, 64) // field 15
-	if err1 != nil || err2 != nil {
-		return 0, fmt.Errorf("/proc/%d/stat: bad times", pid)
+	if ppid, err = strconv.Atoi(fields[1]); err != nil {
+		return 0, times, fmt.Errorf("/proc/%d/stat: bad ppid", pid)
 	}
-	return time.Duration(utime+stime) * time.Second / clockTicks, nil
+	for i := range times {
+		if times[i], err = strconv.ParseInt(fields[11+i], 10, 64); err != nil {
+			return 0, times, fmt.Errorf("/proc/%d/stat: bad times", pid)
+		}
+	}
+	return ppid, times, nil
+}
+
+// postgresCPU is the CPU time of a Postgres instance: its postmaster's own
+// and that of its children, live (their user+system time) and exited (the
+// postmaster's cutime+cstime, where an exited backend's time goes).
+func postgresCPU(postmaster int) (time.Duration, error) {
+	_, t, err := statTimes(postmaster)
+	if err != nil {
+		return 0, err
+	}
+	ticks := t[0] + t[1] + t[2] + t[3]
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return 0, err
+	}
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if ppid, ct, err := statTimes(pid); err == nil && ppid == postmaster {
+			ticks += ct[0] + ct[1]
+		}
+	}
+	return time.Duration(ticks) * time.Second / clockTicks, nil
+}
+
+// processCPU reads a process's user+system CPU time from /proc/<pid>/stat.
+func processCPU(pid int) (time.Duration, error) {
+	_, t, err := statTimes(pid)
+	if err != nil {
+		return 0, err
+	}
+	return time.Duration(t[0]+t[1]) * time.Second / clockTicks, nil
 }
 
 // memoryMB reads VmRSS and VmHWM (the peak) from /proc/<pid>/status.
@@ -76,6 +120,10 @@ func takeSample(pid int) sample {
 		cpu, err := processCPU(pid)
 		s.serverCPU, s.ok = cpu, err == nil
 	}
+	if postgresPID > 0 {
+		cpu, err := postgresCPU(postgresPID)
+		s.pgCPU, s.pgOK = cpu, err == nil
+	}
 	return s
 }
 
@@ -86,10 +134,14 @@ func usageBetween(pid int, a, b sample) *Usage {
 	}
 	wall := b.at.Sub(a.at).Seconds()
 	rss, peak := memoryMB(pid)
-	return &Usage{
+	u := &Usage{
 		CPUPercent:     100 * (b.serverCPU - a.serverCPU).Seconds() / wall,
 		RSSMB:          rss,
 		PeakRSSMB:      peak,
 		LoadCPUPercent: 100 * (b.selfCPU - a.selfCPU).Seconds() / wall,
 	}
+	if a.pgOK && b.pgOK {
+		u.PostgresCPUPercent = 100 * (b.pgCPU - a.pgCPU).Seconds() / wall
+	}
+	return u
 }

@@ -95,6 +95,9 @@ type Usage struct {
 	PeakRSSMB float64 `json:"peak_rss_mb"`
 	// LoadCPUPercent is the load generator's own CPU use (it shares the machine).
 	LoadCPUPercent float64 `json:"load_cpu_percent"`
+	// PostgresCPUPercent is the Postgres instance's CPU use (with
+	// -postgres-pid): its postmaster and every backend and worker.
+	PostgresCPUPercent float64 `json:"postgres_cpu_percent,omitempty"`
 }
 
 func (r *Result) add(s *stats) {
@@ -135,26 +138,33 @@ func (r *Result) finish(elapsed time.Duration) {
 // table formats results as a fixed-width table.
 type table struct{ b strings.Builder }
 
-const rowFormat = "%-26s %5s %9s %9s %9s %9s %7s %9s %8s %8s %7s\n"
+const rowFormat = "%-26s %5s %9s %9s %9s %9s %7s %9s %8s %8s %7s %8s %8s\n"
 
 func (t *table) header() {
 	fmt.Fprintf(&t.b, rowFormat, "scenario/op", "conc", "req/s", "p50 ms", "p95 ms", "p99 ms", "errors",
-		"http/s", "srv cpu%", "gen cpu%", "srv MB")
+		"http/s", "srv cpu%", "gen cpu%", "srv MB", "pg cpu%", "pg µs/rq")
 }
 
 func (t *table) row(name string, r *Result, top bool) {
-	http, cpu, gen, rss := "", "", "", ""
+	http, cpu, gen, rss, pg, pgPer := "", "", "", "", "", ""
 	if top {
 		http = fmt.Sprintf("%.1f", r.HTTPRPS)
 		if r.Server != nil {
 			cpu = fmt.Sprintf("%.0f", r.Server.CPUPercent)
 			gen = fmt.Sprintf("%.0f", r.Server.LoadCPUPercent)
 			rss = fmt.Sprintf("%.1f", r.Server.RSSMB)
+			if r.Server.PostgresCPUPercent > 0 {
+				pg = fmt.Sprintf("%.0f", r.Server.PostgresCPUPercent)
+				if r.HTTPRPS > 0 {
+					// CPU-microseconds of Postgres per HTTP request.
+					pgPer = fmt.Sprintf("%.0f", r.Server.PostgresCPUPercent/100*1e6/r.HTTPRPS)
+				}
+			}
 		}
 	}
 	fmt.Fprintf(&t.b, rowFormat, name, fmt.Sprint(r.Concurrency), fmt.Sprintf("%.1f", r.RPS),
 		fmt.Sprintf("%.2f", r.P50ms), fmt.Sprintf("%.2f", r.P95ms), fmt.Sprintf("%.2f", r.P99ms),
-		fmt.Sprint(r.Errors), http, cpu, gen, rss)
+		fmt.Sprint(r.Errors), http, cpu, gen, rss, pg, pgPer)
 }
 
 // result adds a scenario's rows: the total, then each operation with its
