@@ -17,14 +17,17 @@ import (
 
 // PlayStore implements play.Store.
 type PlayStore struct {
-	pool *pgxpool.Pool
-	db   DB
+	pool  *pgxpool.Pool
+	db    DB
+	batch *betBatcher // nil in a transaction
 }
 
 var _ play.Store = (*PlayStore)(nil)
 
 // NewPlayStore returns a play.Store on pool.
-func NewPlayStore(pool *pgxpool.Pool) *PlayStore { return &PlayStore{pool: pool, db: pool} }
+func NewPlayStore(pool *pgxpool.Pool) *PlayStore {
+	return &PlayStore{pool: pool, db: pool, batch: newBetBatcher(pool)}
+}
 
 // InTx runs fn in one transaction.
 func (s *PlayStore) InTx(ctx context.Context, fn func(play.Store) error) error {
@@ -449,8 +452,26 @@ func playOn(ctx context.Context, conn *pgx.Conn, a play.GameAction, apply func(p
 // (fairplay_place_bet, migration 00006): it is refused with ErrStalePair,
 // changing nothing and returning the active pair as it is now, unless pair
 // is still the player's active pair with that client seed and pair.Nonce the
-// next nonce.
+// next nonce. Outside a transaction, concurrent bets go out together (see
+// betBatcher).
 func (s *PlayStore) PlaceBetAt(ctx context.Context, b play.NewBet, pair play.SeedPair, d play.Draw) (money.Amount, play.SeedPair, error) {
+	if s.batch != nil {
+		return s.batch.place(ctx, b, pair, d)
+	}
+	return placeOne(ctx, s.db, b, pair, d)
+}
+
+// BetBatches reports how many statements the one-round-trip bets went out
+// in since the store was made, and how many bets they held.
+func (s *PlayStore) BetBatches() (batches, bets int64) {
+	if s.batch == nil {
+		return 0, 0
+	}
+	return s.batch.batches.Load(), s.batch.bets.Load()
+}
+
+// placeOne places one bet with fairplay_place_bet.
+func placeOne(ctx context.Context, db DB, b play.NewBet, pair play.SeedPair, d play.Draw) (money.Amount, play.SeedPair, error) {
 	var session any
 	if b.SessionID != uuid.Nil {
 		session = id16(b.SessionID)
@@ -459,44 +480,19 @@ func (s *PlayStore) PlaceBetAt(ctx context.Context, b play.NewBet, pair play.See
 	if d.Status == play.StatusSettled {
 		settledAt = &b.At
 	}
-	var (
-		status  string
-		bal     *int64
-		pairID  *uuid.UUID
-		userID  *uuid.UUID
-		server  *string
-		hash    *string
-		client  *string
-		nonce   *int64
-		created *time.Time
-		now     play.SeedPair
-	)
-	err := s.db.QueryRow(ctx, `
+	var r placeRow
+	err := db.QueryRow(ctx, `
 		SELECT r.status, r.balance, (r.pair).id, (r.pair).user_id, (r.pair).server_seed, (r.pair).server_seed_hash,
 		       (r.pair).client_seed, (r.pair).nonce, (r.pair).created_at
 		FROM fairplay_place_bet($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) r`,
 		id16(b.UserID), session, b.LiveSince, id16(pair.ID), pair.ClientSeed, pair.Nonce,
 		id16(b.ID), string(b.Game), d.Status, int64(b.Stake), int64(d.Multiplier), int64(d.Payout),
-		d.Params, d.State, b.At, settledAt).Scan(&status, &bal, &pairID, &userID, &server, &hash, &client, &nonce, &created)
+		d.Params, d.State, b.At, settledAt).Scan(&r.status, &r.bal, &r.pairID, &r.userID, &r.server, &r.hash, &r.client, &r.nonce, &r.created)
 	if constraintError(err, codeUniqueViolation) == "bets_one_active_key" {
-		return 0, now, play.ErrGameInProgress
+		return 0, play.SeedPair{}, play.ErrGameInProgress
 	}
 	if err != nil {
-		return 0, now, fmt.Errorf("place bet: %w", err)
+		return 0, play.SeedPair{}, fmt.Errorf("place bet: %w", err)
 	}
-	switch status {
-	case "placed":
-		return money.Amount(*bal), now, nil
-	case "gone":
-		return 0, now, play.ErrUserGone
-	case "insufficient":
-		return 0, now, play.ErrInsufficientBalance
-	case "stale":
-		if pairID != nil {
-			now = play.SeedPair{ID: *pairID, UserID: *userID, ServerSeed: *server, ServerSeedHash: *hash,
-				ClientSeed: *client, Nonce: *nonce, CreatedAt: *created}
-		}
-		return 0, now, play.ErrStalePair
-	}
-	return 0, now, fmt.Errorf("place bet: unexpected status %q", status)
+	return r.result()
 }
