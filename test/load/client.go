@@ -1,14 +1,11 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
-	"net/http/cookiejar"
 	"strconv"
 	"strings"
 	"time"
@@ -23,20 +20,24 @@ const password = "loadtest1"
 // tokenMaxAge is when an access token is renewed (they last 15 minutes).
 const tokenMaxAge = 10 * time.Minute
 
-// player is one registered account with its own cookie jar (for the CSRF
-// cookie) and access token. A player is driven by one worker at a time.
+// player is one registered account with its own connection (which keeps
+// its cookies: the CSRF cookie) and access token. A player is driven by one
+// worker at a time.
 type player struct {
 	name, base   string
-	http         *http.Client
+	conn         *conn
 	csrf         string
 	token        string
 	refreshToken string
 	tokenAt      time.Time
 }
 
-func newPlayer(ctx context.Context, base, name string, transport http.RoundTripper) (*player, error) {
-	jar, _ := cookiejar.New(nil)
-	p := &player{name: name, base: base, http: &http.Client{Jar: jar, Transport: transport, Timeout: 30 * time.Second}}
+func newPlayer(ctx context.Context, base, name string) (*player, error) {
+	c, err := newConn(base)
+	if err != nil {
+		return nil, err
+	}
+	p := &player{name: name, base: base, conn: c}
 	var body struct {
 		CSRFToken string `json:"csrfToken"`
 	}
@@ -88,47 +89,33 @@ func errorKind(err error) string {
 }
 
 // do sends one request; a non-2xx status, a transport failure or a body that
-// does not decode into out is an error.
+// does not decode into out is an error. body is sent as is when it is
+// []byte (pre-encoded JSON), else encoded.
 func (p *player) do(ctx context.Context, method, path string, body, out any) error {
-	var rd io.Reader
-	if body != nil {
-		raw, err := json.Marshal(body)
-		if err != nil {
+	var raw []byte
+	switch b := body.(type) {
+	case nil:
+	case []byte:
+		raw = b
+	default:
+		var err error
+		if raw, err = json.Marshal(body); err != nil {
 			return err
 		}
-		rd = bytes.NewReader(raw)
 	}
-	req, err := http.NewRequestWithContext(ctx, method, p.base+path, rd)
-	if err != nil {
-		return err
-	}
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	if p.csrf != "" {
-		req.Header.Set("X-CSRF-Token", p.csrf)
-	}
-	if p.token != "" {
-		req.Header.Set("Authorization", "Bearer "+p.token)
-	}
-	res, err := p.http.Do(req)
+	status, resp, err := p.conn.roundTrip(ctx, method, path, raw, p.csrf, p.token)
 	if err != nil {
 		return &callError{method: method, path: path, kind: "transport", err: err}
 	}
-	defer res.Body.Close()
-	raw, err := io.ReadAll(res.Body)
-	if err != nil {
-		return &callError{method: method, path: path, kind: "transport", err: err}
-	}
-	if res.StatusCode/100 != 2 {
-		msg := strings.TrimSpace(string(raw))
+	if status/100 != 2 {
+		msg := strings.TrimSpace(string(resp))
 		if len(msg) > 300 {
 			msg = msg[:300] + "..."
 		}
-		return &httpError{method: method, path: path, status: res.StatusCode, body: msg}
+		return &httpError{method: method, path: path, status: status, body: msg}
 	}
 	if out != nil {
-		if err := json.Unmarshal(raw, out); err != nil {
+		if err := json.Unmarshal(resp, out); err != nil {
 			return &callError{method: method, path: path, kind: "decode", err: err}
 		}
 	}

@@ -32,7 +32,6 @@ import (
 	"fmt"
 	"maps"
 	"math/rand/v2"
-	"net/http"
 	"os"
 	"slices"
 	"strconv"
@@ -162,7 +161,6 @@ func finishRunning(ctx context.Context, players []*player) {
 
 // registerPlayers creates n players (signing in those that exist).
 func registerPlayers(ctx context.Context, url, prefix string, n int) ([]*player, error) {
-	transport := &http.Transport{MaxIdleConnsPerHost: 1024, IdleConnTimeout: time.Minute}
 	players := make([]*player, n)
 	errs := make([]error, n)
 	var wg sync.WaitGroup
@@ -173,7 +171,7 @@ func registerPlayers(ctx context.Context, url, prefix string, n int) ([]*player,
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			p, err := newPlayer(ctx, url, fmt.Sprintf("%s_%d", prefix, i), transport)
+			p, err := newPlayer(ctx, url, fmt.Sprintf("%s_%d", prefix, i))
 			if err == nil {
 				err = p.register(ctx)
 			}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -86,16 +87,30 @@ func (s scenario) pick(rng *rand.Rand) op {
 	return s.ops[len(s.ops)-1]
 }
 
+// The instant games' bodies, encoded once.
+var (
+	diceBody   = mustJSON(map[string]any{"betAmount": stake, "rollTarget": 50})
+	plinkoBody = mustJSON(map[string]any{"betAmount": stake, "rows": 12, "risk": "medium"})
+	kenoBody   = mustJSON(map[string]any{"betAmount": stake, "selectedNumbers": []int{3, 7, 11, 19, 23}, "riskLevel": "classic"})
+)
+
+func mustJSON(v any) []byte {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return raw
+}
+
 var (
 	opDice = op{name: "dice", weight: 2, fn: func(ctx context.Context, w *worker) error {
-		return w.call(ctx, "", "POST", "/api/games/dice", map[string]any{"betAmount": stake, "rollTarget": 50}, nil)
+		return w.call(ctx, "", "POST", "/api/games/dice", diceBody, nil)
 	}}
 	opPlinko = op{name: "plinko", weight: 1, fn: func(ctx context.Context, w *worker) error {
-		return w.call(ctx, "", "POST", "/api/games/plinko", map[string]any{"betAmount": stake, "rows": 12, "risk": "medium"}, nil)
+		return w.call(ctx, "", "POST", "/api/games/plinko", plinkoBody, nil)
 	}}
 	opKeno = op{name: "keno", weight: 1, fn: func(ctx context.Context, w *worker) error {
-		return w.call(ctx, "", "POST", "/api/games/keno", map[string]any{"betAmount": stake,
-			"selectedNumbers": []int{3, 7, 11, 19, 23}, "riskLevel": "classic"}, nil)
+		return w.call(ctx, "", "POST", "/api/games/keno", kenoBody, nil)
 	}}
 	opBalance = op{name: "balance", weight: 1, fn: func(ctx context.Context, w *worker) error {
 		var out struct {
