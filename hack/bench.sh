@@ -83,6 +83,9 @@ pg=()
 for c in ${CONC//,/ }; do
   t0=$(pg_ticks)
   out=$(pgbench -N -c "$c" -j 2 -T "$secs" "$SERVER_URL/$PGBENCH_DB" 2>/dev/null)
+  # pgbench's backends exit after it does; their CPU reaches the postmaster's
+  # once they are reaped.
+  sleep 1
   t1=$(pg_ticks)
   tps=$(awk -F'= ' '/^tps/ {print $2+0; exit}' <<<"$out")
   n=$(awk '/actually processed/ {split($NF, a, "/"); print a[1]; exit}' <<<"$out")

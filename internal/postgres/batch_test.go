@@ -66,7 +66,7 @@ func TestBetBatchAnswersEachBet(t *testing.T) {
 	mustExec(t, pool, `UPDATE sessions SET revoked_at = now() WHERE id = $1`, revoked.session)
 	mustExec(t, pool, `UPDATE users SET deleted_at = now() WHERE id = $1`, deleted.user)
 
-	got := postgres.ExecBetBatch(pool, []postgres.BatchBet{
+	got := postgres.ExecBetBatch(postgres.NewPlayStore(pool), []postgres.BatchBet{
 		loser.bet(1, 100, 0, "50.00"),
 		poor.bet(1, 100, 0, "50.00"),
 		stale.bet(5, 100, 0, "50.00"), // its next nonce is 1
@@ -124,13 +124,13 @@ func TestBetBatchFallsBackToSingleBets(t *testing.T) {
 	// dave already runs a mines game: a second one is refused by bets_one_active_key.
 	running := d.bet(1, 10, 0, "")
 	running.Bet.Game, running.Draw = play.Mines, play.Draw{Status: play.StatusActive, Params: []byte(`{"mines":3}`), State: []byte(`{}`)}
-	if got := postgres.ExecBetBatch(pool, []postgres.BatchBet{running}); got[0].Err != nil {
+	if got := postgres.ExecBetBatch(postgres.NewPlayStore(pool), []postgres.BatchBet{running}); got[0].Err != nil {
 		t.Fatal(got[0].Err)
 	}
 	second := d.bet(2, 10, 0, "")
 	second.Bet.Game, second.Draw = play.Mines, running.Draw
 
-	got := postgres.ExecBetBatch(pool, []postgres.BatchBet{a.bet(1, 100, 0, "50.00"), b.bet(1, 100, 0, "66.60"),
+	got := postgres.ExecBetBatch(postgres.NewPlayStore(pool), []postgres.BatchBet{a.bet(1, 100, 0, "50.00"), b.bet(1, 100, 0, "66.60"),
 		c.bet(1, 100, 200, "50.00"), second})
 	if got[0].Err != nil || got[0].Balance != 900e8 || got[2].Err != nil || got[2].Balance != 1100e8 {
 		t.Fatalf("the good bets: %+v %+v", got[0], got[2])
@@ -149,8 +149,51 @@ func TestBetBatchFallsBackToSingleBets(t *testing.T) {
 	}
 }
 
-// TestBetBatchTakesOneBetPerPlayer: a batch holds each player once, in
-// player order, up to its size; the rest stay queued in order, and bets
+// TestBetBatchDoesNotWaitForABusyPlayer: a bet whose player's row another
+// transaction holds does not hold up its batch: the others are placed at
+// once, and it is placed on its own when the row is free.
+func TestBetBatchDoesNotWaitForABusyPlayer(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool := pgtest.New(t)
+	busy := newBatchPlayer(t, pool, "busy", 1000e8)
+	free := newBatchPlayer(t, pool, "free", 1000e8)
+	tx, err := pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = tx.Rollback(ctx) }()
+	if _, err := tx.Exec(ctx, `SELECT 1 FROM users WHERE id = $1 FOR UPDATE`, busy.user); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan []postgres.BatchAnswer)
+	go func() {
+		done <- postgres.ExecBetBatch(postgres.NewPlayStore(pool), []postgres.BatchBet{busy.bet(1, 100, 0, "50.00"),
+			free.bet(1, 100, 0, "50.00")})
+	}()
+	for i := 0; queryInt(t, pool, `SELECT count(*) FROM bets WHERE user_id = $1`, free.user) == 0; i++ {
+		if i == 500 {
+			t.Fatal("the free player's bet waited for the busy player's row")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := queryInt(t, pool, `SELECT count(*) FROM bets WHERE user_id = $1`, busy.user); n != 0 {
+		t.Fatalf("the busy player's bet was placed while its row was held")
+	}
+	if err := tx.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+	got := <-done
+	if got[0].Err != nil || got[0].Balance != 900e8 || got[1].Err != nil || got[1].Balance != 900e8 {
+		t.Fatalf("answers: %+v", got)
+	}
+	if n := queryInt(t, pool, `SELECT nonce FROM seed_pairs WHERE id = $1`, busy.pair.ID); n != 1 {
+		t.Fatalf("busy player's nonce %d", n)
+	}
+}
+
+// TestBetBatchTakesOneBetPerPlayer: a batch holds each player once, oldest
+// first, up to its size; the rest stay queued in order, and bets
 // whose callers gave up are answered and dropped.
 func TestBetBatchTakesOneBetPerPlayer(t *testing.T) {
 	t.Parallel()
@@ -168,8 +211,8 @@ func TestBetBatchTakesOneBetPerPlayer(t *testing.T) {
 		{Bet: play.NewBet{UserID: ids[3]}}, // over the size
 	}
 	batch, queued, got := postgres.TakeBetBatch(bets, 3)
-	if fmt.Sprint(batch) != "[1 4 0]" || fmt.Sprint(queued) != "[2 5]" {
-		t.Fatalf("batch %v (want [1 4 0], by player), queued %v (want [2 5])", batch, queued)
+	if fmt.Sprint(batch) != "[0 1 4]" || fmt.Sprint(queued) != "[2 5]" {
+		t.Fatalf("batch %v (want [0 1 4]), queued %v (want [2 5])", batch, queued)
 	}
 	for i, a := range got {
 		if answered := !errors.Is(a.Err, postgres.ErrNoAnswer); answered != (i == 3) {

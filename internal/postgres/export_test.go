@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/fairplay/fairplay/internal/money"
 	"github.com/fairplay/fairplay/internal/play"
@@ -35,15 +36,25 @@ func queued(bets []BatchBet) []*queuedBet {
 	return out
 }
 
-func answers(qs []*queuedBet) []BatchAnswer {
+// answers collects each bet's answer, waiting up to wait for each.
+func answers(qs []*queuedBet, wait time.Duration) []BatchAnswer {
 	out := make([]BatchAnswer, len(qs))
 	for i, q := range qs {
+		out[i] = BatchAnswer{Err: ErrNoAnswer}
+		var r betResult
 		select {
-		case r := <-q.done:
-			out[i] = BatchAnswer{Balance: r.balance, Now: r.now, Err: r.err}
+		case r = <-q.done:
 		default:
-			out[i] = BatchAnswer{Err: ErrNoAnswer}
+			if wait == 0 {
+				continue
+			}
+			select {
+			case r = <-q.done:
+			case <-time.After(wait):
+				continue
+			}
 		}
+		out[i] = BatchAnswer{Balance: r.balance, Now: r.now, Err: r.err}
 	}
 	return out
 }
@@ -52,11 +63,12 @@ func answers(qs []*queuedBet) []BatchAnswer {
 var ErrNoAnswer = errors.New("no answer")
 
 // ExecBetBatch places bets as one batch, as the batcher does, and returns
-// each bet's answer in the order given.
-func ExecBetBatch(db DB, bets []BatchBet) []BatchAnswer {
+// each bet's answer in the order given (waiting up to ten seconds for the
+// bets placed on their own afterwards).
+func ExecBetBatch(s *PlayStore, bets []BatchBet) []BatchAnswer {
 	qs := queued(bets)
-	(&betBatcher{db: db, maxBatches: 1, maxSize: maxBetBatch}).exec(qs)
-	return answers(qs)
+	(&betBatcher{store: s, maxBatches: 1, maxSize: maxBetBatch}).exec(qs)
+	return answers(qs, 10*time.Second)
 }
 
 // TakeBetBatch queues bets and takes one batch as the batcher would: it
@@ -76,5 +88,5 @@ func TakeBetBatch(bets []BatchBet, size int) (batch, queuedIdx []int, got []Batc
 	for _, q := range b.queue {
 		queuedIdx = append(queuedIdx, index[q])
 	}
-	return batch, queuedIdx, answers(qs)
+	return batch, queuedIdx, answers(qs, 0)
 }

@@ -26,7 +26,9 @@ var _ play.Store = (*PlayStore)(nil)
 
 // NewPlayStore returns a play.Store on pool.
 func NewPlayStore(pool *pgxpool.Pool) *PlayStore {
-	return &PlayStore{pool: pool, db: pool, batch: newBetBatcher(pool)}
+	s := &PlayStore{pool: pool, db: pool}
+	s.batch = newBetBatcher(s)
+	return s
 }
 
 // InTx runs fn in one transaction.
