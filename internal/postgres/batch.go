@@ -29,7 +29,8 @@ import (
 // one bet; bets that arrive while all are running queue and leave together
 // in the next. A batch holds each player at most once (a player's second bet
 // waits for the next batch) and never waits for a row lock: a bet whose
-// player another transaction holds is placed on its own. When the statement
+// player or seed pair another transaction holds is placed on its own, so
+// batches cannot deadlock, nor one slow player hold the others up. When the statement
 // fails (one bet's constraint violation, say) it has changed nothing, and
 // each of its bets is placed again on its own, so one bet's error never
 // becomes another's. When Postgres is unreachable every bet in it
@@ -56,8 +57,7 @@ const maxBetBatch = 32
 // Measured with make bench (dice, 2 cores, batches of up to 32): 5244
 // bets/s at 32 players and 6260 at 64 (p99 12 and 21 ms) with one batch at a
 // time, 4679 and 6022 (p99 15 and 23 ms) with two, whose smaller batches
-// cost Postgres more per bet (~100 µs against ~140). A batch never waits for
-// a row lock, so one slow player cannot hold the others up.
+// cost Postgres more per bet (~100 µs against ~140).
 const maxBetBatches = 1
 
 // betBatchTimeout bounds one batch's statement; each caller still waits only
@@ -174,26 +174,34 @@ func (b *betBatcher) placeAlone(q *queuedBet) {
 	q.done <- betResult{balance: bal, now: now, err: err}
 }
 
-// errPlayerBusy is placeMany's answer for a bet whose player's row another
-// transaction holds: the batch does not wait for it.
-var errPlayerBusy = errors.New("the player's row is locked")
+// errPlayerBusy is placeMany's answer for a bet whose player's or seed
+// pair's row another transaction holds, or whose player has an earlier bet
+// in the batch: the batch does not wait for it.
+var errPlayerBusy = errors.New("the player or the seed pair is busy")
 
 // placeManySQL places a batch of bets drawn in advance in one statement,
-// with the checks of fairplay_place_bet (migration 00006), which places a
-// lone bet. It first locks the batch's players' rows, skipping rows another
-// transaction holds: a bet whose player is busy is answered 'busy' and placed
-// on its own, so a batch never waits for a row lock (and batches cannot
-// deadlock). The locked rows are read as they are now, whatever the
-// statement's snapshot. Then a bet is 'gone' when its player is deleted or
-// its session (when given: the zero uuid means none) is not live,
-// 'insufficient' when the stake is above the balance, 'stale' — with the
-// player's active pair as it is now — unless its pair is still active with
-// that client seed and its nonce the next, and 'placed' otherwise, with the
-// balance after. Only the placed bets write anything: the nonce (the
-// seed-pair UPDATE is the gate: its WHERE is checked again against a row
-// another transaction changed since the snapshot), the balance, a ledger
-// entry for the stake and one for a payout, and the bet. A batch holds each
-// player at most once.
+// with the rules of fairplay_place_bet (migrations 00006 and 00008), which
+// places a lone bet. It first locks the batch's players and seed pairs
+// (FOR NO KEY UPDATE, as a balance or nonce update would: a new seed pair's
+// foreign-key check can still proceed), skipping rows another transaction
+// holds: a bet whose player or pair is busy — or whose player has an earlier
+// bet in the batch — is answered 'busy' and placed on its own, so a batch
+// never waits for a row lock. The locked rows are read as they are now,
+// whatever the statement's snapshot. Then a bet is 'gone' when its player
+// is deleted or its session (when given: the zero uuid means none) is not
+// live, 'insufficient' when the stake is above the balance, 'stale' unless
+// its pair is still the player's active pair with that client seed and its
+// nonce the next, 'in_progress' when it starts a game of a kind the player
+// is already playing, and 'placed' otherwise, with the balance after. A
+// stale bet comes back with the player's active pair: the locked one as it
+// is now when it is still active, else as of the statement's snapshot.
+// Only placed bets write anything: the nonce, the balance, a ledger entry
+// for the stake and one for a payout, and the bet.
+//
+// Sessions are read as of the snapshot, taken before the locks: a session
+// revoked by a transaction that commits while the statement starts can
+// still place a bet that was in flight with the revocation; a bet sent
+// after the revocation was answered is refused.
 const placeManySQL = `
 	WITH b AS (
 		SELECT user_id, session_id, live_since, pair_id, client_seed, nonce, bet_id, game, status, stake, multiplier,
@@ -204,18 +212,29 @@ const placeManySQL = `
 		     WITH ORDINALITY AS b(user_id, session_id, live_since, pair_id, client_seed, nonce, bet_id, game, status,
 		                          stake, multiplier, payout, params, state, at, settled, ord)
 	), locked AS MATERIALIZED (
-		SELECT id, balance, deleted_at FROM users WHERE id = ANY($1::uuid[]) FOR UPDATE SKIP LOCKED
+		SELECT id, balance, deleted_at FROM users WHERE id = ANY($1::uuid[]) FOR NO KEY UPDATE SKIP LOCKED
+	), pairs AS MATERIALIZED (
+		SELECT id, user_id, server_seed, server_seed_hash, client_seed, nonce, created_at, revealed_at
+		FROM seed_pairs WHERE id = ANY($4::uuid[]) FOR NO KEY UPDATE SKIP LOCKED
 	), chk AS (
 		SELECT b.*, l.balance AS bal,
-		       CASE WHEN l.id IS NULL THEN 'busy'
+		       CASE WHEN l.id IS NULL OR p.id IS NULL
+		                 OR row_number() OVER (PARTITION BY b.user_id ORDER BY b.ord) > 1 THEN 'busy'
 		            WHEN l.deleted_at IS NOT NULL
 		                 OR (b.session_id <> '00000000-0000-0000-0000-000000000000' AND NOT EXISTS (
 		                     SELECT 1 FROM sessions s
 		                     WHERE s.id = b.session_id AND s.user_id = b.user_id AND s.revoked_at IS NULL
 		                       AND s.last_used_at >= b.live_since)) THEN 'gone'
 		            WHEN l.balance < b.stake THEN 'insufficient'
+		            WHEN p.user_id <> b.user_id OR p.revealed_at IS NOT NULL OR p.client_seed <> b.client_seed
+		                 OR p.nonce <> b.nonce - 1 THEN 'stale'
+		            WHEN b.status = 'active' AND EXISTS (
+		                     SELECT 1 FROM bets x WHERE x.user_id = b.user_id AND x.game = b.game AND x.status = 'active')
+		                 THEN 'in_progress'
 		            ELSE 'ok' END AS verdict
-		FROM b LEFT JOIN locked l ON l.id = b.user_id
+		FROM b
+		LEFT JOIN locked l ON l.id = b.user_id
+		LEFT JOIN pairs p ON p.id = b.pair_id
 	), adv AS (
 		UPDATE seed_pairs sp SET nonce = c.nonce
 		FROM chk c
@@ -241,18 +260,26 @@ const placeManySQL = `
 		SELECT a.bet_id, a.user_id, a.game, a.status, a.stake, a.multiplier, a.payout, a.pair_id, a.client_seed,
 		       a.nonce, a.params, a.state, a.at, CASE WHEN a.settled THEN a.at END
 		FROM adv a ORDER BY a.ord
+	), r AS (
+		SELECT c.ord, c.user_id,
+		       CASE WHEN c.verdict <> 'ok' THEN c.verdict WHEN upd.id IS NULL THEN 'stale' ELSE 'placed' END AS status,
+		       coalesce(upd.balance, c.bal) AS balance
+		FROM chk c
+		LEFT JOIN adv a ON a.bet_id = c.bet_id
+		LEFT JOIN upd ON upd.id = a.user_id
 	)
-	SELECT c.ord, CASE WHEN c.verdict <> 'ok' THEN c.verdict WHEN upd.id IS NULL THEN 'stale' ELSE 'placed' END,
-	       coalesce(upd.balance, c.bal), cur.id, cur.user_id, cur.server_seed, cur.server_seed_hash, cur.client_seed,
+	SELECT r.ord, r.status, r.balance, cur.id, cur.user_id, cur.server_seed, cur.server_seed_hash, cur.client_seed,
 	       cur.nonce, cur.created_at
-	FROM chk c
-	LEFT JOIN upd ON upd.id = c.user_id
+	FROM r
 	LEFT JOIN LATERAL (
-		SELECT sp.id, sp.user_id, sp.server_seed, sp.server_seed_hash, sp.client_seed, sp.nonce, sp.created_at
-		FROM seed_pairs sp
-		WHERE c.verdict = 'ok' AND upd.id IS NULL AND sp.user_id = c.user_id AND sp.revealed_at IS NULL
+		(SELECT sp.id, sp.user_id, sp.server_seed, sp.server_seed_hash, sp.client_seed, sp.nonce, sp.created_at
+		 FROM pairs sp WHERE r.status = 'stale' AND sp.user_id = r.user_id AND sp.revealed_at IS NULL)
+		UNION ALL
+		(SELECT sp.id, sp.user_id, sp.server_seed, sp.server_seed_hash, sp.client_seed, sp.nonce, sp.created_at
+		 FROM seed_pairs sp WHERE r.status = 'stale' AND sp.user_id = r.user_id AND sp.revealed_at IS NULL)
+		LIMIT 1
 	) cur ON true
-	ORDER BY c.ord`
+	ORDER BY r.ord`
 
 // placeMany places a batch in one statement (one transaction, one round
 // trip) and returns each bet's answer, in the batch's order.
@@ -341,6 +368,8 @@ func (r placeRow) result() (money.Amount, play.SeedPair, error) {
 		return 0, now, play.ErrInsufficientBalance
 	case "busy":
 		return 0, now, errPlayerBusy
+	case "in_progress":
+		return 0, now, play.ErrGameInProgress
 	case "stale":
 		if r.pairID != nil {
 			now = play.SeedPair{ID: *r.pairID, UserID: *r.userID, ServerSeed: *r.server, ServerSeedHash: *r.hash,

@@ -61,39 +61,69 @@ func TestBetBatchAnswersEachBet(t *testing.T) {
 	loser := newBatchPlayer(t, pool, "loser", 1000e8)
 	poor := newBatchPlayer(t, pool, "poor", 50e8)
 	stale := newBatchPlayer(t, pool, "stale", 1000e8)
+	reseeded := newBatchPlayer(t, pool, "reseeded", 1000e8)
+	rotated := newBatchPlayer(t, pool, "rotated", 1000e8)
 	revoked := newBatchPlayer(t, pool, "revoked", 1000e8)
+	expired := newBatchPlayer(t, pool, "expired", 1000e8)
 	deleted := newBatchPlayer(t, pool, "deleted", 1000e8)
+	playing := newBatchPlayer(t, pool, "playing", 1000e8)
 	mustExec(t, pool, `UPDATE sessions SET revoked_at = now() WHERE id = $1`, revoked.session)
+	mustExec(t, pool, `UPDATE sessions SET last_used_at = now() - interval '2 hours' WHERE id = $1`, expired.session)
 	mustExec(t, pool, `UPDATE users SET deleted_at = now() WHERE id = $1`, deleted.user)
+	mustExec(t, pool, `UPDATE seed_pairs SET client_seed = 'changed' WHERE id = $1`, reseeded.pair.ID)
+	next := uuid.New()
+	mustExec(t, pool, `UPDATE seed_pairs SET revealed_at = now() WHERE id = $1`, rotated.pair.ID)
+	mustExec(t, pool, `INSERT INTO seed_pairs (id, user_id, server_seed, server_seed_hash, client_seed) VALUES ($1, $2, 'next', 'next-hash', 'c')`,
+		next, rotated.user)
+	running := playing.bet(1, 10, 0, "")
+	running.Bet.Game, running.Draw = play.Mines, play.Draw{Status: play.StatusActive, Params: []byte(`{"mines":3}`), State: []byte(`{}`)}
+	if got := postgres.ExecBetBatch(postgres.NewPlayStore(pool), []postgres.BatchBet{running}); got[0].Err != nil {
+		t.Fatal(got[0].Err)
+	}
+	second := playing.bet(2, 10, 0, "")
+	second.Bet.Game, second.Draw = play.Mines, running.Draw
 
 	got := postgres.ExecBetBatch(postgres.NewPlayStore(pool), []postgres.BatchBet{
 		loser.bet(1, 100, 0, "50.00"),
 		poor.bet(1, 100, 0, "50.00"),
 		stale.bet(5, 100, 0, "50.00"), // its next nonce is 1
+		reseeded.bet(1, 100, 0, "50.00"),
+		rotated.bet(1, 100, 0, "50.00"),
 		revoked.bet(1, 100, 0, "50.00"),
+		expired.bet(1, 100, 0, "50.00"),
 		deleted.bet(1, 100, 0, "50.00"),
+		second,
 		winner.bet(1, 100, 300, "50.00"),
 	})
 	want := []struct {
 		balance money.Amount
 		err     error
-	}{{900e8, nil}, {0, play.ErrInsufficientBalance}, {0, play.ErrStalePair}, {0, play.ErrUserGone},
-		{0, play.ErrUserGone}, {1200e8, nil}}
+	}{{900e8, nil}, {0, play.ErrInsufficientBalance}, {0, play.ErrStalePair}, {0, play.ErrStalePair},
+		{0, play.ErrStalePair}, {0, play.ErrUserGone}, {0, play.ErrUserGone}, {0, play.ErrUserGone},
+		{0, play.ErrGameInProgress}, {1200e8, nil}}
 	for i, w := range want {
 		if got[i].Balance != w.balance || !errors.Is(got[i].Err, w.err) || (w.err == nil) != (got[i].Err == nil) {
 			t.Errorf("bet %d: balance %v err %v, want %v %v", i, got[i].Balance, got[i].Err, w.balance, w.err)
 		}
 	}
+	// A stale bet comes back with the active pair as it is now.
 	if now := got[2].Now; now.ID != stale.pair.ID || now.Nonce != 0 || now.ClientSeed != stale.pair.ClientSeed || now.ServerSeed != stale.pair.ServerSeed {
 		t.Errorf("stale bet: pair now %+v", now)
 	}
-	if n := queryInt(t, pool, `SELECT count(*) FROM bets`); n != 2 {
-		t.Errorf("%d bets recorded, want 2", n)
+	if now := got[3].Now; now.ID != reseeded.pair.ID || now.ClientSeed != "changed" {
+		t.Errorf("reseeded bet: pair now %+v", now)
+	}
+	if now := got[4].Now; now.ID != next || now.ServerSeed != "next" || now.Nonce != 0 {
+		t.Errorf("rotated bet: pair now %+v", now)
+	}
+	if n := queryInt(t, pool, `SELECT count(*) FROM bets`); n != 3 {
+		t.Errorf("%d bets recorded, want 3 (playing's first game, loser's, winner's)", n)
 	}
 	for _, c := range []struct {
 		p              batchPlayer
 		nonce, entries int64
-	}{{winner, 1, 2}, {loser, 1, 1}, {poor, 0, 0}, {stale, 0, 0}, {revoked, 0, 0}, {deleted, 0, 0}} {
+	}{{winner, 1, 2}, {loser, 1, 1}, {poor, 0, 0}, {stale, 0, 0}, {reseeded, 0, 0}, {rotated, 0, 0}, {revoked, 0, 0},
+		{expired, 0, 0}, {deleted, 0, 0}, {playing, 1, 1}} {
 		if n := queryInt(t, pool, `SELECT nonce FROM seed_pairs WHERE id = $1`, c.p.pair.ID); n != c.nonce {
 			t.Errorf("nonce %d, want %d", n, c.nonce)
 		}
@@ -101,8 +131,101 @@ func TestBetBatchAnswersEachBet(t *testing.T) {
 			t.Errorf("%d ledger entries, want %d", n, c.entries)
 		}
 	}
+	// The winner's entries: the stake out, then the payout in, each with the
+	// balance after it.
+	rows, err := pool.Query(context.Background(), `SELECT kind, amount, balance_after FROM ledger_entries WHERE user_id = $1 ORDER BY id`, winner.user)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var entries []string
+	for rows.Next() {
+		var kind string
+		var amount, after int64
+		if err := rows.Scan(&kind, &amount, &after); err != nil {
+			t.Fatal(err)
+		}
+		entries = append(entries, fmt.Sprintf("%s %d %d", kind, amount/1e8, after/1e8))
+	}
+	if fmt.Sprint(entries) != "[bet -100 900 payout 300 1200]" {
+		t.Errorf("winner's ledger: %v", entries)
+	}
 	if n := queryInt(t, pool, `SELECT balance FROM users WHERE id = $1`, poor.user); n != 50e8 {
 		t.Errorf("refused bet changed the balance: %d", n)
+	}
+}
+
+// TestBetBatchPlacesAPlayersSecondBetAfterTheFirst: two bets of one player
+// in one batch (the batcher never sends that, but the statement must not
+// care) are placed one after the other, each with its own nonce.
+func TestBetBatchPlacesAPlayersSecondBetAfterTheFirst(t *testing.T) {
+	t.Parallel()
+	pool := pgtest.New(t)
+	p := newBatchPlayer(t, pool, "twice", 1000e8)
+	got := postgres.ExecBetBatch(postgres.NewPlayStore(pool), []postgres.BatchBet{p.bet(1, 100, 0, "50.00"), p.bet(2, 10, 0, "50.00")})
+	if got[0].Err != nil || got[0].Balance != 900e8 || got[1].Err != nil || got[1].Balance != 890e8 {
+		t.Fatalf("answers: %+v", got)
+	}
+	if n := queryInt(t, pool, `SELECT count(*) FROM bets WHERE user_id = $1`, p.user); n != 2 {
+		t.Fatalf("%d bets", n)
+	}
+	if n := queryInt(t, pool, `SELECT balance FROM users WHERE id = $1`, p.user); n != 890e8 {
+		t.Fatalf("balance %d", n)
+	}
+}
+
+// TestBetBatchMeetsASeedRotation: a rotation holds the player's pair and
+// inserts the new one while a bet of the player's is in a batch. The bet does
+// not hold the batch up, neither side deadlocks, and the bet comes back
+// stale with the new pair.
+func TestBetBatchMeetsASeedRotation(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool := pgtest.New(t)
+	p := newBatchPlayer(t, pool, "rotating", 1000e8)
+	other := newBatchPlayer(t, pool, "bystander", 1000e8)
+	tx, err := pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = tx.Rollback(ctx) }()
+	// As play.Service.Rotate: the active pair locked first.
+	if _, err := tx.Exec(ctx, `SELECT 1 FROM seed_pairs WHERE user_id = $1 AND revealed_at IS NULL FOR UPDATE`, p.user); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan []postgres.BatchAnswer)
+	go func() {
+		done <- postgres.ExecBetBatch(postgres.NewPlayStore(pool), []postgres.BatchBet{p.bet(1, 100, 0, "50.00"),
+			other.bet(1, 100, 0, "50.00")})
+	}()
+	for i := 0; queryInt(t, pool, `SELECT count(*) FROM bets WHERE user_id = $1`, other.user) == 0; i++ {
+		if i == 500 {
+			t.Fatal("the bystander's bet waited for the rotating player's pair")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	// The rotating player's bet, placed on its own, now waits for the pair;
+	// the rotation reveals it and inserts the new one (whose foreign key
+	// needs the player's row) and commits.
+	next := uuid.New()
+	if _, err := tx.Exec(ctx, `UPDATE seed_pairs SET revealed_at = now() WHERE id = $1`, p.pair.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec(ctx, `INSERT INTO seed_pairs (id, user_id, server_seed, server_seed_hash, client_seed)
+		VALUES ($1, $2, 'next', 'next-hash', 'c')`, next, p.user); err != nil {
+		t.Fatalf("rotation: %v", err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatalf("rotation: %v", err)
+	}
+	got := <-done
+	if !errors.Is(got[0].Err, play.ErrStalePair) || got[0].Now.ID != next {
+		t.Fatalf("the rotating player's bet: %+v", got[0])
+	}
+	if got[1].Err != nil || got[1].Balance != 900e8 {
+		t.Fatalf("the bystander's bet: %+v", got[1])
+	}
+	if n := queryInt(t, pool, `SELECT count(*) FROM bets WHERE user_id = $1`, p.user); n != 0 {
+		t.Fatalf("a bet was placed on the revealed pair")
 	}
 }
 
@@ -225,8 +348,11 @@ func TestBetBatchTakesOneBetPerPlayer(t *testing.T) {
 }
 
 // TestConcurrentBetsThroughTheBatcher: many players betting at once through
-// PlaceBetAt (most of them in shared batches) each get nonces 1..n in order,
-// balances that match their bets, and a ledger that adds up.
+// PlaceBetAt (most of them in shared batches), while other transactions hold
+// players' rows for a moment (their bets are placed on their own) and change
+// their client seeds (their bets come back stale with the new seed), each
+// get nonces 1..n, each once, balances that match their bets, and a ledger
+// that adds up.
 func TestConcurrentBetsThroughTheBatcher(t *testing.T) {
 	t.Parallel()
 	pool := pgtest.New(t)
@@ -237,7 +363,43 @@ func TestConcurrentBetsThroughTheBatcher(t *testing.T) {
 		ps[i] = newBatchPlayer(t, pool, fmt.Sprintf("racer%02d", i), 1000e8)
 	}
 	var wg sync.WaitGroup
-	errs := make(chan error, players*2)
+	errs := make(chan error, players*2+1)
+	stop := make(chan struct{})
+	interfered := make(chan int)
+	go func() {
+		// Another transaction holds a player's row, and changes the client
+		// seed of a pair, a few milliseconds at a time.
+		n := 0
+		defer func() { interfered <- n }()
+		ctx := context.Background()
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			p := ps[n%players]
+			tx, err := pool.Begin(ctx)
+			if err != nil {
+				errs <- err
+				return
+			}
+			_, err = tx.Exec(ctx, `SELECT 1 FROM users WHERE id = $1 FOR UPDATE`, p.user)
+			if err == nil {
+				_, err = tx.Exec(ctx, `UPDATE seed_pairs SET client_seed = $2 WHERE id = $1`, p.pair.ID, fmt.Sprintf("seed-%d", n))
+			}
+			time.Sleep(2 * time.Millisecond)
+			if err == nil {
+				err = tx.Commit(ctx)
+			}
+			if err != nil {
+				_ = tx.Rollback(ctx)
+				errs <- err
+				return
+			}
+			n++
+		}
+	}()
 	for i, p := range ps {
 		wg.Add(1)
 		go func() {
@@ -249,13 +411,20 @@ func TestConcurrentBetsThroughTheBatcher(t *testing.T) {
 				inner.Add(1)
 				go func() {
 					defer inner.Done()
-					next := int64(1)
+					pair := p.pair
+					pair.Nonce = 1
 					for placed := 0; placed < bets; {
-						b := p.bet(next, 1, int64((i+placed+g)%3), "50.00")
+						b := p.bet(pair.Nonce, 1, int64((i+placed+g)%3), "50.00")
+						b.Pair = pair
 						bal, now, err := store.PlaceBetAt(context.Background(), b.Bet, b.Pair, b.Draw)
 						switch {
 						case errors.Is(err, play.ErrStalePair):
-							next = now.Nonce + 1
+							if now.ID != p.pair.ID {
+								errs <- fmt.Errorf("stale: pair now %+v", now)
+								return
+							}
+							pair = now
+							pair.Nonce++
 						case err != nil:
 							errs <- err
 							return
@@ -265,7 +434,7 @@ func TestConcurrentBetsThroughTheBatcher(t *testing.T) {
 								return
 							}
 							placed++
-							next++
+							pair.Nonce++
 						}
 					}
 				}()
@@ -274,6 +443,8 @@ func TestConcurrentBetsThroughTheBatcher(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+	close(stop)
+	t.Logf("%d client seeds changed under the bets", <-interfered)
 	close(errs)
 	for err := range errs {
 		t.Fatal(err)

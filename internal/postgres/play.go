@@ -227,7 +227,10 @@ func (s *PlayStore) onConn(ctx context.Context, fn func(*pgx.Conn) error) error 
 }
 
 // lockBetSQL is the first round trip's statement. $2 NULL skips the session
-// check. It always returns one row: the balance is NULL when the session or
+// check. The player's row is locked FOR NO KEY UPDATE, the lock its balance
+// update takes anyway: FOR UPDATE would also block the foreign-key check of
+// a seed rotation's new pair, and a rotation holding the old pair would then
+// deadlock with this bet's nonce update. It always returns one row: the balance is NULL when the session or
 // the player is gone, the pair's columns are NULL when there is no active
 // pair or the stake is above the balance (no nonce is taken then).
 const lockBetSQL = `
@@ -237,7 +240,7 @@ const lockBetSQL = `
 		  AND ($2::uuid IS NULL OR EXISTS (
 		      SELECT 1 FROM sessions
 		      WHERE id = $2 AND user_id = $1 AND revoked_at IS NULL AND last_used_at >= $3))
-		FOR UPDATE
+		FOR NO KEY UPDATE
 	), n AS (
 		UPDATE seed_pairs SET nonce = nonce + 1
 		WHERE user_id = $1 AND revealed_at IS NULL AND (SELECT balance FROM u) >= $4
