@@ -96,8 +96,13 @@ func New(ctx context.Context, cfg settings.Config, log *slog.Logger, o Options) 
 		Store: postgres.NewAccountStore(pool), Tokens: accounts.NewTokens(a.Keys, cfg.AccessTokenTTL, o.Now),
 		Bots: bots, Limiter: limiter, Config: cfg, Logger: log, Now: o.Now, Hasher: o.Hasher,
 	})
+	playStore := postgres.NewPlayStore(pool)
+	a.Metrics.RegisterBetBatches(func() telemetry.BetBatchStats {
+		statements, bets, alone := playStore.BetBatches()
+		return telemetry.BetBatchStats{Statements: statements, Bets: bets, Alone: alone}
+	})
 	a.Play = play.NewService(play.Options{
-		Store: postgres.NewPlayStore(pool), Limiter: limiter, BetRate: cfg.BetsPerUser, Metrics: a.Metrics,
+		Store: playStore, Limiter: limiter, BetRate: cfg.BetsPerUser, Metrics: a.Metrics,
 		Logger: log, Now: o.Now,
 	})
 	a.Admin = admin.NewService(admin.Options{Store: postgres.NewAdminStore(pool), Logger: log, Now: o.Now})

@@ -45,6 +45,7 @@ type betBatcher struct {
 	running int
 
 	batches, bets atomic.Int64 // statements sent and the bets they held
+	alone         atomic.Int64 // bets of batches placed on their own afterwards
 }
 
 // maxBetBatch bounds a batch, which holds its players' rows until it
@@ -170,6 +171,7 @@ func (b *betBatcher) exec(batch []*queuedBet) {
 // placeAlone places a bet with fairplay_place_bet, which waits for the
 // player's row if another transaction holds it, away from the batches.
 func (b *betBatcher) placeAlone(q *queuedBet) {
+	b.alone.Add(1)
 	bal, now, err := placeOne(q.ctx, b.store.db, q.bet, q.pair, q.draw)
 	q.done <- betResult{balance: bal, now: now, err: err}
 }

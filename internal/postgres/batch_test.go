@@ -449,8 +449,8 @@ func TestConcurrentBetsThroughTheBatcher(t *testing.T) {
 	for err := range errs {
 		t.Fatal(err)
 	}
-	batches, placed := store.BetBatches()
-	t.Logf("%d bets in %d statements", placed, batches)
+	batches, placed, alone := store.BetBatches()
+	t.Logf("%d bets in %d statements, %d of them placed on their own afterwards", placed, batches, alone)
 	if placed < int64(players*bets*2) || batches >= placed {
 		t.Fatalf("%d bets in %d statements: none shared", placed, batches)
 	}

@@ -467,12 +467,13 @@ func (s *PlayStore) PlaceBetAt(ctx context.Context, b play.NewBet, pair play.See
 }
 
 // BetBatches reports how many statements the one-round-trip bets went out
-// in since the store was made, and how many bets they held.
-func (s *PlayStore) BetBatches() (batches, bets int64) {
+// in since the store was made, how many bets they held, and how many of
+// those were placed on their own afterwards (a busy player, a failed batch).
+func (s *PlayStore) BetBatches() (statements, bets, alone int64) {
 	if s.batch == nil {
-		return 0, 0
+		return 0, 0, 0
 	}
-	return s.batch.batches.Load(), s.batch.bets.Load()
+	return s.batch.batches.Load(), s.batch.bets.Load(), s.batch.alone.Load()
 }
 
 // placeOne places one bet with fairplay_place_bet.

@@ -82,6 +82,41 @@ func (m *Metrics) RegisterPools(pg *pgxpool.Pool, rdb *redis.Client) {
 	m.Registry.MustRegister(&poolCollector{pg: pg, rdb: rdb})
 }
 
+// BetBatchStats are the bet batcher's counters (see
+// internal/postgres.PlayStore.BetBatches).
+type BetBatchStats struct {
+	Statements, Bets, Alone int64
+}
+
+// RegisterBetBatches adds the bet batcher's counters, read from fn when
+// Prometheus scrapes: statements sent, the bets they held, and the bets
+// placed on their own afterwards (a busy player or a failed batch). Bets ÷
+// statements is the mean batch size.
+func (m *Metrics) RegisterBetBatches(fn func() BetBatchStats) {
+	m.Registry.MustRegister(betBatchCollector(fn))
+}
+
+var (
+	betBatches     = prometheus.NewDesc("fairplay_bet_batches_total", "Statements that placed batches of bets.", nil, nil)
+	betBatchedBets = prometheus.NewDesc("fairplay_bet_batched_bets_total", "Bets sent in batches of bets.", nil, nil)
+	betAloneBets   = prometheus.NewDesc("fairplay_bet_batch_alone_total", "Bets of batches placed on their own afterwards (a busy player or a failed batch).", nil, nil)
+)
+
+type betBatchCollector func() BetBatchStats
+
+func (c betBatchCollector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- betBatches
+	ch <- betBatchedBets
+	ch <- betAloneBets
+}
+
+func (c betBatchCollector) Collect(ch chan<- prometheus.Metric) {
+	s := c()
+	ch <- prometheus.MustNewConstMetric(betBatches, prometheus.CounterValue, float64(s.Statements))
+	ch <- prometheus.MustNewConstMetric(betBatchedBets, prometheus.CounterValue, float64(s.Bets))
+	ch <- prometheus.MustNewConstMetric(betAloneBets, prometheus.CounterValue, float64(s.Alone))
+}
+
 var (
 	pgTotal    = prometheus.NewDesc("fairplay_pg_pool_connections", "Postgres pool connections by state.", []string{"state"}, nil)
 	pgMax      = prometheus.NewDesc("fairplay_pg_pool_max_connections", "Postgres pool size limit.", nil, nil)

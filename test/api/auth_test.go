@@ -515,6 +515,8 @@ func TestHealthAndMetrics(t *testing.T) {
 		`fairplay_http_request_duration_seconds_bucket{method="GET",route="GET /api/auth/user"`,
 		`fairplay_pg_pool_connections{state="idle"}`,
 		`fairplay_redis_pool_connections`,
+		`fairplay_bet_batches_total 0`,
+		`fairplay_bet_batched_bets_total 0`,
 	} {
 		if !strings.Contains(body, want) {
 			t.Fatalf("metrics lack %s", want)
