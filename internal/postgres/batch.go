@@ -115,8 +115,8 @@ func (b *betBatcher) run() {
 }
 
 // take removes the next batch from the queue: the oldest bets, one per
-// player; nil (and one batch fewer running) when the queue
-// is empty. Bets whose callers have given up are answered and dropped.
+// player; nil (and one batch fewer running) when the queue is empty. Bets
+// whose callers have given up are answered and dropped.
 func (b *betBatcher) take() []*queuedBet {
 	b.mu.Lock()
 	defer b.mu.Unlock()
