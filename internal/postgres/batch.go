@@ -185,25 +185,23 @@ var errPlayerBusy = errors.New("the player or the seed pair is busy")
 // with the rules of fairplay_place_bet (migrations 00006 and 00008), which
 // places a lone bet. It first locks the batch's players and seed pairs
 // (FOR NO KEY UPDATE, as a balance or nonce update would: a new seed pair's
-// foreign-key check can still proceed), skipping rows another transaction
-// holds: a bet whose player or pair is busy — or whose player has an earlier
-// bet in the batch — is answered 'busy' and placed on its own, so a batch
-// never waits for a row lock. The locked rows are read as they are now,
-// whatever the statement's snapshot. Then a bet is 'gone' when its player
+// foreign-key check can still proceed) and sessions (FOR KEY SHARE, which
+// a revocation's update does not wait for), skipping rows another
+// transaction holds: a bet whose player, pair or session is busy — or whose
+// player has an earlier bet in the batch — is answered 'busy' and placed on
+// its own, so a batch never waits for a row lock. The locked rows are read
+// as they are now, whatever the statement's snapshot: a session revoked by
+// a transaction that committed after the snapshot is seen revoked. Then a bet is 'gone' when its player
 // is deleted or its session (when given: the zero uuid means none) is not
-// live, 'insufficient' when the stake is above the balance, 'stale' unless
-// its pair is still the player's active pair with that client seed and its
-// nonce the next, 'in_progress' when it starts a game of a kind the player
-// is already playing, and 'placed' otherwise, with the balance after. A
+// live, 'insufficient' when the stake is above the balance, 'in_progress'
+// when the player already plays a game of its kind (even if this deal
+// would end at once), 'stale' unless its pair is still the player's active
+// pair with that client seed and its nonce the next, and 'placed'
+// otherwise, with the balance after. A
 // stale bet comes back with the player's active pair: the locked one as it
 // is now when it is still active, else as of the statement's snapshot.
 // Only placed bets write anything: the nonce, the balance, a ledger entry
 // for the stake and one for a payout, and the bet.
-//
-// Sessions are read as of the snapshot, taken before the locks: a session
-// revoked by a transaction that commits while the statement starts can
-// still place a bet that was in flight with the revocation; a bet sent
-// after the revocation was answered is refused.
 const placeManySQL = `
 	WITH b AS (
 		SELECT user_id, session_id, live_since, pair_id, client_seed, nonce, bet_id, game, status, stake, multiplier,
@@ -215,27 +213,29 @@ const placeManySQL = `
 		                          stake, multiplier, payout, params, state, at, settled, ord)
 	), locked AS MATERIALIZED (
 		SELECT id, balance, deleted_at FROM users WHERE id = ANY($1::uuid[]) FOR NO KEY UPDATE SKIP LOCKED
+	), live AS MATERIALIZED (
+		SELECT id, user_id, revoked_at, last_used_at
+		FROM sessions WHERE id = ANY($2::uuid[]) FOR KEY SHARE SKIP LOCKED
 	), pairs AS MATERIALIZED (
 		SELECT id, user_id, server_seed, server_seed_hash, client_seed, nonce, created_at, revealed_at
 		FROM seed_pairs WHERE id = ANY($4::uuid[]) FOR NO KEY UPDATE SKIP LOCKED
 	), chk AS (
 		SELECT b.*, l.balance AS bal,
-		       CASE WHEN l.id IS NULL OR p.id IS NULL
+		       CASE WHEN l.id IS NULL OR p.id IS NULL OR (b.session_id <> '00000000-0000-0000-0000-000000000000' AND s.id IS NULL)
 		                 OR row_number() OVER (PARTITION BY b.user_id ORDER BY b.ord) > 1 THEN 'busy'
 		            WHEN l.deleted_at IS NOT NULL
-		                 OR (b.session_id <> '00000000-0000-0000-0000-000000000000' AND NOT EXISTS (
-		                     SELECT 1 FROM sessions s
-		                     WHERE s.id = b.session_id AND s.user_id = b.user_id AND s.revoked_at IS NULL
-		                       AND s.last_used_at >= b.live_since)) THEN 'gone'
+		                 OR (s.id IS NOT NULL AND (s.user_id <> b.user_id OR s.revoked_at IS NOT NULL
+		                                           OR s.last_used_at < b.live_since)) THEN 'gone'
 		            WHEN l.balance < b.stake THEN 'insufficient'
-		            WHEN p.user_id <> b.user_id OR p.revealed_at IS NOT NULL OR p.client_seed <> b.client_seed
-		                 OR p.nonce <> b.nonce - 1 THEN 'stale'
-		            WHEN b.status = 'active' AND EXISTS (
+		            WHEN EXISTS (
 		                     SELECT 1 FROM bets x WHERE x.user_id = b.user_id AND x.game = b.game AND x.status = 'active')
 		                 THEN 'in_progress'
+		            WHEN p.user_id <> b.user_id OR p.revealed_at IS NOT NULL OR p.client_seed <> b.client_seed
+		                 OR p.nonce <> b.nonce - 1 THEN 'stale'
 		            ELSE 'ok' END AS verdict
 		FROM b
 		LEFT JOIN locked l ON l.id = b.user_id
+		LEFT JOIN live s ON s.id = b.session_id
 		LEFT JOIN pairs p ON p.id = b.pair_id
 	), adv AS (
 		UPDATE seed_pairs sp SET nonce = c.nonce

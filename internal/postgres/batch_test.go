@@ -244,7 +244,7 @@ func TestBetBatchFallsBackToSingleBets(t *testing.T) {
 	b := newBatchPlayer(t, pool, "bob", 1000e8)
 	c := newBatchPlayer(t, pool, "carol", 1000e8)
 	d := newBatchPlayer(t, pool, "dave", 1000e8)
-	// dave already runs a mines game: a second one is refused by bets_one_active_key.
+	// dave already runs a mines game: a second one is refused.
 	running := d.bet(1, 10, 0, "")
 	running.Bet.Game, running.Draw = play.Mines, play.Draw{Status: play.StatusActive, Params: []byte(`{"mines":3}`), State: []byte(`{}`)}
 	if got := postgres.ExecBetBatch(postgres.NewPlayStore(pool), []postgres.BatchBet{running}); got[0].Err != nil {
@@ -289,14 +289,20 @@ func TestBetBatchDoesNotWaitForABusyPlayer(t *testing.T) {
 	if _, err := tx.Exec(ctx, `SELECT 1 FROM users WHERE id = $1 FOR UPDATE`, busy.user); err != nil {
 		t.Fatal(err)
 	}
+	// A session row held too: that bet is placed on its own, which does not
+	// need the session's lock.
+	held := newBatchPlayer(t, pool, "held", 1000e8)
+	if _, err := tx.Exec(ctx, `SELECT 1 FROM sessions WHERE id = $1 FOR UPDATE`, held.session); err != nil {
+		t.Fatal(err)
+	}
 	done := make(chan []postgres.BatchAnswer)
 	go func() {
 		done <- postgres.ExecBetBatch(postgres.NewPlayStore(pool), []postgres.BatchBet{busy.bet(1, 100, 0, "50.00"),
-			free.bet(1, 100, 0, "50.00")})
+			free.bet(1, 100, 0, "50.00"), held.bet(1, 100, 0, "50.00")})
 	}()
-	for i := 0; queryInt(t, pool, `SELECT count(*) FROM bets WHERE user_id = $1`, free.user) == 0; i++ {
+	for i := 0; queryInt(t, pool, `SELECT count(*) FROM bets WHERE user_id = ANY($1)`, []uuid.UUID{free.user, held.user}) < 2; i++ {
 		if i == 500 {
-			t.Fatal("the free player's bet waited for the busy player's row")
+			t.Fatal("the other players' bets waited for the busy player's row")
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
@@ -307,8 +313,10 @@ func TestBetBatchDoesNotWaitForABusyPlayer(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := <-done
-	if got[0].Err != nil || got[0].Balance != 900e8 || got[1].Err != nil || got[1].Balance != 900e8 {
-		t.Fatalf("answers: %+v", got)
+	for i, a := range got {
+		if a.Err != nil || a.Balance != 900e8 {
+			t.Fatalf("answer %d: %+v", i, a)
+		}
 	}
 	if n := queryInt(t, pool, `SELECT nonce FROM seed_pairs WHERE id = $1`, busy.pair.ID); n != 1 {
 		t.Fatalf("busy player's nonce %d", n)
@@ -468,4 +476,58 @@ func TestConcurrentBetsThroughTheBatcher(t *testing.T) {
 		   OR u.balance <> 1000e8 + (SELECT coalesce(sum(payout - amount), 0) FROM bets b WHERE b.user_id = u.id)`); n != 0 {
 		t.Fatalf("%d players whose balance is not their bets'", n)
 	}
+}
+
+// TestSecondGameRefusedEvenIfItEndsAtOnce: a player who plays a game of a
+// kind cannot start another of that kind on any of the three paths (a
+// batch, a lone bet, the two-round-trip bet), even when the new deal would
+// end at once (a blackjack natural: settled, so the unique index on running
+// games would not refuse it). Nothing changes.
+func TestSecondGameRefusedEvenIfItEndsAtOnce(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool := pgtest.New(t)
+	store := postgres.NewPlayStore(pool)
+	p := newBatchPlayer(t, pool, "dealt", 1000e8)
+	other := newBatchPlayer(t, pool, "other", 1000e8)
+	running := p.bet(1, 10, 0, "")
+	running.Bet.Game, running.Draw = play.Blackjack, play.Draw{Status: play.StatusActive, Params: []byte(`{}`), State: []byte(`{}`)}
+	if got := postgres.ExecBetBatch(store, []postgres.BatchBet{running}); got[0].Err != nil {
+		t.Fatal(got[0].Err)
+	}
+	natural := func() postgres.BatchBet {
+		b := p.bet(2, 10, 25, "")
+		b.Bet.Game, b.Draw = play.Blackjack, play.Draw{Status: play.StatusSettled, Multiplier: 25000, Payout: 25e8,
+			Params: []byte(`{}`), State: []byte(`{}`)}
+		return b
+	}
+	check := func(path string, err error) {
+		t.Helper()
+		if !errors.Is(err, play.ErrGameInProgress) {
+			t.Errorf("%s: %v, want %v", path, err, play.ErrGameInProgress)
+		}
+		if n := queryInt(t, pool, `SELECT nonce FROM seed_pairs WHERE id = $1`, p.pair.ID); n != 1 {
+			t.Fatalf("%s: nonce %d", path, n)
+		}
+		if n := queryInt(t, pool, `SELECT count(*) FROM bets WHERE user_id = $1`, p.user); n != 1 {
+			t.Fatalf("%s: %d bets", path, n)
+		}
+		if n := queryInt(t, pool, `SELECT balance FROM users WHERE id = $1`, p.user); n != 990e8 {
+			t.Fatalf("%s: balance %d", path, n)
+		}
+	}
+	got := postgres.ExecBetBatch(store, []postgres.BatchBet{natural(), other.bet(1, 1, 0, "50.00")})
+	check("batch", got[0].Err)
+	if got[1].Err != nil {
+		t.Fatalf("the other player's bet: %v", got[1].Err)
+	}
+	err := store.InTx(ctx, func(tx play.Store) error {
+		b := natural()
+		_, _, err := tx.PlaceBetAt(ctx, b.Bet, b.Pair, b.Draw)
+		return err
+	})
+	check("fairplay_place_bet", err)
+	b := natural()
+	_, _, err = store.PlaceBet(ctx, b.Bet, func(play.SeedPair) (play.Draw, error) { return b.Draw, nil })
+	check("two round trips", err)
 }

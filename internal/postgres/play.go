@@ -230,9 +230,11 @@ func (s *PlayStore) onConn(ctx context.Context, fn func(*pgx.Conn) error) error 
 // check. The player's row is locked FOR NO KEY UPDATE, the lock its balance
 // update takes anyway: FOR UPDATE would also block the foreign-key check of
 // a seed rotation's new pair, and a rotation holding the old pair would then
-// deadlock with this bet's nonce update. It always returns one row: the balance is NULL when the session or
-// the player is gone, the pair's columns are NULL when there is no active
-// pair or the stake is above the balance (no nonce is taken then).
+// deadlock with this bet's nonce update. It always returns one row: the
+// balance is NULL when the session or the player is gone, running is true
+// when the player already plays a game of the bet's kind ($5), and the
+// pair's columns are NULL when there is no active pair, the stake is above
+// the balance or a game of the kind is running (no nonce is taken then).
 const lockBetSQL = `
 	WITH u AS (
 		SELECT balance FROM users
@@ -241,13 +243,15 @@ const lockBetSQL = `
 		      SELECT 1 FROM sessions
 		      WHERE id = $2 AND user_id = $1 AND revoked_at IS NULL AND last_used_at >= $3))
 		FOR NO KEY UPDATE
+	), r AS (
+		SELECT EXISTS (SELECT 1 FROM bets WHERE user_id = $1 AND game = $5 AND status = 'active') AS running
 	), n AS (
 		UPDATE seed_pairs SET nonce = nonce + 1
-		WHERE user_id = $1 AND revealed_at IS NULL AND (SELECT balance FROM u) >= $4
+		WHERE user_id = $1 AND revealed_at IS NULL AND (SELECT balance FROM u) >= $4 AND NOT (SELECT running FROM r)
 		RETURNING ` + seedPairColumns + `
 	)
-	SELECT (SELECT balance FROM u), n.id, n.user_id, n.server_seed, n.server_seed_hash, n.client_seed, n.nonce,
-	       n.created_at, n.revealed_at
+	SELECT (SELECT balance FROM u), (SELECT running FROM r), n.id, n.user_id, n.server_seed, n.server_seed_hash,
+	       n.client_seed, n.nonce, n.created_at, n.revealed_at
 	FROM (VALUES (1)) one LEFT JOIN n ON true`
 
 // settleBetSQL is the second round trip's statement: the debit and the
@@ -290,8 +294,9 @@ func placeBet(ctx context.Context, conn *pgx.Conn, b play.NewBet, draw func(play
 	)
 	batch := &pgx.Batch{}
 	batch.Queue("BEGIN")
-	batch.Queue(lockBetSQL, id16(b.UserID), session, b.LiveSince, int64(b.Stake)).QueryRow(func(row pgx.Row) error {
-		return row.Scan(&balance, &pairID, &userID, &server, &hash, &client, &nonce, &created, &p.RevealedAt)
+	var running bool
+	batch.Queue(lockBetSQL, id16(b.UserID), session, b.LiveSince, int64(b.Stake), string(b.Game)).QueryRow(func(row pgx.Row) error {
+		return row.Scan(&balance, &running, &pairID, &userID, &server, &hash, &client, &nonce, &created, &p.RevealedAt)
 	})
 	if err := conn.SendBatch(ctx, batch).Close(); err != nil {
 		return p, 0, fmt.Errorf("place bet: %w", err)
@@ -301,6 +306,8 @@ func placeBet(ctx context.Context, conn *pgx.Conn, b play.NewBet, draw func(play
 		return p, 0, play.ErrUserGone
 	case *balance < int64(b.Stake):
 		return p, 0, play.ErrInsufficientBalance
+	case running:
+		return p, 0, play.ErrGameInProgress
 	case pairID == nil:
 		return p, 0, play.ErrNoSeedPair
 	}

@@ -5,6 +5,11 @@
 -- that holds the old pair and inserts the new one deadlocked with a bet that
 -- held the player and waited for the pair. The batches of bets
 -- (internal/postgres/batch.go) lock the same way.
+--
+-- It also answers 'in_progress', changing nothing, when the player already
+-- plays a game of the bet's kind. The unique index bets_one_active_key only
+-- refuses a second running game, so a blackjack deal that ended at once (a
+-- natural) could be placed while a hand of the player's was still running.
 -- +goose StatementBegin
 CREATE OR REPLACE FUNCTION fairplay_place_bet(
     p_user uuid, p_session uuid, p_live_since timestamptz,
@@ -26,6 +31,10 @@ BEGIN
     IF bal < p_stake THEN
         status := 'insufficient';
         balance := bal;
+        RETURN;
+    END IF;
+    IF EXISTS (SELECT 1 FROM bets b WHERE b.user_id = p_user AND b.game = p_game AND b.status = 'active') THEN
+        status := 'in_progress';
         RETURN;
     END IF;
     UPDATE seed_pairs sp SET nonce = p_nonce
