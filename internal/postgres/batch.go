@@ -317,7 +317,7 @@ func placeMany(ctx context.Context, db DB, batch []*queuedBet) ([]betResult, err
 			ord int
 			r   placeRow
 		)
-		if err := rows.Scan(&ord, &r.status, &r.bal, &r.pairID, &r.userID, &r.server, &r.hash, &r.client, &r.nonce, &r.created); err != nil {
+		if err := rows.Scan(append([]any{&ord}, r.dest()...)...); err != nil {
 			return nil, err
 		}
 		if ord < 1 || ord > n {
@@ -345,21 +345,43 @@ func jsonText(raw []byte) *string {
 	return &s
 }
 
-// placeRow is one answer of fairplay_place_bet.
-type placeRow struct {
-	status  string
-	bal     *int64
-	pairID  *uuid.UUID
-	userID  *uuid.UUID
-	server  *string
-	hash    *string
-	client  *string
-	nonce   *int64
-	created *time.Time
+// nullablePair scans a seed pair's id, user_id, server_seed,
+// server_seed_hash, client_seed, nonce and created_at columns, which are all
+// NULL when there is no pair.
+type nullablePair struct {
+	id, userID           *uuid.UUID
+	server, hash, client *string
+	nonce                *int64
+	created              *time.Time
 }
 
+// dest is the scan destinations, in that order.
+func (n *nullablePair) dest() []any {
+	return []any{&n.id, &n.userID, &n.server, &n.hash, &n.client, &n.nonce, &n.created}
+}
+
+// get returns the pair, or false when the columns were NULL.
+func (n *nullablePair) get() (play.SeedPair, bool) {
+	if n.id == nil {
+		return play.SeedPair{}, false
+	}
+	return play.SeedPair{ID: *n.id, UserID: *n.userID, ServerSeed: *n.server, ServerSeedHash: *n.hash,
+		ClientSeed: *n.client, Nonce: *n.nonce, CreatedAt: *n.created}, true
+}
+
+// placeRow is one answer of fairplay_place_bet or placeManySQL: status,
+// balance and the player's active pair.
+type placeRow struct {
+	status string
+	bal    *int64
+	pair   nullablePair
+}
+
+// dest is the scan destinations, in that order.
+func (r *placeRow) dest() []any { return append([]any{&r.status, &r.bal}, r.pair.dest()...) }
+
 // result turns the answer into PlaceBetAt's results.
-func (r placeRow) result() (money.Amount, play.SeedPair, error) {
+func (r *placeRow) result() (money.Amount, play.SeedPair, error) {
 	var now play.SeedPair
 	switch r.status {
 	case "placed":
@@ -373,10 +395,7 @@ func (r placeRow) result() (money.Amount, play.SeedPair, error) {
 	case "in_progress":
 		return 0, now, play.ErrGameInProgress
 	case "stale":
-		if r.pairID != nil {
-			now = play.SeedPair{ID: *r.pairID, UserID: *r.userID, ServerSeed: *r.server, ServerSeedHash: *r.hash,
-				ClientSeed: *r.client, Nonce: *r.nonce, CreatedAt: *r.created}
-		}
+		now, _ = r.pair.get()
 		return 0, now, play.ErrStalePair
 	}
 	return 0, now, fmt.Errorf("place bet: unexpected status %q", r.status)

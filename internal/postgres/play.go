@@ -282,25 +282,20 @@ func placeBet(ctx context.Context, conn *pgx.Conn, b play.NewBet, draw func(play
 		session = id16(b.SessionID)
 	}
 	var (
-		balance *int64
-		pairID  *uuid.UUID
-		p       play.SeedPair
-		userID  *uuid.UUID
-		server  *string
-		hash    *string
-		client  *string
-		nonce   *int64
-		created *time.Time
+		balance  *int64
+		running  bool
+		pair     nullablePair
+		revealed *time.Time
 	)
 	batch := &pgx.Batch{}
 	batch.Queue("BEGIN")
-	var running bool
 	batch.Queue(lockBetSQL, id16(b.UserID), session, b.LiveSince, int64(b.Stake), string(b.Game)).QueryRow(func(row pgx.Row) error {
-		return row.Scan(&balance, &running, &pairID, &userID, &server, &hash, &client, &nonce, &created, &p.RevealedAt)
+		return row.Scan(append(append([]any{&balance, &running}, pair.dest()...), &revealed)...)
 	})
 	if err := conn.SendBatch(ctx, batch).Close(); err != nil {
-		return p, 0, fmt.Errorf("place bet: %w", err)
+		return play.SeedPair{}, 0, fmt.Errorf("place bet: %w", err)
 	}
+	p, found := pair.get()
 	switch {
 	case balance == nil:
 		return p, 0, play.ErrUserGone
@@ -308,11 +303,10 @@ func placeBet(ctx context.Context, conn *pgx.Conn, b play.NewBet, draw func(play
 		return p, 0, play.ErrInsufficientBalance
 	case running:
 		return p, 0, play.ErrGameInProgress
-	case pairID == nil:
+	case !found:
 		return p, 0, play.ErrNoSeedPair
 	}
-	p.ID, p.UserID, p.ServerSeed, p.ServerSeedHash, p.ClientSeed, p.Nonce, p.CreatedAt =
-		*pairID, *userID, *server, *hash, *client, *nonce, *created
+	p.RevealedAt = revealed
 
 	d, err := draw(p)
 	if err != nil {
@@ -500,7 +494,7 @@ func placeOne(ctx context.Context, db DB, b play.NewBet, pair play.SeedPair, d p
 		FROM fairplay_place_bet($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) r`,
 		id16(b.UserID), session, b.LiveSince, id16(pair.ID), pair.ClientSeed, pair.Nonce,
 		id16(b.ID), string(b.Game), d.Status, int64(b.Stake), int64(d.Multiplier), int64(d.Payout),
-		d.Params, d.State, b.At, settledAt).Scan(&r.status, &r.bal, &r.pairID, &r.userID, &r.server, &r.hash, &r.client, &r.nonce, &r.created)
+		d.Params, d.State, b.At, settledAt).Scan(r.dest()...)
 	if constraintError(err, codeUniqueViolation) == "bets_one_active_key" {
 		return 0, play.SeedPair{}, play.ErrGameInProgress
 	}
