@@ -24,7 +24,14 @@ fi
 PG_PORT=${PG_PORT:-55432}
 REDIS_PORT=${REDIS_PORT:-56379}
 
-port_busy() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+# A port is busy when something listens on it, or when any socket uses it as
+# its local port: the defaults lie in Linux's ephemeral range, so a client
+# connection (even one in TIME-WAIT) can hold one, and a server's bind then
+# fails although nothing listens there.
+port_busy() {
+  (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0
+  command -v ss >/dev/null 2>&1 && [ -n "$(ss -Htan "sport = :$1" 2>/dev/null)" ]
+}
 free_port() {
   local p=$1
   while port_busy "$p"; do p=$((p + 1)); done
@@ -95,12 +102,20 @@ start_postgres() {
 start_redis() {
   mkdir -p "$DATA/redis"
   if [ -s "$DATA/redis.pid" ] && kill -0 "$(cat "$DATA/redis.pid")" 2>/dev/null; then return 0; fi
-  REDIS_PORT=$(free_port "$REDIS_PORT")
-  redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --daemonize yes --pidfile "$DATA/redis.pid" \
-    --dir "$DATA/redis" --save "" --appendonly no --logfile "$DATA/redis.log"
-  for _ in $(seq 50); do
-    redis-cli -p "$REDIS_PORT" ping >/dev/null 2>&1 && return 0
-    sleep 0.1
+  local try
+  # A port can still be taken between the check and the bind: then the next.
+  for try in 1 2 3 4 5; do
+    REDIS_PORT=$(free_port "$REDIS_PORT")
+    : >"$DATA/redis.log"
+    redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --daemonize yes --pidfile "$DATA/redis.pid" \
+      --dir "$DATA/redis" --save "" --appendonly no --logfile "$DATA/redis.log"
+    for _ in $(seq 50); do
+      redis-cli -p "$REDIS_PORT" ping >/dev/null 2>&1 && return 0
+      grep -q "Address already in use" "$DATA/redis.log" && break
+      sleep 0.1
+    done
+    grep -q "Address already in use" "$DATA/redis.log" || break
+    REDIS_PORT=$((REDIS_PORT + 1))
   done
   echo "redis did not start; see $DATA/redis.log" >&2
   exit 1
