@@ -1,0 +1,9 @@
+// Package security is Fairplay's attacker's test suite. Each test plays a
+// hostile player (or a stranger) against the real server — in-process on a
+// fresh Postgres database and a private Redis prefix, through the same /api
+// and Connect routes a browser uses — and asks what the answer, its status,
+// its timing or its refusal gives away or lets the attacker gain. Every
+// finding of a review against the house becomes a test here that failed
+// before its fix. It runs in make test with the race detector; the fuzz
+// target FuzzRefusalsIgnoreOutcome runs in the short fuzz pass.
+package security
