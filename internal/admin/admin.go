@@ -9,6 +9,7 @@ package admin
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"time"
 
@@ -16,6 +17,7 @@ import (
 
 	"github.com/fairplay/fairplay/internal/accounts"
 	"github.com/fairplay/fairplay/internal/money"
+	"github.com/fairplay/fairplay/internal/play"
 	"github.com/fairplay/fairplay/internal/problem"
 )
 
@@ -123,6 +125,9 @@ var (
 	ErrAmountTooLarge  = problem.Invalid("Amount is too large")
 	ErrNoteTooLong     = problem.Invalid("Note must be at most 200 characters")
 	ErrBalanceNegative = problem.Invalid("Balance cannot go below 0")
+	// ErrBalanceTooLarge refuses raising a balance above play.MaxBalance,
+	// the most a player can bet with.
+	ErrBalanceTooLarge = problem.Invalid(fmt.Sprintf("Balance cannot go above %s", play.MaxBalance))
 	ErrDeleteSelf      = problem.Invalid("You cannot delete your own account")
 	ErrDeleteLastAdmin = problem.Conflict("Cannot delete the last administrator")
 )

@@ -12,6 +12,7 @@ import (
 
 	"github.com/fairplay/fairplay/internal/accounts"
 	"github.com/fairplay/fairplay/internal/money"
+	"github.com/fairplay/fairplay/internal/play"
 )
 
 // Page sizes and input limits.
@@ -165,6 +166,9 @@ func (s *Service) AdjustBalance(ctx context.Context, p accounts.Principal, userI
 		}
 		if next < 0 {
 			return ErrBalanceNegative
+		}
+		if delta > 0 && next > play.MaxBalance {
+			return ErrBalanceTooLarge
 		}
 		at := s.now()
 		bal, entryID, err := tx.AdjustBalance(ctx, Adjustment{UserID: id, Delta: delta, ActorID: p.UserID, Note: note, At: at})

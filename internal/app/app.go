@@ -59,6 +59,10 @@ func New(ctx context.Context, cfg settings.Config, log *slog.Logger, o Options) 
 	if err := cfg.Require("DATABASE_URL", "REDIS_URL"); err != nil {
 		return nil, err
 	}
+	limits := play.Limits{MinBet: cfg.MinBet, MaxBet: cfg.MaxBet, MaxPayout: cfg.MaxPayout}
+	if err := limits.Validate(); err != nil {
+		return nil, fmt.Errorf("bet limits (FAIRPLAY_MIN_BET, FAIRPLAY_MAX_BET, FAIRPLAY_MAX_PAYOUT): %w", err)
+	}
 	pool, err := postgres.Open(ctx, cfg.DatabaseURL)
 	if err != nil {
 		return nil, err
@@ -103,7 +107,7 @@ func New(ctx context.Context, cfg settings.Config, log *slog.Logger, o Options) 
 	})
 	a.Play = play.NewService(play.Options{
 		Store: playStore, Limiter: limiter, BetRate: cfg.BetsPerUser, Metrics: a.Metrics,
-		Logger: log, Now: o.Now,
+		Logger: log, Now: o.Now, Limits: limits,
 	})
 	a.Admin = admin.NewService(admin.Options{Store: postgres.NewAdminStore(pool), Logger: log, Now: o.Now})
 	a.Metrics.RegisterActivity(activityMetrics(a.Admin), 15*time.Second)

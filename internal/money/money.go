@@ -221,6 +221,27 @@ func MulFloor(a Amount, m Multiplier) (Amount, error) {
 	}
 }
 
+// MulFloorCapped returns a × m rounded down like MulFloor, but never more
+// than limit: the payout of a stake a at multiplier m under a maximum payout
+// per bet. It cannot fail: for a non-negative stake and multiplier the
+// exact 128-bit product is compared with limit before anything is narrowed,
+// so no outcome, however large, turns into an error. A negative a or m, or a
+// negative limit, gives 0.
+func MulFloorCapped(a Amount, m Multiplier, limit Amount) Amount {
+	if a <= 0 || m <= 0 || limit <= 0 {
+		return 0
+	}
+	hi, lo := bits.Mul64(uint64(a), uint64(m))
+	if hi >= MultiplierScale {
+		return limit // the quotient is at least 2^64, above any Amount
+	}
+	q, _ := bits.Div64(hi, lo, MultiplierScale)
+	if q >= uint64(limit) {
+		return limit
+	}
+	return Amount(q)
+}
+
 // absU64 returns |v| as a uint64, correct for math.MinInt64 too.
 func absU64(v int64) uint64 {
 	if v < 0 {

@@ -577,3 +577,30 @@ func FuzzMulFloor(f *testing.F) {
 		checkAgainstBig(t, "MulFloor", mulFloorBig(a, m), func() (Amount, error) { return MulFloor(Amount(a), Multiplier(m)) })
 	})
 }
+
+func TestMulFloorCapped(t *testing.T) {
+	limit := Dollars(1_000_000)
+	for _, c := range []struct {
+		a    Amount
+		m    Multiplier
+		want Amount
+	}{
+		{FromCents(250), 39600, FromCents(990)},                        // 2.50 × 3.96
+		{1, 5000, 0},                                                   // rounds down
+		{Dollars(10_000), 32033848000, limit},                          // pump expert's top step, capped
+		{Amount(math.MaxInt64), Multiplier(math.MaxInt64), limit},      // the 128-bit product, capped
+		{Dollars(1_000), 10_000 * MultiplierScale, Dollars(1_000_000)}, // exactly the limit
+		{0, One, 0},
+		{-1, One, 0},
+		{Dollars(1), -1, 0},
+	} {
+		if got := MulFloorCapped(c.a, c.m, limit); got != c.want {
+			t.Errorf("MulFloorCapped(%s, %s, %s) = %s, want %s", c.a, c.m, limit, got, c.want)
+		}
+		if c.a > 0 && c.m > 0 {
+			if exact, err := MulFloor(c.a, c.m); err == nil && exact < limit && exact != MulFloorCapped(c.a, c.m, limit) {
+				t.Errorf("under the limit MulFloorCapped differs from MulFloor for %s × %s", c.a, c.m)
+			}
+		}
+	}
+}

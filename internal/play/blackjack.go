@@ -8,7 +8,6 @@ import (
 	"github.com/fairplay/fairplay/internal/games"
 	"github.com/fairplay/fairplay/internal/games/blackjack"
 	"github.com/fairplay/fairplay/internal/games/event"
-	"github.com/fairplay/fairplay/internal/money"
 	"github.com/fairplay/fairplay/internal/problem"
 )
 
@@ -40,7 +39,7 @@ func newBlackjackRound(r *Round[blackjack.Game]) *BlackjackRound {
 // StartBlackjack validates the stake and deals a game from the caller's seed
 // pair; a natural settles it at once.
 func (s *Service) StartBlackjack(ctx context.Context, p accounts.Principal, betAmount string) (*BlackjackRound, error) {
-	stake, err := money.ParseBet(betAmount)
+	stake, err := s.parseStake(betAmount)
 	if err != nil {
 		return nil, err
 	}
@@ -71,11 +70,13 @@ func (s *Service) DoubleBlackjack(ctx context.Context, p accounts.Principal, gam
 			return ErrCannotDouble
 		}
 		base := r.Bet.Amount
-		total, err := base.Add(base)
-		if err != nil {
-			return err
+		if r.Balance < base {
+			// Refused before the card is dealt: the refusal cannot depend
+			// on it. (A bet racing this double can still empty the balance
+			// in between; the save refuses that the same way.)
+			return ErrInsufficientBalance
 		}
-		r.Bet.Amount, r.stake = total, base
+		r.Bet.Amount, r.stake = 2*base, base // base ≤ Limits.MaxBet: no overflow
 		return applyBlackjack(r, 'd', (*blackjack.Game).Double)
 	})
 	if errors.Is(err, ErrInsufficientBalance) {

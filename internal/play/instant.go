@@ -162,7 +162,7 @@ func (s *Service) PlayKeno(ctx context.Context, p accounts.Principal, betAmount 
 // placeInstant validates the stake, then the parameters, and runs one
 // single-request bet in one transaction.
 func (s *Service) placeInstant(ctx context.Context, p accounts.Principal, game Game, betAmount string, params games.Params) (Settlement, games.Outcome, error) {
-	stake, err := money.ParseBet(betAmount)
+	stake, err := s.parseStake(betAmount)
 	if err != nil {
 		return Settlement{}, games.Outcome{}, err
 	}
@@ -186,10 +186,7 @@ func (s *Service) placeInstant(ctx context.Context, p accounts.Principal, game G
 			return Draw{}, invalid(err)
 		}
 		mult := multiplierOf(out)
-		payout, err := money.MulFloor(stake, mult)
-		if err != nil {
-			return Draw{}, fmt.Errorf("payout: %w", err)
-		}
+		payout := s.limits.payout(stake, mult)
 		rawOut, err := json.Marshal(recordedOutcome(out))
 		if err != nil {
 			return Draw{}, err

@@ -63,7 +63,7 @@ func newMinesRound(r *Round[mines.Game], hit bool) *MinesRound {
 	if g.Status != mines.Lost {
 		out.Multiplier = g.Multiplier()
 		if len(g.Revealed) > 0 {
-			out.PotentialWin, _ = money.MulFloor(r.Bet.Amount, out.Multiplier)
+			out.PotentialWin = money.MulFloorCapped(r.Bet.Amount, out.Multiplier, r.maxPayout)
 		}
 	}
 	if g.Status == mines.Active {
@@ -75,7 +75,7 @@ func newMinesRound(r *Round[mines.Game], hit bool) *MinesRound {
 // StartMines validates the stake, then the mine count, and starts a game
 // with the mines placed from the caller's seed pair.
 func (s *Service) StartMines(ctx context.Context, p accounts.Principal, betAmount string, mineCount int) (*MinesRound, error) {
-	stake, err := money.ParseBet(betAmount)
+	stake, err := s.parseStake(betAmount)
 	if err != nil {
 		return nil, err
 	}

@@ -168,8 +168,10 @@ type Store interface {
 	// its payout, each with its ledger entry (ErrInsufficientBalance when the
 	// stake is short), and saves the bet's status, amount, multiplier, payout,
 	// params, state and settled_at (ErrGameOver if it is no longer active).
+	// apply is given the player's balance as the first round trip read it,
+	// so an extra stake above it is refused before anything is drawn.
 	// It returns the balance after. Any refusal or error changes nothing.
-	PlayOn(ctx context.Context, a GameAction, apply func(BetWithSeeds) (Change, error)) (money.Amount, error)
+	PlayOn(ctx context.Context, a GameAction, apply func(b BetWithSeeds, balance money.Amount) (Change, error)) (money.Amount, error)
 	// ActiveGames returns the user's running stateful games.
 	ActiveGames(ctx context.Context, userID uuid.UUID) ([]BetWithSeeds, error)
 }
@@ -203,6 +205,9 @@ type Metrics interface {
 	BetSettled(game string, stake, payout money.Amount)
 }
 
+// Limits returns the bet limits in force.
+func (s *Service) Limits() Limits { return s.limits }
+
 // Service places bets and manages seed pairs.
 type Service struct {
 	store   Store
@@ -211,6 +216,7 @@ type Service struct {
 	metrics Metrics
 	log     *slog.Logger
 	now     func() time.Time
+	limits  Limits
 	pairs   pairCache
 }
 
@@ -223,6 +229,9 @@ type Options struct {
 	Metrics Metrics
 	Logger  *slog.Logger
 	Now     func() time.Time
+	// Limits are the bet limits (zero: DefaultLimits); NewService panics
+	// on limits that do not Validate, which the caller checks first.
+	Limits Limits
 }
 
 // NewService returns a Service.
@@ -233,7 +242,14 @@ func NewService(o Options) *Service {
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
-	return &Service{store: o.Store, limiter: o.Limiter, rate: o.BetRate, metrics: o.Metrics, log: o.Logger, now: o.Now}
+	if o.Limits == (Limits{}) {
+		o.Limits = DefaultLimits()
+	}
+	if err := o.Limits.Validate(); err != nil {
+		panic("play: " + err.Error())
+	}
+	return &Service{store: o.Store, limiter: o.Limiter, rate: o.BetRate, metrics: o.Metrics, log: o.Logger, now: o.Now,
+		limits: o.Limits}
 }
 
 // limitBets applies the per-player bet rate; a limiter outage allows the bet.

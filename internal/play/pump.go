@@ -49,7 +49,7 @@ func newPumpRound(r *Round[pump.Game], burst bool) *PumpRound {
 	if g.Status != pump.Burst {
 		out.Multiplier = g.Multiplier()
 		if g.Pumps > 0 {
-			out.PotentialWin, _ = money.MulFloor(r.Bet.Amount, out.Multiplier)
+			out.PotentialWin = money.MulFloorCapped(r.Bet.Amount, out.Multiplier, r.maxPayout)
 		}
 	}
 	if g.Status == pump.Active {
@@ -61,7 +61,7 @@ func newPumpRound(r *Round[pump.Game], burst bool) *PumpRound {
 // StartPump validates the stake, then the difficulty, and starts a game with
 // the pops drawn from the caller's seed pair.
 func (s *Service) StartPump(ctx context.Context, p accounts.Principal, betAmount, difficulty string) (*PumpRound, error) {
-	stake, err := money.ParseBet(betAmount)
+	stake, err := s.parseStake(betAmount)
 	if err != nil {
 		return nil, err
 	}

@@ -52,10 +52,13 @@ type Round[G any] struct {
 	Params games.Params
 	// Game is the rules' state. It holds the hidden layout: never send it.
 	Game *G
-	// Balance is the player's balance after the action.
+	// Balance is the player's balance after the action (while an action
+	// runs: before it).
 	Balance money.Amount
 	// stake is the extra stake the action takes (a blackjack double).
 	stake money.Amount
+	// maxPayout caps what the game pays (Limits.MaxPayout).
+	maxPayout money.Amount
 }
 
 // Over reports whether the game has ended (and settled).
@@ -98,7 +101,7 @@ func startGame[G any](ctx context.Context, s *Service, p accounts.Principal, k k
 		if err != nil {
 			return Draw{}, err
 		}
-		r = &Round[G]{Bet: bet, Pair: pair, Params: params, Game: g}
+		r = &Round[G]{Bet: bet, Pair: pair, Params: params, Game: g, maxPayout: s.limits.MaxPayout}
 		r.Bet.SeedPairID, r.Bet.ClientSeed, r.Bet.Nonce = pair.ID, pair.ClientSeed, pair.Nonce
 		if err := record(k, r, now); err != nil {
 			return Draw{}, err
@@ -134,14 +137,15 @@ func act[G any](ctx context.Context, s *Service, p accounts.Principal, k kind[G]
 	now := s.now()
 	a := GameAction{UserID: p.UserID, SessionID: p.SessionID, LiveSince: p.LiveSince, BetID: id, Game: k.game, At: now}
 	var r *Round[G]
-	bal, err := s.store.PlayOn(ctx, a, func(b BetWithSeeds) (Change, error) {
+	bal, err := s.store.PlayOn(ctx, a, func(b BetWithSeeds, balance money.Amount) (Change, error) {
 		if b.Status != StatusActive {
 			return Change{}, ErrGameOver
 		}
 		var err error
-		if r, err = resume(b, k); err != nil {
+		if r, err = resume(b, k, s.limits); err != nil {
 			return Change{}, err
 		}
+		r.Balance = balance // before the action; an action taking a stake checks it before it draws
 		if err := action(r); err != nil {
 			return Change{}, err
 		}
@@ -195,10 +199,7 @@ func settle[G any](k kind[G], r *Round[G], now time.Time) error {
 	if got := multiplierOf(replayed); got != mult {
 		return fmt.Errorf("settle game %s: replay pays %sx, the game %sx", r.Bet.ID, got, mult)
 	}
-	payout, err := money.MulFloor(r.Bet.Amount, mult)
-	if err != nil {
-		return fmt.Errorf("payout: %w", err)
-	}
+	payout := money.MulFloorCapped(r.Bet.Amount, mult, r.maxPayout)
 	if r.Bet.State, err = json.Marshal(recordedOutcome(replayed)); err != nil {
 		return err
 	}
@@ -232,19 +233,19 @@ func (s *Service) Active(ctx context.Context, p accounts.Principal) (ActiveGames
 	for _, b := range bets {
 		switch b.Game {
 		case Mines:
-			r, err := resume(b, minesKind)
+			r, err := resume(b, minesKind, s.limits)
 			if err != nil {
 				return ActiveGames{}, err
 			}
 			out.Mines = newMinesRound(r, false)
 		case Pump:
-			r, err := resume(b, pumpKind)
+			r, err := resume(b, pumpKind, s.limits)
 			if err != nil {
 				return ActiveGames{}, err
 			}
 			out.Pump = newPumpRound(r, false)
 		case Blackjack:
-			r, err := resume(b, blackjackKind)
+			r, err := resume(b, blackjackKind, s.limits)
 			if err != nil {
 				return ActiveGames{}, err
 			}
@@ -255,8 +256,8 @@ func (s *Service) Active(ctx context.Context, p accounts.Principal) (ActiveGames
 }
 
 // resume decodes a running game's row; the kind only fixes G.
-func resume[G any](b BetWithSeeds, _ kind[G]) (*Round[G], error) {
-	r := &Round[G]{Bet: b.Bet, Pair: b.Pair, Game: new(G)}
+func resume[G any](b BetWithSeeds, _ kind[G], l Limits) (*Round[G], error) {
+	r := &Round[G]{Bet: b.Bet, Pair: b.Pair, Game: new(G), maxPayout: l.MaxPayout}
 	if err := json.Unmarshal(b.Params, &r.Params); err != nil {
 		return nil, fmt.Errorf("params of game %s: %w", b.ID, err)
 	}

@@ -193,7 +193,8 @@ var errPlayerBusy = errors.New("the player or the seed pair is busy")
 // as they are now, whatever the statement's snapshot: a session revoked by
 // a transaction that committed after the snapshot is seen revoked. Then a bet is 'gone' when its player
 // is deleted or its session (when given: the zero uuid means none) is not
-// live, 'insufficient' when the stake is above the balance, 'in_progress'
+// live, 'limit' when the balance is above play.MaxBalance, 'insufficient'
+// when the stake is above the balance, 'in_progress'
 // when the player already plays a game of its kind (even if this deal
 // would end at once), 'stale' unless its pair is still the player's active
 // pair with that client seed and its nonce the next, and 'placed'
@@ -202,7 +203,7 @@ var errPlayerBusy = errors.New("the player or the seed pair is busy")
 // is now when it is still active, else as of the statement's snapshot.
 // Only placed bets write anything: the nonce, the balance, a ledger entry
 // for the stake and one for a payout, and the bet.
-const placeManySQL = `
+var placeManySQL = withMaxBalance(`
 	WITH b AS (
 		SELECT user_id, session_id, live_since, pair_id, client_seed, nonce, bet_id, game, status, stake, multiplier,
 		       payout, params::jsonb AS params, state::jsonb AS state, at, settled, ord
@@ -226,6 +227,7 @@ const placeManySQL = `
 		            WHEN l.deleted_at IS NOT NULL
 		                 OR (s.id IS NOT NULL AND (s.user_id <> b.user_id OR s.revoked_at IS NOT NULL
 		                                           OR s.last_used_at < b.live_since)) THEN 'gone'
+		            WHEN l.balance > :max_balance THEN 'limit'
 		            WHEN l.balance < b.stake THEN 'insufficient'
 		            WHEN EXISTS (
 		                     SELECT 1 FROM bets x WHERE x.user_id = b.user_id AND x.game = b.game AND x.status = 'active')
@@ -281,7 +283,7 @@ const placeManySQL = `
 		 FROM seed_pairs sp WHERE r.status = 'stale' AND sp.user_id = r.user_id AND sp.revealed_at IS NULL)
 		LIMIT 1
 	) cur ON true
-	ORDER BY r.ord`
+	ORDER BY r.ord`)
 
 // placeMany places a batch in one statement (one transaction, one round
 // trip) and returns each bet's answer, in the batch's order.
@@ -390,6 +392,8 @@ func (r *placeRow) result() (money.Amount, play.SeedPair, error) {
 		return 0, now, play.ErrUserGone
 	case "insufficient":
 		return 0, now, play.ErrInsufficientBalance
+	case "limit":
+		return 0, now, play.ErrBalanceLimit
 	case "busy":
 		return 0, now, errPlayerBusy
 	case "in_progress":

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -226,6 +228,12 @@ func (s *PlayStore) onConn(ctx context.Context, fn func(*pgx.Conn) error) error 
 	return err
 }
 
+// withMaxBalance puts play.MaxBalance into a statement where it says
+// :max_balance: a balance above it bets nothing (its status is 'limit').
+func withMaxBalance(sql string) string {
+	return strings.ReplaceAll(sql, ":max_balance", strconv.FormatInt(int64(play.MaxBalance), 10))
+}
+
 // lockBetSQL is the first round trip's statement. $2 NULL skips the session
 // check. The player's row is locked FOR NO KEY UPDATE, the lock its balance
 // update takes anyway: FOR UPDATE would also block the foreign-key check of
@@ -234,8 +242,9 @@ func (s *PlayStore) onConn(ctx context.Context, fn func(*pgx.Conn) error) error 
 // balance is NULL when the session or the player is gone, running is true
 // when the player already plays a game of the bet's kind ($5), and the
 // pair's columns are NULL when there is no active pair, the stake is above
-// the balance or a game of the kind is running (no nonce is taken then).
-const lockBetSQL = `
+// the balance, the balance above play.MaxBalance or a game of the kind is
+// running (no nonce is taken then).
+var lockBetSQL = withMaxBalance(`
 	WITH u AS (
 		SELECT balance FROM users
 		WHERE id = $1 AND deleted_at IS NULL
@@ -247,12 +256,13 @@ const lockBetSQL = `
 		SELECT EXISTS (SELECT 1 FROM bets WHERE user_id = $1 AND game = $5 AND status = 'active') AS running
 	), n AS (
 		UPDATE seed_pairs SET nonce = nonce + 1
-		WHERE user_id = $1 AND revealed_at IS NULL AND (SELECT balance FROM u) >= $4 AND NOT (SELECT running FROM r)
+		WHERE user_id = $1 AND revealed_at IS NULL AND (SELECT balance FROM u) >= $4
+		  AND (SELECT balance FROM u) <= :max_balance AND NOT (SELECT running FROM r)
 		RETURNING ` + seedPairColumns + `
 	)
 	SELECT (SELECT balance FROM u), (SELECT running FROM r), n.id, n.user_id, n.server_seed, n.server_seed_hash,
 	       n.client_seed, n.nonce, n.created_at, n.revealed_at
-	FROM (VALUES (1)) one LEFT JOIN n ON true`
+	FROM (VALUES (1)) one LEFT JOIN n ON true`)
 
 // settleBetSQL is the second round trip's statement: the debit and the
 // credit as one balance change with a ledger entry each (the payout's only
@@ -299,6 +309,8 @@ func placeBet(ctx context.Context, conn *pgx.Conn, b play.NewBet, draw func(play
 	switch {
 	case balance == nil:
 		return p, 0, play.ErrUserGone
+	case *balance > int64(play.MaxBalance):
+		return p, 0, play.ErrBalanceLimit
 	case *balance < int64(b.Stake):
 		return p, 0, play.ErrInsufficientBalance
 	case running:
@@ -342,7 +354,7 @@ func placeBet(ctx context.Context, conn *pgx.Conn, b play.NewBet, draw func(play
 // locks the game's row (with its seed pair); apply decides the change; then
 // one statement moves the money — an extra stake out, a payout in, each with
 // its ledger entry — and saves the bet, followed by COMMIT.
-func (s *PlayStore) PlayOn(ctx context.Context, a play.GameAction, apply func(play.BetWithSeeds) (play.Change, error)) (money.Amount, error) {
+func (s *PlayStore) PlayOn(ctx context.Context, a play.GameAction, apply func(play.BetWithSeeds, money.Amount) (play.Change, error)) (money.Amount, error) {
 	var bal money.Amount
 	err := s.onConn(ctx, func(conn *pgx.Conn) (err error) {
 		bal, err = playOn(ctx, conn, a, apply)
@@ -352,14 +364,15 @@ func (s *PlayStore) PlayOn(ctx context.Context, a play.GameAction, apply func(pl
 }
 
 // liveSessionSQL and lockGameSQL are PlayOn's first round trip: whether the
-// session is live ($1 NULL skips the check), and the game's row locked, if
-// it is the player's game of that kind.
+// session is live ($1 NULL skips the check) with the player's balance, and
+// the game's row locked, if it is the player's game of that kind.
 const (
 	liveSessionSQL = `
 	SELECT $1::uuid IS NULL OR EXISTS (
 	           SELECT 1 FROM sessions s JOIN users u ON u.id = s.user_id
 	           WHERE s.id = $1 AND s.user_id = $2 AND s.revoked_at IS NULL AND s.last_used_at >= $3
-	             AND u.deleted_at IS NULL)`
+	             AND u.deleted_at IS NULL),
+	       coalesce((SELECT balance FROM users WHERE id = $2), 0)`
 	lockGameSQL = `
 	SELECT ` + betColumns + ` FROM bets b JOIN seed_pairs p ON p.id = b.seed_pair_id
 	WHERE b.id = $1 AND b.user_id = $2 AND b.game = $3
@@ -397,19 +410,20 @@ const saveGameSQL = `
 	       ($2::bigint = 0 AND $3::bigint = 0) OR EXISTS (SELECT 1 FROM u),
 	       EXISTS (SELECT 1 FROM b)`
 
-func playOn(ctx context.Context, conn *pgx.Conn, a play.GameAction, apply func(play.BetWithSeeds) (play.Change, error)) (money.Amount, error) {
+func playOn(ctx context.Context, conn *pgx.Conn, a play.GameAction, apply func(play.BetWithSeeds, money.Amount) (play.Change, error)) (money.Amount, error) {
 	var session any
 	if a.SessionID != uuid.Nil {
 		session = id16(a.SessionID)
 	}
 	var (
-		live  bool
-		found bool
-		b     play.BetWithSeeds
+		live    bool
+		found   bool
+		b       play.BetWithSeeds
+		balance int64
 	)
 	batch := &pgx.Batch{}
 	batch.Queue("BEGIN")
-	batch.Queue(liveSessionSQL, session, id16(a.UserID), a.LiveSince).QueryRow(func(row pgx.Row) error { return row.Scan(&live) })
+	batch.Queue(liveSessionSQL, session, id16(a.UserID), a.LiveSince).QueryRow(func(row pgx.Row) error { return row.Scan(&live, &balance) })
 	batch.Queue(lockGameSQL, id16(a.BetID), id16(a.UserID), string(a.Game)).QueryRow(func(row pgx.Row) error {
 		var err error
 		b, err = scanBet(row)
@@ -428,7 +442,7 @@ func playOn(ctx context.Context, conn *pgx.Conn, a play.GameAction, apply func(p
 	case !found:
 		return 0, play.ErrGameNotFound
 	}
-	c, err := apply(b)
+	c, err := apply(b, money.Amount(balance))
 	if err != nil {
 		return 0, err
 	}

@@ -40,6 +40,11 @@ type Config struct {
 	AdminPassword string
 	// StartingBalance is granted to every new account (FAIRPLAY_STARTING_BALANCE, default 1000).
 	StartingBalance money.Amount
+	// Bet limits (play.Limits, checked when the server starts): the minimum
+	// bet (FAIRPLAY_MIN_BET, default 0.1), the maximum bet
+	// (FAIRPLAY_MAX_BET, default 10000) and the maximum payout of one bet
+	// (FAIRPLAY_MAX_PAYOUT, default 1000000).
+	MinBet, MaxBet, MaxPayout money.Amount
 	// AccessTokenTTL is the access-token lifetime (FAIRPLAY_ACCESS_TOKEN_TTL, default 15m, at most 15m).
 	AccessTokenTTL time.Duration
 	// SessionIdleTimeout ends sessions unused for this long (FAIRPLAY_SESSION_IDLE_TIMEOUT, default 720h).
@@ -168,6 +173,16 @@ func Load(lookup func(string) (string, bool)) (Config, error) {
 		errs = append(errs, errors.New("FAIRPLAY_STARTING_BALANCE: want a non-negative amount such as 1000"))
 	}
 	c.StartingBalance = bal
+	amount := func(name, def string) money.Amount {
+		a, err := money.Parse(get(name, def))
+		if err != nil || a <= 0 {
+			errs = append(errs, fmt.Errorf("%s: want a positive amount such as %s", name, def))
+		}
+		return a
+	}
+	c.MinBet = amount("FAIRPLAY_MIN_BET", "0.1")
+	c.MaxBet = amount("FAIRPLAY_MAX_BET", "10000")
+	c.MaxPayout = amount("FAIRPLAY_MAX_PAYOUT", "1000000")
 	if c.AccessTokenTTL > 15*time.Minute {
 		errs = append(errs, errors.New("FAIRPLAY_ACCESS_TOKEN_TTL: at most 15m"))
 	}
