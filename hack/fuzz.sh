@@ -25,6 +25,7 @@ default_targets="
 ./internal/rpc:FuzzIsJSONNumber
 ./test/api:FuzzGameBodies
 ./test/api:FuzzAuthBodies
+./test/security:FuzzRefusalsIgnoreOutcome
 "
 targets=${FUZZ_TARGETS:-$default_targets}
 

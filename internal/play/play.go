@@ -146,7 +146,9 @@ type Store interface {
 	// client seed and pair.Nonce is its next nonce; with ErrStalePair it
 	// returns the active pair as it is now (zero when there is none).
 	PlaceBetAt(ctx context.Context, b NewBet, pair SeedPair, d Draw) (money.Amount, SeedPair, error)
-	// ActiveSeedPair returns the user's active pair, or ErrNoSeedPair.
+	// ActiveSeedPair returns the user's active pair, or ErrNoSeedPair; with
+	// forUpdate (in a transaction) it locks the player, then the pair, so
+	// changes of one player's pair run one at a time.
 	ActiveSeedPair(ctx context.Context, userID uuid.UUID, forUpdate bool) (SeedPair, error)
 	// InsertSeedPair stores a new active pair; ErrSeedPairExists if one is active.
 	InsertSeedPair(ctx context.Context, p SeedPair) error
@@ -188,6 +190,9 @@ var (
 	ErrPageInvalid         = problem.Invalid("Page must be a whole number of at least 1")
 	ErrLimitInvalid        = problem.Invalid("Limit must be between 1 and 100")
 	ErrUserGone            = problem.Unauthenticated("Token is not valid")
+	// ErrSeedPairChanged answers a request that lost every retry to
+	// concurrent changes of the player's seed pair (rotations, say).
+	ErrSeedPairChanged = problem.Conflict("Your seed pair changed at the same moment. Please try again.")
 )
 
 // Internal sentinels the store returns.

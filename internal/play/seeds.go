@@ -43,6 +43,25 @@ func (s *Service) ensurePair(ctx context.Context, st Store, userID uuid.UUID, fo
 	return st.ActiveSeedPair(ctx, userID, forUpdate)
 }
 
+// pairTries bounds how often a request is retried when the player's seed
+// pair changed under it: each retry means another change committed.
+const pairTries = 5
+
+// retryPair runs fn again while it finds the seed pair gone or just
+// replaced — a rotation committed while fn waited for the pair — and
+// answers ErrSeedPairChanged (409) if that goes on for pairTries tries.
+func retryPair[T any](fn func() (T, error)) (T, error) {
+	for try := 1; ; try++ {
+		v, err := fn()
+		if !errors.Is(err, ErrNoSeedPair) && !errors.Is(err, ErrSeedPairExists) {
+			return v, err
+		}
+		if try == pairTries {
+			return v, ErrSeedPairChanged
+		}
+	}
+}
+
 // placeBet places b for the caller, checking the caller's session in the
 // bet's transaction. When this server knows the player's seed pair it draws
 // the bet from the pair's next nonce and places it in one round trip; when it
@@ -73,23 +92,33 @@ func (s *Service) placeBet(ctx context.Context, p accounts.Principal, b Bet, dra
 		s.pairs.drop(p.UserID)
 		pair, ok = now, now.ID != uuid.Nil
 	}
-	pair, bal, err := s.store.PlaceBet(ctx, nb, draw)
-	if errors.Is(err, ErrNoSeedPair) {
-		if _, err := s.ensurePair(ctx, s.store, p.UserID, false); err != nil {
-			return SeedPair{}, 0, err
-		}
-		pair, bal, err = s.store.PlaceBet(ctx, nb, draw)
+	// The long way. No active pair is a player's first bet (the pair is
+	// created and the bet placed again) or a rotation that committed while
+	// the bet waited for the player (placed again on the new pair).
+	type placed struct {
+		pair SeedPair
+		bal  money.Amount
 	}
+	r, err := retryPair(func() (placed, error) {
+		pair, bal, err := s.store.PlaceBet(ctx, nb, draw)
+		if errors.Is(err, ErrNoSeedPair) {
+			if _, err := s.ensurePair(ctx, s.store, p.UserID, false); err != nil {
+				return placed{}, err
+			}
+			return placed{}, ErrNoSeedPair
+		}
+		return placed{pair, bal}, err
+	})
 	if err != nil {
 		return SeedPair{}, 0, err
 	}
-	s.pairs.put(pair)
-	return pair, bal, nil
+	s.pairs.put(r.pair)
+	return r.pair, r.bal, nil
 }
 
 // Seeds returns the caller's active pair (creating it on first use).
 func (s *Service) Seeds(ctx context.Context, p accounts.Principal) (SeedPair, error) {
-	pair, err := s.ensurePair(ctx, s.store, p.UserID, false)
+	pair, err := retryPair(func() (SeedPair, error) { return s.ensurePair(ctx, s.store, p.UserID, false) })
 	if err != nil {
 		return SeedPair{}, fmt.Errorf("seeds: %w", err)
 	}
@@ -115,14 +144,17 @@ func (s *Service) SetClientSeed(ctx context.Context, p accounts.Principal, seed 
 	if err := ValidateClientSeed(seed); err != nil {
 		return SeedPair{}, err
 	}
-	var out SeedPair
-	err := s.store.InTx(ctx, func(tx Store) error {
-		if _, err := s.ensurePair(ctx, tx, p.UserID, true); err != nil {
+	out, err := retryPair(func() (SeedPair, error) {
+		var out SeedPair
+		err := s.store.InTx(ctx, func(tx Store) error {
+			if _, err := s.ensurePair(ctx, tx, p.UserID, true); err != nil {
+				return err
+			}
+			var err error
+			out, err = tx.SetClientSeed(ctx, p.UserID, seed)
 			return err
-		}
-		var err error
-		out, err = tx.SetClientSeed(ctx, p.UserID, seed)
-		return err
+		})
+		return out, err
 	})
 	s.pairs.drop(p.UserID)
 	if err != nil {
@@ -146,6 +178,16 @@ func (s *Service) Rotate(ctx context.Context, p accounts.Principal, clientSeed s
 			return Rotation{}, err
 		}
 	}
+	r, err := retryPair(func() (Rotation, error) { return s.rotate(ctx, p, clientSeed) })
+	s.pairs.drop(p.UserID)
+	if err != nil {
+		return Rotation{}, fmt.Errorf("rotate seeds: %w", err)
+	}
+	return r, nil
+}
+
+// rotate is one try of Rotate, in one transaction.
+func (s *Service) rotate(ctx context.Context, p accounts.Principal, clientSeed string) (Rotation, error) {
 	var r Rotation
 	err := s.store.InTx(ctx, func(tx Store) error {
 		old, err := s.ensurePair(ctx, tx, p.UserID, true)
@@ -177,9 +219,5 @@ func (s *Service) Rotate(ctx context.Context, p accounts.Principal, clientSeed s
 		r = Rotation{Old: old, New: np}
 		return nil
 	})
-	s.pairs.drop(p.UserID)
-	if err != nil {
-		return Rotation{}, fmt.Errorf("rotate seeds: %w", err)
-	}
-	return r, nil
+	return r, err
 }

@@ -52,10 +52,17 @@ func scanSeedPair(row pgx.Row) (play.SeedPair, error) {
 	return p, err
 }
 
-// ActiveSeedPair returns the active pair, optionally locking it.
+// ActiveSeedPair returns the active pair, optionally locking it. Locking
+// takes the player's row first (FOR NO KEY UPDATE, in the order every bet
+// takes it: player, then pair), so changes of one player's pair — a
+// rotation, a new client seed — run one after another, and the pair read
+// after the wait is the one the previous change left.
 func (s *PlayStore) ActiveSeedPair(ctx context.Context, userID uuid.UUID, forUpdate bool) (play.SeedPair, error) {
 	q := `SELECT ` + seedPairColumns + ` FROM seed_pairs WHERE user_id = $1 AND revealed_at IS NULL`
 	if forUpdate {
+		if _, err := s.db.Exec(ctx, `SELECT FROM users WHERE id = $1 FOR NO KEY UPDATE`, userID); err != nil {
+			return play.SeedPair{}, fmt.Errorf("lock player: %w", err)
+		}
 		q += ` FOR UPDATE`
 	}
 	return scanSeedPair(s.db.QueryRow(ctx, q, userID))

@@ -570,9 +570,10 @@ func TestAdjustBalance(t *testing.T) {
 		{"missing", map[string]any{}, 400, "Amount must be a number with at most 2 decimal places", "0"},
 		{"boolean", map[string]any{"amount": true}, 400, "Invalid request: amount must be a number", "0"},
 		{"huge", map[string]any{"amount": 1e30}, 400, "Amount is too large", "0"},
-		{"overflowing the balance", map[string]any{"amount": 92233720368}, 200, "", "92233720368"},
-		{"then beyond int64", map[string]any{"amount": 1}, 400, "Amount is too large", "92233720368"},
-		{"back", map[string]any{"amount": -92233720368}, 200, "", "0"},
+		{"beyond int64", map[string]any{"amount": 92233720369}, 400, "Amount is too large", "0"},
+		{"up to the most a player may bet with", map[string]any{"amount": 10000000000}, 200, "", "10000000000"},
+		{"then above it", map[string]any{"amount": 0.01}, 400, "Balance cannot go above 10000000000", "10000000000"},
+		{"back", map[string]any{"amount": -10000000000}, 200, "", "0"},
 		{"long note", map[string]any{"amount": 1, "note": strings.Repeat("n", 201)}, 400, "Note must be at most 200 characters", "0"},
 		{"string amount", map[string]any{"amount": "12.5"}, 200, "", "12.5"},
 	}

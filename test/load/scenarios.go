@@ -11,10 +11,10 @@ import (
 	"time"
 )
 
-// stake is every bet's amount: a cent against the starting balance (1000 by
+// stake is every bet's amount: the minimum bet, against the starting balance (1000 by
 // default), so no run comes near going broke. A player that does anyway gets
 // 400 Insufficient balance, which counts as an error like any other.
-const stake = 0.01
+const stake = 0.1
 
 // mineCount is the number of mines of every Mines round.
 const mineCount = 3

@@ -381,7 +381,7 @@ func TestLedgerExactAfterMixedLoad(t *testing.T) {
 				return res
 			}
 			for n := 0; n < maxBets && time.Now().Before(deadline); n++ {
-				stake := money.FromCents(int64(1 + rng.IntN(100)))
+				stake := money.FromCents(int64(10 + rng.IntN(91))) // 0.10 … 1.00, the minimum bet and up
 				var res response
 				switch n % 4 {
 				case 0:

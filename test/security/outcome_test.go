@@ -61,33 +61,44 @@ var allGames = []game{
 // of one revealed tile or one pump, of a blackjack natural or else a double.
 func score(t testing.TB, g game, server, client string, nonce int64) money.Multiplier {
 	t.Helper()
-	replay := func(p games.Params) games.Outcome {
-		o, err := games.Replay(g.name, fair.NewStream(server, client, uint64(nonce)), p)
-		if err != nil {
-			t.Fatalf("replay %s: %v", g.name, err)
-		}
-		return o
+	m, err := outcomeScore(g, server, client, nonce)
+	if err != nil {
+		t.Fatalf("replay %s: %v", g.name, err)
 	}
-	o := replay(g.params)
+	return m
+}
+
+// outcomeScore is score, with an error for parameters that do not replay.
+func outcomeScore(g game, server, client string, nonce int64) (money.Multiplier, error) {
+	replay := func(p games.Params) (games.Outcome, error) {
+		return games.Replay(g.name, fair.NewStream(server, client, uint64(nonce)), p)
+	}
+	o, err := replay(g.params)
+	if err != nil {
+		return 0, err
+	}
 	switch {
 	case o.Dice != nil:
-		return o.Dice.Multiplier
+		return o.Dice.Multiplier, nil
 	case o.Plinko != nil:
-		return o.Plinko.Multiplier
+		return o.Plinko.Multiplier, nil
 	case o.Keno != nil:
-		return o.Keno.Multiplier
+		return o.Keno.Multiplier, nil
 	case o.Mines != nil:
-		return o.Mines.Multiplier
+		return o.Mines.Multiplier, nil
 	case o.Pump != nil:
-		return o.Pump.Multiplier
+		return o.Pump.Multiplier, nil
 	case o.Blackjack != nil:
 		if o.Blackjack.Result != "" {
-			return o.Blackjack.Multiplier * 2 // a natural, decided by the deal: rank it first
+			return o.Blackjack.Multiplier * 2, nil // a natural, decided by the deal: rank it first
 		}
-		return replay(games.Params{Actions: "d"}).Blackjack.Multiplier
+		d, err := replay(games.Params{Actions: "d"})
+		if err != nil {
+			return 0, err
+		}
+		return d.Blackjack.Multiplier, nil
 	}
-	t.Fatalf("replay %s: no outcome", g.name)
-	return 0
+	return 0, fmt.Errorf("replay %s: no outcome", g.name)
 }
 
 // seedFor returns the client seed, among candidates, whose outcome for g at

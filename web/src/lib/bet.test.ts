@@ -1,4 +1,5 @@
-import { BET_DEFAULT, BET_MIN, BET_STEP, doubleBet, halveBet, parseBetAmount, playError } from './bet';
+import { ApiError } from './api-client';
+import { BET_DEFAULT, BET_MIN, BET_STEP, betRefusal, doubleBet, halveBet, parseBetAmount, playError } from './bet';
 
 describe('parseBetAmount', () => {
   it.each([
@@ -22,7 +23,10 @@ describe('halveBet and doubleBet', () => {
   it('apply without a floor', () => {
     expect(halveBet(1)).toBe(0.5);
     expect(halveBet(0.1)).toBe(0.05);
-    expect(halveBet(0.05)).toBe(0.025);
+    expect(halveBet(0.05)).toBe(0.02);
+    expect(halveBet(0.15)).toBe(0.07);
+    expect(halveBet(0.01)).toBe(0);
+    expect(halveBet(123.45)).toBe(61.72);
     expect(doubleBet(0.05)).toBe(0.1);
     expect(doubleBet(0.1)).toBe(0.2);
     expect(doubleBet(0)).toBe(0);
@@ -45,5 +49,16 @@ describe('playError', () => {
     expect(playError({ signedIn: true, bet: -1, balance: 0 })).toBe('Please enter a valid bet amount');
     expect(playError({ signedIn: true, bet: 5, balance: 4.99 })).toBe('Insufficient balance');
     expect(playError({ signedIn: true, bet: 5, balance: 4.99, picks: 2 })).toBe('Insufficient balance');
+  });
+});
+
+describe('betRefusal', () => {
+  it("shows the server's message for a bet it refused as invalid", () => {
+    expect(betRefusal(new ApiError(400, 'The minimum bet is 0.1'))).toBe('The minimum bet is 0.1');
+  });
+  it('leaves every other failure to the generic handling', () => {
+    expect(betRefusal(new ApiError(500, 'Something went wrong. Please try again.'))).toBeNull();
+    expect(betRefusal(new ApiError(400, undefined))).toBeNull();
+    expect(betRefusal(new Error('network'))).toBeNull();
   });
 });

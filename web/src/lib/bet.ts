@@ -1,3 +1,5 @@
+import { ApiError } from './api-client';
+
 // The bet amount every game shares (SPEC.md §5, §9): the input's limits, how its text
 // reads, the halve and double buttons, and the client checks made before a bet is sent.
 
@@ -17,18 +19,28 @@ export const PLAY_MESSAGES = {
 /** The server's generic failure text, which Dice, Mines, Keno and Blackjack show for any failed call. */
 export const GENERIC_ERROR = 'Something went wrong. Please try again.';
 
+/**
+ * betRefusal is the server's message when it refused a bet as invalid (400: below the minimum bet, above the
+ * maximum, fractions of a cent, insufficient balance), so a halved stake under the minimum says why; null for any
+ * other failure, which keeps SPEC.md §8's generic handling.
+ */
+export function betRefusal(err: unknown): string | null {
+  return err instanceof ApiError && err.status === 400 && err.serverMessage ? err.serverMessage : null;
+}
+
 /** parseBetAmount reads the bet input's text; anything that is not a number is 0. */
 export function parseBetAmount(text: string): number {
   const value = Number.parseFloat(text);
   return Number.isFinite(value) ? value : 0;
 }
 
-// Stakes carry at most 8 decimals on the server; halving stays within them.
+// Stakes are whole cents on the server (like every amount the UI shows):
+// halving rounds down to a cent, doubling stays exact.
 function roundStake(value: number): number {
-  return Math.round(value * 1e8) / 1e8;
+  return Math.floor(Math.round(value * 1e6) / 1e4) / 100;
 }
 
-/** halveBet halves a stake, with no floor (0.1 → 0.05). */
+/** halveBet halves a stake to whole cents, with no floor (0.1 → 0.05, 0.05 → 0.02); the server refuses a stake below its minimum with its own message. */
 export function halveBet(amount: number): number {
   return roundStake(amount / 2);
 }

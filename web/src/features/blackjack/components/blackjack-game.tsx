@@ -4,7 +4,15 @@ import { BetAmountField } from '@/components/ui/bet-amount-field';
 import { Button } from '@/components/ui/button';
 import { useResumeGame } from '@/lib/active-games';
 import { useUser } from '@/lib/auth';
-import { BET_DEFAULT, formatBetInput, GENERIC_ERROR, parseBetAmount, PLAY_MESSAGES, playError } from '@/lib/bet';
+import {
+  BET_DEFAULT,
+  betRefusal,
+  formatBetInput,
+  GENERIC_ERROR,
+  parseBetAmount,
+  PLAY_MESSAGES,
+  playError,
+} from '@/lib/bet';
 import { formatMoney } from '@/lib/format';
 import { toast } from '@/lib/toast';
 import { useDoubleBlackjack } from '../api/double-blackjack';
@@ -141,7 +149,7 @@ export function BlackjackGame() {
 
   const failed = (step: string) => (err: unknown) => {
     console.error(`blackjack: ${step} failed`, err);
-    toast.error(GENERIC_ERROR);
+    toast.error(betRefusal(err) ?? GENERIC_ERROR);
   };
 
   const onDeal = (event: SubmitEvent<HTMLFormElement>) => {

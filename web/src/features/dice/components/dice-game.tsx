@@ -5,7 +5,7 @@ import { SliderField } from '@/components/ui/slider-field';
 import { Stat } from '@/components/ui/stat';
 import { GameLayout } from '@/components/layouts/game-frame';
 import { useUser } from '@/lib/auth';
-import { BET_DEFAULT, formatBetInput, GENERIC_ERROR, parseBetAmount, playError } from '@/lib/bet';
+import { BET_DEFAULT, betRefusal, formatBetInput, GENERIC_ERROR, parseBetAmount, playError } from '@/lib/bet';
 import { formatMoney, formatMultiplier } from '@/lib/format';
 import { toast } from '@/lib/toast';
 import { usePlayDice, type PlayDiceResult } from '../api/play-dice';
@@ -48,7 +48,7 @@ export function DiceGame() {
         onSuccess: setResult,
         onError: (err) => {
           console.error('dice: roll failed', err);
-          toast.error(GENERIC_ERROR);
+          toast.error(betRefusal(err) ?? GENERIC_ERROR);
         },
       },
     );

@@ -5,7 +5,7 @@ import { Button } from '@/components/ui/button';
 import { ToggleGroup } from '@/components/ui/toggle-group';
 import { KENO_MAX_PICKS, KENO_NUMBERS, KENO_RISKS, type KenoRisk } from '@/config/keno-payouts';
 import { useUser } from '@/lib/auth';
-import { BET_DEFAULT, formatBetInput, GENERIC_ERROR, parseBetAmount, playError } from '@/lib/bet';
+import { BET_DEFAULT, betRefusal, formatBetInput, GENERIC_ERROR, parseBetAmount, playError } from '@/lib/bet';
 import { capitalize, formatMoney, formatMultiplier } from '@/lib/format';
 import { toast } from '@/lib/toast';
 import { usePlayKeno, type PlayKenoResult } from '../api/play-keno';
@@ -70,7 +70,7 @@ export function KenoGame() {
         },
         onError: (err) => {
           console.error('keno: draw failed', err);
-          toast.error(GENERIC_ERROR);
+          toast.error(betRefusal(err) ?? GENERIC_ERROR);
           // The round state resets (SPEC.md §8); the selection stays.
           setRound(null);
           setMode('setup');

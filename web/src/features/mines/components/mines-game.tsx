@@ -6,7 +6,7 @@ import { SliderField } from '@/components/ui/slider-field';
 import { Stat } from '@/components/ui/stat';
 import { useResumeGame, type ActiveMinesGame } from '@/lib/active-games';
 import { useUser } from '@/lib/auth';
-import { BET_DEFAULT, formatBetInput, GENERIC_ERROR, parseBetAmount, playError } from '@/lib/bet';
+import { BET_DEFAULT, betRefusal, formatBetInput, GENERIC_ERROR, parseBetAmount, playError } from '@/lib/bet';
 import { formatMoney, formatMultiplier } from '@/lib/format';
 import { toast } from '@/lib/toast';
 import { useCashOutMines, type CashOutMinesResult } from '../api/cash-out-mines';
@@ -116,7 +116,7 @@ function reducer(round: Round, action: Action): Round {
 function fail(step: string) {
   return (err: unknown) => {
     console.error(`mines: ${step} failed`, err);
-    toast.error(GENERIC_ERROR);
+    toast.error(betRefusal(err) ?? GENERIC_ERROR);
   };
 }
 

@@ -6,7 +6,8 @@ import { SliderField } from '@/components/ui/slider-field';
 import { Stat } from '@/components/ui/stat';
 import { ToggleGroup } from '@/components/ui/toggle-group';
 import { PLINKO_MAX_ROWS, PLINKO_MIN_ROWS, PLINKO_RISKS, type PlinkoRisk } from '@/config/plinko-multipliers';
-import { BET_DEFAULT, formatBetInput, parseBetAmount } from '@/lib/bet';
+import { BET_DEFAULT, betRefusal, formatBetInput, parseBetAmount } from '@/lib/bet';
+import { toast } from '@/lib/toast';
 import { capitalize, formatMoney } from '@/lib/format';
 import { usePlayPlinko } from '../api/play-plinko';
 import { pathFromDecisions } from '../utils/path';
@@ -71,6 +72,10 @@ export function PlinkoGame() {
         },
         onError: (err) => {
           console.error('plinko: drop failed', err);
+          // SPEC.md §8: a failed drop is only logged; a stake the server
+          // refuses (below the minimum, say) still says why.
+          const refusal = betRefusal(err);
+          if (refusal) toast.error(refusal);
         },
       },
     );
