@@ -531,3 +531,44 @@ func TestSecondGameRefusedEvenIfItEndsAtOnce(t *testing.T) {
 	_, _, err = store.PlaceBet(ctx, b.Bet, func(play.SeedPair) (play.Draw, error) { return b.Draw, nil })
 	check("two round trips", err)
 }
+
+// TestBalanceAboveTheLimitBetsNothing: a balance above play.MaxBalance is
+// refused on each of the three bet paths before anything changes, so no
+// credit can overflow a bigint (which would fail only winning bets), while
+// a balance at the limit still bets.
+func TestBalanceAboveTheLimitBetsNothing(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool := pgtest.New(t)
+	store := postgres.NewPlayStore(pool)
+	rich := newBatchPlayer(t, pool, "rich", play.MaxBalance+1)
+	win := func() postgres.BatchBet { return rich.bet(1, 1, 1_000_000, "50.00") } // a million dollars on one dollar
+	check := func(path string, err error) {
+		t.Helper()
+		if !errors.Is(err, play.ErrBalanceLimit) {
+			t.Errorf("%s: %v, want %v", path, err, play.ErrBalanceLimit)
+		}
+		if n := queryInt(t, pool, `SELECT nonce FROM seed_pairs WHERE id = $1`, rich.pair.ID); n != 0 {
+			t.Fatalf("%s: nonce %d", path, n)
+		}
+		if n := queryInt(t, pool, `SELECT balance FROM users WHERE id = $1`, rich.user); n != int64(play.MaxBalance)+1 {
+			t.Fatalf("%s: balance %d", path, n)
+		}
+	}
+	check("batch", postgres.ExecBetBatch(store, []postgres.BatchBet{win()})[0].Err)
+	err := store.InTx(ctx, func(tx play.Store) error {
+		b := win()
+		_, _, err := tx.PlaceBetAt(ctx, b.Bet, b.Pair, b.Draw)
+		return err
+	})
+	check("fairplay_place_bet", err)
+	b := win()
+	_, _, err = store.PlaceBet(ctx, b.Bet, func(play.SeedPair) (play.Draw, error) { return b.Draw, nil })
+	check("two round trips", err)
+
+	mustExec(t, pool, `UPDATE users SET balance = $2 WHERE id = $1`, rich.user, int64(play.MaxBalance))
+	if got := postgres.ExecBetBatch(store, []postgres.BatchBet{win()}); got[0].Err != nil ||
+		got[0].Balance != play.MaxBalance-money.Dollars(1)+money.Dollars(1_000_000) {
+		t.Fatalf("at the limit: %+v", got[0])
+	}
+}
