@@ -39,14 +39,7 @@ func amount(t *testing.T, v any) money.Amount {
 
 func ledgerClean(t *testing.T, env *apitest.Env) wallet.Report {
 	t.Helper()
-	r, err := wallet.Verify(context.Background(), postgres.NewLedgerStore(env.App.Postgres))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !r.Clean() {
-		t.Fatalf("ledger not clean: %+v", r)
-	}
-	return r
+	return env.LedgerClean(t)
 }
 
 func TestInstantGames(t *testing.T) {

@@ -23,8 +23,10 @@ import (
 	"github.com/fairplay/fairplay/internal/accounts"
 	"github.com/fairplay/fairplay/internal/app"
 	"github.com/fairplay/fairplay/internal/cache/redistest"
+	"github.com/fairplay/fairplay/internal/postgres"
 	"github.com/fairplay/fairplay/internal/postgres/pgtest"
 	"github.com/fairplay/fairplay/internal/settings"
+	"github.com/fairplay/fairplay/internal/wallet"
 )
 
 // BotToken is the development bot-check token the server accepts in tests.
@@ -262,4 +264,19 @@ func (c *Client) Login(login, password string) Response {
 	}
 	c.Token, c.RefreshToken = res.Str("token"), res.Str("refreshToken")
 	return res
+}
+
+// LedgerClean runs the ledger audit (`fairplay ledger verify`) on the
+// server's database and fails the test unless every balance is the sum of
+// its entries and every bet matches its entries.
+func (e *Env) LedgerClean(t testing.TB) wallet.Report {
+	t.Helper()
+	r, err := wallet.Verify(context.Background(), postgres.NewLedgerStore(e.App.Postgres))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.Clean() {
+		t.Fatalf("ledger not clean: %+v", r)
+	}
+	return r
 }

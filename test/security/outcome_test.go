@@ -14,9 +14,7 @@ import (
 	"github.com/fairplay/fairplay/internal/games"
 	"github.com/fairplay/fairplay/internal/money"
 	"github.com/fairplay/fairplay/internal/play"
-	"github.com/fairplay/fairplay/internal/postgres"
 	"github.com/fairplay/fairplay/internal/settings"
-	"github.com/fairplay/fairplay/internal/wallet"
 	"github.com/fairplay/fairplay/test/apitest"
 )
 
@@ -355,7 +353,7 @@ func TestPayoutCappedNeverFails(t *testing.T) {
 	if got := fmt.Sprint(res.Get("newBalance")); got != "1300" {
 		t.Fatalf("balance %s, want 1000 − 100 + 400: %s", got, res.Raw)
 	}
-	ledgerClean(t, env)
+	env.LedgerClean(t)
 }
 
 // TestLimitsAreDocumentedRefusals: each limit refuses with its own message
@@ -388,17 +386,4 @@ func TestLimitsAreDocumentedRefusals(t *testing.T) {
 	mustOK(t, "minimum bet", p.Do("POST", "/api/games/dice", map[string]any{"betAmount": 0.1, "rollTarget": 50}))
 	p.setBalance(t, money.Dollars(20_000))
 	mustOK(t, "maximum bet", p.Do("POST", "/api/games/dice", map[string]any{"betAmount": 10000, "rollTarget": 50}))
-}
-
-// ledgerClean runs the ledger audit: every balance the sum of its entries,
-// every bet its entries.
-func ledgerClean(t testing.TB, env *apitest.Env) {
-	t.Helper()
-	r, err := wallet.Verify(context.Background(), postgres.NewLedgerStore(env.App.Postgres))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !r.Clean() {
-		t.Fatalf("ledger not clean: %+v", r)
-	}
 }

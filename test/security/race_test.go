@@ -98,5 +98,5 @@ func TestConcurrentSeedChangesNeverFail(t *testing.T) {
 		}
 	}
 	t.Logf("answers by request and status: %v", counts)
-	ledgerClean(t, env)
+	env.LedgerClean(t)
 }
