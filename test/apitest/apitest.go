@@ -52,12 +52,15 @@ func (c *Clock) Advance(d time.Duration) {
 
 // Env is a running server under test.
 type Env struct {
-	T      testing.TB
-	URL    string
-	App    *app.App
-	Clock  *Clock
-	Config settings.Config
-	KeyDir string
+	T   testing.TB
+	URL string
+	// MetricsURL is the internal listener serving /metrics
+	// (FAIRPLAY_METRICS_ADDR in production).
+	MetricsURL string
+	App        *app.App
+	Clock      *Clock
+	Config     settings.Config
+	KeyDir     string
 	// opts is the wiring the server was built with, for Replica.
 	opts app.Options
 }
@@ -116,12 +119,14 @@ func serve(t testing.TB, cfg settings.Config, o app.Options, clock *Clock, keyDi
 		t.Fatalf("start app: %v", err)
 	}
 	srv := httptest.NewServer(a.Handler())
+	metrics := httptest.NewServer(a.Server.MetricsHandler())
 	t.Cleanup(func() {
 		srv.Close()
+		metrics.Close()
 		cancel()
 		a.Close()
 	})
-	return &Env{T: t, URL: srv.URL, App: a, Clock: clock, Config: cfg, KeyDir: keyDir, opts: o}
+	return &Env{T: t, URL: srv.URL, MetricsURL: metrics.URL, App: a, Clock: clock, Config: cfg, KeyDir: keyDir, opts: o}
 }
 
 // Replica starts a second server process-alike on the same Postgres
@@ -201,11 +206,20 @@ func (r Response) Get(path string) any {
 // Do sends a JSON request with the stored token and the CSRF header.
 func (c *Client) Do(method, path string, body any) Response {
 	c.env.T.Helper()
+	return c.DoWith(method, path, body, nil)
+}
+
+// DoWith is Do with a last word on the request: edit (when not nil) may
+// change or remove any header Do sets (Content-Type, User-Agent, ...).
+func (c *Client) DoWith(method, path string, body any, edit func(*http.Request)) Response {
+	c.env.T.Helper()
 	var rd io.Reader
 	if body != nil {
 		switch b := body.(type) {
 		case string:
 			rd = strings.NewReader(b)
+		case []byte:
+			rd = bytes.NewReader(b)
 		default:
 			raw, err := json.Marshal(body)
 			if err != nil {
@@ -225,6 +239,9 @@ func (c *Client) Do(method, path string, body any) Response {
 	}
 	if c.Token != "" {
 		req.Header.Set("Authorization", "Bearer "+c.Token)
+	}
+	if edit != nil {
+		edit(req)
 	}
 	res, err := c.http.Do(req)
 	if err != nil {
