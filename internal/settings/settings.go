@@ -141,7 +141,6 @@ func Load(lookup func(string) (string, bool)) (Config, error) {
 
 	c := Config{
 		HTTPAddr:           get("FAIRPLAY_HTTP_ADDR", ":8080"),
-		MetricsAddr:        get("FAIRPLAY_METRICS_ADDR", ":9090"),
 		DebugAddr:          get("FAIRPLAY_DEBUG_ADDR", ""),
 		DatabaseURL:        get("DATABASE_URL", ""),
 		RedisURL:           get("REDIS_URL", ""),
@@ -177,6 +176,7 @@ func Load(lookup func(string) (string, bool)) (Config, error) {
 	if c.AccessTokenTTL > 15*time.Minute {
 		errs = append(errs, errors.New("FAIRPLAY_ACCESS_TOKEN_TTL: at most 15m"))
 	}
+	c.MetricsAddr = get("FAIRPLAY_METRICS_ADDR", ":9090")
 	if c.MetricsAddr == c.HTTPAddr && !strings.HasSuffix(c.HTTPAddr, ":0") {
 		errs = append(errs, errors.New("FAIRPLAY_METRICS_ADDR: must differ from FAIRPLAY_HTTP_ADDR (metrics are never served on the public port)"))
 	}

@@ -203,15 +203,38 @@ func (r Response) Get(path string) any {
 	return v
 }
 
-// Do sends a JSON request with the stored token and the CSRF header.
-func (c *Client) Do(method, path string, body any) Response {
+// DoWith is Do with the last word on the request: edit may change or
+// remove any header Do sets (Content-Type, User-Agent, ...) before it is
+// sent.
+func (c *Client) DoWith(method, path string, body any, edit func(*http.Request)) Response {
 	c.env.T.Helper()
-	return c.DoWith(method, path, body, nil)
+	hc := *c.http
+	hc.Transport = editTransport{next: c.http.Transport, edit: edit}
+	cc := *c
+	cc.http = &hc
+	return cc.Do(method, path, body)
 }
 
-// DoWith is Do with a last word on the request: edit (when not nil) may
-// change or remove any header Do sets (Content-Type, User-Agent, ...).
-func (c *Client) DoWith(method, path string, body any, edit func(*http.Request)) Response {
+// editTransport lets DoWith edit a copy of each request on its way out.
+type editTransport struct {
+	next http.RoundTripper
+	edit func(*http.Request)
+}
+
+func (t editTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	if t.edit != nil {
+		r = r.Clone(r.Context())
+		t.edit(r)
+	}
+	next := t.next
+	if next == nil {
+		next = http.DefaultTransport
+	}
+	return next.RoundTrip(r)
+}
+
+// Do sends a JSON request with the stored token and the CSRF header.
+func (c *Client) Do(method, path string, body any) Response {
 	c.env.T.Helper()
 	var rd io.Reader
 	if body != nil {
@@ -239,9 +262,6 @@ func (c *Client) DoWith(method, path string, body any, edit func(*http.Request))
 	}
 	if c.Token != "" {
 		req.Header.Set("Authorization", "Bearer "+c.Token)
-	}
-	if edit != nil {
-		edit(req)
 	}
 	res, err := c.http.Do(req)
 	if err != nil {

@@ -10,7 +10,7 @@ import (
 	"github.com/fairplay/fairplay/test/apitest"
 )
 
-func get(t *testing.T, url string) (int, string) {
+func httpGet(t *testing.T, url string) (int, string) {
 	t.Helper()
 	res, err := http.Get(url)
 	if err != nil {
@@ -29,7 +29,7 @@ func TestMetricsAreNotPublic(t *testing.T) {
 	env := apitest.Start(t)
 	env.Client().Do("GET", "/api/auth/user", nil)
 	for _, path := range []string{"/metrics", "/metrics/", "/debug/pprof/", "/debug/pprof/cmdline", "/debug/pprof/heap"} {
-		status, body := get(t, env.URL+path)
+		status, body := httpGet(t, env.URL+path)
 		if status != http.StatusNotFound {
 			t.Errorf("public %s: %d", path, status)
 		}
@@ -40,12 +40,12 @@ func TestMetricsAreNotPublic(t *testing.T) {
 		}
 	}
 
-	status, body := get(t, env.MetricsURL+"/metrics")
+	status, body := httpGet(t, env.MetricsURL+"/metrics")
 	if status != 200 || !strings.Contains(body, `fairplay_http_requests_total{code="401",method="GET",route="GET /api/auth/user"} 1`) {
 		t.Fatalf("internal /metrics: %d %.300s", status, body)
 	}
 	for _, path := range []string{"/", "/api/csrf", "/healthz", "/debug/pprof/", "/index.html"} {
-		if status, body := get(t, env.MetricsURL+path); status != http.StatusNotFound {
+		if status, body := httpGet(t, env.MetricsURL+path); status != http.StatusNotFound {
 			t.Errorf("internal listener serves %s: %d %.100s", path, status, body)
 		}
 	}
@@ -57,7 +57,7 @@ func TestReadyzNamesNoErrors(t *testing.T) {
 	t.Parallel()
 	env := apitest.Start(t, apitest.WithConfig(func(c *settings.Config) { c.RedisURL = "redis://127.0.0.1:1/0" }))
 	env.App.Postgres.Close()
-	status, body := get(t, env.URL+"/readyz")
+	status, body := httpGet(t, env.URL+"/readyz")
 	if status != http.StatusServiceUnavailable {
 		t.Fatalf("readyz with Postgres and Redis down: %d %s", status, body)
 	}

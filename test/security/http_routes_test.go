@@ -65,7 +65,7 @@ func (w *hostileWorld) client(r apiRoute) *apitest.Client {
 	return w.player
 }
 
-func none(*hostileWorld) map[string]any { return map[string]any{} }
+func noFields(*hostileWorld) map[string]any { return map[string]any{} }
 
 // apiRoutes are every /api route with a Connect procedure behind it (the
 // route tables of internal/rpc); TestRouteTableIsComplete keeps the list
@@ -83,8 +83,8 @@ var apiRoutes = []apiRoute{
 	{procedure: "fairplay.v1.AuthService.Logout", method: "POST", path: "/api/auth/logout", base: func(w *hostileWorld) map[string]any {
 		return map[string]any{"refreshToken": w.player.RefreshToken}
 	}},
-	{procedure: "fairplay.v1.AuthService.GetUser", method: "GET", path: "/api/auth/user", base: none},
-	{procedure: "fairplay.v1.AuthService.ListSessions", method: "GET", path: "/api/auth/sessions", base: none},
+	{procedure: "fairplay.v1.AuthService.GetUser", method: "GET", path: "/api/auth/user", base: noFields},
+	{procedure: "fairplay.v1.AuthService.ListSessions", method: "GET", path: "/api/auth/sessions", base: noFields},
 	{procedure: "fairplay.v1.AuthService.RevokeSession", method: "POST", path: "/api/auth/revoke-session", base: func(w *hostileWorld) map[string]any {
 		return map[string]any{"sessionId": w.sessionID}
 	}},
@@ -94,9 +94,9 @@ var apiRoutes = []apiRoute{
 	{procedure: "fairplay.v1.AuthService.ChangePassword", method: "POST", path: "/api/auth/change-password", base: func(*hostileWorld) map[string]any {
 		return map[string]any{"currentPassword": "secret123", "newPassword": "N3w!password"}
 	}},
-	{procedure: "fairplay.v1.AuthService.GetConfig", method: "GET", path: "/api/auth/config", base: none},
+	{procedure: "fairplay.v1.AuthService.GetConfig", method: "GET", path: "/api/auth/config", base: noFields},
 
-	{procedure: "fairplay.v1.FairnessService.GetSeeds", method: "GET", path: "/api/fair/seeds", base: none},
+	{procedure: "fairplay.v1.FairnessService.GetSeeds", method: "GET", path: "/api/fair/seeds", base: noFields},
 	{procedure: "fairplay.v1.FairnessService.SetClientSeed", method: "POST", path: "/api/fair/client-seed", base: func(*hostileWorld) map[string]any {
 		return map[string]any{"clientSeed": "lucky"}
 	}},
@@ -115,7 +115,7 @@ var apiRoutes = []apiRoute{
 	{procedure: "fairplay.v1.GameService.PlayKeno", method: "POST", path: "/api/games/keno", base: func(*hostileWorld) map[string]any {
 		return map[string]any{"betAmount": 1, "selectedNumbers": []int{1, 2, 3}, "riskLevel": "classic"}
 	}},
-	{procedure: "fairplay.v1.GameService.ListBets", method: "GET", path: "/api/games/bets", base: none},
+	{procedure: "fairplay.v1.GameService.ListBets", method: "GET", path: "/api/games/bets", base: noFields},
 	{procedure: "fairplay.v1.GameService.GetBet", method: "GET", path: "/api/games/bets/{betId}", pathFields: map[string]string{"betId": "betId"},
 		base: func(*hostileWorld) map[string]any { return map[string]any{"betId": uuid.NewString()} }},
 	{procedure: "fairplay.v1.GameService.StartMines", method: "POST", path: "/api/games/mines/start", base: func(*hostileWorld) map[string]any {
@@ -136,12 +136,12 @@ var apiRoutes = []apiRoute{
 	{procedure: "fairplay.v1.GameService.HitBlackjack", method: "POST", path: "/api/games/blackjack/hit", base: gameID},
 	{procedure: "fairplay.v1.GameService.StandBlackjack", method: "POST", path: "/api/games/blackjack/stand", base: gameID},
 	{procedure: "fairplay.v1.GameService.DoubleBlackjack", method: "POST", path: "/api/games/blackjack/double", base: gameID},
-	{procedure: "fairplay.v1.GameService.GetActiveGames", method: "GET", path: "/api/games/active", base: none},
+	{procedure: "fairplay.v1.GameService.GetActiveGames", method: "GET", path: "/api/games/active", base: noFields},
 
-	{procedure: "fairplay.v1.AdminService.GetUserStats", method: "GET", path: "/api/auth/stats/users", base: none},
-	{procedure: "fairplay.v1.AdminService.GetWageringStats", method: "GET", path: "/api/auth/stats/wagering", base: none},
-	{procedure: "fairplay.v1.AdminService.GetActivityStats", method: "GET", path: "/api/auth/stats/activity", base: none},
-	{procedure: "fairplay.v1.AdminService.ListUsers", method: "GET", path: "/api/auth/users", base: none},
+	{procedure: "fairplay.v1.AdminService.GetUserStats", method: "GET", path: "/api/auth/stats/users", base: noFields},
+	{procedure: "fairplay.v1.AdminService.GetWageringStats", method: "GET", path: "/api/auth/stats/wagering", base: noFields},
+	{procedure: "fairplay.v1.AdminService.GetActivityStats", method: "GET", path: "/api/auth/stats/activity", base: noFields},
+	{procedure: "fairplay.v1.AdminService.ListUsers", method: "GET", path: "/api/auth/users", base: noFields},
 	{procedure: "fairplay.v1.AdminService.SearchUsers", method: "GET", path: "/api/auth/users/search", base: func(*hostileWorld) map[string]any {
 		return map[string]any{"query": "mall"}
 	}},
@@ -158,8 +158,8 @@ var apiRoutes = []apiRoute{
 
 func gameID(*hostileWorld) map[string]any { return map[string]any{"gameId": uuid.NewString()} }
 
-// services are the Connect services the /api routes front.
-var services = []protoreflect.FileDescriptor{
+// apiServices are the Connect apiServices the /api routes front.
+var apiServices = []protoreflect.FileDescriptor{
 	fairplayv1.File_fairplay_v1_auth_proto,
 	fairplayv1.File_fairplay_v1_game_proto,
 	fairplayv1.File_fairplay_v1_fairness_proto,
@@ -169,7 +169,7 @@ var services = []protoreflect.FileDescriptor{
 // procedureInput returns the request message of a procedure.
 func procedureInput(t *testing.T, procedure string) protoreflect.MessageDescriptor {
 	t.Helper()
-	for _, f := range services {
+	for _, f := range apiServices {
 		for i := 0; i < f.Services().Len(); i++ {
 			svc := f.Services().Get(i)
 			for j := 0; j < svc.Methods().Len(); j++ {
@@ -203,7 +203,7 @@ func TestRouteTableIsComplete(t *testing.T) {
 	for _, r := range apiRoutes {
 		listed[r.procedure]++
 	}
-	for _, f := range services {
+	for _, f := range apiServices {
 		for i := 0; i < f.Services().Len(); i++ {
 			svc := f.Services().Get(i)
 			for j := 0; j < svc.Methods().Len(); j++ {
