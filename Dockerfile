@@ -42,6 +42,7 @@ LABEL org.opencontainers.image.title="fairplay" \
 COPY --from=build /out/fairplay /fairplay
 COPY --from=build /out/operator /operator
 USER 65532:65532
-EXPOSE 8080
+# 8080: the app (FAIRPLAY_HTTP_ADDR); 9090: /metrics, for the scraper only (FAIRPLAY_METRICS_ADDR).
+EXPOSE 8080 9090
 ENTRYPOINT ["/fairplay"]
 CMD ["serve"]

@@ -51,7 +51,7 @@ bin/fairplay-bench migrate >"$log" 2>&1 || { cat "$log" >&2; exit 1; }
 keys=$(mktemp -d)
 bin/fairplay-bench keys generate --dir "$keys" >/dev/null
 
-FAIRPLAY_HTTP_ADDR=127.0.0.1:$PORT FAIRPLAY_SIGNING_KEYS_DIR=$keys FAIRPLAY_LOG_LEVEL=warn \
+FAIRPLAY_HTTP_ADDR=127.0.0.1:$PORT FAIRPLAY_METRICS_ADDR=127.0.0.1:0 FAIRPLAY_SIGNING_KEYS_DIR=$keys FAIRPLAY_LOG_LEVEL=warn \
 FAIRPLAY_RATE_LOGIN_IP=0 FAIRPLAY_RATE_LOGIN_USERNAME=0 FAIRPLAY_RATE_REGISTER_IP=0 FAIRPLAY_RATE_BETS_USER=0 \
 FAIRPLAY_STARTING_BALANCE=1000 FAIRPLAY_REDIS_PREFIX="bench$stamp:" GOGC=${GOGC:-100} \
   bin/fairplay-bench serve >>"$log" 2>&1 &

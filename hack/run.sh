@@ -15,6 +15,7 @@ export DATABASE_URL REDIS_URL
 export FAIRPLAY_SIGNING_KEYS_DIR=${FAIRPLAY_SIGNING_KEYS_DIR:-$ROOT/.data/keys}
 export FAIRPLAY_LOG_FORMAT=${FAIRPLAY_LOG_FORMAT:-text}
 export FAIRPLAY_HTTP_ADDR=${FAIRPLAY_HTTP_ADDR:-:8080}
+export FAIRPLAY_METRICS_ADDR=${FAIRPLAY_METRICS_ADDR:-127.0.0.1:9090}
 
 make --no-print-directory build
 
@@ -35,6 +36,7 @@ port=${FAIRPLAY_HTTP_ADDR##*:}
 cat <<MSG
 
   Fairplay is starting on http://localhost:${port}
+  Metrics:            http://${FAIRPLAY_METRICS_ADDR}/metrics (internal listener, not the app's port)
   Development admin:  username admin   password ${FAIRPLAY_ADMIN_PASSWORD}
   Bot check:          development mode (the sign-in widget's checkbox)
   Stop with Ctrl-C. Local Postgres/Redis keep running: 'make services-stop' stops them.

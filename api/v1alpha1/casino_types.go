@@ -100,8 +100,9 @@ type CasinoSpec struct {
 	Ingress *IngressSpec `json:"ingress,omitempty"`
 
 	// ServiceMonitor, when enabled, makes a prometheus-operator ServiceMonitor
-	// for /metrics. It is skipped while the monitoring.coreos.com API is not
-	// installed.
+	// that scrapes /metrics on the Service's "metrics" port (9090; the app's
+	// port does not serve metrics). It is skipped while the
+	// monitoring.coreos.com API is not installed.
 	// +optional
 	ServiceMonitor *ServiceMonitorSpec `json:"serviceMonitor,omitempty"`
 

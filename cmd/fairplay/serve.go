@@ -69,39 +69,53 @@ func serve(ctx context.Context, args []string) error {
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
 	}
-	if cfg.DebugAddr != "" {
-		if err := serveDebug(ctx, cfg.DebugAddr, log); err != nil {
-			return err
-		}
+	mln, err := net.Listen("tcp", cfg.MetricsAddr)
+	if err != nil {
+		_ = ln.Close()
+		return fmt.Errorf("listen (FAIRPLAY_METRICS_ADDR): %w", err)
 	}
-	log.Info("fairplay serving", "addr", ln.Addr().String(), "version", version)
+	// The internal listeners outlive the public server's draining, so the
+	// last scrapes still see the shutdown; they close when serve returns.
+	internal, stopInternal := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopInternal()
+	serveInternal(internal, "metrics", mln, a.Server.MetricsHandler(), log)
+	if cfg.DebugAddr != "" {
+		dln, err := net.Listen("tcp", cfg.DebugAddr)
+		if err != nil {
+			_ = ln.Close()
+			return fmt.Errorf("listen (FAIRPLAY_DEBUG_ADDR): %w", err)
+		}
+		serveInternal(internal, "profiler", dln, profiler(), log)
+		log.Warn("profiler serving (FAIRPLAY_DEBUG_ADDR)", "addr", dln.Addr().String())
+	}
+	log.Info("fairplay serving", "addr", ln.Addr().String(), "metrics_addr", mln.Addr().String(), "version", version)
 	return a.Server.Serve(ctx, ln, cfg.ShutdownTimeout)
 }
 
-// serveDebug serves Go's profiler on addr until ctx ends.
-func serveDebug(ctx context.Context, addr string, log *slog.Logger) error {
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return fmt.Errorf("listen (FAIRPLAY_DEBUG_ADDR): %w", err)
-	}
+// profiler is Go's profiler (net/http/pprof) under /debug/pprof/.
+func profiler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/debug/pprof/", pprof.Index)
 	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
 	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
 	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
 	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	return mux
+}
+
+// serveInternal serves an internal listener (metrics, profiler) until ctx
+// ends.
+func serveInternal(ctx context.Context, name string, ln net.Listener, h http.Handler, log *slog.Logger) {
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 120 * time.Second}
 	go func() {
 		<-ctx.Done()
 		_ = srv.Close()
 	}()
 	go func() {
 		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			log.Error("debug server", "err", err)
+			log.Error(name+" server", "err", err)
 		}
 	}()
-	log.Warn("profiler serving (FAIRPLAY_DEBUG_ADDR)", "addr", ln.Addr().String())
-	return nil
 }
 
 func migrate(ctx context.Context, args []string) error {

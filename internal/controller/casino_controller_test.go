@@ -53,6 +53,11 @@ func TestFirstReconcileCreatesEverything(t *testing.T) {
 	if !e.get("web", &svc) {
 		t.Fatal("service not created")
 	}
+	// The app's port for the Ingress, /metrics on its own port for the scraper.
+	if ports := svc.Spec.Ports; len(ports) != 2 || ports[0].Name != "http" || ports[0].Port != 80 ||
+		ports[1].Name != "metrics" || ports[1].Port != 9090 || ports[1].TargetPort.StrVal != "metrics" {
+		t.Fatalf("service ports = %+v", ports)
+	}
 	var pdb policyv1.PodDisruptionBudget
 	if !e.get("web", &pdb) {
 		t.Fatal("pdb not created for 2 replicas (the API default)")
@@ -86,6 +91,9 @@ func TestFirstReconcileCreatesEverything(t *testing.T) {
 	d := e.deployment("web")
 	if got := serverImage(d); got != "registry.example/fairplay:v1" {
 		t.Fatalf("deployment image = %q", got)
+	}
+	if ports := d.Spec.Template.Spec.Containers[0].Ports; len(ports) != 2 || ports[1].Name != "metrics" || ports[1].ContainerPort != 9090 {
+		t.Fatalf("container ports = %+v", ports)
 	}
 	c = e.casino("web")
 	if c.Status.LastMigration == nil || c.Status.LastMigration.Image != "registry.example/fairplay:v1" || c.Status.LastMigration.JobName != jobName {

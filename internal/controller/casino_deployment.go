@@ -18,11 +18,16 @@ import (
 	casinov1alpha1 "github.com/fairplay/fairplay/api/v1alpha1"
 )
 
-// The server's contract (README: configuration, /healthz, /readyz).
+// The server's contract (README: configuration, /healthz, /readyz,
+// /metrics on its own listener).
 const (
 	serverContainer = "fairplay"
 	serverPort      = 8080
 	serverPortName  = "http"
+	// metricsPort serves /metrics (FAIRPLAY_METRICS_ADDR) and nothing else;
+	// the Service exposes it for the ServiceMonitor, the Ingress never routes it.
+	metricsPort     = 9090
+	metricsPortName = "metrics"
 	// SigningKeysDir is where the signing-key Secret is mounted; the server
 	// re-reads it every 10 s, so rotated keys need no restart.
 	SigningKeysDir = "/var/run/fairplay/signing-keys"
@@ -112,9 +117,12 @@ func desiredDeployment(casino *casinov1alpha1.Casino, image string) *appsv1.Depl
 		Image:           image,
 		ImagePullPolicy: casino.Spec.ImagePullPolicy,
 		Args:            []string{"serve"},
-		Ports:           []corev1.ContainerPort{{Name: serverPortName, ContainerPort: serverPort, Protocol: corev1.ProtocolTCP}},
-		Env:             serverEnv(casino),
-		Resources:       casino.Spec.Resources,
+		Ports: []corev1.ContainerPort{
+			{Name: serverPortName, ContainerPort: serverPort, Protocol: corev1.ProtocolTCP},
+			{Name: metricsPortName, ContainerPort: metricsPort, Protocol: corev1.ProtocolTCP},
+		},
+		Env:       serverEnv(casino),
+		Resources: casino.Spec.Resources,
 		LivenessProbe: &corev1.Probe{
 			ProbeHandler:     corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{Path: "/healthz", Port: intstr.FromString(serverPortName)}},
 			PeriodSeconds:    10,
@@ -209,6 +217,7 @@ func serverEnv(casino *casinov1alpha1.Casino) []corev1.EnvVar {
 		secretEnv("DATABASE_URL", casino.Spec.Database.URLSecretRef.Name, casino.Spec.Database.URLSecretRef.Key),
 		secretEnv("REDIS_URL", casino.Spec.Redis.URLSecretRef.Name, casino.Spec.Redis.URLSecretRef.Key),
 		{Name: "FAIRPLAY_HTTP_ADDR", Value: fmt.Sprintf(":%d", serverPort)},
+		{Name: "FAIRPLAY_METRICS_ADDR", Value: fmt.Sprintf(":%d", metricsPort)},
 		{Name: "FAIRPLAY_SIGNING_KEYS_DIR", Value: SigningKeysDir},
 	}
 	if t := casino.Spec.Turnstile; t != nil {

@@ -30,7 +30,7 @@ func fullCasino() *casinov1alpha1.Casino {
 			Ingress:      &casinov1alpha1.IngressSpec{Host: "play.example.com", TLSSecretName: "play-tls"},
 			PodLabels:    map[string]string{"team": "games", labelInstance: "hijack"},
 			Tolerations:  []corev1.Toleration{{Key: "dedicated", Operator: corev1.TolerationOpEqual, Value: "games"}},
-			Env:          []corev1.EnvVar{{Name: "FAIRPLAY_HTTP_ADDR", Value: ":9090"}, {Name: "FAIRPLAY_TRUSTED_PROXIES", Value: "10.0.0.0/8"}},
+			Env:          []corev1.EnvVar{{Name: "FAIRPLAY_HTTP_ADDR", Value: ":8081"}, {Name: "FAIRPLAY_TRUSTED_PROXIES", Value: "10.0.0.0/8"}},
 		},
 	}
 }
@@ -51,8 +51,16 @@ func TestDesiredDeployment(t *testing.T) {
 	if !slices.Equal(ctr.Args, []string{"serve"}) {
 		t.Errorf("args = %v", ctr.Args)
 	}
-	if len(ctr.Ports) != 1 || ctr.Ports[0].ContainerPort != 8080 || ctr.Ports[0].Name != "http" {
+	// The app on "http", /metrics on its own "metrics" port (the server's
+	// FAIRPLAY_METRICS_ADDR), which is what the ServiceMonitor scrapes.
+	if len(ctr.Ports) != 2 || ctr.Ports[0].ContainerPort != 8080 || ctr.Ports[0].Name != "http" ||
+		ctr.Ports[1].ContainerPort != 9090 || ctr.Ports[1].Name != "metrics" {
 		t.Errorf("ports = %+v", ctr.Ports)
+	}
+	for _, p := range []*corev1.Probe{ctr.LivenessProbe, ctr.ReadinessProbe, ctr.StartupProbe} {
+		if p.HTTPGet.Port.StrVal != "http" {
+			t.Errorf("probe %s on port %v, want the app's", p.HTTPGet.Path, p.HTTPGet.Port)
+		}
 	}
 	if ctr.LivenessProbe.HTTPGet.Path != "/healthz" || ctr.ReadinessProbe.HTTPGet.Path != "/readyz" {
 		t.Errorf("probes: liveness %s readiness %s", ctr.LivenessProbe.HTTPGet.Path, ctr.ReadinessProbe.HTTPGet.Path)
@@ -101,8 +109,11 @@ func TestDesiredDeployment(t *testing.T) {
 		t.Error("TLS ingress should make the cookies Secure")
 	}
 	// spec.env replaces an operator variable in place and adds new ones.
-	if env["FAIRPLAY_HTTP_ADDR"].Value != ":9090" || env["FAIRPLAY_TRUSTED_PROXIES"].Value != "10.0.0.0/8" {
+	if env["FAIRPLAY_HTTP_ADDR"].Value != ":8081" || env["FAIRPLAY_TRUSTED_PROXIES"].Value != "10.0.0.0/8" {
 		t.Errorf("spec.env not merged: %v", env)
+	}
+	if env["FAIRPLAY_METRICS_ADDR"].Value != ":9090" {
+		t.Errorf("FAIRPLAY_METRICS_ADDR = %q, want :9090 (the metrics port)", env["FAIRPLAY_METRICS_ADDR"].Value)
 	}
 
 	// Pod labels: the user's are added, the selector's cannot be overridden.

@@ -26,8 +26,9 @@ import (
 // Go module nor its CRDs to run.
 var ServiceMonitorGVK = schema.GroupVersionKind{Group: "monitoring.coreos.com", Version: "v1", Kind: "ServiceMonitor"}
 
-// servicePort is the port of the Service (the Ingress and ServiceMonitor use
-// its name).
+// servicePort is the Service's port for the app (the Ingress routes to it
+// by name); the Service's metrics port (metricsPort, for the
+// ServiceMonitor) keeps the container's number.
 const servicePort = 80
 
 // reconcileNetwork applies the Service and the optional Ingress,
@@ -132,12 +133,18 @@ func desiredService(casino *casinov1alpha1.Casino) *corev1.Service {
 				Port:       servicePort,
 				TargetPort: intstr.FromString(serverPortName),
 				Protocol:   corev1.ProtocolTCP,
+			}, {
+				Name:       metricsPortName,
+				Port:       metricsPort,
+				TargetPort: intstr.FromString(metricsPortName),
+				Protocol:   corev1.ProtocolTCP,
 			}},
 		},
 	}
 }
 
-// desiredIngress routes spec.ingress.host to the Service; nil when unset.
+// desiredIngress routes spec.ingress.host to the Service's app port (never
+// its metrics port); nil when unset.
 func desiredIngress(casino *casinov1alpha1.Casino) *networkingv1.Ingress {
 	spec := casino.Spec.Ingress
 	if spec == nil {
@@ -188,7 +195,8 @@ func desiredPDB(casino *casinov1alpha1.Casino) *policyv1.PodDisruptionBudget {
 	}
 }
 
-// desiredServiceMonitor scrapes /metrics of the Service's http port.
+// desiredServiceMonitor scrapes /metrics of the Service's metrics port (the
+// app's port answers /metrics with 404).
 func desiredServiceMonitor(casino *casinov1alpha1.Casino) *unstructured.Unstructured {
 	spec := casino.Spec.ServiceMonitor
 	labels := map[string]any{}
@@ -212,7 +220,7 @@ func desiredServiceMonitor(casino *casinov1alpha1.Casino) *unstructured.Unstruct
 			"selector":          map[string]any{"matchLabels": selector},
 			"namespaceSelector": map[string]any{"matchNames": []any{casino.Namespace}},
 			"endpoints": []any{map[string]any{
-				"port": serverPortName, "path": "/metrics", "interval": interval, "scheme": "http",
+				"port": metricsPortName, "path": "/metrics", "interval": interval, "scheme": "http",
 			}},
 		},
 	}}

@@ -28,8 +28,12 @@ func TestDesiredIngress(t *testing.T) {
 	if ing.Spec.Rules[0].Host != "play.example.com" || ptr.Deref(ing.Spec.IngressClassName, "") != "nginx" {
 		t.Fatalf("ingress = %+v", ing.Spec)
 	}
+	// Only the app's port: /metrics stays inside the cluster.
+	if paths := ing.Spec.Rules[0].HTTP.Paths; len(ing.Spec.Rules) != 1 || len(paths) != 1 {
+		t.Fatalf("rules = %+v", ing.Spec.Rules)
+	}
 	backend := ing.Spec.Rules[0].HTTP.Paths[0].Backend.Service
-	if backend.Name != "web" || backend.Port.Name != "http" {
+	if backend.Name != "web" || backend.Port.Name != "http" || ing.Spec.DefaultBackend != nil {
 		t.Fatalf("backend = %+v", backend)
 	}
 	if len(ing.Spec.TLS) != 1 || ing.Spec.TLS[0].SecretName != "play-tls" || ing.Spec.TLS[0].Hosts[0] != "play.example.com" {
@@ -62,9 +66,15 @@ func TestDesiredPDB(t *testing.T) {
 func TestDesiredService(t *testing.T) {
 	t.Parallel()
 	svc := desiredService(fullCasino())
+	if len(svc.Spec.Ports) != 2 {
+		t.Fatalf("service ports = %+v", svc.Spec.Ports)
+	}
 	p := svc.Spec.Ports[0]
-	if p.Port != 80 || p.TargetPort.StrVal != "http" || svc.Spec.Type != corev1.ServiceTypeClusterIP {
+	if p.Name != "http" || p.Port != 80 || p.TargetPort.StrVal != "http" || svc.Spec.Type != corev1.ServiceTypeClusterIP {
 		t.Fatalf("service = %+v", svc.Spec)
+	}
+	if m := svc.Spec.Ports[1]; m.Name != "metrics" || m.Port != 9090 || m.TargetPort.StrVal != "metrics" {
+		t.Fatalf("service metrics port = %+v", m)
 	}
 	if svc.Spec.Selector[labelInstance] != "web" {
 		t.Fatalf("selector = %v", svc.Spec.Selector)
@@ -85,7 +95,8 @@ func TestServiceMonitorInstalled(t *testing.T) {
 }
 
 // TestServiceMonitorFollowsTheSpec: enabled makes one that scrapes the
-// Service's http port at /metrics with the given labels; disabled deletes it.
+// Service's metrics port at /metrics with the given labels; disabled
+// deletes it.
 func TestServiceMonitorFollowsTheSpec(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
@@ -106,7 +117,7 @@ func TestServiceMonitorFollowsTheSpec(t *testing.T) {
 		t.Fatalf("endpoints = %v", endpoints)
 	}
 	ep := endpoints[0].(map[string]any)
-	if ep["port"] != "http" || ep["path"] != "/metrics" || ep["interval"] != "30s" {
+	if ep["port"] != "metrics" || ep["path"] != "/metrics" || ep["interval"] != "30s" {
 		t.Errorf("endpoint = %v (interval should default to 30s)", ep)
 	}
 

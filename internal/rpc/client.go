@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/netip"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/fairplay/fairplay/internal/accounts"
 )
@@ -40,10 +41,32 @@ func ClientInfo(trusted []netip.Prefix) func(http.Handler) http.Handler {
 					}
 				}
 			}
-			c := accounts.Client{IP: ip, UserAgent: r.UserAgent()}
+			c := accounts.Client{IP: ip, UserAgent: cleanUserAgent(r.UserAgent())}
 			next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), clientKey{}, c)))
 		})
 	}
+}
+
+// maxUserAgent bounds the User-Agent kept with a session, in bytes.
+const maxUserAgent = 512
+
+// cleanUserAgent makes a User-Agent header fit to store and show: valid
+// UTF-8 (each run of invalid bytes becomes U+FFFD: header values may carry
+// any byte above 0x7f, and Postgres refuses invalid UTF-8 in text), no NUL,
+// and at most maxUserAgent bytes, cut on a character boundary.
+func cleanUserAgent(ua string) string {
+	if len(ua) > 4*maxUserAgent {
+		ua = ua[:4*maxUserAgent] // bound the work; the cut below is what counts
+	}
+	ua = strings.ReplaceAll(strings.ToValidUTF8(ua, "\uFFFD"), "\x00", "")
+	if len(ua) > maxUserAgent {
+		i := maxUserAgent
+		for i > 0 && !utf8.RuneStart(ua[i]) {
+			i--
+		}
+		ua = ua[:i]
+	}
+	return ua
 }
 
 func remoteIP(addr string) string {

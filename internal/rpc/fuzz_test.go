@@ -117,6 +117,8 @@ var requestSeeds = []string{
 	`{"a":1}{"b":2}`,
 	`{"betAmount":1`,
 	"{\"clientSeed\":\"\xff\xfe\"}",
+	`{"clientSeed":"a\u0000b"}`,
+	`{"username":"\u0000","email":"x@example.com","password":"p\u0000"}`,
 	`{"clientSeed":"\ud800"}`,
 }
 
@@ -129,6 +131,7 @@ func FuzzDecodeRequest(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
 		r := httptest.NewRequest(http.MethodPost, "/api/x", bytes.NewReader(body))
+		r.Header.Set("Content-Type", "application/json")
 		obj, err := readObject(r)
 		if err != nil {
 			if err.Error() == "" {
@@ -152,6 +155,13 @@ func FuzzDecodeRequest(f *testing.F) {
 			encodeMessage(&buf, msg.ProtoReflect())
 			if !json.Valid(buf.Bytes()) {
 				t.Fatalf("%s: body %q re-encodes to invalid JSON %s", pattern, body, buf.Bytes())
+			}
+			// What passes the NUL check holds no NUL anywhere (the encoder
+			// writes every string field, nested and listed ones included).
+			if err := checkText(msg.ProtoReflect()); err == nil && bytes.Contains(buf.Bytes(), []byte(`\u0000`)) {
+				t.Fatalf("%s: body %q passed the NUL check but re-encodes to %s", pattern, body, buf.Bytes())
+			} else if err != nil && !strings.Contains(err.Error(), "NUL") {
+				t.Fatalf("%s: NUL check error %q", pattern, err)
 			}
 			checkDecimals(t, pattern, msg.ProtoReflect(), obj, buf.Bytes())
 		}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"mime"
 	"net/http"
 	"strconv"
 
@@ -63,7 +64,11 @@ func unary[Req, Res any](log *slog.Logger, pattern string,
 		ctx := r.Context()
 		obj, err := readObject(r)
 		if err != nil {
-			writeMessage(w, http.StatusBadRequest, err.Error())
+			status := http.StatusBadRequest
+			if errors.Is(err, errNotJSON) {
+				status = http.StatusUnsupportedMediaType
+			}
+			writeMessage(w, status, err.Error())
 			return
 		}
 		for name, field := range cfg.pathFields {
@@ -94,6 +99,10 @@ func unary[Req, Res any](log *slog.Logger, pattern string,
 			writeMessage(w, http.StatusBadRequest, "Invalid request body")
 			return
 		}
+		if err := checkText(pm.ProtoReflect()); err != nil {
+			writeMessage(w, http.StatusBadRequest, "Invalid request: "+err.Error())
+			return
+		}
 		req := connect.NewRequest(msg)
 		for k, v := range r.Header {
 			req.Header()[k] = v
@@ -116,11 +125,23 @@ func unary[Req, Res any](log *slog.Logger, pattern string,
 	return route{pattern: pattern, handler: h}
 }
 
-// readObject reads a JSON object body (an empty body is {}).
+// errNotJSON answers (415) a body that is not declared as JSON.
+var errNotJSON = errors.New("Content-Type must be application/json")
+
+// readObject reads a JSON object body (an empty body is {}). A body must be
+// declared application/json (parameters such as charset allowed), else
+// errNotJSON: bodies a cross-site form can send without a CORS preflight
+// (text/plain, form encodings) never reach a handler. A request without a
+// body (or with only white space) needs no Content-Type, but one it does
+// give must be JSON.
 func readObject(r *http.Request) (map[string]any, error) {
 	obj := map[string]any{}
 	if r.Body == nil || r.Method == http.MethodGet || r.Method == http.MethodHead {
 		return obj, nil
+	}
+	ct := r.Header.Get("Content-Type")
+	if ct != "" && !isJSONContentType(ct) {
+		return nil, errNotJSON
 	}
 	body, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
 	if err != nil {
@@ -131,6 +152,9 @@ func readObject(r *http.Request) (map[string]any, error) {
 	}
 	if len(bytes.TrimSpace(body)) == 0 {
 		return obj, nil
+	}
+	if ct == "" {
+		return nil, errNotJSON
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
@@ -146,6 +170,13 @@ func readObject(r *http.Request) (map[string]any, error) {
 		return nil, errors.New("The request body must be a JSON object")
 	}
 	return o, nil
+}
+
+// isJSONContentType reports whether a Content-Type is application/json,
+// in any case, with or without parameters.
+func isJSONContentType(ct string) bool {
+	mt, _, err := mime.ParseMediaType(ct)
+	return (err == nil || errors.Is(err, mime.ErrInvalidMediaParameter)) && mt == "application/json"
 }
 
 func writeError(ctx context.Context, log *slog.Logger, w http.ResponseWriter, err error) {

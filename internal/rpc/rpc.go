@@ -23,7 +23,7 @@ type Handlers struct {
 func Mount(mux *http.ServeMux, h Handlers, log *slog.Logger, csrf func(http.Handler) http.Handler,
 	handle func(pattern string, h http.Handler) http.Handler) {
 	opts := []connect.HandlerOption{
-		connect.WithInterceptors(ErrorInterceptor(log)),
+		connect.WithInterceptors(ErrorInterceptor(log), TextInterceptor()),
 		// Browsers cannot send this header cross-site without a CORS
 		// preflight, which is Connect's protection against request forgery.
 		connect.WithRequireConnectProtocolHeader(),

@@ -15,6 +15,7 @@ import (
 	"net/http"
 	"net/netip"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -44,7 +45,10 @@ type Deps struct {
 type Server struct {
 	deps     Deps
 	handler  http.Handler
+	metrics  http.Handler
 	draining atomic.Bool
+	// postgresDown and redisDown are the last readiness checks' failures.
+	postgresDown, redisDown atomic.Bool
 }
 
 // New builds the server's handler tree.
@@ -55,7 +59,11 @@ func New(d Deps) *Server {
 	rpc.Mount(mux, d.Handlers, d.Logger, rpc.CSRF(d.SecureCookies), instrument)
 	mux.Handle("GET /healthz", instrument("GET /healthz", http.HandlerFunc(s.healthz)))
 	mux.Handle("GET /readyz", instrument("GET /readyz", http.HandlerFunc(s.readyz)))
-	mux.Handle("GET /metrics", promhttp.HandlerFor(d.Metrics.Registry, promhttp.HandlerOpts{Registry: d.Metrics.Registry}))
+	// Metrics and the profiler live on the internal listener
+	// (MetricsHandler); here they are a plain 404, not the web app.
+	mux.Handle("/metrics", http.NotFoundHandler())
+	mux.Handle("/metrics/", http.NotFoundHandler())
+	mux.Handle("/debug/", http.NotFoundHandler())
 	mux.Handle("/", instrument("GET /", spaHandler()))
 
 	var h http.Handler = mux
@@ -64,16 +72,26 @@ func New(d Deps) *Server {
 	h = otelhttp.NewHandler(h, "http", otelhttp.WithSpanNameFormatter(func(_ string, r *http.Request) string {
 		return r.Method + " " + r.URL.Path
 	}), otelhttp.WithFilter(func(r *http.Request) bool {
-		return r.URL.Path != "/healthz" && r.URL.Path != "/readyz" && r.URL.Path != "/metrics"
+		return r.URL.Path != "/healthz" && r.URL.Path != "/readyz"
 	}))
 	h = s.recoverer(h)
 	h = requestID(h)
+	h = securityHeaders(d.SecureCookies, h)
 	s.handler = h
+
+	internal := http.NewServeMux()
+	internal.Handle("GET /metrics", promhttp.HandlerFor(d.Metrics.Registry, promhttp.HandlerOpts{Registry: d.Metrics.Registry}))
+	s.metrics = internal
 	return s
 }
 
-// Handler returns the root handler (for tests and custom listeners).
+// Handler returns the public root handler (for tests and custom listeners).
 func (s *Server) Handler() http.Handler { return s.handler }
+
+// MetricsHandler serves GET /metrics (Prometheus) and nothing else; it
+// belongs on the internal listener (FAIRPLAY_METRICS_ADDR), never on the
+// public port.
+func (s *Server) MetricsHandler() http.Handler { return s.metrics }
 
 // Serve serves on ln until ctx is cancelled, then drains: readiness turns
 // false at once and in-flight requests get up to shutdownTimeout to finish.
@@ -114,30 +132,48 @@ func (s *Server) healthz(w http.ResponseWriter, _ *http.Request) {
 }
 
 // readyz reports ready only while Postgres and Redis both answer and the
-// server is not draining.
+// server is not draining. It is public (the load balancer asks it), so it
+// names what is down ("not ready: postgres redis") and logs why; the error
+// text (addresses, driver messages) never reaches the response.
 func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
-	w.Header().Set("Content-Type", "text/plain")
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
 	if s.draining.Load() {
-		http.Error(w, "draining", http.StatusServiceUnavailable)
+		w.WriteHeader(http.StatusServiceUnavailable)
+		_, _ = w.Write([]byte("not ready: draining\n"))
 		return
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
 	defer cancel()
 	var failed []string
-	if err := s.deps.Postgres.Ping(ctx); err != nil {
-		failed = append(failed, "postgres: "+err.Error())
+	if !s.dependency(ctx, "postgres", &s.postgresDown, s.deps.Postgres.Ping(ctx)) {
+		failed = append(failed, "postgres")
 	}
-	if err := s.deps.Redis.Ping(ctx).Err(); err != nil {
-		failed = append(failed, "redis: "+err.Error())
+	if !s.dependency(ctx, "redis", &s.redisDown, s.deps.Redis.Ping(ctx).Err()) {
+		failed = append(failed, "redis")
 	}
 	if len(failed) > 0 {
 		w.WriteHeader(http.StatusServiceUnavailable)
-		for _, f := range failed {
-			_, _ = w.Write([]byte(f + "\n"))
-		}
+		_, _ = w.Write([]byte("not ready: " + strings.Join(failed, " ") + "\n"))
 		return
 	}
 	_, _ = w.Write([]byte("ok\n"))
+}
+
+// dependency reports whether a readiness check passed (err == nil), and
+// logs each change of its state once, with the error when it fails: the
+// probes repeat every few seconds and need not repeat the log.
+func (s *Server) dependency(ctx context.Context, name string, down *atomic.Bool, err error) bool {
+	if err != nil {
+		if !down.Swap(true) {
+			s.deps.Logger.WarnContext(ctx, "not ready: "+name+" does not answer", "err", err)
+		}
+		return false
+	}
+	if down.Swap(false) {
+		s.deps.Logger.InfoContext(ctx, "ready again: "+name+" answers")
+	}
+	return true
 }
 
 // statusWriter records the status code written.

@@ -18,9 +18,14 @@ import (
 type Config struct {
 	// HTTPAddr is the listen address (FAIRPLAY_HTTP_ADDR, default ":8080").
 	HTTPAddr string
+	// MetricsAddr is the internal listener serving Prometheus' /metrics
+	// (FAIRPLAY_METRICS_ADDR, default ":9090"). The public HTTPAddr never
+	// serves metrics; expose this port to the scraper only.
+	MetricsAddr string
 	// DebugAddr, when set, serves Go's profiler (net/http/pprof) on its own
 	// listener (FAIRPLAY_DEBUG_ADDR, e.g. 127.0.0.1:6060; default off). Keep
-	// it on loopback: profiles show internals.
+	// it on loopback: profiles show internals and cost CPU, so it is not on
+	// the metrics listener, which the scraper reaches over the network.
 	DebugAddr string
 	// DatabaseURL is the Postgres connection string (DATABASE_URL).
 	DatabaseURL string
@@ -185,6 +190,10 @@ func Load(lookup func(string) (string, bool)) (Config, error) {
 	c.MaxPayout = amount("FAIRPLAY_MAX_PAYOUT", "1000000")
 	if c.AccessTokenTTL > 15*time.Minute {
 		errs = append(errs, errors.New("FAIRPLAY_ACCESS_TOKEN_TTL: at most 15m"))
+	}
+	c.MetricsAddr = get("FAIRPLAY_METRICS_ADDR", ":9090")
+	if c.MetricsAddr == c.HTTPAddr && !strings.HasSuffix(c.HTTPAddr, ":0") {
+		errs = append(errs, errors.New("FAIRPLAY_METRICS_ADDR: must differ from FAIRPLAY_HTTP_ADDR (metrics are never served on the public port)"))
 	}
 	switch c.LogFormat {
 	case "json", "text":

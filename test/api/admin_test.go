@@ -369,7 +369,7 @@ func TestActivityStats(t *testing.T) {
 	}
 
 	// The same figures on /metrics.
-	mres, err := http.Get(env.URL + "/metrics")
+	mres, err := http.Get(env.MetricsURL + "/metrics")
 	if err != nil {
 		t.Fatal(err)
 	}

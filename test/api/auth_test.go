@@ -502,9 +502,12 @@ func TestHealthAndMetrics(t *testing.T) {
 		if res.StatusCode != 200 {
 			t.Fatalf("%s: %d", p, res.StatusCode)
 		}
+		if rid := res.Header.Get("X-Request-Id"); rid == "" {
+			t.Fatalf("%s: no request id", p)
+		}
 	}
 	env.Client().Do("GET", "/api/auth/user", nil)
-	res, err := http.Get(env.URL + "/metrics")
+	res, err := http.Get(env.MetricsURL + "/metrics")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -521,8 +524,5 @@ func TestHealthAndMetrics(t *testing.T) {
 		if !strings.Contains(body, want) {
 			t.Fatalf("metrics lack %s", want)
 		}
-	}
-	if rid := res.Header.Get("X-Request-Id"); rid == "" {
-		t.Fatal("no request id")
 	}
 }

@@ -338,7 +338,7 @@ func TestBetMetrics(t *testing.T) {
 	c.Register("counted")
 	c.Do("POST", "/api/games/dice", `{"betAmount": 1.5, "rollTarget": 50}`)
 	c.Do("POST", "/api/games/dice", `{"betAmount": 1.5, "rollTarget": 50}`)
-	res, err := http.Get(env.URL + "/metrics")
+	res, err := http.Get(env.MetricsURL + "/metrics")
 	if err != nil {
 		t.Fatal(err)
 	}

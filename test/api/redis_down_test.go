@@ -32,7 +32,7 @@ func TestRedisDownFailsOpen(t *testing.T) {
 	if res.StatusCode != 503 {
 		t.Fatalf("readyz with Redis down: %d", res.StatusCode)
 	}
-	m, err := http.Get(env.URL + "/metrics")
+	m, err := http.Get(env.MetricsURL + "/metrics")
 	if err != nil {
 		t.Fatal(err)
 	}

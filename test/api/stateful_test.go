@@ -815,7 +815,7 @@ func TestStatefulMetrics(t *testing.T) {
 	board := layout(t, env, c, games.Mines, ms, games.Params{Mines: 1}).Mines
 	tile := safeTiles(board.MineTiles)[0]
 	ok(t, c.Do("POST", "/api/games/mines/click", map[string]any{"gameId": ms.Str("gameId"), "row": tile / 5, "col": tile % 5}))
-	res, err := http.Get(env.URL + "/metrics")
+	res, err := http.Get(env.MetricsURL + "/metrics")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -825,7 +825,7 @@ func TestStatefulMetrics(t *testing.T) {
 		t.Fatal("a running game was counted as settled")
 	}
 	ok(t, c.Do("POST", "/api/games/mines/cashout", map[string]any{"gameId": ms.Str("gameId")}))
-	res, err = http.Get(env.URL + "/metrics")
+	res, err = http.Get(env.MetricsURL + "/metrics")
 	if err != nil {
 		t.Fatal(err)
 	}

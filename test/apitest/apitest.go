@@ -54,12 +54,15 @@ func (c *Clock) Advance(d time.Duration) {
 
 // Env is a running server under test.
 type Env struct {
-	T      testing.TB
-	URL    string
-	App    *app.App
-	Clock  *Clock
-	Config settings.Config
-	KeyDir string
+	T   testing.TB
+	URL string
+	// MetricsURL is the internal listener serving /metrics
+	// (FAIRPLAY_METRICS_ADDR in production).
+	MetricsURL string
+	App        *app.App
+	Clock      *Clock
+	Config     settings.Config
+	KeyDir     string
 	// opts is the wiring the server was built with, for Replica.
 	opts app.Options
 }
@@ -118,12 +121,14 @@ func serve(t testing.TB, cfg settings.Config, o app.Options, clock *Clock, keyDi
 		t.Fatalf("start app: %v", err)
 	}
 	srv := httptest.NewServer(a.Handler())
+	metrics := httptest.NewServer(a.Server.MetricsHandler())
 	t.Cleanup(func() {
 		srv.Close()
+		metrics.Close()
 		cancel()
 		a.Close()
 	})
-	return &Env{T: t, URL: srv.URL, App: a, Clock: clock, Config: cfg, KeyDir: keyDir, opts: o}
+	return &Env{T: t, URL: srv.URL, MetricsURL: metrics.URL, App: a, Clock: clock, Config: cfg, KeyDir: keyDir, opts: o}
 }
 
 // Replica starts a second server process-alike on the same Postgres
@@ -200,6 +205,36 @@ func (r Response) Get(path string) any {
 	return v
 }
 
+// DoWith is Do with the last word on the request: edit may change or
+// remove any header Do sets (Content-Type, User-Agent, ...) before it is
+// sent.
+func (c *Client) DoWith(method, path string, body any, edit func(*http.Request)) Response {
+	c.env.T.Helper()
+	hc := *c.http
+	hc.Transport = editTransport{next: c.http.Transport, edit: edit}
+	cc := *c
+	cc.http = &hc
+	return cc.Do(method, path, body)
+}
+
+// editTransport lets DoWith edit a copy of each request on its way out.
+type editTransport struct {
+	next http.RoundTripper
+	edit func(*http.Request)
+}
+
+func (t editTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	if t.edit != nil {
+		r = r.Clone(r.Context())
+		t.edit(r)
+	}
+	next := t.next
+	if next == nil {
+		next = http.DefaultTransport
+	}
+	return next.RoundTrip(r)
+}
+
 // Do sends a JSON request with the stored token and the CSRF header.
 func (c *Client) Do(method, path string, body any) Response {
 	c.env.T.Helper()
@@ -208,6 +243,8 @@ func (c *Client) Do(method, path string, body any) Response {
 		switch b := body.(type) {
 		case string:
 			rd = strings.NewReader(b)
+		case []byte:
+			rd = bytes.NewReader(b)
 		default:
 			raw, err := json.Marshal(body)
 			if err != nil {

@@ -70,6 +70,8 @@ type env struct {
 	srvLog *proc.Log
 	srv    *proc.Process // the running server; replaced by a restart
 	url    string
+	// metricsURL is the server's internal listener (/metrics).
+	metricsURL string
 }
 
 // setUp starts Postgres and Redis, migrates a database, makes a signing key
@@ -116,6 +118,11 @@ func setUp(t *testing.T) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
+	metricsPort, err := proc.FreePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.metricsURL = "http://127.0.0.1:" + strconv.Itoa(metricsPort)
 	keyDir := filepath.Join(dir, "keys")
 	e.srvEnv = []string{
 		"PATH=" + os.Getenv("PATH"),
@@ -123,6 +130,7 @@ func setUp(t *testing.T) *env {
 		"REDIS_URL=" + e.redis.URL(),
 		"FAIRPLAY_SIGNING_KEYS_DIR=" + keyDir,
 		"FAIRPLAY_HTTP_ADDR=127.0.0.1:" + strconv.Itoa(port),
+		"FAIRPLAY_METRICS_ADDR=127.0.0.1:" + strconv.Itoa(metricsPort),
 		// The limits stay on, so every bet and sign-in asks Redis (and fails
 		// open while it is down), but high enough never to refuse the load.
 		"FAIRPLAY_RATE_LOGIN_IP=100000/1m", "FAIRPLAY_RATE_LOGIN_USERNAME=100000/1m",
@@ -343,7 +351,7 @@ func TestChaos(t *testing.T) {
 		e.redis.Kill()
 		await(false, 30*time.Second)
 		running(redisDown, 10)
-		if n := rateLimitErrors(t, e.url); n == 0 {
+		if n := rateLimitErrors(t, e.metricsURL); n == 0 {
 			t.Fatalf("bets went on with Redis down, but fairplay_rate_limit_errors_total is 0: did they ask Redis?")
 		}
 		if err := e.redis.Start(30 * time.Second); err != nil {
@@ -390,7 +398,8 @@ func TestChaos(t *testing.T) {
 	auditStats(t, e.dbURL, newClient(e.url, st, ph))
 }
 
-// rateLimitErrors reads fairplay_rate_limit_errors_total from /metrics.
+// rateLimitErrors reads fairplay_rate_limit_errors_total from /metrics on
+// the internal listener at url.
 func rateLimitErrors(t *testing.T, url string) float64 {
 	t.Helper()
 	client := &http.Client{Timeout: deadline}

@@ -331,6 +331,20 @@ try {
   const page = await context.newPage();
   const errors = [];
   page.on('pageerror', (err) => errors.push(err.message));
+  // Content-Security-Policy violations count as page errors.
+  await context.exposeFunction('__fairplayCSPViolation', (v) => errors.push(`CSP: ${v}`));
+  await context.addInitScript(() => {
+    document.addEventListener('securitypolicyviolation', (e) => {
+      window.__fairplayCSPViolation(
+        `${e.effectiveDirective} blocked ${e.blockedURI || '(inline)'} in ${e.sourceFile}:${e.lineNumber}`,
+      );
+    });
+  });
+  page.on('console', (msg) => {
+    if (msg.type() === 'error' && /Content[- ]Security[- ]Policy|Permissions[- ]Policy/i.test(msg.text())) {
+      errors.push(`console: ${msg.text()}`);
+    }
+  });
   const username = `games_${Date.now().toString(36)}`.slice(0, 20);
   await register(page, username);
   ok(`registered ${username}`);

@@ -39,12 +39,36 @@ export async function snap(page, name) {
   if (shots) await page.screenshot({ path: `${shots}/${name}.png`, fullPage: true });
 }
 
-/** A new browser context (one "browser profile") on the server. */
+/**
+ * Adds every Content-Security-Policy violation of the context's pages (and
+ * console errors about the CSP or the Permissions-Policy) to errors.
+ * @param {import('playwright-core').BrowserContext} context
+ * @param {import('playwright-core').Page} page
+ * @param {string[]} errors
+ */
+export async function watchCSP(context, page, errors) {
+  await context.exposeFunction('__fairplayCSPViolation', (v) => errors.push(`CSP: ${v}`));
+  await context.addInitScript(() => {
+    document.addEventListener('securitypolicyviolation', (e) => {
+      window.__fairplayCSPViolation(
+        `${e.effectiveDirective} blocked ${e.blockedURI || '(inline)'} in ${e.sourceFile}:${e.lineNumber}`,
+      );
+    });
+  });
+  page.on('console', (msg) => {
+    if (msg.type() === 'error' && /Content[- ]Security[- ]Policy|Permissions[- ]Policy/i.test(msg.text())) {
+      errors.push(`console: ${msg.text()}`);
+    }
+  });
+}
+
+/** A new browser context (one "browser profile") on the server; errors collects page errors and CSP violations. */
 export async function newPage(viewport = { width: 1280, height: 800 }, userAgent = undefined) {
   const context = await browser.newContext({ baseURL, viewport, ...(userAgent ? { userAgent } : {}) });
   const page = await context.newPage();
   const errors = [];
   page.on('pageerror', (err) => errors.push(err.message));
+  await watchCSP(context, page, errors);
   return { context, page, errors };
 }
 

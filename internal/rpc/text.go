@@ -1,0 +1,85 @@
+package rpc
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"connectrpc.com/connect"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+)
+
+// nulError names a request field whose text holds a NUL byte. Postgres
+// cannot store NUL in text (it fails the statement), and no field of the
+// API has a use for it, so such a request is refused before any handler
+// runs, for /api and Connect alike.
+type nulError struct{ field string }
+
+func (e *nulError) Error() string { return e.field + " must not contain NUL characters" }
+
+// checkText returns a *nulError for the first string of m — at any depth,
+// in lists and maps too — that holds a NUL byte. Fields are named by their
+// JSON names, as the /api bodies spell them.
+func checkText(m protoreflect.Message) error {
+	var err error
+	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		err = checkValue(fd, v)
+		return err == nil
+	})
+	return err
+}
+
+func checkValue(fd protoreflect.FieldDescriptor, v protoreflect.Value) error {
+	switch {
+	case fd.IsList():
+		list := v.List()
+		for i := 0; i < list.Len(); i++ {
+			if err := checkScalar(fd, list.Get(i)); err != nil {
+				return err
+			}
+		}
+	case fd.IsMap():
+		var err error
+		v.Map().Range(func(k protoreflect.MapKey, mv protoreflect.Value) bool {
+			if strings.IndexByte(k.String(), 0) >= 0 {
+				err = &nulError{field: fd.JSONName()}
+			} else {
+				err = checkScalar(fd.MapValue(), mv)
+			}
+			return err == nil
+		})
+		return err
+	default:
+		return checkScalar(fd, v)
+	}
+	return nil
+}
+
+func checkScalar(fd protoreflect.FieldDescriptor, v protoreflect.Value) error {
+	switch fd.Kind() {
+	case protoreflect.StringKind:
+		if strings.IndexByte(v.String(), 0) >= 0 {
+			return &nulError{field: fd.JSONName()}
+		}
+	case protoreflect.MessageKind, protoreflect.GroupKind:
+		return checkText(v.Message())
+	}
+	return nil
+}
+
+// TextInterceptor refuses a Connect request whose text holds a NUL byte
+// with CodeInvalidArgument (the /api routes make the same check as they
+// decode), so it never reaches a handler or the database.
+func TextInterceptor() connect.Interceptor {
+	return connect.UnaryInterceptorFunc(func(next connect.UnaryFunc) connect.UnaryFunc {
+		return func(ctx context.Context, req connect.AnyRequest) (connect.AnyResponse, error) {
+			if m, ok := req.Any().(proto.Message); ok {
+				if err := checkText(m.ProtoReflect()); err != nil {
+					return nil, connect.NewError(connect.CodeInvalidArgument, errors.New("Invalid request: "+err.Error()))
+				}
+			}
+			return next(ctx, req)
+		}
+	})
+}
