@@ -206,9 +206,9 @@ var refusals = []refusal{
 	}},
 }
 
-// probe runs one refusal for one game and one outcome and returns the
+// probeRefusal runs one refusal for one game and one outcome and returns the
 // answer, checking that it took nothing.
-func probe(t *testing.T, env *apitest.Env, g game, r refusal, win bool) apitest.Response {
+func probeRefusal(t *testing.T, env *apitest.Env, g game, r refusal, win bool) apitest.Response {
 	t.Helper()
 	p := newPlayer(t, env)
 	server, _, nonce := p.pair(t)
@@ -255,7 +255,7 @@ func TestRefusalsDoNotDependOnTheOutcome(t *testing.T) {
 				continue
 			}
 			t.Run(string(g.name)+"/"+r.name, func(t *testing.T) {
-				winning, losing := probe(t, env, g, r, true), probe(t, env, g, r, false)
+				winning, losing := probeRefusal(t, env, g, r, true), probeRefusal(t, env, g, r, false)
 				if winning.Status == 200 || winning.Status >= 500 {
 					t.Errorf("winning outcome: %d %s, want a clear refusal", winning.Status, winning.Raw)
 				}
