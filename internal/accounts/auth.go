@@ -83,7 +83,7 @@ func (s *Service) Login(ctx context.Context, in LoginInput, c Client) (AuthResul
 	if login == "" || in.Password == "" {
 		return AuthResult{}, ErrLoginRequired
 	}
-	if err := s.limit(ctx, "login:user:"+strings.ToLower(login), s.cfg.LoginPerUsername); err != nil {
+	if err := s.limit(ctx, "login:user:"+strings.ToLower(login), s.cfg.LoginPerAccountIP); err != nil {
 		return AuthResult{}, err
 	}
 	if err := s.checkBot(ctx, in.BotToken, c.IP); err != nil {

@@ -375,7 +375,7 @@ func TestRateLimits(t *testing.T) {
 	t.Parallel()
 	env := apitest.Start(t, apitest.WithConfig(func(c *settings.Config) {
 		c.LoginPerIP = settings.Rate{N: 5, Period: time.Minute}
-		c.LoginPerUsername = settings.Rate{N: 3, Period: time.Minute}
+		c.LoginPerAccountIP = settings.Rate{N: 3, Period: time.Minute}
 		c.RegisterPerIP = settings.Rate{N: 2, Period: time.Hour}
 	}))
 	c := env.Client()
@@ -385,7 +385,7 @@ func TestRateLimits(t *testing.T) {
 	if res.Status != 429 || res.Header.Get("Retry-After") == "" || res.Message() != accounts.ErrRateLimited {
 		t.Fatalf("third registration: %d %v %s", res.Status, res.Header, res.Raw)
 	}
-	// Per username: the fourth attempt on erin is refused even with the right password.
+	// Per account and IP: the fourth attempt on erin is refused even with the right password.
 	for range 3 {
 		c.Do("POST", "/api/auth/login", map[string]any{"username": "erin", "password": "wrong-one", "turnstileToken": apitest.BotToken})
 	}
