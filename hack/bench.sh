@@ -11,7 +11,9 @@
 # Settings:
 #   BENCH_DURATION     each run's length (default 15s; whole seconds or minutes, e.g. 5s, 1m)
 #   BENCH_CONCURRENCY  concurrency levels (default 32,64); pgbench runs with as many clients
-#   BENCH_SCENARIOS    default login,user,dice,mix; also balance, plinko, keno, mines, blackjack, pump
+#   BENCH_SCENARIOS    default login,user,dice,mix; also balance, plinko, keno, mines, blackjack, pump, and
+#                      pwflood (other players' sign-in latency idle, then while one account floods
+#                      change-password with as many parallel requests as the concurrency level)
 #   BENCH_PORT         the server's port (default 18090)
 #   BENCH_COMPARE      an older .data/bench/bench-*.json: also print a before/after table
 set -euo pipefail
@@ -52,7 +54,8 @@ keys=$(mktemp -d)
 bin/fairplay-bench keys generate --dir "$keys" >/dev/null
 
 FAIRPLAY_HTTP_ADDR=127.0.0.1:$PORT FAIRPLAY_SIGNING_KEYS_DIR=$keys FAIRPLAY_LOG_LEVEL=warn \
-FAIRPLAY_RATE_LOGIN_IP=0 FAIRPLAY_RATE_LOGIN_USERNAME=0 FAIRPLAY_RATE_REGISTER_IP=0 FAIRPLAY_RATE_BETS_USER=0 \
+FAIRPLAY_RATE_LOGIN_IP=0 FAIRPLAY_RATE_LOGIN_ACCOUNT_IP=0 FAIRPLAY_RATE_LOGIN_ACCOUNT_FAILURES=0 FAIRPLAY_RATE_REGISTER_IP=0 \
+FAIRPLAY_RATE_PASSWORD_USER=0 FAIRPLAY_RATE_PASSWORD_IP=0 FAIRPLAY_RATE_BETS_USER=0 \
 FAIRPLAY_STARTING_BALANCE=1000 FAIRPLAY_REDIS_PREFIX="bench$stamp:" GOGC=${GOGC:-100} \
   bin/fairplay-bench serve >>"$log" 2>&1 &
 server=$!
