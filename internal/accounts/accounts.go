@@ -294,7 +294,9 @@ func (s *Service) live() Liveness {
 
 // sessionEnd is when a session created at created ends, however it is used;
 // no access token of it outlives that.
-func (s *Service) sessionEnd(created time.Time) time.Time { return created.Add(s.cfg.SessionMaxLifetime) }
+func (s *Service) sessionEnd(created time.Time) time.Time {
+	return created.Add(s.cfg.SessionMaxLifetime)
+}
 
 // isNotFound reports a store miss.
 func isNotFound(err error) bool {
