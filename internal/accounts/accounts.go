@@ -195,6 +195,9 @@ type Service struct {
 	hasher  *Hasher
 	// gate lets one password computation run per account at a time.
 	gate passwordGate
+	// dummyHash is what a login that names no account is verified against:
+	// made by hasher, so that it costs what a real account's hash costs.
+	dummyHash string
 }
 
 // Options are the Service's collaborators.
@@ -222,7 +225,12 @@ func NewService(o Options) *Service {
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
-	return &Service{store: o.Store, tokens: o.Tokens, bots: o.Bots, limiter: o.Limiter, cfg: o.Config, log: o.Logger, now: o.Now, hasher: o.Hasher}
+	dummy, err := o.Hasher.Hash(context.Background(), "no account has this password")
+	if err != nil {
+		dummy = fallbackDummyHash
+	}
+	return &Service{store: o.Store, tokens: o.Tokens, bots: o.Bots, limiter: o.Limiter, cfg: o.Config, log: o.Logger,
+		now: o.Now, hasher: o.Hasher, dummyHash: dummy}
 }
 
 // BotSiteKey is the site key the web app's bot-check widget needs ("" in development).

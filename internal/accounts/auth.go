@@ -82,7 +82,8 @@ type LoginInput struct {
 // login, and both paths take the same steps — a lookup, the limits, the bot
 // check, one argon2 verification, counting the failure — so status, message
 // and timing do not tell which usernames exist. One verification per account
-// runs at a time (passwordGate).
+// runs at a time; the account's other attempts wait their turn
+// (passwordGate).
 func (s *Service) Login(ctx context.Context, in LoginInput, c Client) (AuthResult, error) {
 	if err := s.limit(ctx, "login:ip:"+c.IP, s.cfg.LoginPerIP); err != nil {
 		return AuthResult{}, err
@@ -107,17 +108,17 @@ func (s *Service) Login(ctx context.Context, in LoginInput, c Client) (AuthResul
 	if err := s.checkBot(ctx, in.BotToken, c.IP); err != nil {
 		return AuthResult{}, err
 	}
-	unlock, ok := s.gate.tryLock(account)
-	if !ok {
-		return AuthResult{}, ErrPasswordBusy
+	leave, err := s.gate.enter(ctx, account)
+	if err != nil {
+		return AuthResult{}, err
 	}
-	hash := dummyHash
+	hash := s.dummyHash
 	if found {
 		hash = cred.PasswordHash
 	}
 	// A login that names no account spends the same time on the dummy hash.
 	match, err := s.hasher.Verify(ctx, in.Password, hash)
-	unlock()
+	leave()
 	if err != nil {
 		return AuthResult{}, fmt.Errorf("login: %w", err)
 	}
@@ -132,8 +133,9 @@ func (s *Service) Login(ctx context.Context, in LoginInput, c Client) (AuthResul
 	return res, nil
 }
 
-// dummyHash is verified against when a login names no account.
-const dummyHash = "$argon2id$v=19$m=19456,t=2,p=1$c29tZXNhbHRzb21lc2FsdA$2H2n6zQXq0n1ZzM3m1Qm6dKQm3o5yq1bXb8Q0l1Yl2c"
+// fallbackDummyHash is verified against when a login names no account and
+// the Service could not make its own dummy hash (see NewService).
+const fallbackDummyHash = "$argon2id$v=19$m=19456,t=2,p=1$c29tZXNhbHRzb21lc2FsdA$2H2n6zQXq0n1ZzM3m1Qm6dKQm3o5yq1bXb8Q0l1Yl2c"
 
 func (s *Service) checkBot(ctx context.Context, token, ip string) error {
 	err := s.bots.Verify(ctx, token, ip)

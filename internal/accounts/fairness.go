@@ -1,6 +1,7 @@
 package accounts
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"strings"
@@ -10,42 +11,84 @@ import (
 	"github.com/fairplay/fairplay/internal/problem"
 )
 
-// passwordGate lets one password computation (an argon2 verification or
-// hash, or a password change's verification then hash) run per account at a
-// time in this process; a second one for the same account is refused at
-// once with ErrPasswordBusy. The Hasher's semaphore bounds all accounts'
-// computations together (they hold 19 MiB each), and it queues them first
-// come, first served: without the gate, one account's parallel requests
-// would fill that queue and every other player's sign-in would wait behind
-// them. With it, a flooding account holds one place in the queue, and the
-// rest of its requests cost a map lookup. The gate holds even with the rate
-// limits off, and before they have counted anything.
+// passwordGate runs one password computation (an argon2 verification or
+// hash, or a password change's verification then hash) per account at a
+// time in this process; the account's other requests wait their turn in
+// arrival order.
+//
+// The Hasher's semaphore bounds all accounts' computations together (each
+// holds 19 MiB) and serves them first come, first served: without the gate,
+// one account's parallel requests would fill its queue and every other
+// player's sign-in would wait behind them all. With it, an account holds at
+// most one place there, whatever the rate limits say (they may be off).
+// Waiting requests cost no CPU, so a flood that waits is cheaper for
+// everyone than one answered at once and sent again at once; a request finds
+// ErrPasswordBusy when gateQueue requests of its account already wait, or
+// when its turn has not come within gateWait.
 type passwordGate struct {
-	mu   sync.Mutex
-	busy map[string]struct{}
+	mu       sync.Mutex
+	accounts map[string]*gateLine
 }
 
-// ErrPasswordBusy answers a password computation for an account that
-// already has one running: the rate-limit answer, to retry in a second.
+// gateLine is one account's line: turn holds a token while a computation
+// runs (channel senders are served in order), and n counts the requests
+// running or waiting, so that the line is dropped when it empties.
+type gateLine struct {
+	turn chan struct{}
+	n    int
+}
+
+// Bounds of an account's line: how many requests may wait behind the
+// running one, and for how long.
+const (
+	gateQueue = 32
+	gateWait  = 5 * time.Second
+)
+
+// ErrPasswordBusy answers a password computation for an account whose line
+// is full or did not move in time: the rate-limit answer, to retry in a
+// second.
 var ErrPasswordBusy = problem.TooManyRequests(ErrRateLimited, time.Second)
 
-// tryLock takes the account's place, or reports that it is taken. The
-// caller calls unlock when its computation is over.
-func (g *passwordGate) tryLock(account string) (unlock func(), ok bool) {
+// enter waits for the account's turn and returns the function that ends it.
+func (g *passwordGate) enter(ctx context.Context, account string) (leave func(), err error) {
 	g.mu.Lock()
-	defer g.mu.Unlock()
-	if _, taken := g.busy[account]; taken {
-		return nil, false
+	l := g.accounts[account]
+	if l == nil {
+		if g.accounts == nil {
+			g.accounts = map[string]*gateLine{}
+		}
+		l = &gateLine{turn: make(chan struct{}, 1)}
+		g.accounts[account] = l
 	}
-	if g.busy == nil {
-		g.busy = map[string]struct{}{}
-	}
-	g.busy[account] = struct{}{}
-	return func() {
-		g.mu.Lock()
-		delete(g.busy, account)
+	if l.n > gateQueue {
 		g.mu.Unlock()
-	}, true
+		return nil, ErrPasswordBusy
+	}
+	l.n++
+	g.mu.Unlock()
+	out := func() {
+		g.mu.Lock()
+		if l.n--; l.n == 0 {
+			delete(g.accounts, account)
+		}
+		g.mu.Unlock()
+	}
+	timer := time.NewTimer(gateWait)
+	defer timer.Stop()
+	select {
+	case l.turn <- struct{}{}:
+		return func() {
+			<-l.turn
+			out()
+		}, nil
+	case <-timer.C:
+		out()
+		return nil, ErrPasswordBusy
+	case <-ctx.Done():
+		out()
+		return nil, ctx.Err()
+	}
 }
 
 // accountKey names an account for the per-account limits and the password

@@ -1,64 +1,104 @@
 package accounts
 
 import (
+	"context"
+	"errors"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 )
 
+// One computation per account at a time: the account's other requests wait
+// in line, other accounts do not, and the line is gone once it empties.
 func TestPasswordGateOnePerAccount(t *testing.T) {
 	t.Parallel()
 	var g passwordGate
-	unlock, ok := g.tryLock("u:a")
-	if !ok {
-		t.Fatal("first lock refused")
-	}
-	if _, ok := g.tryLock("u:a"); ok {
-		t.Fatal("second lock of one account granted")
-	}
-	unlockB, ok := g.tryLock("u:b")
-	if !ok {
-		t.Fatal("another account's lock refused")
-	}
-	unlock()
-	unlock2, ok := g.tryLock("u:a")
-	if !ok {
-		t.Fatal("lock after unlock refused")
-	}
-	unlock2()
-	unlockB()
-	if len(g.busy) != 0 {
-		t.Fatalf("%d accounts still held", len(g.busy))
-	}
-
-	// Racing for one account, exactly one wins at a time.
-	var wg sync.WaitGroup
+	ctx := context.Background()
 	var mu sync.Mutex
-	holders, maxHolders := 0, 0
-	for range 64 {
+	holders, maxHolders, done := 0, 0, 0
+	var wg sync.WaitGroup
+	for range gateQueue + 1 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for range 100 {
-				unlock, ok := g.tryLock("u:hot")
-				if !ok {
-					continue
-				}
-				mu.Lock()
-				holders++
-				maxHolders = max(maxHolders, holders)
-				mu.Unlock()
-				mu.Lock()
-				holders--
-				mu.Unlock()
-				unlock()
+			leave, err := g.enter(ctx, "u:hot")
+			if err != nil {
+				t.Error(err)
+				return
 			}
+			mu.Lock()
+			holders++
+			maxHolders = max(maxHolders, holders)
+			mu.Unlock()
+			// Another account is never held up by this one.
+			other, err := g.enter(ctx, "u:other"+uuid.NewString())
+			if err != nil {
+				t.Error(err)
+			} else {
+				other()
+			}
+			time.Sleep(time.Millisecond)
+			mu.Lock()
+			holders--
+			done++
+			mu.Unlock()
+			leave()
 		}()
 	}
 	wg.Wait()
-	if maxHolders != 1 {
-		t.Fatalf("%d holders of one account at once", maxHolders)
+	if maxHolders != 1 || done != gateQueue+1 {
+		t.Fatalf("%d holders of one account at once, %d done; want 1 and %d", maxHolders, done, gateQueue+1)
+	}
+	if len(g.accounts) != 0 {
+		t.Fatalf("%d lines left", len(g.accounts))
+	}
+}
+
+// A full line refuses at once; a waiting request gives up with its context.
+func TestPasswordGateBounds(t *testing.T) {
+	t.Parallel()
+	var g passwordGate
+	ctx := context.Background()
+	leave, err := g.enter(ctx, "u:a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cancels := make([]context.CancelFunc, gateQueue)
+	errs := make(chan error, gateQueue)
+	for i := range cancels {
+		c, cancel := context.WithCancel(ctx)
+		cancels[i] = cancel
+		go func() {
+			_, err := g.enter(c, "u:a")
+			errs <- err
+		}()
+	}
+	// Wait until the line is full.
+	for {
+		g.mu.Lock()
+		n := g.accounts["u:a"].n
+		g.mu.Unlock()
+		if n == gateQueue+1 {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if _, err := g.enter(ctx, "u:a"); !errors.Is(err, ErrPasswordBusy) {
+		t.Fatalf("a full line: %v, want ErrPasswordBusy", err)
+	}
+	for _, cancel := range cancels {
+		cancel()
+	}
+	for range cancels {
+		if err := <-errs; !errors.Is(err, context.Canceled) {
+			t.Fatalf("a canceled wait: %v", err)
+		}
+	}
+	leave()
+	if len(g.accounts) != 0 {
+		t.Fatalf("%d lines left", len(g.accounts))
 	}
 }
 

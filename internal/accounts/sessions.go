@@ -62,8 +62,8 @@ func (s *Service) RevokeOtherSessions(ctx context.Context, p Principal, currentR
 
 // ChangePassword checks every rule of SPEC.md §5 in its order, then the
 // rate limits per client IP and per account (before any hashing, so a
-// refused attempt costs no argon2 work), takes the account's place in the
-// password gate (one computation per account at a time, even with the
+// refused attempt costs no argon2 work), waits for the account's turn in
+// the password gate (one computation per account at a time, even with the
 // limits off), verifies the current password, and stores the new hash and
 // ends every other session of the caller in one transaction.
 func (s *Service) ChangePassword(ctx context.Context, p Principal, current, next string, c Client) error {
@@ -83,16 +83,16 @@ func (s *Service) ChangePassword(ctx context.Context, p Principal, current, next
 	if err := s.limit(ctx, "password:user:"+account, s.cfg.PasswordChangePerUser); err != nil {
 		return err
 	}
-	unlock, ok := s.gate.tryLock(account)
-	if !ok {
-		return ErrPasswordBusy
+	leave, err := s.gate.enter(ctx, account)
+	if err != nil {
+		return err
 	}
-	defer unlock()
+	defer leave()
 	cred, err := s.store.CredentialsByID(ctx, p.UserID)
 	if err != nil {
 		return fmt.Errorf("change password: %w", err)
 	}
-	ok, err = s.hasher.Verify(ctx, current, cred.PasswordHash)
+	ok, err := s.hasher.Verify(ctx, current, cred.PasswordHash)
 	if err != nil {
 		return fmt.Errorf("change password: %w", err)
 	}

@@ -15,11 +15,12 @@
 // mix (dice twice as often as each of plinko, keno, mines, blackjack and
 // balance reads). A round is one operation; its requests are also reported
 // per endpoint. pwflood is different: -signers players sign in over and over
-// for -d with the server otherwise idle, then for -d while one more player
-// floods POST /api/auth/change-password with as many parallel requests as
-// the concurrency level (ignoring 429 and Retry-After); it prints the other
-// players' sign-in p50 and p99 in both phases and what the flood's requests
-// were answered.
+// with the server otherwise idle, then while one more player floods POST
+// /api/auth/change-password with as many parallel requests as the
+// concurrency level (ignoring 429 and Retry-After), the two phases
+// alternating -rounds times for -d in all each; it prints the other players'
+// sign-in p50 and p99 in both phases and how the flood's requests were
+// answered.
 //
 // Every bet stakes 0.01 against the starting balance (1000 by default); a
 // player that goes broke anyway shows up as errors. Each worker drives its own
@@ -236,6 +237,7 @@ func main() {
 	pgbench := flag.String("pgbench", "", "pgbench -N tps by client count, e.g. 32=1234,64=1300, to compare dice bets/s with")
 	label := flag.String("label", "", "a label for the report (e.g. the git version)")
 	flag.IntVar(&pwfloodSigners, "signers", pwfloodSigners, "pwflood: players signing in, one sign-in at a time each, while the flood is measured")
+	flag.IntVar(&pwfloodRounds, "rounds", pwfloodRounds, "pwflood: how many times the idle and flooded phases alternate within -d each")
 	jsonOut := flag.String("json", "", "write the report as JSON to this file")
 	compareOld := flag.String("compare", "", "print a before/after table of this older report against the report given as the argument, and exit")
 	flag.Parse()

@@ -21,25 +21,27 @@ var pwfloodSigners = 4
 // changes nothing.
 var pwfloodBody = mustJSON(map[string]any{"currentPassword": "not-the-password", "newPassword": "Flood-pass1!"})
 
+// pwfloodRounds is how many times the pwflood scenario alternates its idle
+// and flooded phases, so that whatever else the machine runs weighs on both
+// alike.
+var pwfloodRounds = 3
+
 // runPwflood measures what one account flooding POST
 // /api/auth/change-password costs everyone else. Other players
 // (pwfloodSigners of them, each signing in again as soon as its last
-// sign-in ended) sign in for cfg.dur with nothing else running ("signin
-// idle"), then for cfg.dur while one more player keeps conc change-password
-// requests in flight ("signin flooded"). The flood behaves as a hostile
-// client would: it ignores Retry-After and sends its next request as soon as
-// an answer comes, whatever the answer; its answers are counted by status
-// ("flood"), and only a status other than 400 (the wrong current password)
-// and 429 (refused) counts as an error.
+// sign-in ended) sign in with nothing else running ("signin idle"), then
+// while one more player keeps conc change-password requests in flight
+// ("signin flooded"); the two phases alternate pwfloodRounds times, cfg.dur
+// in all for each. The flood behaves as a hostile client would: it ignores
+// Retry-After and sends its next request as soon as an answer comes,
+// whatever the answer; its answers are counted by status ("flood"), and only
+// a status other than 400 (the wrong current password) and 429 (refused)
+// counts as an error.
 func runPwflood(ctx context.Context, cfg runConfig, conc int) (*Result, error) {
 	if len(cfg.players) < pwfloodSigners+1 {
 		return nil, fmt.Errorf("pwflood needs %d players (-users)", pwfloodSigners+1)
 	}
 	signers, flooder := cfg.players[:pwfloodSigners], cfg.players[len(cfg.players)-1]
-	before := takeSample(cfg.pid)
-
-	idle, idleTime := signIns(ctx, signers, "signin idle", cfg.dur)
-
 	// The flood: conc connections of the flooder, each with its own CSRF
 	// cookie and the flooder's access token.
 	floods := make([]*player, conc)
@@ -51,62 +53,32 @@ func runPwflood(ctx context.Context, cfg runConfig, conc int) (*Result, error) {
 		p.token = flooder.token
 		floods[i] = p
 	}
-	stop := make(chan struct{})
-	var mu sync.Mutex
+	rounds := max(pwfloodRounds, 1)
+	phase := cfg.dur / time.Duration(rounds)
+	before := takeSample(cfg.pid)
+	idle, flooded, flood := &stats{kinds: map[string]int{}}, &stats{kinds: map[string]int{}}, &stats{kinds: map[string]int{}}
 	statuses := map[string]int{}
-	flood := &stats{kinds: map[string]int{}}
-	var wg sync.WaitGroup
-	floodStart := time.Now()
-	for _, p := range floods {
-		wg.Add(1)
+	var idleTime, floodedTime, floodTime time.Duration
+	for range rounds {
+		s, d := signIns(ctx, signers, "signin idle", phase)
+		idle.merge(s)
+		idleTime += d
+		stop := make(chan struct{})
+		done := make(chan struct{})
+		t0 := time.Now()
 		go func() {
-			defer wg.Done()
-			rec := newRecorder()
-			seen := map[string]int{}
-			for {
-				select {
-				case <-stop:
-					mu.Lock()
-					for k, n := range seen {
-						statuses[k] += n
-					}
-					s := rec.get("flood")
-					flood.lat = append(flood.lat, s.lat...)
-					flood.errors += s.errors
-					for k, n := range s.kinds {
-						flood.kinds[k] += n
-					}
-					if flood.firstErr == "" {
-						flood.firstErr = s.firstErr
-					}
-					mu.Unlock()
-					return
-				default:
-				}
-				t0 := time.Now()
-				err := p.do(ctx, "POST", "/api/auth/change-password", pwfloodBody, nil)
-				var he *httpError
-				switch {
-				case errors.As(err, &he) && (he.status == 400 || he.status == 429):
-					seen[strconv.Itoa(he.status)]++
-					rec.ok("flood", time.Since(t0))
-				case err != nil:
-					seen[errorKind(err)]++
-					rec.fail("flood", err)
-					time.Sleep(5 * time.Millisecond)
-				default:
-					seen["200"]++
-					rec.fail("flood", protocolErrorf("POST /api/auth/change-password with a wrong current password: 200"))
-				}
-			}
+			defer close(done)
+			floodUntil(ctx, floods, stop, flood, statuses)
 		}()
+		// Let the flood reach full strength before measuring.
+		time.Sleep(500 * time.Millisecond)
+		s, d = signIns(ctx, signers, "signin flooded", phase)
+		flooded.merge(s)
+		floodedTime += d
+		close(stop)
+		<-done
+		floodTime += time.Since(t0)
 	}
-	// Let the flood reach full strength before measuring.
-	time.Sleep(500 * time.Millisecond)
-	flooded, floodedTime := signIns(ctx, signers, "signin flooded", cfg.dur)
-	close(stop)
-	wg.Wait()
-	floodTime := time.Since(floodStart)
 	after := takeSample(cfg.pid)
 
 	res := &Result{Scenario: "pwflood", Concurrency: conc, Order: []string{"signin idle", "signin flooded", "flood"},
@@ -136,6 +108,62 @@ func runPwflood(ctx context.Context, cfg runConfig, conc int) (*Result, error) {
 	return res, nil
 }
 
+// floodUntil keeps one change-password request in flight on each of floods
+// until stop is closed, and adds what it saw to flood and statuses.
+func floodUntil(ctx context.Context, floods []*player, stop <-chan struct{}, flood *stats, statuses map[string]int) {
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for _, p := range floods {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rec := newRecorder()
+			seen := map[string]int{}
+			for {
+				select {
+				case <-stop:
+					mu.Lock()
+					defer mu.Unlock()
+					for k, n := range seen {
+						statuses[k] += n
+					}
+					flood.merge(rec.get("flood"))
+					return
+				default:
+				}
+				t0 := time.Now()
+				err := p.do(ctx, "POST", "/api/auth/change-password", pwfloodBody, nil)
+				var he *httpError
+				switch {
+				case errors.As(err, &he) && (he.status == 400 || he.status == 429):
+					seen[strconv.Itoa(he.status)]++
+					rec.ok("flood", time.Since(t0))
+				case err != nil:
+					seen[errorKind(err)]++
+					rec.fail("flood", err)
+					time.Sleep(5 * time.Millisecond)
+				default:
+					seen["200"]++
+					rec.fail("flood", protocolErrorf("POST /api/auth/change-password with a wrong current password: 200"))
+				}
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// merge adds o's figures to s.
+func (s *stats) merge(o *stats) {
+	s.lat = append(s.lat, o.lat...)
+	s.errors += o.errors
+	for k, n := range o.kinds {
+		s.kinds[k] += n
+	}
+	if s.firstErr == "" {
+		s.firstErr = o.firstErr
+	}
+}
+
 // calls is how many requests the stats saw.
 func (s *stats) calls() int { return len(s.lat) + s.errors }
 
@@ -162,17 +190,9 @@ func signIns(ctx context.Context, players []*player, name string, dur time.Durat
 				}
 				rec.ok(name, time.Since(t0))
 			}
-			s := rec.get(name)
 			mu.Lock()
 			defer mu.Unlock()
-			all.lat = append(all.lat, s.lat...)
-			all.errors += s.errors
-			for k, n := range s.kinds {
-				all.kinds[k] += n
-			}
-			if all.firstErr == "" {
-				all.firstErr = s.firstErr
-			}
+			all.merge(rec.get(name))
 		}()
 	}
 	wg.Wait()

@@ -114,26 +114,28 @@ func TestChangePasswordIsRateLimitedPerIP(t *testing.T) {
 }
 
 // With the rate limits off (as in make bench), one account flooding
-// change-password still gets at most one argon2 computation at a time: the
-// rest of its requests are answered 429 with Retry-After at once, and other
-// players sign in and change their passwords as usual meanwhile.
+// change-password still gets at most one argon2 computation at a time: its
+// other requests wait in its own line, those beyond the line are answered
+// 429 with Retry-After at once, and other players sign in and change their
+// passwords as usual meanwhile.
 func TestChangePasswordFloodHashesOnePasswordAtATime(t *testing.T) {
 	t.Parallel()
-	// A few milliseconds per hash, so that unfair requests would overlap.
-	hasher := accounts.NewHasher(4*1024, 1, 1, 8)
+	// A real computation (1 MiB), so that unfair requests would overlap.
+	hasher := accounts.NewHasher(1024, 1, 1, 8)
 	env := apitest.Start(t, apitest.WithHasher(hasher))
 	flooder := env.Client()
 	flooder.Register("flooder")
 	victim := env.Client()
 	victim.Register("victim")
 
-	// flood sends 32 parallel streams of wrong-password changes until stop
-	// is closed, and reports the statuses it saw.
+	// flood sends 64 parallel streams of wrong-password changes (more than
+	// an account's line holds) until stop is closed, and reports the
+	// statuses it saw.
 	flood := func(stop <-chan struct{}) (statuses map[int]int, noRetryAfter int) {
 		statuses = map[int]int{}
 		var mu sync.Mutex
 		var wg sync.WaitGroup
-		for range 32 {
+		for range 64 {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
@@ -194,7 +196,7 @@ func TestChangePasswordFloodHashesOnePasswordAtATime(t *testing.T) {
 		t.Errorf("one account had %d argon2 computations in flight at once; want at most 1", p)
 	}
 	if statuses[429] == 0 || noRetryAfter > 0 {
-		t.Errorf("flood statuses %v (%d 429s without Retry-After or the rate-limit message): the requests beyond the one being hashed must be refused with 429",
+		t.Errorf("flood statuses %v (%d 429s without Retry-After or the rate-limit message): the requests beyond the account's line must be refused with 429",
 			statuses, noRetryAfter)
 	}
 	for s := range statuses {
