@@ -193,8 +193,28 @@ func (s *Service) Refresh(ctx context.Context, refreshToken string, c Client) (A
 		return AuthResult{}, err
 	}
 	old := hashRefreshToken(refreshToken)
-	sess, err := s.store.RotateRefreshToken(ctx, old, nextHash, s.live(), Client{IP: c.IP, UserAgent: truncate(c.UserAgent, 512)}, s.now())
+	var res AuthResult
+	// One transaction: a refresh that fails after the rotation (the user was
+	// deleted meanwhile, the database went away) leaves the token it was given
+	// current, so a retry is not taken for a reuse.
+	err = s.store.InTx(ctx, func(tx Store) error {
+		sess, err := tx.RotateRefreshToken(ctx, old, nextHash, s.live(), Client{IP: c.IP, UserAgent: truncate(c.UserAgent, 512)}, s.now())
+		if err != nil {
+			return err
+		}
+		cred, err := tx.CredentialsByID(ctx, sess.UserID)
+		if err != nil {
+			return err
+		}
+		token, err := s.tokens.Issue(sess.UserID, sess.ID, s.sessionEnd(sess.CreatedAt))
+		if err != nil {
+			return err
+		}
+		res = AuthResult{AccessToken: token, RefreshToken: next, User: cred.User}
+		return nil
+	})
 	if isNotFound(err) {
+		// Not a live session's current token: a retired one ends its session.
 		if _, err := s.revokeReused(ctx, old); err != nil {
 			return AuthResult{}, fmt.Errorf("refresh: %w", err)
 		}
@@ -203,18 +223,7 @@ func (s *Service) Refresh(ctx context.Context, refreshToken string, c Client) (A
 	if err != nil {
 		return AuthResult{}, fmt.Errorf("refresh: %w", err)
 	}
-	cred, err := s.store.CredentialsByID(ctx, sess.UserID)
-	if isNotFound(err) {
-		return AuthResult{}, ErrSessionExpired
-	}
-	if err != nil {
-		return AuthResult{}, fmt.Errorf("refresh: %w", err)
-	}
-	token, err := s.tokens.Issue(sess.UserID, sess.ID, s.sessionEnd(sess.CreatedAt))
-	if err != nil {
-		return AuthResult{}, err
-	}
-	return AuthResult{AccessToken: token, RefreshToken: next, User: cred.User}, nil
+	return res, nil
 }
 
 // revokeReused revokes the session of a retired refresh token and reports
