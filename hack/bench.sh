@@ -11,9 +11,16 @@
 # Settings:
 #   BENCH_DURATION     each run's length (default 15s; whole seconds or minutes, e.g. 5s, 1m)
 #   BENCH_CONCURRENCY  concurrency levels (default 32,64); pgbench runs with as many clients
-#   BENCH_SCENARIOS    default login,user,dice,mix; also balance, plinko, keno, mines, blackjack, pump
+#   BENCH_SCENARIOS    default login,user,dice,mix; also balance, plinko, keno, mines, blackjack, pump, and
+#                      pwflood (other players' sign-in latency idle, then while one account floods
+#                      change-password with as many parallel requests as the concurrency level)
 #   BENCH_PORT         the server's port (default 18090)
 #   BENCH_COMPARE      an older .data/bench/bench-*.json: also print a before/after table
+#   BENCH_SERVER       a fairplay binary to measure instead of building this tree (an older version,
+#                      for a before/after; it migrates its own fresh database)
+#   BENCH_LABEL        the report's label (default: git describe of this tree)
+#   BENCH_SERVER_ENV   extra VAR=value words for the server's environment (say, what an older
+#                      binary needs to run with its rate limits off)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -22,6 +29,8 @@ CONC=${BENCH_CONCURRENCY:-32,64}
 SCEN=${BENCH_SCENARIOS:-login,user,dice,mix}
 PORT=${BENCH_PORT:-18090}
 COMPARE=${BENCH_COMPARE:-}
+SERVER_BIN=${BENCH_SERVER:-}
+read -r -a SERVER_ENV <<<"${BENCH_SERVER_ENV:-}"
 OUT=$ROOT/.data/bench
 mkdir -p "$OUT"
 stamp=$(date -u +%Y%m%dT%H%M%SZ)
@@ -33,6 +42,7 @@ case $DUR in
 esac
 [[ $secs =~ ^[0-9]+$ && $secs -gt 0 ]] || { echo "BENCH_DURATION=$DUR: want whole seconds or minutes" >&2; exit 2; }
 if [ -n "$COMPARE" ] && [ ! -r "$COMPARE" ]; then echo "BENCH_COMPARE=$COMPARE: no such file" >&2; exit 2; fi
+if [ -n "$SERVER_BIN" ] && [ ! -x "$SERVER_BIN" ]; then echo "BENCH_SERVER=$SERVER_BIN: not an executable" >&2; exit 2; fi
 
 hack/services.sh start
 eval "$(hack/services.sh env)"
@@ -43,8 +53,13 @@ psql -q "$SERVER_URL/postgres" -c "DROP DATABASE IF EXISTS $BENCH_DB WITH (FORCE
   -c "DROP DATABASE IF EXISTS $PGBENCH_DB WITH (FORCE)" -c "CREATE DATABASE $PGBENCH_DB"
 export DATABASE_URL="$SERVER_URL/$BENCH_DB?sslmode=disable"
 
-echo "==> building release server and load generator"
-CGO_ENABLED=0 go build -trimpath -ldflags '-s -w' -o bin/fairplay-bench ./cmd/fairplay
+if [ -n "$SERVER_BIN" ]; then
+  echo "==> building the load generator (measuring the server $SERVER_BIN)"
+  cp "$SERVER_BIN" bin/fairplay-bench
+else
+  echo "==> building release server and load generator"
+  CGO_ENABLED=0 go build -trimpath -ldflags '-s -w' -o bin/fairplay-bench ./cmd/fairplay
+fi
 go build -o bin/fairplay-load ./test/load
 log=$OUT/server-$stamp.log
 bin/fairplay-bench migrate >"$log" 2>&1 || { cat "$log" >&2; exit 1; }
@@ -52,9 +67,10 @@ keys=$(mktemp -d)
 bin/fairplay-bench keys generate --dir "$keys" >/dev/null
 
 FAIRPLAY_HTTP_ADDR=127.0.0.1:$PORT FAIRPLAY_METRICS_ADDR=127.0.0.1:0 FAIRPLAY_SIGNING_KEYS_DIR=$keys FAIRPLAY_LOG_LEVEL=warn \
-FAIRPLAY_RATE_LOGIN_IP=0 FAIRPLAY_RATE_LOGIN_USERNAME=0 FAIRPLAY_RATE_REGISTER_IP=0 FAIRPLAY_RATE_BETS_USER=0 \
+FAIRPLAY_RATE_LOGIN_IP=0 FAIRPLAY_RATE_LOGIN_ACCOUNT_IP=0 FAIRPLAY_RATE_LOGIN_ACCOUNT_FAILURES=0 FAIRPLAY_RATE_REGISTER_IP=0 \
+FAIRPLAY_RATE_PASSWORD_USER=0 FAIRPLAY_RATE_PASSWORD_IP=0 FAIRPLAY_RATE_BETS_USER=0 \
 FAIRPLAY_STARTING_BALANCE=1000 FAIRPLAY_REDIS_PREFIX="bench$stamp:" GOGC=${GOGC:-100} \
-  bin/fairplay-bench serve >>"$log" 2>&1 &
+  env ${SERVER_ENV[@]+"${SERVER_ENV[@]}"} bin/fairplay-bench serve >>"$log" 2>&1 &
 server=$!
 trap 'kill $server 2>/dev/null; wait $server 2>/dev/null; rm -rf "$keys"' EXIT
 ready=
@@ -100,7 +116,7 @@ echo "==> load (${DUR} per run; req/s counts a mines round or a blackjack hand o
 result=$OUT/bench-$stamp.json
 rc=0
 bin/fairplay-load -url "http://127.0.0.1:$PORT" -scenario "$SCEN" -c "$CONC" -d "$DUR" -users 64 \
-  -server-pid "$server" -postgres-pid "$pg_pid" -pgbench "$pg_arg" -label "$(git describe --tags --always --dirty 2>/dev/null || echo dev)" \
+  -server-pid "$server" -postgres-pid "$pg_pid" -pgbench "$pg_arg" -label "${BENCH_LABEL:-$(git describe --tags --always --dirty 2>/dev/null || echo dev)}" \
   -json "$result" || rc=$?
 [ -s "$result" ] || exit "$((rc ? rc : 1))"
 echo "results: $result (server log: $log)"

@@ -97,15 +97,23 @@ type Store interface {
 	UpdatePassword(ctx context.Context, userID uuid.UUID, hash string) error
 	// CreateSession stores a session with the hash of its refresh token.
 	CreateSession(ctx context.Context, s Session, refreshHash []byte) error
-	// SessionByRefreshHash finds an unrevoked session used since activeSince.
-	SessionByRefreshHash(ctx context.Context, refreshHash []byte, activeSince time.Time) (Session, error)
-	// TouchSession records a use of the session.
-	TouchSession(ctx context.Context, id uuid.UUID, c Client, at time.Time) error
-	// ActivePrincipal returns the principal of an unrevoked session of a live
-	// user used since activeSince, or ErrSessionNotFound.
-	ActivePrincipal(ctx context.Context, sessionID uuid.UUID, activeSince time.Time) (Principal, error)
-	// ListSessions lists a user's unrevoked sessions used since activeSince, newest use first.
-	ListSessions(ctx context.Context, userID uuid.UUID, activeSince time.Time) ([]Session, error)
+	// SessionByRefreshHash finds the live session whose current refresh
+	// token has this hash.
+	SessionByRefreshHash(ctx context.Context, refreshHash []byte, live Liveness) (Session, error)
+	// RotateRefreshToken replaces the current refresh token of a live session
+	// of a live user, retiring the old one, and records the use (client,
+	// time). It returns ErrSessionNotFound when no live session's current
+	// token has oldHash; of two rotations racing with one token, one wins.
+	RotateRefreshToken(ctx context.Context, oldHash, newHash []byte, live Liveness, c Client, at time.Time) (Session, error)
+	// RevokeByRetiredRefreshHash revokes the session a retired refresh token
+	// belonged to (if it is not revoked already) and returns it, or returns
+	// ErrSessionNotFound when no session ever retired that token.
+	RevokeByRetiredRefreshHash(ctx context.Context, refreshHash []byte, at time.Time) (Session, error)
+	// ActivePrincipal returns the principal of a live session of a live
+	// user, or ErrSessionNotFound.
+	ActivePrincipal(ctx context.Context, sessionID uuid.UUID, live Liveness) (Principal, error)
+	// ListSessions lists a user's live sessions, newest use first.
+	ListSessions(ctx context.Context, userID uuid.UUID, live Liveness) ([]Session, error)
 	// RevokeSession revokes one of the user's sessions; ErrSessionNotFound if none.
 	RevokeSession(ctx context.Context, userID, sessionID uuid.UUID, at time.Time) error
 	// RevokeOtherSessions revokes every unrevoked session of the user but keep
@@ -113,11 +121,24 @@ type Store interface {
 	RevokeOtherSessions(ctx context.Context, userID, keep uuid.UUID, at time.Time) (int, error)
 }
 
-// Limiter counts events against a rate in a shared store. It reports whether
-// the event is allowed and, if not, when to retry. An error means the limiter
-// could not decide (its store is down).
+// Liveness is what keeps a session alive: not revoked, used at or after
+// UsedSince (the idle timeout) and created at or after CreatedSince (the
+// absolute lifetime).
+type Liveness struct {
+	UsedSince    time.Time
+	CreatedSince time.Time
+}
+
+// Limiter counts events against a rate in a shared store. An error means the
+// limiter could not decide (its store is down).
 type Limiter interface {
+	// Allow counts one event and reports whether it is allowed and, if not,
+	// when to retry.
 	Allow(ctx context.Context, key string, rate settings.Rate) (allowed bool, retryAfter time.Duration, err error)
+	// Check reports whether one more event would be allowed, counting nothing.
+	Check(ctx context.Context, key string, rate settings.Rate) (allowed bool, retryAfter time.Duration, err error)
+	// Add counts one event that has happened.
+	Add(ctx context.Context, key string, rate settings.Rate) error
 }
 
 // BotChecker verifies a bot-check token (Cloudflare Turnstile).
@@ -172,6 +193,11 @@ type Service struct {
 	log     *slog.Logger
 	now     func() time.Time
 	hasher  *Hasher
+	// gate lets one password computation run per account at a time.
+	gate passwordGate
+	// dummyHash is what a login that names no account is verified against:
+	// made by hasher, so that it costs what a real account's hash costs.
+	dummyHash string
 }
 
 // Options are the Service's collaborators.
@@ -199,7 +225,12 @@ func NewService(o Options) *Service {
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
-	return &Service{store: o.Store, tokens: o.Tokens, bots: o.Bots, limiter: o.Limiter, cfg: o.Config, log: o.Logger, now: o.Now, hasher: o.Hasher}
+	dummy, err := o.Hasher.Hash(context.Background(), "no account has this password")
+	if err != nil {
+		dummy = fallbackDummyHash
+	}
+	return &Service{store: o.Store, tokens: o.Tokens, bots: o.Bots, limiter: o.Limiter, cfg: o.Config, log: o.Logger,
+		now: o.Now, hasher: o.Hasher, dummyHash: dummy}
 }
 
 // BotSiteKey is the site key the web app's bot-check widget needs ("" in development).
@@ -212,16 +243,41 @@ func (s *Service) limit(ctx context.Context, key string, r settings.Rate) error 
 	if r.N == 0 || s.limiter == nil {
 		return nil
 	}
-	ok, retry, err := s.limiter.Allow(ctx, key, r)
-	if err != nil {
-		// The limiter logs the outage once; each request only at debug level.
-		s.log.DebugContext(ctx, "rate limiter unavailable, allowing request", "key_kind", keyKind(key), "err", err)
+	return s.limited(ctx, key)(s.limiter.Allow(ctx, key, r))
+}
+
+// checkLimit is limit for events counted afterwards (with count): it refuses
+// when the limit is spent and counts nothing itself.
+func (s *Service) checkLimit(ctx context.Context, key string, r settings.Rate) error {
+	if r.N == 0 || s.limiter == nil {
 		return nil
 	}
-	if !ok {
-		return problem.TooManyRequests(ErrRateLimited, retry)
+	return s.limited(ctx, key)(s.limiter.Check(ctx, key, r))
+}
+
+// count records an event for a limit applied with checkLimit.
+func (s *Service) count(ctx context.Context, key string, r settings.Rate) {
+	if r.N == 0 || s.limiter == nil {
+		return
 	}
-	return nil
+	if err := s.limiter.Add(ctx, key, r); err != nil {
+		s.log.DebugContext(ctx, "rate limiter unavailable, event not counted", "key_kind", keyKind(key), "err", err)
+	}
+}
+
+// limited turns a limiter's answer into the error the caller sees.
+func (s *Service) limited(ctx context.Context, key string) func(ok bool, retry time.Duration, err error) error {
+	return func(ok bool, retry time.Duration, err error) error {
+		if err != nil {
+			// The limiter logs the outage once; each request only at debug level.
+			s.log.DebugContext(ctx, "rate limiter unavailable, allowing request", "key_kind", keyKind(key), "err", err)
+			return nil
+		}
+		if !ok {
+			return problem.TooManyRequests(ErrRateLimited, retry)
+		}
+		return nil
+	}
 }
 
 func keyKind(key string) string {
@@ -237,8 +293,18 @@ func keyKind(key string) string {
 	return key
 }
 
-// activeSince is the oldest last use that keeps a session alive.
-func (s *Service) activeSince() time.Time { return s.now().Add(-s.cfg.SessionIdleTimeout) }
+// live is what keeps a session alive now: its idle timeout and its
+// absolute lifetime.
+func (s *Service) live() Liveness {
+	now := s.now()
+	return Liveness{UsedSince: now.Add(-s.cfg.SessionIdleTimeout), CreatedSince: now.Add(-s.cfg.SessionMaxLifetime)}
+}
+
+// sessionEnd is when a session created at created ends, however it is used;
+// no access token of it outlives that.
+func (s *Service) sessionEnd(created time.Time) time.Time {
+	return created.Add(s.cfg.SessionMaxLifetime)
+}
 
 // isNotFound reports a store miss.
 func isNotFound(err error) bool {

@@ -73,8 +73,17 @@ type LoginInput struct {
 	BotToken string
 }
 
-// Login checks the rate limits (per IP and per username), the form, the bot
-// token and the password, then opens a session.
+// Login signs an account in. Its limits follow what identity providers do
+// so that a stranger cannot lock an owner out: attempts count per client IP
+// (LoginPerIP) and per account and client IP (LoginPerAccountIP), and only
+// failures count per account from anywhere (LoginFailuresPerAccount, a
+// slower limit). The account is the user when one matches (every case of its
+// username and its email address are one account), else the lowercased
+// login, and both paths take the same steps — a lookup, the limits, the bot
+// check, one argon2 verification, counting the failure — so status, message
+// and timing do not tell which usernames exist. One verification per account
+// runs at a time; the account's other attempts wait their turn
+// (passwordGate).
 func (s *Service) Login(ctx context.Context, in LoginInput, c Client) (AuthResult, error) {
 	if err := s.limit(ctx, "login:ip:"+c.IP, s.cfg.LoginPerIP); err != nil {
 		return AuthResult{}, err
@@ -83,26 +92,38 @@ func (s *Service) Login(ctx context.Context, in LoginInput, c Client) (AuthResul
 	if login == "" || in.Password == "" {
 		return AuthResult{}, ErrLoginRequired
 	}
-	if err := s.limit(ctx, "login:user:"+strings.ToLower(login), s.cfg.LoginPerUsername); err != nil {
+	cred, err := s.store.CredentialsByLogin(ctx, login)
+	found := err == nil
+	if err != nil && !errors.Is(err, ErrUserNotFound) {
+		return AuthResult{}, fmt.Errorf("login: %w", err)
+	}
+	account := accountKey(cred, found, login)
+	if err := s.limit(ctx, "login:account-ip:"+account+":"+c.IP, s.cfg.LoginPerAccountIP); err != nil {
+		return AuthResult{}, err
+	}
+	failures := "login:failures:" + account
+	if err := s.checkLimit(ctx, failures, s.cfg.LoginFailuresPerAccount); err != nil {
 		return AuthResult{}, err
 	}
 	if err := s.checkBot(ctx, in.BotToken, c.IP); err != nil {
 		return AuthResult{}, err
 	}
-	cred, err := s.store.CredentialsByLogin(ctx, login)
-	if errors.Is(err, ErrUserNotFound) {
-		// Spend the same time as a real check so timing does not reveal which usernames exist.
-		_, _ = s.hasher.Verify(ctx, in.Password, dummyHash)
-		return AuthResult{}, ErrBadCredentials
+	leave, err := s.gate.enter(ctx, account)
+	if err != nil {
+		return AuthResult{}, err
 	}
+	hash := s.dummyHash
+	if found {
+		hash = cred.PasswordHash
+	}
+	// A login that names no account spends the same time on the dummy hash.
+	match, err := s.hasher.Verify(ctx, in.Password, hash)
+	leave()
 	if err != nil {
 		return AuthResult{}, fmt.Errorf("login: %w", err)
 	}
-	ok, err := s.hasher.Verify(ctx, in.Password, cred.PasswordHash)
-	if err != nil {
-		return AuthResult{}, fmt.Errorf("login: %w", err)
-	}
-	if !ok {
+	if !match || !found {
+		s.count(ctx, failures, s.cfg.LoginFailuresPerAccount)
 		return AuthResult{}, ErrBadCredentials
 	}
 	res, err := s.openSession(ctx, s.store, cred.User, c)
@@ -112,8 +133,9 @@ func (s *Service) Login(ctx context.Context, in LoginInput, c Client) (AuthResul
 	return res, nil
 }
 
-// dummyHash is verified against when a login names no account.
-const dummyHash = "$argon2id$v=19$m=19456,t=2,p=1$c29tZXNhbHRzb21lc2FsdA$2H2n6zQXq0n1ZzM3m1Qm6dKQm3o5yq1bXb8Q0l1Yl2c"
+// fallbackDummyHash is verified against when a login names no account and
+// the Service could not make its own dummy hash (see NewService).
+const fallbackDummyHash = "$argon2id$v=19$m=19456,t=2,p=1$c29tZXNhbHRzb21lc2FsdA$2H2n6zQXq0n1ZzM3m1Qm6dKQm3o5yq1bXb8Q0l1Yl2c"
 
 func (s *Service) checkBot(ctx context.Context, token, ip string) error {
 	err := s.bots.Verify(ctx, token, ip)
@@ -135,7 +157,7 @@ func (s *Service) openSession(ctx context.Context, st Store, u User, c Client) (
 	if err := st.CreateSession(ctx, sess, hash); err != nil {
 		return AuthResult{}, err
 	}
-	access, err := s.tokens.Issue(u.ID, sess.ID)
+	access, err := s.tokens.Issue(u.ID, sess.ID, s.sessionEnd(now))
 	if err != nil {
 		return AuthResult{}, err
 	}
@@ -149,44 +171,89 @@ func truncate(s string, n int) string {
 	return s[:n]
 }
 
-// Refresh exchanges a refresh token of a live session for a new access token
-// and records the use. Sessions unused for the idle timeout are refused.
-func (s *Service) Refresh(ctx context.Context, refreshToken string, c Client) (string, User, error) {
+// Refresh exchanges the current refresh token of a live session for a new
+// access token and the session's next refresh token, retiring the one given
+// (rotation), and records the use. A retired refresh token presented again
+// means that two parties hold the session's tokens — a thief and the
+// player, or two racing requests — and nothing tells which is which, so the
+// session is revoked with all its tokens (reuse detection, as the OAuth 2.0
+// Security BCP recommends) and the caller must sign in again. There is no
+// grace period for a concurrent double refresh: the web app sends one
+// refresh at a time per tab and tabs do not share tokens, and a refresh
+// whose answer was lost ends in a sign-in either way (SPEC.md: a failed
+// refresh clears the tokens); a grace period would give a thief who races
+// the player a live token. Sessions unused for the idle timeout or older
+// than their lifetime are refused.
+func (s *Service) Refresh(ctx context.Context, refreshToken string, c Client) (AuthResult, error) {
 	if refreshToken == "" {
-		return "", User{}, ErrRefreshRequired
+		return AuthResult{}, ErrRefreshRequired
 	}
-	sess, err := s.store.SessionByRefreshHash(ctx, hashRefreshToken(refreshToken), s.activeSince())
+	next, nextHash, err := newRefreshToken()
+	if err != nil {
+		return AuthResult{}, err
+	}
+	old := hashRefreshToken(refreshToken)
+	var res AuthResult
+	// One transaction: a refresh that fails after the rotation (the user was
+	// deleted meanwhile, the database went away) leaves the token it was given
+	// current, so a retry is not taken for a reuse.
+	err = s.store.InTx(ctx, func(tx Store) error {
+		sess, err := tx.RotateRefreshToken(ctx, old, nextHash, s.live(), Client{IP: c.IP, UserAgent: truncate(c.UserAgent, 512)}, s.now())
+		if err != nil {
+			return err
+		}
+		cred, err := tx.CredentialsByID(ctx, sess.UserID)
+		if err != nil {
+			return err
+		}
+		token, err := s.tokens.Issue(sess.UserID, sess.ID, s.sessionEnd(sess.CreatedAt))
+		if err != nil {
+			return err
+		}
+		res = AuthResult{AccessToken: token, RefreshToken: next, User: cred.User}
+		return nil
+	})
 	if isNotFound(err) {
-		return "", User{}, ErrSessionExpired
+		// Not a live session's current token: a retired one ends its session.
+		if _, err := s.revokeReused(ctx, old); err != nil {
+			return AuthResult{}, fmt.Errorf("refresh: %w", err)
+		}
+		return AuthResult{}, ErrSessionExpired
 	}
 	if err != nil {
-		return "", User{}, fmt.Errorf("refresh: %w", err)
+		return AuthResult{}, fmt.Errorf("refresh: %w", err)
 	}
-	cred, err := s.store.CredentialsByID(ctx, sess.UserID)
+	return res, nil
+}
+
+// revokeReused revokes the session of a retired refresh token and reports
+// whether the hash was one; any other unknown token is no one's and changes
+// nothing.
+func (s *Service) revokeReused(ctx context.Context, hash []byte) (bool, error) {
+	sess, err := s.store.RevokeByRetiredRefreshHash(ctx, hash, s.now())
 	if isNotFound(err) {
-		return "", User{}, ErrSessionExpired
+		return false, nil
 	}
 	if err != nil {
-		return "", User{}, fmt.Errorf("refresh: %w", err)
+		return false, err
 	}
-	if err := s.store.TouchSession(ctx, sess.ID, Client{IP: c.IP, UserAgent: truncate(c.UserAgent, 512)}, s.now()); err != nil {
-		return "", User{}, fmt.Errorf("refresh: %w", err)
-	}
-	token, err := s.tokens.Issue(sess.UserID, sess.ID)
-	if err != nil {
-		return "", User{}, err
-	}
-	return token, cred.User, nil
+	s.log.WarnContext(ctx, "retired refresh token presented again: session revoked", "user_id", sess.UserID, "session_id", sess.ID)
+	return true, nil
 }
 
 // Logout revokes the session that owns refreshToken. An unknown or already
-// revoked token is not an error: the session is over either way.
+// revoked token is not an error: the session is over either way. A retired
+// token of the session ends it too (see Refresh).
 func (s *Service) Logout(ctx context.Context, refreshToken string) error {
 	if refreshToken == "" {
 		return ErrRefreshRequired
 	}
-	sess, err := s.store.SessionByRefreshHash(ctx, hashRefreshToken(refreshToken), s.activeSince())
+	hash := hashRefreshToken(refreshToken)
+	sess, err := s.store.SessionByRefreshHash(ctx, hash, s.live())
 	if isNotFound(err) {
+		if _, err := s.revokeReused(ctx, hash); err != nil {
+			return fmt.Errorf("logout: %w", err)
+		}
 		return nil
 	}
 	if err != nil {
@@ -210,25 +277,27 @@ func (s *Service) Authenticate(ctx context.Context, accessToken string) (Princip
 	if err != nil {
 		return Principal{}, err
 	}
-	since := s.activeSince()
-	p, err := s.store.ActivePrincipal(ctx, sid, since)
+	live := s.live()
+	p, err := s.store.ActivePrincipal(ctx, sid, live)
 	if isNotFound(err) {
 		return Principal{}, ErrBadToken
 	}
 	if err != nil {
 		return Principal{}, fmt.Errorf("authenticate: %w", err)
 	}
-	p.LiveSince = since
+	p.LiveSince = live.UsedSince
 	return p, nil
 }
 
 // Claims verifies an access token's signature, issuer and expiry but does
 // not look its session up: it is for a use case that checks the session in
 // its own transaction anyway (a bet does, in the statement that locks the
-// player's row), saving a round trip to Postgres. The Principal has only
-// UserID, SessionID and LiveSince; a caller that gets a refusal for any
-// other reason should Authenticate before answering, so that a revoked
-// session always hears 401 first.
+// player's row), saving a round trip to Postgres. That check covers
+// revocation and the idle timeout; the session's lifetime needs none, as no
+// access token outlives it (Tokens.Issue). The Principal has only UserID,
+// SessionID and LiveSince; a caller that gets a refusal for any other reason
+// should Authenticate before answering, so that a revoked session always
+// hears 401 first.
 func (s *Service) Claims(accessToken string) (Principal, error) {
 	if accessToken == "" {
 		return Principal{}, ErrNoToken
@@ -237,7 +306,7 @@ func (s *Service) Claims(accessToken string) (Principal, error) {
 	if err != nil {
 		return Principal{}, err
 	}
-	return Principal{UserID: uid, SessionID: sid, LiveSince: s.activeSince()}, nil
+	return Principal{UserID: uid, SessionID: sid, LiveSince: s.live().UsedSince}, nil
 }
 
 // CurrentUser returns the caller's account.

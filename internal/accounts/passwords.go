@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"runtime"
 	"strings"
+	"sync/atomic"
 
 	"golang.org/x/crypto/argon2"
 )
@@ -21,6 +22,28 @@ type Hasher struct {
 	Time    uint32
 	Threads uint8
 	sem     chan struct{}
+
+	inFlight atomic.Int64
+	computed atomic.Uint64
+}
+
+// InFlight is how many argon2 computations are running now.
+func (h *Hasher) InFlight() int { return int(h.inFlight.Load()) }
+
+// Computed is how many argon2 computations have finished since the start.
+func (h *Hasher) Computed() uint64 { return h.computed.Load() }
+
+// key runs one argon2id computation inside the semaphore, counted.
+func (h *Hasher) key(ctx context.Context, password string, salt []byte, t, m uint32, p uint8, n uint32) ([]byte, error) {
+	if err := h.acquire(ctx); err != nil {
+		return nil, err
+	}
+	h.inFlight.Add(1)
+	key := argon2.IDKey([]byte(password), salt, t, m, p, n)
+	h.inFlight.Add(-1)
+	h.computed.Add(1)
+	<-h.sem
+	return key, nil
 }
 
 // DefaultHasher uses OWASP's argon2id baseline (19 MiB, 2 passes, 1 lane)
@@ -49,11 +72,10 @@ func (h *Hasher) Hash(ctx context.Context, password string) (string, error) {
 	if _, err := rand.Read(salt); err != nil {
 		return "", fmt.Errorf("password salt: %w", err)
 	}
-	if err := h.acquire(ctx); err != nil {
+	key, err := h.key(ctx, password, salt, h.Time, h.Memory, h.Threads, 32)
+	if err != nil {
 		return "", err
 	}
-	key := argon2.IDKey([]byte(password), salt, h.Time, h.Memory, h.Threads, 32)
-	<-h.sem
 	enc := base64.RawStdEncoding
 	return fmt.Sprintf("$argon2id$v=%d$m=%d,t=%d,p=%d$%s$%s", argon2.Version, h.Memory, h.Time, h.Threads,
 		enc.EncodeToString(salt), enc.EncodeToString(key)), nil
@@ -86,10 +108,9 @@ func (h *Hasher) Verify(ctx context.Context, password, encoded string) (bool, er
 	if err != nil || len(want) == 0 {
 		return false, errBadHash
 	}
-	if err := h.acquire(ctx); err != nil {
+	got, err := h.key(ctx, password, salt, t, m, p, uint32(len(want)))
+	if err != nil {
 		return false, err
 	}
-	got := argon2.IDKey([]byte(password), salt, t, m, p, uint32(len(want)))
-	<-h.sem
 	return subtle.ConstantTimeCompare(got, want) == 1, nil
 }

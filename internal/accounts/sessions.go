@@ -9,7 +9,7 @@ import (
 
 // Sessions lists the caller's live sessions, most recently used first.
 func (s *Service) Sessions(ctx context.Context, p Principal) ([]Session, error) {
-	list, err := s.store.ListSessions(ctx, p.UserID, s.activeSince())
+	list, err := s.store.ListSessions(ctx, p.UserID, s.live())
 	if err != nil {
 		return nil, fmt.Errorf("list sessions: %w", err)
 	}
@@ -30,14 +30,26 @@ func (s *Service) RevokeSession(ctx context.Context, p Principal, sessionID stri
 
 // RevokeOtherSessions ends every session of the caller except the one owning
 // currentRefreshToken (or, when that is empty or not the caller's, the
-// session of the access token in use) and returns how many it ended.
+// session of the access token in use) and returns how many it ended. A
+// retired refresh token is a reuse (see Refresh): it ends its own session,
+// and nothing else, with ErrSessionExpired.
 func (s *Service) RevokeOtherSessions(ctx context.Context, p Principal, currentRefreshToken string) (int, error) {
 	keep := p.SessionID
 	if currentRefreshToken != "" {
-		sess, err := s.store.SessionByRefreshHash(ctx, hashRefreshToken(currentRefreshToken), s.activeSince())
-		if err == nil && sess.UserID == p.UserID {
+		hash := hashRefreshToken(currentRefreshToken)
+		sess, err := s.store.SessionByRefreshHash(ctx, hash, s.live())
+		switch {
+		case err == nil && sess.UserID == p.UserID:
 			keep = sess.ID
-		} else if err != nil && !isNotFound(err) {
+		case isNotFound(err):
+			reused, err := s.revokeReused(ctx, hash)
+			if err != nil {
+				return 0, fmt.Errorf("revoke other sessions: %w", err)
+			}
+			if reused {
+				return 0, ErrSessionExpired
+			}
+		case err != nil:
 			return 0, fmt.Errorf("revoke other sessions: %w", err)
 		}
 	}
@@ -48,10 +60,13 @@ func (s *Service) RevokeOtherSessions(ctx context.Context, p Principal, currentR
 	return n, nil
 }
 
-// ChangePassword checks every rule of SPEC.md §5 in its order, verifies the
-// current password, stores the new hash and ends every other session of the
-// caller, in one transaction.
-func (s *Service) ChangePassword(ctx context.Context, p Principal, current, next string) error {
+// ChangePassword checks every rule of SPEC.md §5 in its order, then the
+// rate limits per client IP and per account (before any hashing, so a
+// refused attempt costs no argon2 work), waits for the account's turn in
+// the password gate (one computation per account at a time, even with the
+// limits off), verifies the current password, and stores the new hash and
+// ends every other session of the caller in one transaction.
+func (s *Service) ChangePassword(ctx context.Context, p Principal, current, next string, c Client) error {
 	if current == "" {
 		return ErrCurrentRequired
 	}
@@ -61,6 +76,18 @@ func (s *Service) ChangePassword(ctx context.Context, p Principal, current, next
 	if err := ValidateNewPassword(next); err != nil {
 		return err
 	}
+	if err := s.limit(ctx, "password:ip:"+c.IP, s.cfg.PasswordChangePerIP); err != nil {
+		return err
+	}
+	account := userKey(p.UserID.String())
+	if err := s.limit(ctx, "password:user:"+account, s.cfg.PasswordChangePerUser); err != nil {
+		return err
+	}
+	leave, err := s.gate.enter(ctx, account)
+	if err != nil {
+		return err
+	}
+	defer leave()
 	cred, err := s.store.CredentialsByID(ctx, p.UserID)
 	if err != nil {
 		return fmt.Errorf("change password: %w", err)

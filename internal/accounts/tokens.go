@@ -321,16 +321,22 @@ type accessClaims struct {
 	SessionID string `json:"sid"`
 }
 
-// Issue signs an access token for the session.
-func (t *Tokens) Issue(userID, sessionID uuid.UUID) (string, error) {
+// Issue signs an access token for the session, valid for the TTL but not
+// past notAfter (the session's end; the zero time sets no bound), so that no
+// token outlives its session even where the session row is not read.
+func (t *Tokens) Issue(userID, sessionID uuid.UUID, notAfter time.Time) (string, error) {
 	kid, key := t.keys.SigningKey()
 	now := t.now()
+	exp := now.Add(t.ttl)
+	if !notAfter.IsZero() && notAfter.Before(exp) {
+		exp = notAfter
+	}
 	tok := jwt.NewWithClaims(jwt.SigningMethodEdDSA, accessClaims{
 		RegisteredClaims: jwt.RegisteredClaims{
 			Issuer:    tokenIssuer,
 			Subject:   userID.String(),
 			IssuedAt:  jwt.NewNumericDate(now),
-			ExpiresAt: jwt.NewNumericDate(now.Add(t.ttl)),
+			ExpiresAt: jwt.NewNumericDate(exp),
 		},
 		SessionID: sessionID.String(),
 	})

@@ -1,6 +1,7 @@
 package accounts_test
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"sync"
@@ -38,7 +39,7 @@ func TestKeyRotation(t *testing.T) {
 	}
 	tokens := accounts.NewTokens(keys, 15*time.Minute, clk.Now)
 	user, sess := uuid.New(), uuid.New()
-	oldTok, err := tokens.Issue(user, sess)
+	oldTok, err := tokens.Issue(user, sess, time.Time{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +60,7 @@ func TestKeyRotation(t *testing.T) {
 	if kid, _ := keys.SigningKey(); kid != newKID {
 		t.Fatalf("signing key %s, want the new %s", kid, newKID)
 	}
-	newTok, err := tokens.Issue(user, sess)
+	newTok, err := tokens.Issue(user, sess, time.Time{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +106,7 @@ func TestUnknownKeyTriggersReload(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tok, err := accounts.NewTokens(signer, time.Minute, clk.Now).Issue(uuid.New(), uuid.New())
+	tok, err := accounts.NewTokens(signer, time.Minute, clk.Now).Issue(uuid.New(), uuid.New(), time.Time{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +129,7 @@ func TestTokenRejections(t *testing.T) {
 		t.Fatal(err)
 	}
 	tokens := accounts.NewTokens(keys, 15*time.Minute, clk.Now)
-	tok, _ := tokens.Issue(uuid.New(), uuid.New())
+	tok, _ := tokens.Issue(uuid.New(), uuid.New(), time.Time{})
 	for name, bad := range map[string]string{
 		"empty":     "",
 		"garbage":   "a.b.c",
@@ -168,7 +169,7 @@ func TestVerifiedTokensExpire(t *testing.T) {
 	}
 	tokens := accounts.NewTokens(keys, 15*time.Minute, clk.Now)
 	user, sess := uuid.New(), uuid.New()
-	tok, err := tokens.Issue(user, sess)
+	tok, err := tokens.Issue(user, sess, time.Time{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -185,5 +186,38 @@ func TestVerifiedTokensExpire(t *testing.T) {
 	clk.Advance(15*time.Minute + time.Second)
 	if _, _, err := tokens.Verify(tok); err == nil {
 		t.Fatal("an expired token verified from memory")
+	}
+}
+
+// No access token outlives its session: Issue caps the expiry at the
+// session's end when that comes before the TTL.
+func TestTokenExpiryCappedAtSessionEnd(t *testing.T) {
+	t.Parallel()
+	clk := &clock{t: time.Now()}
+	keys, err := accounts.LoadKeySet("", accounts.KeySetOptions{Now: clk.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tokens := accounts.NewTokens(keys, 15*time.Minute, clk.Now)
+	capped, err := tokens.Issue(uuid.New(), uuid.New(), clk.Now().Add(time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	full, err := tokens.Issue(uuid.New(), uuid.New(), clk.Now().Add(time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	clk.Advance(59 * time.Second)
+	for _, tok := range []string{capped, full} {
+		if _, _, err := tokens.Verify(tok); err != nil {
+			t.Fatalf("before the end: %v", err)
+		}
+	}
+	clk.Advance(2 * time.Second)
+	if _, _, err := tokens.Verify(capped); !errors.Is(err, accounts.ErrBadToken) {
+		t.Fatalf("token past its session's end: %v, want ErrBadToken", err)
+	}
+	if _, _, err := tokens.Verify(full); err != nil {
+		t.Fatalf("token within the TTL and its session: %v", err)
 	}
 }

@@ -86,12 +86,33 @@ func NewLimiter(c *redis.Client, prefix string) *Limiter {
 
 // Allow counts one event for key against r.
 func (l *Limiter) Allow(ctx context.Context, key string, r settings.Rate) (bool, time.Duration, error) {
+	return l.allowN(ctx, key, redis_rate.Limit{Rate: r.N, Burst: r.N, Period: r.Period}, 1)
+}
+
+// Check reports whether one more event for key would be allowed against r,
+// without counting one. With Add it limits events that are only known to
+// count once they are over (failed sign-ins): Check before, Add after.
+func (l *Limiter) Check(ctx context.Context, key string, r settings.Rate) (bool, time.Duration, error) {
+	// GCRA keeps one time per key (when the bucket is full again); a cost of
+	// zero against a burst one smaller asks whether a cost of one would fit
+	// the real burst, and changes nothing.
+	return l.allowN(ctx, key, redis_rate.Limit{Rate: r.N, Burst: r.N - 1, Period: r.Period}, 0)
+}
+
+// Add counts one event for key against r. An event over the limit is not
+// counted twice: the bucket is full either way.
+func (l *Limiter) Add(ctx context.Context, key string, r settings.Rate) error {
+	_, _, err := l.allowN(ctx, key, redis_rate.Limit{Rate: r.N, Burst: r.N, Period: r.Period}, 1)
+	return err
+}
+
+// allowN runs one GCRA step of cost n behind the breaker.
+func (l *Limiter) allowN(ctx context.Context, key string, limit redis_rate.Limit, n int) (bool, time.Duration, error) {
 	if l.paused() {
 		l.countError()
 		return false, 0, ErrUnavailable
 	}
-	limit := redis_rate.Limit{Rate: r.N, Burst: r.N, Period: r.Period}
-	res, err := l.l.Allow(ctx, l.prefix+key, limit)
+	res, err := l.l.AllowN(ctx, l.prefix+key, limit, n)
 	if err != nil {
 		l.countError()
 		if ctx.Err() == nil {
@@ -100,7 +121,8 @@ func (l *Limiter) Allow(ctx context.Context, key string, r settings.Rate) (bool,
 		return false, 0, fmt.Errorf("rate limit: %w", err)
 	}
 	l.recovered(ctx)
-	if res.Allowed > 0 {
+	// RetryAfter is -1 when the step fits (Allowed is n, so 0 for a check).
+	if res.RetryAfter < 0 {
 		return true, 0, nil
 	}
 	retry := res.RetryAfter

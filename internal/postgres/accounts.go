@@ -139,32 +139,56 @@ func scanSession(row pgx.Row) (accounts.Session, error) {
 	return ss, err
 }
 
-// SessionByRefreshHash finds a live session by its refresh token's hash.
-func (s *AccountStore) SessionByRefreshHash(ctx context.Context, hash []byte, activeSince time.Time) (accounts.Session, error) {
-	return scanSession(s.db.QueryRow(ctx, `
-		SELECT `+sessionColumns+` FROM sessions
-		WHERE refresh_hash = $1 AND revoked_at IS NULL AND last_used_at >= $2`, hash, activeSince))
+// liveSession is the condition on a sessions row s that keeps it alive,
+// with the Liveness's times as $a (UsedSince) and $b (CreatedSince).
+func liveSession(a, b int) string {
+	return fmt.Sprintf("s.revoked_at IS NULL AND s.last_used_at >= $%d AND s.created_at >= $%d", a, b)
 }
 
-// TouchSession records a use.
-func (s *AccountStore) TouchSession(ctx context.Context, id uuid.UUID, c accounts.Client, at time.Time) error {
-	_, err := s.db.Exec(ctx, `
-		UPDATE sessions SET last_used_at = $2, ip_address = $3, user_agent = $4 WHERE id = $1`,
-		id, at, c.IP, c.UserAgent)
-	if err != nil {
-		return fmt.Errorf("touch session: %w", err)
-	}
-	return nil
+// SessionByRefreshHash finds a live session by its current refresh token's hash.
+func (s *AccountStore) SessionByRefreshHash(ctx context.Context, hash []byte, live accounts.Liveness) (accounts.Session, error) {
+	return scanSession(s.db.QueryRow(ctx, `
+		SELECT `+sessionColumns+` FROM sessions s
+		WHERE s.refresh_hash = $1 AND `+liveSession(2, 3), hash, live.UsedSince, live.CreatedSince))
+}
+
+// RotateRefreshToken replaces a live session's refresh token and retires the
+// old one, in one statement. Of two rotations racing with one token, the
+// second waits for the first's row lock, then finds the token no longer
+// current (Postgres re-checks the WHERE clause on the row as updated) and
+// changes nothing.
+func (s *AccountStore) RotateRefreshToken(ctx context.Context, oldHash, newHash []byte, live accounts.Liveness, c accounts.Client, at time.Time) (accounts.Session, error) {
+	return scanSession(s.db.QueryRow(ctx, `
+		WITH rotated AS (
+			UPDATE sessions s SET refresh_hash = $2, last_used_at = $5, ip_address = $6, user_agent = $7
+			WHERE s.refresh_hash = $1 AND `+liveSession(3, 4)+`
+			  AND EXISTS (SELECT 1 FROM users u WHERE u.id = s.user_id AND u.deleted_at IS NULL)
+			RETURNING `+sessionColumns+`
+		), retired AS (
+			INSERT INTO retired_refresh_tokens (hash, session_id, retired_at) SELECT $1, id, $5 FROM rotated
+		)
+		SELECT `+sessionColumns+` FROM rotated`,
+		oldHash, newHash, live.UsedSince, live.CreatedSince, at, c.IP, c.UserAgent))
+}
+
+// RevokeByRetiredRefreshHash revokes the session that retired the token,
+// keeping an earlier revocation's time.
+func (s *AccountStore) RevokeByRetiredRefreshHash(ctx context.Context, hash []byte, at time.Time) (accounts.Session, error) {
+	return scanSession(s.db.QueryRow(ctx, `
+		UPDATE sessions s SET revoked_at = coalesce(s.revoked_at, $2)
+		FROM retired_refresh_tokens r
+		WHERE r.hash = $1 AND s.id = r.session_id
+		RETURNING s.id, s.user_id, s.ip_address, s.user_agent, s.created_at, s.last_used_at`, hash, at))
 }
 
 // ActivePrincipal returns the caller behind a live session of a live user.
-func (s *AccountStore) ActivePrincipal(ctx context.Context, sessionID uuid.UUID, activeSince time.Time) (accounts.Principal, error) {
+func (s *AccountStore) ActivePrincipal(ctx context.Context, sessionID uuid.UUID, live accounts.Liveness) (accounts.Principal, error) {
 	var p accounts.Principal
 	err := s.db.QueryRow(ctx, `
 		SELECT s.id, u.id, u.username, u.is_admin
 		FROM sessions s JOIN users u ON u.id = s.user_id
-		WHERE s.id = $1 AND s.revoked_at IS NULL AND s.last_used_at >= $2 AND u.deleted_at IS NULL`,
-		sessionID, activeSince).Scan(&p.SessionID, &p.UserID, &p.Username, &p.IsAdmin)
+		WHERE s.id = $1 AND `+liveSession(2, 3)+` AND u.deleted_at IS NULL`,
+		sessionID, live.UsedSince, live.CreatedSince).Scan(&p.SessionID, &p.UserID, &p.Username, &p.IsAdmin)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return p, accounts.ErrSessionNotFound
 	}
@@ -172,11 +196,11 @@ func (s *AccountStore) ActivePrincipal(ctx context.Context, sessionID uuid.UUID,
 }
 
 // ListSessions lists a user's live sessions.
-func (s *AccountStore) ListSessions(ctx context.Context, userID uuid.UUID, activeSince time.Time) ([]accounts.Session, error) {
+func (s *AccountStore) ListSessions(ctx context.Context, userID uuid.UUID, live accounts.Liveness) ([]accounts.Session, error) {
 	rows, err := s.db.Query(ctx, `
-		SELECT `+sessionColumns+` FROM sessions
-		WHERE user_id = $1 AND revoked_at IS NULL AND last_used_at >= $2
-		ORDER BY last_used_at DESC, id DESC LIMIT 100`, userID, activeSince)
+		SELECT `+sessionColumns+` FROM sessions s
+		WHERE s.user_id = $1 AND `+liveSession(2, 3)+`
+		ORDER BY s.last_used_at DESC, s.id DESC LIMIT 100`, userID, live.UsedSince, live.CreatedSince)
 	if err != nil {
 		return nil, fmt.Errorf("list sessions: %w", err)
 	}

@@ -93,11 +93,13 @@ func (h *AuthHandler) Login(ctx context.Context, req *connect.Request[fairplayv1
 
 // Refresh implements AuthService.Refresh.
 func (h *AuthHandler) Refresh(ctx context.Context, req *connect.Request[fairplayv1.RefreshRequest]) (*connect.Response[fairplayv1.RefreshResponse], error) {
-	token, u, err := h.accounts.Refresh(ctx, req.Msg.GetRefreshToken(), clientFrom(ctx))
+	res, err := h.accounts.Refresh(ctx, req.Msg.GetRefreshToken(), clientFrom(ctx))
 	if err != nil {
 		return nil, err
 	}
-	return connect.NewResponse(&fairplayv1.RefreshResponse{Token: token, User: toProtoUser(u, false)}), nil
+	return connect.NewResponse(&fairplayv1.RefreshResponse{
+		Token: res.AccessToken, RefreshToken: res.RefreshToken, User: toProtoUser(res.User, false),
+	}), nil
 }
 
 // Logout implements AuthService.Logout.
@@ -169,7 +171,7 @@ func (h *AuthHandler) ChangePassword(ctx context.Context, req *connect.Request[f
 	if err != nil {
 		return nil, err
 	}
-	if err := h.accounts.ChangePassword(ctx, p, req.Msg.GetCurrentPassword(), req.Msg.GetNewPassword()); err != nil {
+	if err := h.accounts.ChangePassword(ctx, p, req.Msg.GetCurrentPassword(), req.Msg.GetNewPassword(), clientFrom(ctx)); err != nil {
 		return nil, err
 	}
 	return connect.NewResponse(&fairplayv1.ChangePasswordResponse{Message: "Password changed successfully"}), nil

@@ -54,11 +54,17 @@ type Config struct {
 	AccessTokenTTL time.Duration
 	// SessionIdleTimeout ends sessions unused for this long (FAIRPLAY_SESSION_IDLE_TIMEOUT, default 720h).
 	SessionIdleTimeout time.Duration
+	// SessionMaxLifetime ends sessions this long after their sign-in,
+	// however often they are used (FAIRPLAY_SESSION_MAX_LIFETIME, default 720h).
+	SessionMaxLifetime time.Duration
 	// Rate limits, each "N/period" (e.g. "10/1m"); "0" disables one.
-	LoginPerIP       Rate // FAIRPLAY_RATE_LOGIN_IP, default 30/1m
-	LoginPerUsername Rate // FAIRPLAY_RATE_LOGIN_USERNAME, default 10/1m
-	RegisterPerIP    Rate // FAIRPLAY_RATE_REGISTER_IP, default 10/1h
-	BetsPerUser      Rate // FAIRPLAY_RATE_BETS_USER, default 50/1s
+	LoginPerIP              Rate // FAIRPLAY_RATE_LOGIN_IP, default 30/1m: sign-in attempts per client IP
+	LoginPerAccountIP       Rate // FAIRPLAY_RATE_LOGIN_ACCOUNT_IP, default 10/15m: sign-in attempts per account and client IP
+	LoginFailuresPerAccount Rate // FAIRPLAY_RATE_LOGIN_ACCOUNT_FAILURES, default 100/1h: failed sign-ins per account, from anywhere
+	PasswordChangePerUser   Rate // FAIRPLAY_RATE_PASSWORD_USER, default 5/15m: password changes per account
+	PasswordChangePerIP     Rate // FAIRPLAY_RATE_PASSWORD_IP, default 20/15m: password changes per client IP
+	RegisterPerIP           Rate // FAIRPLAY_RATE_REGISTER_IP, default 10/1h
+	BetsPerUser             Rate // FAIRPLAY_RATE_BETS_USER, default 50/1s
 	// TrustedProxies lists CIDRs whose X-Forwarded-For is believed (FAIRPLAY_TRUSTED_PROXIES, comma separated).
 	TrustedProxies []string
 	// SecureCookies marks cookies Secure (FAIRPLAY_SECURE_COOKIES, default false).
@@ -145,26 +151,37 @@ func Load(lookup func(string) (string, bool)) (Config, error) {
 	}
 
 	c := Config{
-		HTTPAddr:           get("FAIRPLAY_HTTP_ADDR", ":8080"),
-		DebugAddr:          get("FAIRPLAY_DEBUG_ADDR", ""),
-		DatabaseURL:        get("DATABASE_URL", ""),
-		RedisURL:           get("REDIS_URL", ""),
-		RedisPrefix:        get("FAIRPLAY_REDIS_PREFIX", "fairplay:"),
-		SigningKeysDir:     get("FAIRPLAY_SIGNING_KEYS_DIR", ""),
-		TurnstileSecretKey: get("TURNSTILE_SECRET_KEY", ""),
-		TurnstileSiteKey:   get("TURNSTILE_SITE_KEY", ""),
-		TurnstileVerifyURL: get("TURNSTILE_VERIFY_URL", "https://challenges.cloudflare.com/turnstile/v0/siteverify"),
-		AdminPassword:      get("FAIRPLAY_ADMIN_PASSWORD", ""),
-		AccessTokenTTL:     dur("FAIRPLAY_ACCESS_TOKEN_TTL", "15m"),
-		SessionIdleTimeout: dur("FAIRPLAY_SESSION_IDLE_TIMEOUT", "720h"),
-		LoginPerIP:         rate("FAIRPLAY_RATE_LOGIN_IP", "30/1m"),
-		LoginPerUsername:   rate("FAIRPLAY_RATE_LOGIN_USERNAME", "10/1m"),
-		RegisterPerIP:      rate("FAIRPLAY_RATE_REGISTER_IP", "10/1h"),
-		BetsPerUser:        rate("FAIRPLAY_RATE_BETS_USER", "50/1s"),
-		SecureCookies:      boolean("FAIRPLAY_SECURE_COOKIES", false),
-		LogLevel:           get("FAIRPLAY_LOG_LEVEL", "info"),
-		LogFormat:          get("FAIRPLAY_LOG_FORMAT", "json"),
-		ShutdownTimeout:    dur("FAIRPLAY_SHUTDOWN_TIMEOUT", "20s"),
+		HTTPAddr:                get("FAIRPLAY_HTTP_ADDR", ":8080"),
+		DebugAddr:               get("FAIRPLAY_DEBUG_ADDR", ""),
+		DatabaseURL:             get("DATABASE_URL", ""),
+		RedisURL:                get("REDIS_URL", ""),
+		RedisPrefix:             get("FAIRPLAY_REDIS_PREFIX", "fairplay:"),
+		SigningKeysDir:          get("FAIRPLAY_SIGNING_KEYS_DIR", ""),
+		TurnstileSecretKey:      get("TURNSTILE_SECRET_KEY", ""),
+		TurnstileSiteKey:        get("TURNSTILE_SITE_KEY", ""),
+		TurnstileVerifyURL:      get("TURNSTILE_VERIFY_URL", "https://challenges.cloudflare.com/turnstile/v0/siteverify"),
+		AdminPassword:           get("FAIRPLAY_ADMIN_PASSWORD", ""),
+		AccessTokenTTL:          dur("FAIRPLAY_ACCESS_TOKEN_TTL", "15m"),
+		SessionIdleTimeout:      dur("FAIRPLAY_SESSION_IDLE_TIMEOUT", "720h"),
+		SessionMaxLifetime:      dur("FAIRPLAY_SESSION_MAX_LIFETIME", "720h"),
+		LoginPerIP:              rate("FAIRPLAY_RATE_LOGIN_IP", "30/1m"),
+		LoginPerAccountIP:       rate("FAIRPLAY_RATE_LOGIN_ACCOUNT_IP", "10/15m"),
+		LoginFailuresPerAccount: rate("FAIRPLAY_RATE_LOGIN_ACCOUNT_FAILURES", "100/1h"),
+		PasswordChangePerUser:   rate("FAIRPLAY_RATE_PASSWORD_USER", "5/15m"),
+		PasswordChangePerIP:     rate("FAIRPLAY_RATE_PASSWORD_IP", "20/15m"),
+		RegisterPerIP:           rate("FAIRPLAY_RATE_REGISTER_IP", "10/1h"),
+		BetsPerUser:             rate("FAIRPLAY_RATE_BETS_USER", "50/1s"),
+		SecureCookies:           boolean("FAIRPLAY_SECURE_COOKIES", false),
+		LogLevel:                get("FAIRPLAY_LOG_LEVEL", "info"),
+		LogFormat:               get("FAIRPLAY_LOG_FORMAT", "json"),
+		ShutdownTimeout:         dur("FAIRPLAY_SHUTDOWN_TIMEOUT", "20s"),
+	}
+	// The per-username limit counted every attempt, so anyone could lock an
+	// owner out; refuse to start rather than silently drop a setting an
+	// operator believes is in force.
+	if v := get("FAIRPLAY_RATE_LOGIN_USERNAME", ""); v != "" {
+		errs = append(errs, errors.New("FAIRPLAY_RATE_LOGIN_USERNAME is no longer read: use FAIRPLAY_RATE_LOGIN_ACCOUNT_IP "+
+			"(sign-in attempts per account and client IP) and FAIRPLAY_RATE_LOGIN_ACCOUNT_FAILURES (failed sign-ins per account)"))
 	}
 	if v := get("FAIRPLAY_TRUSTED_PROXIES", ""); v != "" {
 		for _, p := range strings.Split(v, ",") {

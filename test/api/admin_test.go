@@ -250,7 +250,7 @@ func TestUserStats(t *testing.T) {
 			if r.Status != 200 {
 				t.Fatalf("refresh: %d %s", r.Status, r.Raw)
 			}
-			boss.Token = r.Str("token")
+			boss.Token, boss.RefreshToken = r.Str("token"), r.Str("refreshToken")
 			if res := boss.Do("GET", "/api/auth/stats/users", nil); str(res.Body["totalUsers"]) != fmt.Sprint(tc.total) ||
 				str(res.Body["usersLastWeek"]) != "0" {
 				t.Fatalf("a week later: %s", res.Raw)

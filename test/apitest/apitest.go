@@ -80,6 +80,12 @@ func WithBots(b accounts.BotChecker) Option {
 	return func(_ *settings.Config, o *app.Options) { o.Bots = b }
 }
 
+// WithHasher replaces the password hasher (for instance with one whose work
+// a test observes).
+func WithHasher(h *accounts.Hasher) Option {
+	return func(_ *settings.Config, o *app.Options) { o.Hasher = h }
+}
+
 // Start runs a server on a fresh database; it stops when the test ends.
 // Rate limits are off unless an option sets them.
 func Start(t testing.TB, opts ...Option) *Env {
@@ -93,7 +99,9 @@ func Start(t testing.TB, opts ...Option) *Env {
 	cfg.DatabaseURL = pgtest.URL(t)
 	cfg.RedisURL = os.Getenv("REDIS_URL")
 	cfg.RedisPrefix = prefix
-	cfg.LoginPerIP, cfg.LoginPerUsername, cfg.RegisterPerIP, cfg.BetsPerUser = settings.Rate{}, settings.Rate{}, settings.Rate{}, settings.Rate{}
+	cfg.LoginPerIP, cfg.LoginPerAccountIP, cfg.LoginFailuresPerAccount = settings.Rate{}, settings.Rate{}, settings.Rate{}
+	cfg.PasswordChangePerUser, cfg.PasswordChangePerIP = settings.Rate{}, settings.Rate{}
+	cfg.RegisterPerIP, cfg.BetsPerUser = settings.Rate{}, settings.Rate{}
 	keyDir := t.TempDir()
 	clock := &Clock{t: time.Now().UTC()}
 	if _, err := accounts.WriteNewKey(keyDir, clock.Now().Add(-time.Hour)); err != nil {
@@ -147,6 +155,10 @@ type Client struct {
 	UserAgent    string
 	Token        string
 	RefreshToken string
+	// ForwardedFor, when set, is sent as X-Forwarded-For: the client IP the
+	// server believes when the test trusts the loopback proxy
+	// (settings.Config.TrustedProxies = ["127.0.0.1/32"]).
+	ForwardedFor string
 }
 
 // Client returns a new browser-like client that has fetched its CSRF cookie.
@@ -164,7 +176,7 @@ func (e *Env) Client() *Client {
 // this one's cookies and tokens, as a browser behind a load balancer would.
 // Both servers run on the same host, so the cookie jar serves both.
 func (c *Client) Via(e *Env) *Client {
-	return &Client{env: e, http: c.http, UserAgent: c.UserAgent, Token: c.Token, RefreshToken: c.RefreshToken}
+	return &Client{env: e, http: c.http, UserAgent: c.UserAgent, Token: c.Token, RefreshToken: c.RefreshToken, ForwardedFor: c.ForwardedFor}
 }
 
 // CSRF returns the anti-forgery cookie's value.
@@ -264,6 +276,9 @@ func (c *Client) Do(method, path string, body any) Response {
 	}
 	if c.Token != "" {
 		req.Header.Set("Authorization", "Bearer "+c.Token)
+	}
+	if c.ForwardedFor != "" {
+		req.Header.Set("X-Forwarded-For", c.ForwardedFor)
 	}
 	res, err := c.http.Do(req)
 	if err != nil {

@@ -398,10 +398,11 @@ func (p *player) run(stop <-chan struct{}, offset int) {
 func (p *player) refresh() bool {
 	r := p.c.do(http.MethodPost, "/api/auth/refresh", map[string]any{"refreshToken": p.c.refresh})
 	if r.ok() {
-		if tok := r.str("token"); tok != "" {
-			p.c.token, p.c.fresh = tok, time.Now()
+		// Refresh tokens rotate: keep the new one.
+		if tok, next := r.str("token"), r.str("refreshToken"); tok != "" && next != "" {
+			p.c.token, p.c.refresh, p.c.fresh = tok, next, time.Now()
 		} else {
-			p.brokenf("refresh without a token: %s", r.raw)
+			p.brokenf("refresh without a token and a refresh token: %s", r.raw)
 		}
 	}
 	return r.ok()

@@ -14,7 +14,13 @@
 // or more), pump (start, pump 1 to 3 times, cash out unless it burst), and
 // mix (dice twice as often as each of plinko, keno, mines, blackjack and
 // balance reads). A round is one operation; its requests are also reported
-// per endpoint.
+// per endpoint. pwflood is different: -signers players sign in over and over
+// with the server otherwise idle, then while one more player floods POST
+// /api/auth/change-password with as many parallel requests as the
+// concurrency level (ignoring 429 and Retry-After), the two phases
+// alternating -rounds times for -d in all each; it prints the other players'
+// sign-in p50 and p99 in both phases and how the flood's requests were
+// answered.
 //
 // Every bet stakes 0.01 against the starting balance (1000 by default); a
 // player that goes broke anyway shows up as errors. Each worker drives its own
@@ -230,6 +236,8 @@ func main() {
 	flag.IntVar(&postgresPID, "postgres-pid", 0, "the postmaster's process id, to report the CPU of Postgres (all its processes)")
 	pgbench := flag.String("pgbench", "", "pgbench -N tps by client count, e.g. 32=1234,64=1300, to compare dice bets/s with")
 	label := flag.String("label", "", "a label for the report (e.g. the git version)")
+	flag.IntVar(&pwfloodSigners, "signers", pwfloodSigners, "pwflood: players signing in, one sign-in at a time each, while the flood is measured")
+	flag.IntVar(&pwfloodRounds, "rounds", pwfloodRounds, "pwflood: how many times the idle and flooded phases alternate within -d each")
 	jsonOut := flag.String("json", "", "write the report as JSON to this file")
 	compareOld := flag.String("compare", "", "print a before/after table of this older report against the report given as the argument, and exit")
 	flag.Parse()
@@ -274,7 +282,7 @@ func main() {
 	}
 
 	ctx := context.Background()
-	n := max(*users, slices.Max(levels))
+	n := max(*users, slices.Max(levels), pwfloodSigners+1)
 	t0 := time.Now()
 	players, err := registerPlayers(ctx, *url, *prefix, n)
 	if err != nil {
@@ -292,12 +300,22 @@ func main() {
 		t.header()
 		fmt.Print(t.String())
 		for _, sc := range scs {
-			r := run(ctx, cfg, sc, c)
+			var r *Result
+			if sc.name == "pwflood" {
+				if r, err = runPwflood(ctx, cfg, c); err != nil {
+					fail("%v", err)
+				}
+			} else {
+				r = run(ctx, cfg, sc, c)
+			}
 			report.Runs = append(report.Runs, r)
 			var t table
 			t.result(r)
 			t.errors(r)
 			fmt.Print(t.String())
+			if sc.name == "pwflood" {
+				fmt.Print(pwfloodSummary(r))
+			}
 		}
 	}
 	report.Server = usageBetween(*serverPID, start, takeSample(*serverPID))

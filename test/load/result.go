@@ -80,6 +80,9 @@ type Result struct {
 	// status or by "transport", "decode", "protocol".
 	FirstErr   string         `json:"first_error,omitempty"`
 	ErrorKinds map[string]int `json:"error_kinds,omitempty"`
+	// Statuses counts answers by HTTP status where refusals are expected
+	// (the pwflood scenario's flood).
+	Statuses map[string]int `json:"statuses,omitempty"`
 	// Server is the server process's usage during the run (with -server-pid).
 	Server    *Usage `json:"server,omitempty"`
 	latencies []time.Duration

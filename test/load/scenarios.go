@@ -140,7 +140,7 @@ var (
 )
 
 // scenarioNames lists the scenarios in the order -help shows them.
-var scenarioNames = []string{"login", "user", "balance", "dice", "plinko", "keno", "mines", "blackjack", "pump", "mix"}
+var scenarioNames = []string{"login", "user", "balance", "dice", "plinko", "keno", "mines", "blackjack", "pump", "mix", "pwflood"}
 
 func scenarioFor(name string) (scenario, error) {
 	one := func(o op) scenario { return scenario{name: name, ops: []op{o}} }
@@ -163,6 +163,9 @@ func scenarioFor(name string) (scenario, error) {
 		return one(opPump), nil
 	case "mix":
 		return scenario{name: name, ops: []op{opDice, opPlinko, opKeno, opMines, opBlackjack, opBalance}}, nil
+	case "pwflood":
+		// Two phases of its own (runPwflood), no weighted operations.
+		return scenario{name: name}, nil
 	}
 	return scenario{}, fmt.Errorf("unknown scenario %q (want one of %s)", name, strings.Join(scenarioNames, ", "))
 }

@@ -37,6 +37,33 @@ test('register, see the balance, sign out and sign in', async () => {
   await context.close();
 });
 
+test('tokens stay in memory, survive a reload, belong to one tab; logging out logs every tab out', async () => {
+  const user = name('e2e_tok');
+  await registerUser(user);
+  const { context, page, errors } = await newPage();
+  await page.goto('/');
+  await signIn(page, user, 'Passw0rd!');
+  const stored = (p) =>
+    p.evaluate(() =>
+      ['fairplay.token', 'fairplay.refreshToken'].flatMap((k) => [localStorage.getItem(k), sessionStorage.getItem(k)]),
+    );
+  assert.deepEqual(await stored(page), [null, null, null, null], 'no token in web storage while the page is shown');
+  await page.reload();
+  await page.getByText(user, { exact: true }).first().waitFor();
+  assert.deepEqual(await stored(page), [null, null, null, null], 'nor after a reload');
+  // A second tab of the same browser starts signed out and signs in on its own.
+  const second = await context.newPage();
+  await second.goto('/');
+  await second.getByRole('button', { name: 'Sign In' }).waitFor();
+  await signIn(second, user, 'Passw0rd!');
+  // Logging out in the first tab logs the second one out too.
+  await page.getByRole('button', { name: 'Log Out' }).click();
+  await page.getByRole('button', { name: 'Sign In' }).waitFor();
+  await second.getByRole('button', { name: 'Sign In' }).waitFor({ timeout: 10_000 });
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
 test('change password logs out after 3 s and the new password works', async () => {
   const user = name('e2e_pw');
   await registerUser(user);

@@ -18,6 +18,8 @@ if (!baseURL) {
   console.error('E2E_BASE_URL is required, e.g. E2E_BASE_URL=http://127.0.0.1:8080');
   process.exit(2);
 }
+/** PASSWORD is the player's password. */
+const PASSWORD = 'Games!e2e1';
 const artifacts = fileURLToPath(new URL('./artifacts/', import.meta.url));
 await mkdir(artifacts, { recursive: true });
 
@@ -48,20 +50,37 @@ const cents = new Intl.NumberFormat('en-US', {
   roundingMode: 'trunc',
 });
 
-/** serverBalance reads the balance the server holds, with the page's own token. */
-async function serverBalance(page) {
-  return page.evaluate(async () => {
-    const res = await fetch('/api/auth/user', {
-      headers: { Authorization: `Bearer ${localStorage.getItem('fairplay.token') ?? ''}` },
-    });
-    const body = await res.json();
-    return body.user.balance;
+/**
+ * The player's own session for checks from outside the page: the page keeps
+ * its tokens in memory (web/src/lib/tokens.ts), out of the test's reach.
+ */
+let checkToken = '';
+
+/** signInForChecks opens that session through the API, as another device would. */
+async function signInForChecks(username) {
+  const csrf = await fetch(`${baseURL}/api/csrf`);
+  const cookie = (csrf.headers.get('set-cookie') ?? '').split(';')[0];
+  const { csrfToken } = await csrf.json();
+  const res = await fetch(`${baseURL}/api/auth/login`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', Cookie: cookie, 'X-CSRF-Token': csrfToken },
+    body: JSON.stringify({ username, password: PASSWORD, turnstileToken: 'XXXX.DUMMY.TOKEN.XXXX' }),
   });
+  assert.equal(res.status, 200, 'sign-in for the balance checks');
+  checkToken = (await res.json()).token;
+}
+
+/** serverBalance reads the balance the server holds (GET /api/auth/user). */
+async function serverBalance() {
+  const res = await fetch(`${baseURL}/api/auth/user`, { headers: { Authorization: `Bearer ${checkToken}` } });
+  assert.equal(res.status, 200, 'GET /api/auth/user for the balance check');
+  const body = await res.json();
+  return body.user.balance;
 }
 
 /** expectHeaderBalance waits until the header shows the server's balance (truncated to cents). */
 async function expectHeaderBalance(page, game) {
-  const balance = await serverBalance(page);
+  const balance = await serverBalance();
   const want = `$${cents.format(balance)}`;
   const header = page.getByTestId('balance');
   const deadline = Date.now() + 5000;
@@ -99,8 +118,8 @@ async function register(page, username) {
   const dialog = page.getByRole('dialog', { name: 'Register' });
   await dialog.getByLabel('Username').fill(username);
   await dialog.getByLabel('Email').fill(`${username}@example.com`);
-  await dialog.getByLabel('Password', { exact: true }).fill('Games!e2e1');
-  await dialog.getByLabel('Confirm Password').fill('Games!e2e1');
+  await dialog.getByLabel('Password', { exact: true }).fill(PASSWORD);
+  await dialog.getByLabel('Confirm Password').fill(PASSWORD);
   await dialog.getByLabel('I am not a robot (development check)').check();
   await dialog.getByRole('button', { name: 'Register' }).click();
   await dialog.waitFor({ state: 'detached' });
@@ -347,6 +366,7 @@ try {
   });
   const username = `games_${Date.now().toString(36)}`.slice(0, 20);
   await register(page, username);
+  await signInForChecks(username);
   ok(`registered ${username}`);
 
   await playDice(page);

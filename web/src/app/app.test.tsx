@@ -85,6 +85,18 @@ describe('layout', () => {
     expect(getAccessToken()).toBeNull();
     expect(getRefreshToken()).toBeNull();
   });
+
+  it('logs out when another tab of the browser logs out (each tab has its own session)', async () => {
+    const server = api(player);
+    renderApp('/');
+    expect(await screen.findByText('alice')).toBeInTheDocument();
+    const otherTab = new BroadcastChannel('fairplay.logout');
+    otherTab.postMessage('logout');
+    otherTab.close();
+    expect(await screen.findByRole('button', { name: 'Sign In' })).toBeInTheDocument();
+    expect(server.calls('POST /api/auth/logout')[0]?.body).toEqual({ refreshToken: 'refresh-token' });
+    expect(getRefreshToken()).toBeNull();
+  });
 });
 
 describe('route access', () => {
@@ -131,7 +143,8 @@ describe('session', () => {
     vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
     try {
       const server = api(player, {
-        'POST /api/auth/refresh': () => json({ token: 'fresh', user: { ...player, balance: 99 } }),
+        'POST /api/auth/refresh': () =>
+          json({ token: 'fresh', refreshToken: 'refresh-2', user: { ...player, balance: 99 } }),
       });
       renderApp('/');
       expect(await screen.findByText('alice')).toBeInTheDocument();
@@ -147,6 +160,7 @@ describe('session', () => {
       });
       expect(await screen.findByText('$99.00')).toBeInTheDocument();
       expect(getAccessToken()).toBe('fresh');
+      expect(getRefreshToken()).toBe('refresh-2');
       expect(REFRESH_INTERVAL_MS).toBe(600_000);
     } finally {
       vi.useRealTimers();

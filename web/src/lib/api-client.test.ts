@@ -195,3 +195,96 @@ describe('refresh on 401', () => {
     expect(getRefreshToken()).toBe('refresh-1');
   });
 });
+
+describe('rotating refresh tokens', () => {
+  beforeEach(() => {
+    setCsrfCookie(CSRF);
+    setTokens({ token: 'old', refreshToken: 'refresh-1' });
+  });
+
+  it('a refresh keeps the new refresh token, and the next refresh sends it', async () => {
+    let n = 1;
+    const api = mockApi({
+      'POST /api/auth/refresh': () => {
+        n += 1;
+        return json({ token: `access-${n}`, refreshToken: `refresh-${n}` });
+      },
+    });
+    await refreshSession();
+    expect(getAccessToken()).toBe('access-2');
+    expect(getRefreshToken()).toBe('refresh-2');
+    await refreshSession();
+    expect(api.calls('POST /api/auth/refresh').map((r) => r.body)).toEqual([
+      { refreshToken: 'refresh-1' },
+      { refreshToken: 'refresh-2' },
+    ]);
+    expect(getRefreshToken()).toBe('refresh-3');
+  });
+
+  it('keeps the refresh token it has when the answer carries none', async () => {
+    mockApi({ 'POST /api/auth/refresh': () => json({ token: 'new' }) });
+    await refreshSession();
+    expect(getAccessToken()).toBe('new');
+    expect(getRefreshToken()).toBe('refresh-1');
+  });
+
+  it('a call carrying the refresh token waits for a refresh under way and sends the new token', async () => {
+    const release = deferred<Response>();
+    const api = mockApi({
+      'POST /api/auth/refresh': () => release.promise,
+      'POST /api/auth/revoke-other-sessions': () => json({ message: 'ok' }),
+    });
+    const refreshed = refreshSession();
+    const revoked = apiRequest('/auth/revoke-other-sessions', {
+      method: 'POST',
+      refreshTokenBody: (currentRefreshToken) => ({ currentRefreshToken }),
+    });
+    await vi.waitFor(() => {
+      expect(api.calls('POST /api/auth/refresh')).toHaveLength(1);
+    });
+    expect(api.calls('POST /api/auth/revoke-other-sessions')).toHaveLength(0);
+    release.resolve(json({ token: 'new', refreshToken: 'refresh-2' }));
+    await refreshed;
+    await revoked;
+    expect(api.calls('POST /api/auth/revoke-other-sessions')[0]?.body).toEqual({ currentRefreshToken: 'refresh-2' });
+  });
+
+  it('a refresh waits until a call carrying the refresh token is answered', async () => {
+    const release = deferred<Response>();
+    const api = mockApi({
+      'POST /api/auth/logout': () => release.promise,
+      'POST /api/auth/refresh': () => json({ token: 'new', refreshToken: 'refresh-2' }),
+    });
+    const loggedOut = apiRequest('/auth/logout', {
+      method: 'POST',
+      refreshTokenBody: (refreshToken) => ({ refreshToken }),
+    });
+    await vi.waitFor(() => {
+      expect(api.calls('POST /api/auth/logout')).toHaveLength(1);
+    });
+    const refreshed = refreshSession();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(api.calls('POST /api/auth/refresh')).toHaveLength(0);
+    release.resolve(json({ message: 'ok' }));
+    await loggedOut;
+    await refreshed;
+    expect(api.calls('POST /api/auth/logout')[0]?.body).toEqual({ refreshToken: 'refresh-1' });
+    expect(api.calls('POST /api/auth/refresh')).toHaveLength(1);
+  });
+
+  it('a call carrying the refresh token, retried after a 401, sends the rotated token', async () => {
+    const api = mockApi({
+      'POST /api/auth/revoke-other-sessions': (req) =>
+        req.headers.authorization === 'Bearer new' ? json({ message: 'ok' }) : json({ message: 'Token expired' }, 401),
+      'POST /api/auth/refresh': () => json({ token: 'new', refreshToken: 'refresh-2' }),
+    });
+    await apiRequest('/auth/revoke-other-sessions', {
+      method: 'POST',
+      refreshTokenBody: (currentRefreshToken) => ({ currentRefreshToken }),
+    });
+    expect(api.calls('POST /api/auth/revoke-other-sessions').map((r) => r.body)).toEqual([
+      { currentRefreshToken: 'refresh-1' },
+      { currentRefreshToken: 'refresh-2' },
+    ]);
+  });
+});

@@ -1,6 +1,6 @@
 import type { RefreshRequestSchema, RefreshResponseSchema } from '@/gen/fairplay/v1/auth_pb';
 import type { ApiJson, ApiRequest } from './api-types';
-import { clearTokens, getAccessToken, getRefreshToken, setAccessToken } from './tokens';
+import { clearTokens, getAccessToken, getRefreshToken, setTokens } from './tokens';
 
 // The one way the app talks to /api: JSON in and out, the bearer token, the
 // anti-forgery header, and the refresh-and-retry-once rule of SPEC.md §4.
@@ -36,6 +36,14 @@ export type Method = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 export interface RequestOptions {
   method?: Method;
   body?: unknown;
+  /**
+   * refreshTokenBody makes the body of a call that carries the refresh token
+   * (logout, revoke-other-sessions) from the token current at each send.
+   * Refresh tokens rotate, and a retired one ends its session, so such a call
+   * waits for a refresh under way, a refresh waits for it to be answered, and
+   * a retry after a refresh sends the new token.
+   */
+  refreshTokenBody?: (refreshToken: string) => unknown;
   signal?: AbortSignal;
 }
 
@@ -96,23 +104,41 @@ function messageOf(body: unknown): string | undefined {
   return undefined;
 }
 
+/** carriers counts the requests under way whose body carries the refresh token. */
+let carriers = 0;
+let carriersDone: (() => void)[] = [];
+
+/** noCarriers resolves once no request carrying the refresh token is under way. */
+function noCarriers(): Promise<void> {
+  return carriers === 0 ? Promise.resolve() : new Promise((resolve) => carriersDone.push(resolve));
+}
+
 async function send(path: string, options: RequestOptions, token: string | null, forceCsrf = false): Promise<Response> {
   const method = options.method ?? 'GET';
   const headers: Record<string, string> = { Accept: 'application/json' };
-  if (options.body !== undefined) headers['Content-Type'] = 'application/json';
+  const carries = options.refreshTokenBody !== undefined;
+  if (carries || options.body !== undefined) headers['Content-Type'] = 'application/json';
   if (token) headers.Authorization = `Bearer ${token}`;
   if (method !== 'GET') headers[CSRF_HEADER] = await csrfToken(forceCsrf);
+  const body = options.refreshTokenBody ? options.refreshTokenBody(getRefreshToken() ?? '') : options.body;
+  if (carries) carriers++;
   try {
     return await fetch(`${BASE}${path}`, {
       method,
       headers,
-      body: options.body === undefined ? undefined : JSON.stringify(options.body),
+      body: body === undefined ? undefined : JSON.stringify(body),
       credentials: 'same-origin',
       signal: options.signal,
     });
   } catch (err) {
     if (err instanceof DOMException && err.name === 'AbortError') throw err;
     throw new ApiError(0, undefined);
+  } finally {
+    if (carries && --carriers === 0) {
+      const waiting = carriersDone;
+      carriersDone = [];
+      for (const resolve of waiting) resolve();
+    }
   }
 }
 
@@ -122,6 +148,7 @@ async function send(path: string, options: RequestOptions, token: string | null,
  * stale anti-forgery cookie is retried once with a fresh cookie.
  */
 export async function apiRequest<T>(path: string, options: RequestOptions = {}): Promise<T> {
+  if (options.refreshTokenBody && refreshing) await refreshing;
   let token = getAccessToken();
   let res = await send(path, options, token);
 
@@ -151,10 +178,12 @@ export type RefreshResponse = ApiJson<typeof RefreshResponseSchema, 'user'>;
 let refreshing: Promise<RefreshResponse | null> | null = null;
 
 /**
- * refreshSession exchanges the refresh token for a new access token. Concurrent
- * callers share one request (single flight). It resolves to null when there is
- * no session or the server refused the refresh, in which case the stored tokens
- * are cleared (the player is signed out).
+ * refreshSession exchanges the refresh token for a new access token and the
+ * next refresh token (they rotate: the one sent stops working). Concurrent
+ * callers share one request (single flight), sent once no request carrying
+ * the refresh token is under way. It resolves to null when there is no session
+ * or the server refused the refresh, in which case the stored tokens are
+ * cleared (the player is signed out).
  */
 export function refreshSession(): Promise<RefreshResponse | null> {
   if (!refreshing) {
@@ -168,6 +197,7 @@ export function refreshSession(): Promise<RefreshResponse | null> {
 }
 
 async function doRefresh(): Promise<RefreshResponse | null> {
+  await noCarriers();
   const refreshToken = getRefreshToken();
   if (!refreshToken) {
     clearTokens();
@@ -176,7 +206,8 @@ async function doRefresh(): Promise<RefreshResponse | null> {
   try {
     const body: ApiRequest<typeof RefreshRequestSchema> = { refreshToken };
     const res = await apiRequest<RefreshResponse>('/auth/refresh', { method: 'POST', body });
-    setAccessToken(res.token);
+    // A server that does not rotate leaves refreshToken out: keep the one we have.
+    setTokens({ token: res.token, refreshToken: res.refreshToken || refreshToken });
     return res;
   } catch (err) {
     // Without a response (offline) the session may still be good: keep it for the next try.

@@ -14,7 +14,7 @@ import type { ApiJson, ApiRequest } from './api-types';
 import { clearTokens, getRefreshToken, hasSession, setTokens, subscribeTokens } from './tokens';
 
 // Authentication state (SPEC.md §4): the signed-in user is the ['auth', 'user']
-// query (null when signed out); tokens live in lib/tokens.
+// query (null when signed out); tokens live in lib/tokens, per tab.
 
 /** User is the signed-in account as /api sends it; createdAt only in admin views. */
 export type User = ApiJson<typeof UserSchema>;
@@ -70,18 +70,37 @@ export function registerWithEmail(input: RegisterInput): Promise<RegisterRespons
   return apiRequest<RegisterResponse>('/auth/register', { method: 'POST', body: input });
 }
 
-/** logout ends the session on the server (best effort) and forgets the tokens. */
-export async function logout(): Promise<void> {
-  const refreshToken = getRefreshToken();
+/** The channel on which a tab that logs out tells this browser's other tabs to log out too. */
+const LOGOUT_CHANNEL = 'fairplay.logout';
+
+function logoutChannel(): BroadcastChannel | null {
+  return typeof BroadcastChannel === 'undefined' ? null : new BroadcastChannel(LOGOUT_CHANNEL);
+}
+
+/**
+ * logout ends the session on the server (best effort) and forgets the tokens.
+ * Each tab has its own session (lib/tokens), so unless told otherwise it also
+ * asks this browser's other tabs to end theirs: logging out logs the browser
+ * out, as it did when the tabs shared one session.
+ */
+export async function logout({ everyTab = true }: { everyTab?: boolean } = {}): Promise<void> {
   try {
-    if (refreshToken) {
-      const body: ApiRequest<typeof LogoutRequestSchema> = { refreshToken };
-      await apiRequest('/auth/logout', { method: 'POST', body, signal: AbortSignal.timeout(5000) });
+    if (getRefreshToken()) {
+      await apiRequest('/auth/logout', {
+        method: 'POST',
+        refreshTokenBody: (refreshToken): ApiRequest<typeof LogoutRequestSchema> => ({ refreshToken }),
+        signal: AbortSignal.timeout(5000),
+      });
     }
   } catch (err) {
     console.error('logout', err);
   } finally {
     clearTokens();
+    if (everyTab) {
+      const channel = logoutChannel();
+      channel?.postMessage('logout');
+      channel?.close();
+    }
   }
 }
 
@@ -109,9 +128,9 @@ export function useLogout() {
 
 /**
  * AuthProvider keeps the user query in step with the tokens: signing out
- * (here, by a failed refresh, or in another tab) drops the user and every
- * user-scoped query; signing in elsewhere reloads the user; and while signed
- * in the access token is refreshed every REFRESH_INTERVAL_MS.
+ * (here, by a failed refresh, or by logging out in another tab) drops the
+ * user and every user-scoped query, and while signed in the access token is
+ * refreshed every REFRESH_INTERVAL_MS.
  */
 export function AuthProvider({ children }: { children: ReactNode }) {
   const queryClient = useQueryClient();
@@ -119,16 +138,25 @@ export function AuthProvider({ children }: { children: ReactNode }) {
 
   useEffect(
     () =>
-      subscribeTokens((source) => {
+      subscribeTokens(() => {
         if (!hasSession()) {
           queryClient.setQueryData(userQueryKey, null);
           queryClient.removeQueries({ predicate: (query) => query.queryKey[0] !== 'auth' });
-        } else if (source === 'storage') {
-          void queryClient.invalidateQueries({ queryKey: userQueryKey });
         }
       }),
     [queryClient],
   );
+
+  useEffect(() => {
+    const channel = logoutChannel();
+    if (!channel) return;
+    channel.onmessage = () => {
+      if (hasSession()) void logout({ everyTab: false });
+    };
+    return () => {
+      channel.close();
+    };
+  }, []);
 
   useEffect(() => {
     if (!userId) return;

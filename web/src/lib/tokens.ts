@@ -1,75 +1,117 @@
-// The session's tokens live in localStorage (SPEC.md §3) so a reload keeps the
-// player signed in. Everything else reads them through this module, which also
-// tells subscribers when they change (sign-in, refresh, sign-out, other tabs).
+// The session's tokens (SPEC.md §3: "stored in the browser") live in this
+// module's memory, per tab. Everything else reads them through this module,
+// which also tells subscribers when they change (sign-in, refresh, sign-out).
+//
+// They are kept out of localStorage: a refresh token there is on disk for 30
+// days and handed to every tab and every page load of the origin, and tabs
+// sharing one rotating refresh token would race each other's refreshes,
+// which the server takes for a stolen token (README, "Token storage"). So
+// each tab signs in on its own, and a tab keeps its tokens across a reload
+// by parking them in sessionStorage (which is per tab and dies with it) only
+// while the page is hidden or being unloaded: on pagehide or when the tab
+// goes to the background, and they are taken out again as soon as the page
+// is shown. A tab the browser duplicates, or opens from this one, while the
+// page is on screen therefore starts signed out instead of sharing this
+// tab's refresh token.
 
 const ACCESS_KEY = 'fairplay.token';
 const REFRESH_KEY = 'fairplay.refreshToken';
 
-/** Where a change came from: this tab, or another tab through the storage event. */
-export type TokenChangeSource = 'local' | 'storage';
-type Listener = (source: TokenChangeSource) => void;
+type Listener = () => void;
 const listeners = new Set<Listener>();
 
-function read(key: string): string | null {
+let access: string | null = null;
+let refresh: string | null = null;
+/** parked: whether sessionStorage holds the tokens now (the page is hidden or unloading). */
+let parked = false;
+
+function storage(): Storage | null {
   try {
-    return window.localStorage.getItem(key);
+    return window.sessionStorage;
   } catch {
-    return null;
+    return null; // storage disabled: the session lasts until the tab reloads
   }
 }
 
 function write(key: string, value: string | null): void {
   try {
-    if (value === null) window.localStorage.removeItem(key);
-    else window.localStorage.setItem(key, value);
+    if (value === null) storage()?.removeItem(key);
+    else storage()?.setItem(key, value);
   } catch {
-    // Storage can be unavailable (private mode quotas); the session then lasts until reload.
+    // A full or disabled storage: the session then lasts until the tab reloads.
   }
 }
 
-function emit(): void {
-  for (const listener of listeners) listener('local');
+/** park puts the tokens in sessionStorage, for a reload or a return to this tab. */
+function park(): void {
+  parked = true;
+  write(ACCESS_KEY, access);
+  write(REFRESH_KEY, refresh);
+}
+
+/** unpark takes them out again: while the page is shown they live in memory only. */
+function unpark(): void {
+  parked = false;
+  write(ACCESS_KEY, null);
+  write(REFRESH_KEY, null);
+}
+
+/** load takes the tokens a reload of this tab left, and listens for the page being hidden or shown. */
+function load(): void {
+  if (typeof window === 'undefined') return;
+  try {
+    access = storage()?.getItem(ACCESS_KEY) ?? null;
+    refresh = storage()?.getItem(REFRESH_KEY) ?? null;
+  } catch {
+    access = refresh = null;
+  }
+  if (document.visibilityState === 'hidden') park();
+  else unpark();
+  window.addEventListener('pagehide', park);
+  window.addEventListener('pageshow', () => {
+    if (document.visibilityState !== 'hidden') unpark();
+  });
+  document.addEventListener('visibilitychange', () => {
+    if (document.visibilityState === 'hidden') park();
+    else unpark();
+  });
+}
+
+load();
+
+function set(nextAccess: string | null, nextRefresh: string | null): void {
+  const changed = nextAccess !== access || nextRefresh !== refresh;
+  access = nextAccess;
+  refresh = nextRefresh;
+  if (parked) park();
+  if (changed) for (const listener of listeners) listener();
 }
 
 export function getAccessToken(): string | null {
-  return read(ACCESS_KEY);
+  return access;
 }
 
 export function getRefreshToken(): string | null {
-  return read(REFRESH_KEY);
+  return refresh;
 }
 
 export function hasSession(): boolean {
-  return getAccessToken() !== null || getRefreshToken() !== null;
+  return access !== null || refresh !== null;
 }
 
+/** setTokens stores a new pair: after sign-in, and after each refresh (refresh tokens rotate). */
 export function setTokens(tokens: { token: string; refreshToken: string }): void {
-  write(ACCESS_KEY, tokens.token);
-  write(REFRESH_KEY, tokens.refreshToken);
-  emit();
-}
-
-export function setAccessToken(token: string): void {
-  write(ACCESS_KEY, token);
-  emit();
+  set(tokens.token, tokens.refreshToken);
 }
 
 export function clearTokens(): void {
-  const had = hasSession();
-  write(ACCESS_KEY, null);
-  write(REFRESH_KEY, null);
-  if (had) emit();
+  set(null, null);
 }
 
-/** subscribeTokens calls listener whenever the tokens change, in this tab or another. */
+/** subscribeTokens calls listener whenever this tab's tokens change. */
 export function subscribeTokens(listener: Listener): () => void {
   listeners.add(listener);
-  const onStorage = (event: StorageEvent) => {
-    if (event.key === null || event.key === ACCESS_KEY || event.key === REFRESH_KEY) listener('storage');
-  };
-  window.addEventListener('storage', onStorage);
   return () => {
     listeners.delete(listener);
-    window.removeEventListener('storage', onStorage);
   };
 }

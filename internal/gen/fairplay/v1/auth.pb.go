@@ -332,13 +332,18 @@ func (x *RefreshRequest) GetRefreshToken() string {
 	return ""
 }
 
-// RefreshResponse carries a fresh access token.
+// RefreshResponse carries a fresh access token and the session's next
+// refresh token.
 type RefreshResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// token is the new access token.
 	Token string `protobuf:"bytes,1,opt,name=token,proto3" json:"token,omitempty"`
 	// user is the session's account.
-	User          *User `protobuf:"bytes,2,opt,name=user,proto3" json:"user,omitempty"`
+	User *User `protobuf:"bytes,2,opt,name=user,proto3" json:"user,omitempty"`
+	// refresh_token replaces the refresh token sent: refresh tokens rotate.
+	// The one sent stops working, and presenting it again (or any earlier one
+	// of the session) revokes the whole session, as a stolen copy would.
+	RefreshToken  string `protobuf:"bytes,3,opt,name=refresh_token,json=refreshToken,proto3" json:"refresh_token,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -385,6 +390,13 @@ func (x *RefreshResponse) GetUser() *User {
 		return x.User
 	}
 	return nil
+}
+
+func (x *RefreshResponse) GetRefreshToken() string {
+	if x != nil {
+		return x.RefreshToken
+	}
+	return ""
 }
 
 // LogoutRequest ends a session.
@@ -1230,10 +1242,11 @@ const file_fairplay_v1_auth_proto_rawDesc = "" +
 	"\rrefresh_token\x18\x02 \x01(\tR\frefreshToken\x12%\n" +
 	"\x04user\x18\x03 \x01(\v2\x11.fairplay.v1.UserR\x04user\"5\n" +
 	"\x0eRefreshRequest\x12#\n" +
-	"\rrefresh_token\x18\x01 \x01(\tR\frefreshToken\"N\n" +
+	"\rrefresh_token\x18\x01 \x01(\tR\frefreshToken\"s\n" +
 	"\x0fRefreshResponse\x12\x14\n" +
 	"\x05token\x18\x01 \x01(\tR\x05token\x12%\n" +
-	"\x04user\x18\x02 \x01(\v2\x11.fairplay.v1.UserR\x04user\"4\n" +
+	"\x04user\x18\x02 \x01(\v2\x11.fairplay.v1.UserR\x04user\x12#\n" +
+	"\rrefresh_token\x18\x03 \x01(\tR\frefreshToken\"4\n" +
 	"\rLogoutRequest\x12#\n" +
 	"\rrefresh_token\x18\x01 \x01(\tR\frefreshToken\"*\n" +
 	"\x0eLogoutResponse\x12\x18\n" +

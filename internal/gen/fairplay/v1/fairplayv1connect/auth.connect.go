@@ -65,8 +65,8 @@ type AuthServiceClient interface {
 	Register(context.Context, *connect.Request[v1.RegisterRequest]) (*connect.Response[v1.RegisterResponse], error)
 	// Login signs an existing account in (POST /api/auth/login).
 	Login(context.Context, *connect.Request[v1.LoginRequest]) (*connect.Response[v1.LoginResponse], error)
-	// Refresh exchanges a refresh token for a new access token
-	// (POST /api/auth/refresh).
+	// Refresh exchanges a refresh token for a new access token and the next
+	// refresh token (POST /api/auth/refresh).
 	Refresh(context.Context, *connect.Request[v1.RefreshRequest]) (*connect.Response[v1.RefreshResponse], error)
 	// Logout ends the session that owns the refresh token
 	// (POST /api/auth/logout).
@@ -237,8 +237,8 @@ type AuthServiceHandler interface {
 	Register(context.Context, *connect.Request[v1.RegisterRequest]) (*connect.Response[v1.RegisterResponse], error)
 	// Login signs an existing account in (POST /api/auth/login).
 	Login(context.Context, *connect.Request[v1.LoginRequest]) (*connect.Response[v1.LoginResponse], error)
-	// Refresh exchanges a refresh token for a new access token
-	// (POST /api/auth/refresh).
+	// Refresh exchanges a refresh token for a new access token and the next
+	// refresh token (POST /api/auth/refresh).
 	Refresh(context.Context, *connect.Request[v1.RefreshRequest]) (*connect.Response[v1.RefreshResponse], error)
 	// Logout ends the session that owns the refresh token
 	// (POST /api/auth/logout).

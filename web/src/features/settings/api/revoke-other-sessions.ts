@@ -2,21 +2,27 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import type { RevokeOtherSessionsRequestSchema, RevokeOtherSessionsResponseSchema } from '@/gen/fairplay/v1/auth_pb';
 import { apiRequest } from '@/lib/api-client';
 import type { ApiJson, ApiRequest } from '@/lib/api-types';
-import { getRefreshToken } from '@/lib/tokens';
 import { sessionsQueryOptions } from './get-sessions';
 
-export function revokeOtherSessions(body: ApiRequest<typeof RevokeOtherSessionsRequestSchema>) {
+/**
+ * revokeOtherSessions ends every session of the player but this tab's, which
+ * it names by its refresh token: the current one when the request is sent
+ * (refresh tokens rotate, and a retired one would end this session instead).
+ */
+export function revokeOtherSessions() {
   return apiRequest<ApiJson<typeof RevokeOtherSessionsResponseSchema>>('/auth/revoke-other-sessions', {
     method: 'POST',
-    body,
+    refreshTokenBody: (currentRefreshToken): ApiRequest<typeof RevokeOtherSessionsRequestSchema> => ({
+      currentRefreshToken,
+    }),
   });
 }
 
-/** useRevokeOtherSessions keeps this browser's session and ends the rest, then reloads the list. */
+/** useRevokeOtherSessions keeps this tab's session and ends the rest, then reloads the list. */
 export function useRevokeOtherSessions() {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: () => revokeOtherSessions({ currentRefreshToken: getRefreshToken() ?? '' }),
+    mutationFn: revokeOtherSessions,
     onSettled: () => queryClient.invalidateQueries({ queryKey: sessionsQueryOptions().queryKey }),
   });
 }

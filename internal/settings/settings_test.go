@@ -1,0 +1,68 @@
+package settings_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fairplay/fairplay/internal/settings"
+)
+
+func load(env map[string]string) (settings.Config, error) {
+	return settings.Load(func(k string) (string, bool) { v, ok := env[k]; return v, ok })
+}
+
+func TestAccountLimitDefaults(t *testing.T) {
+	t.Parallel()
+	c, err := load(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, got := range map[string]settings.Rate{
+		"login per IP":               c.LoginPerIP,
+		"login per account and IP":   c.LoginPerAccountIP,
+		"login failures per account": c.LoginFailuresPerAccount,
+		"password changes per user":  c.PasswordChangePerUser,
+		"password changes per IP":    c.PasswordChangePerIP,
+	} {
+		want := map[string]settings.Rate{
+			"login per IP":               {N: 30, Period: time.Minute},
+			"login per account and IP":   {N: 10, Period: 15 * time.Minute},
+			"login failures per account": {N: 100, Period: time.Hour},
+			"password changes per user":  {N: 5, Period: 15 * time.Minute},
+			"password changes per IP":    {N: 20, Period: 15 * time.Minute},
+		}[name]
+		if got != want {
+			t.Errorf("%s: %v, want %v", name, got, want)
+		}
+	}
+	if c.SessionMaxLifetime != 720*time.Hour || c.SessionIdleTimeout != 720*time.Hour {
+		t.Errorf("session lifetime %v, idle timeout %v; want 720h each", c.SessionMaxLifetime, c.SessionIdleTimeout)
+	}
+	c, err = load(map[string]string{"FAIRPLAY_RATE_LOGIN_ACCOUNT_IP": "0", "FAIRPLAY_RATE_PASSWORD_USER": "3/1h",
+		"FAIRPLAY_SESSION_MAX_LIFETIME": "168h"})
+	if err != nil || c.LoginPerAccountIP.N != 0 || c.PasswordChangePerUser != (settings.Rate{N: 3, Period: time.Hour}) ||
+		c.SessionMaxLifetime != 168*time.Hour {
+		t.Fatalf("overrides: %+v %v", c, err)
+	}
+}
+
+func TestBadAccountSettingsAreRefused(t *testing.T) {
+	t.Parallel()
+	for name, env := range map[string]map[string]string{
+		"the old per-username limit": {"FAIRPLAY_RATE_LOGIN_USERNAME": "10/1m"},
+		"a bad failure limit":        {"FAIRPLAY_RATE_LOGIN_ACCOUNT_FAILURES": "100"},
+		"a bad password limit":       {"FAIRPLAY_RATE_PASSWORD_IP": "x/1m"},
+		"a zero session lifetime":    {"FAIRPLAY_SESSION_MAX_LIFETIME": "0s"},
+	} {
+		if _, err := load(env); err == nil {
+			t.Errorf("%s: accepted", name)
+		} else {
+			for k := range env {
+				if !strings.Contains(err.Error(), k) {
+					t.Errorf("%s: the error does not name %s: %v", name, k, err)
+				}
+			}
+		}
+	}
+}

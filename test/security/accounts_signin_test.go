@@ -1,0 +1,125 @@
+package security_test
+
+import (
+	"fmt"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/fairplay/fairplay/internal/settings"
+	"github.com/fairplay/fairplay/test/apitest"
+)
+
+// signIn sends one sign-in attempt from the client's address.
+func signIn(c *apitest.Client, login, password string) apitest.Response {
+	return c.Do("POST", "/api/auth/login", map[string]any{"username": login, "password": password, "turnstileToken": apitest.BotToken})
+}
+
+// from returns a new browser that the server sees at address ip.
+func from(env *apitest.Env, ip string) *apitest.Client {
+	c := env.Client()
+	c.ForwardedFor = ip
+	return c
+}
+
+// A stranger who knows a player's username or email cannot lock the player
+// out: the attempts that count against one address are per account and
+// address, so ten wrong passwords from address A — through any case of the
+// username and through the email, which all name the same account — stop
+// A, and only A, while the owner signs in from address B.
+func TestStrangerCannotLockOwnerOut(t *testing.T) {
+	t.Parallel()
+	env := apitest.Start(t, apitest.WithConfig(func(c *settings.Config) {
+		trustLoopback(c)
+		c.LoginPerIP = settings.Rate{N: 1000, Period: time.Minute}
+		c.LoginPerAccountIP = settings.Rate{N: 10, Period: 15 * time.Minute}
+		c.LoginFailuresPerAccount = settings.Rate{N: 100, Period: time.Hour}
+	}))
+	from(env, "198.51.100.20").Register("owner")
+
+	attacker := from(env, "203.0.113.66")
+	variants := []string{"owner", "OWNER", "Owner", "oWnEr", "owNER", "OwNeR", "ownER", "OWNer", "owner@example.com", "OWNER@Example.COM"}
+	for i, login := range variants {
+		if res := signIn(attacker, login, "guess"+strconv.Itoa(i)); res.Status != 401 || res.Message() != "Invalid username or password" {
+			t.Fatalf("attempt %d (%s): %d %s", i+1, login, res.Status, res.Raw)
+		}
+	}
+	// The eleventh attempt from A is refused whichever name it uses, even
+	// with the right password.
+	expectRateLimited(t, signIn(attacker, "Owner", "guess-again"), "11th attempt from A by username")
+	expectRateLimited(t, signIn(attacker, "Owner@Example.com", "guess-again"), "12th attempt from A by email")
+	expectRateLimited(t, signIn(from(env, "203.0.113.66"), "owner", "secret123"), "A with the right password")
+
+	// The owner, from B, signs in by username and by email.
+	if res := signIn(from(env, "198.51.100.20"), "owner", "secret123"); res.Status != 200 {
+		t.Fatalf("owner from B after A's attempts: %d %s", res.Status, res.Raw)
+	}
+	if res := signIn(from(env, "198.51.100.20"), "Owner@example.com", "secret123"); res.Status != 200 {
+		t.Fatalf("owner from B by email: %d %s", res.Status, res.Raw)
+	}
+
+	// A second address gets its own ten attempts, and the owner still signs in.
+	second := from(env, "192.0.2.99")
+	for i := range 10 {
+		if res := signIn(second, variants[i%len(variants)], "guess"); res.Status != 401 {
+			t.Fatalf("attempt %d from a second address: %d %s", i+1, res.Status, res.Raw)
+		}
+	}
+	expectRateLimited(t, signIn(second, "owner", "guess"), "11th attempt from the second address")
+	if res := signIn(from(env, "198.51.100.20"), "OWNER", "secret123"); res.Status != 200 {
+		t.Fatalf("owner from B after two addresses' attempts: %d %s", res.Status, res.Raw)
+	}
+}
+
+// Behind the per-address limit, each account has a slower limit of failed
+// sign-ins from anywhere (FAIRPLAY_RATE_LOGIN_ACCOUNT_FAILURES): the owner's
+// successful sign-ins do not count against it, and an account that does not
+// exist answers every step exactly as one that does, so the limits tell no
+// one which usernames are taken.
+func TestSignInFailureLimitPerAccount(t *testing.T) {
+	t.Parallel()
+	env := apitest.Start(t, apitest.WithConfig(func(c *settings.Config) {
+		trustLoopback(c)
+		c.LoginPerIP = settings.Rate{N: 1000, Period: time.Minute}
+		c.LoginPerAccountIP = settings.Rate{N: 3, Period: 15 * time.Minute}
+		c.LoginFailuresPerAccount = settings.Rate{N: 5, Period: time.Hour}
+	}))
+	from(env, "198.51.100.1").Register("owner")
+
+	// Six sign-ins, more than either limit, from six devices: successes count
+	// against neither the failure limit nor one another's addresses.
+	for i := range 6 {
+		if res := signIn(from(env, fmt.Sprintf("198.51.100.%d", 10+i)), "owner", "secret123"); res.Status != 200 {
+			t.Fatalf("owner's sign-in %d: %d %s", i+1, res.Status, res.Raw)
+		}
+	}
+
+	// A distributed guesser: one wrong password from each of many addresses.
+	// Five failures spend the account's budget; the sixth address is refused
+	// before its password is checked. An account that does not exist
+	// answers the same, step by step.
+	attack := func(login string, net int) []string {
+		var seen []string
+		for i := range 7 {
+			res := signIn(from(env, fmt.Sprintf("203.0.%d.%d", net, i+1)), login, "guess"+strconv.Itoa(i))
+			seen = append(seen, fmt.Sprintf("%d %s retry-after:%t", res.Status, res.Message(), res.Header.Get("Retry-After") != ""))
+		}
+		return seen
+	}
+	owner, ghost := attack("OWNER", 113), attack("Ghost", 114)
+	for i := range owner {
+		want := "401 Invalid username or password retry-after:false"
+		if i >= 5 {
+			want = "429 Too many requests, please try again later retry-after:true"
+		}
+		if owner[i] != want {
+			t.Fatalf("owner's attempt %d: %q, want %q (all: %q)", i+1, owner[i], want, owner)
+		}
+		if ghost[i] != owner[i] {
+			t.Fatalf("attempt %d tells accounts apart: existing %q, missing %q", i+1, owner[i], ghost[i])
+		}
+	}
+	// Now the account is refused from anywhere until failures age out —
+	// the owner too: that is the slow global limit doing its job.
+	expectRateLimited(t, signIn(from(env, "198.51.100.50"), "owner", "secret123"), "the owner after the account's failure budget is spent")
+}
