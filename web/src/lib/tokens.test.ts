@@ -51,19 +51,6 @@ describe('tokens', () => {
     expect(getAccessToken()).toBe('a3');
   });
 
-  it('come back after a reload of the tab, and only from this tab’s sessionStorage', async () => {
-    setTokens({ token: 'a1', refreshToken: 'r1' });
-    window.dispatchEvent(new Event('pagehide'));
-    localStorage.setItem('fairplay.token', 'from-an-older-version');
-    vi.resetModules();
-    const reloaded = await import('./tokens');
-    expect(reloaded.getAccessToken()).toBe('a1');
-    expect(reloaded.getRefreshToken()).toBe('r1');
-    // Taken out again at once: a tab duplicated now starts signed out.
-    expect(stored().session).toEqual([null, null]);
-    reloaded.clearTokens();
-  });
-
   it('tell subscribers when they change, and only then', () => {
     const seen: string[] = [];
     const stop = subscribeTokens(() => seen.push(getRefreshToken() ?? 'none'));
@@ -75,5 +62,32 @@ describe('tokens', () => {
     stop();
     setTokens({ token: 'a3', refreshToken: 'r3' });
     expect(seen).toEqual(['r1', 'r2', 'none']);
+  });
+
+  // These two load the module again, whose copies stay subscribed to the page's events: keep them last.
+  it('come back after a reload of the tab from its sessionStorage', async () => {
+    setTokens({ token: 'a1', refreshToken: 'r1' });
+    window.dispatchEvent(new Event('pagehide'));
+    localStorage.setItem('fairplay.token', 'old-access');
+    localStorage.setItem('fairplay.refreshToken', 'old-refresh');
+    vi.resetModules();
+    const reloaded = await import('./tokens');
+    expect(reloaded.getAccessToken()).toBe('a1');
+    expect(reloaded.getRefreshToken()).toBe('r1');
+    // Taken out again at once (a tab duplicated now starts signed out), and
+    // what an older version left in localStorage is gone.
+    expect(stored()).toEqual({ session: [null, null], local: [null, null] });
+    reloaded.clearTokens();
+  });
+
+  it('are taken over once from the localStorage of an older version, which is emptied', async () => {
+    localStorage.setItem('fairplay.token', 'old-access');
+    localStorage.setItem('fairplay.refreshToken', 'old-refresh');
+    vi.resetModules();
+    const upgraded = await import('./tokens');
+    expect(upgraded.getAccessToken()).toBe('old-access');
+    expect(upgraded.getRefreshToken()).toBe('old-refresh');
+    expect(stored()).toEqual({ session: [null, null], local: [null, null] });
+    upgraded.clearTokens();
   });
 });

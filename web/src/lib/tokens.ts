@@ -12,7 +12,8 @@
 // goes to the background, and they are taken out again as soon as the page
 // is shown. A tab the browser duplicates, or opens from this one, while the
 // page is on screen therefore starts signed out instead of sharing this
-// tab's refresh token.
+// tab's refresh token. Tokens an older version left in localStorage are
+// taken over once and removed from there.
 
 const ACCESS_KEY = 'fairplay.token';
 const REFRESH_KEY = 'fairplay.refreshToken';
@@ -56,7 +57,27 @@ function unpark(): void {
   write(REFRESH_KEY, null);
 }
 
-/** load takes the tokens a reload of this tab left, and listens for the page being hidden or shown. */
+/**
+ * takeLegacy removes the tokens an older version of the app kept in
+ * localStorage, so that no refresh token stays on disk, and returns them.
+ */
+function takeLegacy(): [string | null, string | null] {
+  try {
+    const legacy = window.localStorage;
+    const pair: [string | null, string | null] = [legacy.getItem(ACCESS_KEY), legacy.getItem(REFRESH_KEY)];
+    legacy.removeItem(ACCESS_KEY);
+    legacy.removeItem(REFRESH_KEY);
+    return pair;
+  } catch {
+    return [null, null];
+  }
+}
+
+/**
+ * load takes the tokens a reload of this tab left (or, the first time, those
+ * an older version left in localStorage), and listens for the page being
+ * hidden or shown.
+ */
 function load(): void {
   if (typeof window === 'undefined') return;
   try {
@@ -64,6 +85,11 @@ function load(): void {
     refresh = storage()?.getItem(REFRESH_KEY) ?? null;
   } catch {
     access = refresh = null;
+  }
+  const [legacyAccess, legacyRefresh] = takeLegacy();
+  if (refresh === null && legacyRefresh !== null) {
+    access = legacyAccess;
+    refresh = legacyRefresh;
   }
   if (document.visibilityState === 'hidden') park();
   else unpark();
