@@ -146,10 +146,19 @@ describe('Mines', () => {
 
   it('shows the generic message when a call fails', async () => {
     vi.spyOn(console, 'error').mockImplementation(() => undefined);
-    gameApi({ 'POST /api/games/mines/start': () => json({ message: 'Insufficient balance' }, 400) });
+    gameApi({ 'POST /api/games/mines/start': () => json({ message: 'Something broke' }, 500) });
     const { user } = await open();
     await user.click(screen.getByRole('button', { name: 'Play' }));
     expect(await notifications().findByText('Something went wrong. Please try again.')).toBeInTheDocument();
+    expect(screen.getByRole('button', { name: 'Play' })).toBeEnabled();
+  });
+
+  it("shows the server's message when it refuses the bet (a halved stake under the minimum)", async () => {
+    vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    gameApi({ 'POST /api/games/mines/start': () => json({ message: 'The minimum bet is 0.1' }, 400) });
+    const { user } = await open();
+    await user.click(screen.getByRole('button', { name: 'Play' }));
+    expect(await notifications().findByText('The minimum bet is 0.1')).toBeInTheDocument();
     expect(screen.getByRole('button', { name: 'Play' })).toBeEnabled();
   });
 });
