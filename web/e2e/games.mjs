@@ -12,6 +12,7 @@ import assert from 'node:assert/strict';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
+import { watchCSP } from './csp.mjs';
 
 const baseURL = process.env.E2E_BASE_URL;
 if (!baseURL) {
@@ -351,19 +352,7 @@ try {
   const errors = [];
   page.on('pageerror', (err) => errors.push(err.message));
   // Content-Security-Policy violations count as page errors.
-  await context.exposeFunction('__fairplayCSPViolation', (v) => errors.push(`CSP: ${v}`));
-  await context.addInitScript(() => {
-    document.addEventListener('securitypolicyviolation', (e) => {
-      window.__fairplayCSPViolation(
-        `${e.effectiveDirective} blocked ${e.blockedURI || '(inline)'} in ${e.sourceFile}:${e.lineNumber}`,
-      );
-    });
-  });
-  page.on('console', (msg) => {
-    if (msg.type() === 'error' && /Content[- ]Security[- ]Policy|Permissions[- ]Policy/i.test(msg.text())) {
-      errors.push(`console: ${msg.text()}`);
-    }
-  });
+  await watchCSP(context, page, errors);
   const username = `games_${Date.now().toString(36)}`.slice(0, 20);
   await register(page, username);
   await signInForChecks(username);

@@ -6,6 +6,7 @@
 // CHROMIUM_PATH (default /usr/bin/chromium).
 import { mkdir, writeFile } from 'node:fs/promises';
 import { chromium } from 'playwright-core';
+import { watchCSP } from './csp.mjs';
 
 export const baseURL = process.env.E2E_BASE_URL;
 if (!baseURL) {
@@ -37,29 +38,6 @@ export function test(name, fn) {
 /** Saves a full-page screenshot when E2E_SCREENSHOTS is set. @param {import('playwright-core').Page} page @param {string} name */
 export async function snap(page, name) {
   if (shots) await page.screenshot({ path: `${shots}/${name}.png`, fullPage: true });
-}
-
-/**
- * Adds every Content-Security-Policy violation of the context's pages (and
- * console errors about the CSP or the Permissions-Policy) to errors.
- * @param {import('playwright-core').BrowserContext} context
- * @param {import('playwright-core').Page} page
- * @param {string[]} errors
- */
-export async function watchCSP(context, page, errors) {
-  await context.exposeFunction('__fairplayCSPViolation', (v) => errors.push(`CSP: ${v}`));
-  await context.addInitScript(() => {
-    document.addEventListener('securitypolicyviolation', (e) => {
-      window.__fairplayCSPViolation(
-        `${e.effectiveDirective} blocked ${e.blockedURI || '(inline)'} in ${e.sourceFile}:${e.lineNumber}`,
-      );
-    });
-  });
-  page.on('console', (msg) => {
-    if (msg.type() === 'error' && /Content[- ]Security[- ]Policy|Permissions[- ]Policy/i.test(msg.text())) {
-      errors.push(`console: ${msg.text()}`);
-    }
-  });
 }
 
 /** A new browser context (one "browser profile") on the server; errors collects page errors and CSP violations. */

@@ -9,6 +9,7 @@
 import assert from 'node:assert/strict';
 import { mkdir } from 'node:fs/promises';
 import { chromium } from 'playwright-core';
+import { watchCSP } from './csp.mjs';
 
 const baseURL = process.env.E2E_BASE_URL;
 if (!baseURL) {
@@ -35,31 +36,6 @@ const username = `e2e_${Date.now().toString(36)}`.slice(0, 20);
 const password = 'Sm0ke!test';
 let step = 0;
 
-/**
- * watchCSP records every Content-Security-Policy violation in the context's
- * pages (the securitypolicyviolation event, on every document it loads) and
- * every console error about the CSP or the Permissions-Policy.
- * @param {import('playwright-core').BrowserContext} context
- * @param {import('playwright-core').Page} page
- */
-async function watchCSP(context, page) {
-  const violations = [];
-  await context.exposeFunction('__fairplayCSPViolation', (v) => violations.push(v));
-  await context.addInitScript(() => {
-    document.addEventListener('securitypolicyviolation', (e) => {
-      window.__fairplayCSPViolation(
-        `${e.effectiveDirective} blocked ${e.blockedURI || '(inline)'} in ${e.sourceFile}:${e.lineNumber}`,
-      );
-    });
-  });
-  page.on('console', (msg) => {
-    if (msg.type() === 'error' && /Content[- ]Security[- ]Policy|Permissions[- ]Policy/i.test(msg.text())) {
-      violations.push(`console: ${msg.text()}`);
-    }
-  });
-  return violations;
-}
-
 /** @param {import('playwright-core').Page} page @param {string} name */
 async function snap(page, name) {
   step += 1;
@@ -75,7 +51,8 @@ try {
     const page = await context.newPage();
     const errors = [];
     page.on('pageerror', (err) => errors.push(err.message));
-    const violations = await watchCSP(context, page);
+    const violations = [];
+    await watchCSP(context, page, violations);
     const tag = `${viewport.width}px`;
     const user = viewport.width === 1280 ? username : `${username.slice(0, 16)}_m`;
 
@@ -157,7 +134,8 @@ try {
   {
     const context = await browser.newContext({ baseURL });
     const page = await context.newPage();
-    const violations = await watchCSP(context, page);
+    const violations = [];
+    await watchCSP(context, page, violations);
     await context.route('https://challenges.cloudflare.com/**', (route) =>
       route.request().resourceType() === 'script'
         ? route.fulfill({ contentType: 'text/javascript', body: 'window.__turnstileLoaded = true;' })
