@@ -1,0 +1,481 @@
+//go:build cluster
+
+package cluster_test
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	casinov1alpha1 "github.com/fairplay/fairplay/api/v1alpha1"
+	"github.com/fairplay/fairplay/internal/money"
+	"github.com/fairplay/fairplay/internal/postgres"
+	"github.com/fairplay/fairplay/internal/wallet"
+)
+
+// loadPlayers is how many players the load generator runs. The chart's
+// default registration limit is 10 per IP and hour, and every request
+// reaches the pods from the node's address: the smoke player and these stay
+// under it.
+const loadPlayers = 8
+
+// TestFairplayOnARealNode is one installation's life, in order: each step
+// needs the one before.
+func TestFairplayOnARealNode(t *testing.T) {
+	imageA, imageB := imageRepo+":"+tagA, imageRepo+":"+tagB
+	var base string
+	var players []*player
+
+	step := func(name string, long bool, fn func(t *testing.T)) {
+		if t.Failed() {
+			return
+		}
+		if long && short {
+			t.Logf("%s: skipped in the short form (FAIRPLAY_CLUSTER_SHORT)", name)
+			return
+		}
+		start := time.Now()
+		t.Run(name, fn)
+		t.Logf("%s: %s", name, time.Since(start).Round(time.Second))
+	}
+
+	step("README install", false, func(t *testing.T) {
+		for _, cmd := range readmeCommands(t) {
+			cmd = asWritten(t, cmd, tagA)
+			t.Logf("$ %s", cmd)
+			t.Log(strings.TrimSpace(sh(t, cmd)))
+		}
+		var ns corev1.Namespace
+		if err := kube.Get(context.Background(), client.ObjectKey{Name: namespace}, &ns); err != nil {
+			t.Fatal(err)
+		}
+		if ns.Labels["pod-security.kubernetes.io/enforce"] != "restricted" {
+			t.Fatalf("namespace %s is not labelled pod-security.kubernetes.io/enforce=restricted: %v", namespace, ns.Labels)
+		}
+		waitReady(t, imageA, 5*time.Minute)
+		c := getCasino(t)
+		if c.Status.LastMigration == nil || c.Status.LastMigration.Image != imageA {
+			t.Fatalf("lastMigration = %+v, want image %s", c.Status.LastMigration, imageA)
+		}
+		if ok, desc := jobSucceeded(t, c.Status.LastMigration.JobName); !ok {
+			t.Fatalf("migration job %s: %s", c.Status.LastMigration.JobName, desc)
+		}
+		d := deployment(t)
+		if d.Status.AvailableReplicas != *d.Spec.Replicas || d.Status.UpdatedReplicas != *d.Spec.Replicas {
+			t.Fatalf("deployment: %d available, %d updated of %d", d.Status.AvailableReplicas, d.Status.UpdatedReplicas, *d.Spec.Replicas)
+		}
+		// The pods run as the Dockerfile says: user 65532, read-only root.
+		var pods corev1.PodList
+		if err := kube.List(context.Background(), &pods, client.InNamespace(namespace)); err != nil {
+			t.Fatal(err)
+		}
+		running := 0
+		for _, p := range pods.Items {
+			if p.Status.Phase != corev1.PodRunning {
+				continue
+			}
+			running++
+			for _, ctr := range p.Spec.Containers {
+				sc := ctr.SecurityContext
+				if sc == nil || sc.ReadOnlyRootFilesystem == nil || !*sc.ReadOnlyRootFilesystem {
+					t.Errorf("pod %s container %s: root filesystem is writable", p.Name, ctr.Name)
+				}
+			}
+		}
+		if running < 2 {
+			t.Fatalf("%d pods running, want the operator and the servers", running)
+		}
+		base = serviceURL(t)
+		t.Logf("Service at %s", base)
+	})
+
+	step("a player registers, bets and cashes out through the Service", false, func(t *testing.T) {
+		p := newPlayer(t, base, "smoke")
+		p.register(t)
+		var dice struct {
+			BetID      string `json:"betId"`
+			NewBalance string `json:"newBalance"`
+		}
+		p.mustCall(t, "POST", "/api/games/dice", map[string]any{"betAmount": 1, "rollTarget": 50}, &dice)
+		if dice.BetID == "" {
+			t.Fatal("dice: no betId")
+		}
+		cashed := false
+		for round := 0; round < 25 && !cashed; round++ {
+			var st struct {
+				GameID string `json:"gameId"`
+			}
+			p.mustCall(t, "POST", "/api/games/mines/start", map[string]any{"betAmount": 1, "mineCount": 1}, &st)
+			var click struct {
+				HitMine bool `json:"hitMine"`
+			}
+			p.mustCall(t, "POST", "/api/games/mines/click", map[string]any{"gameId": st.GameID, "row": 2, "col": 2}, &click)
+			if click.HitMine {
+				continue
+			}
+			var out struct {
+				Success   bool   `json:"success"`
+				WinAmount string `json:"winAmount"`
+			}
+			p.mustCall(t, "POST", "/api/games/mines/cashout", map[string]any{"gameId": st.GameID}, &out)
+			if !out.Success {
+				t.Fatal("cashout: success false")
+			}
+			t.Logf("cashed out %s after %d rounds", out.WinAmount, round+1)
+			cashed = true
+		}
+		if !cashed {
+			t.Fatal("no safe first click in 25 one-mine rounds")
+		}
+		for i := range loadPlayers {
+			lp := newPlayer(t, base, fmt.Sprintf("load%d", i))
+			lp.register(t)
+			players = append(players, lp)
+		}
+	})
+
+	step("a Redis outage keeps every endpoint ready", true, func(t *testing.T) {
+		l := runLoad(players)
+		defer l.finish()
+		before := readyEndpoints(t)
+		pid := clusterPID(t, "redis")
+		if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+			t.Fatal(err)
+		}
+		stopped := time.Now()
+		minReady := before
+		for time.Since(stopped) < 15*time.Second {
+			minReady = min(minReady, readyEndpoints(t))
+			time.Sleep(time.Second)
+		}
+		if err := syscall.Kill(pid, syscall.SIGCONT); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(3 * time.Second)
+		t.Logf("Redis stopped 15s: ready endpoints %d before, at least %d during; load: %s", before, minReady, l.summary())
+		if minReady < before {
+			t.Errorf("a Redis outage took endpoints out of the Service: %d of %d left", minReady, before)
+		}
+	})
+
+	step("helm upgrade under load: migrations gate the roll, nothing fails, nothing is lost", false, func(t *testing.T) {
+		l := runLoad(players)
+		time.Sleep(5 * time.Second)
+		oldRS := currentReplicaSet(t)
+		start := time.Now()
+		sh(t, "helm upgrade "+release+" ./charts/fairplay -n "+namespace+" --reuse-values --set image.tag="+tagB)
+		waitReady(t, imageB, 5*time.Minute)
+		rolled := time.Since(start)
+		time.Sleep(5 * time.Second)
+		l.finish()
+		t.Logf("roll %s -> %s took %s; load: %s", tagA, tagB, rolled.Round(time.Second), l.summary())
+		l.assertNoFailures(t, "upgrade")
+		c := getCasino(t)
+		if c.Status.LastMigration == nil || c.Status.LastMigration.Image != imageB || c.Status.LastMigration.CompletionTime == nil {
+			t.Fatalf("lastMigration = %+v, want a completed migration of %s", c.Status.LastMigration, imageB)
+		}
+		newRS := currentReplicaSet(t)
+		if newRS.Name == oldRS.Name {
+			t.Fatalf("the Deployment did not roll (ReplicaSet %s)", newRS.Name)
+		}
+		if newRS.CreationTimestamp.Before(c.Status.LastMigration.CompletionTime) {
+			t.Errorf("the new ReplicaSet (%s) was made before the migration completed (%s)",
+				newRS.CreationTimestamp, c.Status.LastMigration.CompletionTime)
+		}
+		checkAcks(t, l)
+	})
+
+	step("an upgrade whose migration fails: the old version keeps serving, Degraded with the Job's reason", true, func(t *testing.T) {
+		l := runLoad(players)
+		defer func() {
+			if l != nil {
+				l.finish()
+			}
+		}()
+		sh(t, "helm upgrade "+release+" ./charts/fairplay -n "+namespace+" --reuse-values --set image.tag="+tagBroken)
+		eventually(t, 5*time.Minute, "Degraded MigrationFailed", func() (bool, string) {
+			c := getCasino(t)
+			d := condition(c, casinov1alpha1.ConditionDegraded)
+			if d == nil {
+				return false, "no Degraded condition"
+			}
+			return d.Status == metav1.ConditionTrue && d.Reason == string(casinov1alpha1.ReasonMigrationFailed),
+				fmt.Sprintf("Degraded=%s %s: %s", d.Status, d.Reason, d.Message)
+		})
+		c := getCasino(t)
+		d := condition(c, casinov1alpha1.ConditionDegraded)
+		t.Logf("Degraded: %s: %s", d.Reason, d.Message)
+		if !strings.Contains(d.Message, "migrat") {
+			t.Errorf("Degraded message does not name the migration: %q", d.Message)
+		}
+		if c.Status.CurrentImage != imageB {
+			t.Errorf("currentImage = %s, want %s still serving", c.Status.CurrentImage, imageB)
+		}
+		dep := deployment(t)
+		if img := dep.Spec.Template.Spec.Containers[0].Image; img != imageB || dep.Status.AvailableReplicas != *dep.Spec.Replicas {
+			t.Errorf("deployment: image %s, %d of %d available; want %s fully available", img, dep.Status.AvailableReplicas, *dep.Spec.Replicas, imageB)
+		}
+		time.Sleep(5 * time.Second)
+		l.finish()
+		t.Logf("load while the migration failed: %s", l.summary())
+		l.assertNoFailures(t, "failed migration")
+		checkAcks(t, l)
+		l = nil
+		sh(t, "helm upgrade "+release+" ./charts/fairplay -n "+namespace+" --reuse-values --set image.tag="+tagB)
+		waitReady(t, imageB, 3*time.Minute)
+		eventually(t, time.Minute, "Degraded cleared", func() (bool, string) {
+			d := condition(getCasino(t), casinov1alpha1.ConditionDegraded)
+			return d == nil || d.Status == metav1.ConditionFalse, fmt.Sprintf("%+v", d)
+		})
+	})
+
+	step("forced signing-key rotation under load: no 401 for tokens in flight", true, func(t *testing.T) {
+		l := runLoad(players)
+		before := getCasino(t).Status.ActiveKeyID
+		sh(t, "kubectl -n "+namespace+" annotate casino/"+casinoName+" "+casinov1alpha1.AnnotationRotateKeys+"=now --overwrite")
+		var added string
+		eventually(t, time.Minute, "a second key", func() (bool, string) {
+			c := getCasino(t)
+			for _, id := range c.Status.KeyIDs {
+				if id != before {
+					added = id
+				}
+			}
+			return added != "", fmt.Sprintf("keys %v", c.Status.KeyIDs)
+		})
+		// New tokens are signed with the new key once it is active
+		// everywhere; until then with the old one.
+		probe := players[0]
+		eventually(t, 6*time.Minute, "tokens signed with "+added, func() (bool, string) {
+			var out struct{ Token, RefreshToken string }
+			st, raw, err := probe.call(context.Background(), "POST", "/api/auth/refresh", map[string]any{"refreshToken": probe.refreshToken}, &out)
+			if err != nil || st != 200 {
+				t.Fatalf("refresh: %d %s %v", st, raw, err)
+			}
+			probe.token, probe.refreshToken, probe.tokenAt = out.Token, out.RefreshToken, time.Now()
+			kid := tokenKid(t, out.Token)
+			return kid == added, "signed with " + kid
+		})
+		time.Sleep(10 * time.Second)
+		l.finish()
+		t.Logf("rotation %s -> %s; load: %s", before, added, l.summary())
+		l.assertNoFailures(t, "key rotation")
+	})
+
+	step("drift is reverted: a hand-edited Deployment, a deleted Secret", true, func(t *testing.T) {
+		ctx := context.Background()
+		d := deployment(t)
+		want := *d.Spec.Replicas
+		sh(t, fmt.Sprintf("kubectl -n %s scale deployment/%s --replicas=%d", namespace, casinoName, want+3))
+		eventually(t, time.Minute, "replicas reverted", func() (bool, string) {
+			r := *deployment(t).Spec.Replicas
+			return r == want, fmt.Sprintf("replicas %d", r)
+		})
+		sh(t, "kubectl -n "+namespace+` set env deployment/`+casinoName+` FAIRPLAY_LOG_LEVEL=debug`)
+		eventually(t, time.Minute, "env reverted", func() (bool, string) {
+			for _, e := range deployment(t).Spec.Template.Spec.Containers[0].Env {
+				if e.Name == "FAIRPLAY_LOG_LEVEL" && e.Value == "debug" {
+					return false, "FAIRPLAY_LOG_LEVEL=debug still set"
+				}
+			}
+			return true, ""
+		})
+		secretName := getCasino(t).Status.SigningKeysSecret
+		var s corev1.Secret
+		if err := kube.Get(ctx, client.ObjectKey{Namespace: namespace, Name: secretName}, &s); err != nil {
+			t.Fatal(err)
+		}
+		oldUID := s.UID
+		sh(t, "kubectl -n "+namespace+" delete secret "+secretName)
+		eventually(t, time.Minute, "signing-key Secret recreated", func() (bool, string) {
+			var s corev1.Secret
+			err := kube.Get(ctx, client.ObjectKey{Namespace: namespace, Name: secretName}, &s)
+			return err == nil && s.UID != oldUID && len(s.Data) > 0, fmt.Sprintf("%v", err)
+		})
+		waitReady(t, imageB, 3*time.Minute)
+	})
+
+	step("the operator killed mid-roll is replaced and finishes the roll", true, func(t *testing.T) {
+		sh(t, "helm upgrade "+release+" ./charts/fairplay -n "+namespace+" --reuse-values --set image.tag="+tagA)
+		eventually(t, 2*time.Minute, "the roll to "+imageA+" under way", func() (bool, string) {
+			c := getCasino(t)
+			p := condition(c, casinov1alpha1.ConditionProgressing)
+			return p != nil && p.Status == metav1.ConditionTrue, fmt.Sprintf("%+v", p)
+		})
+		out := sh(t, "kubectl -n "+namespace+" delete pod -l app.kubernetes.io/component=operator --wait=false")
+		t.Log(strings.TrimSpace(out))
+		waitReady(t, imageA, 5*time.Minute)
+		for _, p := range players {
+			p.token = ""
+		}
+	})
+
+	step("helm uninstall removes everything but the database", false, func(t *testing.T) {
+		ctx := context.Background()
+		sh(t, "helm uninstall "+release+" -n "+namespace+" --wait --timeout 5m")
+		eventually(t, 3*time.Minute, "the installation gone", func() (bool, string) {
+			var left []string
+			var casinos casinov1alpha1.CasinoList
+			if err := kube.List(ctx, &casinos, client.InNamespace(namespace)); err != nil && !apierrors.IsNotFound(err) {
+				return false, err.Error()
+			}
+			for _, c := range casinos.Items {
+				left = append(left, "casino/"+c.Name)
+			}
+			var deps appsv1.DeploymentList
+			_ = kube.List(ctx, &deps, client.InNamespace(namespace))
+			for _, d := range deps.Items {
+				left = append(left, "deployment/"+d.Name)
+			}
+			var pods corev1.PodList
+			_ = kube.List(ctx, &pods, client.InNamespace(namespace))
+			for _, p := range pods.Items {
+				left = append(left, "pod/"+p.Name)
+			}
+			var svcs corev1.ServiceList
+			_ = kube.List(ctx, &svcs, client.InNamespace(namespace))
+			for _, s := range svcs.Items {
+				left = append(left, "service/"+s.Name)
+			}
+			var secrets corev1.SecretList
+			_ = kube.List(ctx, &secrets, client.InNamespace(namespace))
+			for _, s := range secrets.Items {
+				// The Secrets the README had the user create are theirs.
+				if s.Name != "fairplay-db" && s.Name != "fairplay-redis" {
+					left = append(left, "secret/"+s.Name)
+				}
+			}
+			return len(left) == 0, strings.Join(left, " ")
+		})
+		pool := adminPool(t)
+		var users int
+		if err := pool.QueryRow(ctx, "SELECT count(*) FROM users").Scan(&users); err != nil {
+			t.Fatal(err)
+		}
+		if users < 1+loadPlayers {
+			t.Fatalf("database has %d users after uninstall, want the %d players kept", users, 1+loadPlayers)
+		}
+		verifyLedger(t)
+		sh(t, "kubectl delete namespace "+namespace+" --wait=true --timeout=2m")
+	})
+}
+
+// runLoad starts the registered players playing.
+func runLoad(players []*player) *load {
+	l := &load{statuses: map[int]int{}, stop: make(chan struct{})}
+	for i, p := range players {
+		l.wg.Add(1)
+		go func() {
+			defer l.wg.Done()
+			l.play(p, uint64(i))
+		}()
+	}
+	return l
+}
+
+// currentReplicaSet is the Deployment's ReplicaSet with the highest
+// revision.
+func currentReplicaSet(t testing.TB) *appsv1.ReplicaSet {
+	t.Helper()
+	var list appsv1.ReplicaSetList
+	if err := kube.List(context.Background(), &list, client.InNamespace(namespace),
+		client.MatchingLabels{"app.kubernetes.io/component": "server"}); err != nil {
+		t.Fatal(err)
+	}
+	var best *appsv1.ReplicaSet
+	bestRev := -1
+	for i := range list.Items {
+		var rev int
+		_, _ = fmt.Sscan(list.Items[i].Annotations["deployment.kubernetes.io/revision"], &rev)
+		if rev > bestRev {
+			best, bestRev = &list.Items[i], rev
+		}
+	}
+	if best == nil {
+		t.Fatal("no ReplicaSet of the server")
+	}
+	return best
+}
+
+func adminPool(t testing.TB) *pgxpool.Pool {
+	t.Helper()
+	pool, err := pgxpool.New(context.Background(), adminDBURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	return pool
+}
+
+// checkAcks fails unless every bet the load got a 200 for is in the
+// database, settled, with the payout it was answered, and the ledger
+// audit is clean.
+func checkAcks(t testing.TB, l *load) {
+	t.Helper()
+	ctx := context.Background()
+	pool := adminPool(t)
+	missing, wrong := 0, 0
+	for _, a := range l.acks {
+		var payout int64
+		var status string
+		err := pool.QueryRow(ctx, "SELECT payout, status FROM bets WHERE id = $1", a.id).Scan(&payout, &status)
+		if err != nil {
+			missing++
+			if missing <= 5 {
+				t.Errorf("acknowledged bet %s: %v", a.id, err)
+			}
+			continue
+		}
+		want, err := money.Parse(a.payout.String())
+		if err != nil || int64(want) != payout || status != "settled" {
+			wrong++
+			if wrong <= 5 {
+				t.Errorf("bet %s: answered payout %s, stored %d (%s)", a.id, a.payout, payout, status)
+			}
+		}
+	}
+	t.Logf("%d acknowledged bets checked: %d missing, %d differ", len(l.acks), missing, wrong)
+	verifyLedger(t)
+}
+
+// verifyLedger runs the ledger audit (`fairplay ledger verify`).
+func verifyLedger(t testing.TB) {
+	t.Helper()
+	pool := adminPool(t)
+	r, err := wallet.Verify(context.Background(), postgres.NewLedgerStore(pool))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.Clean() {
+		t.Fatalf("ledger verify: %+v", r)
+	}
+}
+
+// tokenKid is the key id in an access token's header.
+func tokenKid(t testing.TB, token string) string {
+	t.Helper()
+	head, _, _ := strings.Cut(token, ".")
+	raw, err := base64.RawURLEncoding.DecodeString(head)
+	if err != nil {
+		t.Fatalf("token header: %v", err)
+	}
+	var h struct {
+		Kid string `json:"kid"`
+	}
+	if err := json.Unmarshal(raw, &h); err != nil {
+		t.Fatalf("token header: %v", err)
+	}
+	return h.Kid
+}
