@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -20,6 +21,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	casinov1alpha1 "github.com/fairplay/fairplay/api/v1alpha1"
+	"github.com/fairplay/fairplay/internal/accounts"
 	"github.com/fairplay/fairplay/internal/money"
 	"github.com/fairplay/fairplay/internal/postgres"
 	"github.com/fairplay/fairplay/internal/wallet"
@@ -54,6 +56,9 @@ func TestFairplayOnARealNode(t *testing.T) {
 	step("README install", false, func(t *testing.T) {
 		for _, cmd := range readmeCommands(t) {
 			cmd = asWritten(t, cmd, tagA)
+			if strings.HasPrefix(cmd, "helm install") {
+				restoreSigningKey(t, time.Now().Add(-2*time.Hour))
+			}
 			t.Logf("$ %s", cmd)
 			t.Log(strings.TrimSpace(sh(t, cmd)))
 		}
@@ -241,33 +246,31 @@ func TestFairplayOnARealNode(t *testing.T) {
 		})
 	})
 
+	step("scheduled signing-key rotation under load: no 401 for tokens in flight", true, func(t *testing.T) {
+		l := runLoad(players)
+		before := getCasino(t).Status.KeyIDs
+		// The restored key is two hours old: an interval of one hour makes
+		// it due now, and the operator's schedule (not the annotation)
+		// rotates it.
+		sh(t, "helm upgrade "+release+" ./charts/fairplay -n "+namespace+" --reuse-values --set casino.signingKeys.rotationInterval=1h")
+		added := waitNewKey(t, before)
+		out := sh(t, "kubectl -n "+namespace+" get events --field-selector reason=SigningKeyRotated -o jsonpath='{range .items[*]}{.note}{.message}{\"\\n\"}{end}'")
+		if !strings.Contains(out, "rotation interval 1h0m0s elapsed") {
+			t.Errorf("no SigningKeyRotated event for the interval: %q", out)
+		}
+		waitSignedWith(t, players[0], added)
+		time.Sleep(10 * time.Second)
+		l.finish()
+		t.Logf("scheduled rotation %v -> %s; load: %s", before, added, l.summary())
+		l.assertNoFailures(t, "scheduled key rotation")
+	})
+
 	step("forced signing-key rotation under load: no 401 for tokens in flight", true, func(t *testing.T) {
 		l := runLoad(players)
-		before := getCasino(t).Status.ActiveKeyID
+		before := getCasino(t).Status.KeyIDs
 		sh(t, "kubectl -n "+namespace+" annotate casino/"+casinoName+" "+casinov1alpha1.AnnotationRotateKeys+"=now --overwrite")
-		var added string
-		eventually(t, time.Minute, "a second key", func() (bool, string) {
-			c := getCasino(t)
-			for _, id := range c.Status.KeyIDs {
-				if id != before {
-					added = id
-				}
-			}
-			return added != "", fmt.Sprintf("keys %v", c.Status.KeyIDs)
-		})
-		// New tokens are signed with the new key once it is active
-		// everywhere; until then with the old one.
-		probe := players[0]
-		eventually(t, 6*time.Minute, "tokens signed with "+added, func() (bool, string) {
-			var out struct{ Token, RefreshToken string }
-			st, raw, err := probe.call(context.Background(), "POST", "/api/auth/refresh", map[string]any{"refreshToken": probe.refreshToken}, &out)
-			if err != nil || st != 200 {
-				t.Fatalf("refresh: %d %s %v", st, raw, err)
-			}
-			probe.token, probe.refreshToken, probe.tokenAt = out.Token, out.RefreshToken, time.Now()
-			kid := tokenKid(t, out.Token)
-			return kid == added, "signed with " + kid
-		})
+		added := waitNewKey(t, before)
+		waitSignedWith(t, players[0], added)
 		time.Sleep(10 * time.Second)
 		l.finish()
 		t.Logf("rotation %s -> %s; load: %s", before, added, l.summary())
@@ -461,6 +464,58 @@ func verifyLedger(t testing.TB) {
 	if !r.Clean() {
 		t.Fatalf("ledger verify: %+v", r)
 	}
+}
+
+// waitNewKey waits for a signing key that is not in before and returns
+// its id.
+func waitNewKey(t testing.TB, before []string) string {
+	t.Helper()
+	var added string
+	eventually(t, 2*time.Minute, "a new signing key", func() (bool, string) {
+		c := getCasino(t)
+		for _, id := range c.Status.KeyIDs {
+			if !slices.Contains(before, id) {
+				added = id
+			}
+		}
+		return added != "", fmt.Sprintf("keys %v", c.Status.KeyIDs)
+	})
+	return added
+}
+
+// waitSignedWith waits until new tokens are signed with kid: a key signs
+// only once every replica can verify it (its activation delay), and until
+// then tokens keep the old key. It renews p's tokens on the way.
+func waitSignedWith(t testing.TB, p *player, kid string) {
+	t.Helper()
+	eventually(t, 6*time.Minute, "tokens signed with "+kid, func() (bool, string) {
+		var out struct{ Token, RefreshToken string }
+		st, raw, err := p.call(context.Background(), "POST", "/api/auth/refresh", map[string]any{"refreshToken": p.refreshToken}, &out)
+		if err != nil || st != 200 {
+			t.Fatalf("refresh: %d %s %v", st, raw, err)
+		}
+		p.token, p.refreshToken, p.tokenAt = out.Token, out.RefreshToken, time.Now()
+		got := tokenKid(t, out.Token)
+		return got == kid, "signed with " + got
+	})
+}
+
+// restoreSigningKey creates the Casino's signing-key Secret with one key
+// made at created, as restoring keys from a backup would: the operator
+// adopts it. An old key lets the suite see a scheduled rotation without
+// waiting an interval.
+func restoreSigningKey(t testing.TB, created time.Time) {
+	t.Helper()
+	kid, pemBytes, err := accounts.GenerateKey(created.UTC())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: casinoName + "-signing-keys"},
+		Data: map[string][]byte{kid + ".pem": pemBytes}}
+	if err := kube.Create(context.Background(), s); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("restored signing key %s", kid)
 }
 
 // tokenKid is the key id in an access token's header.
