@@ -103,6 +103,14 @@ envtest: ## build kube-apiserver for envtest into bin/envtest (once) and link De
 test-operator: ## the operator's envtest suite (real kube-apiserver and etcd)
 	KUBEBUILDER_ASSETS="$$(hack/envtest.sh)" go test -count=1 ./api/... ./internal/controller/... ./cmd/operator/...
 
+.PHONY: test-cluster
+test-cluster: ## Fairplay on a real one-node cluster: helm install, upgrades under load, rotation, drift (root; FAIRPLAY_CLUSTER_SHORT=1 for the short form in make test)
+	hack/cluster-test.sh
+
+.PHONY: cluster
+cluster: ## start the one-node cluster and leave it running (prints KUBECONFIG; `hack/cluster.sh down` stops it)
+	hack/cluster.sh up
+
 .PHONY: helm-test
 helm-test: ## helm lint, helm template (default and full values), schema rejection, chart copies fresh
 	hack/helm-test.sh

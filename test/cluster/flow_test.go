@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -32,6 +33,10 @@ import (
 // reaches the pods from the node's address: the smoke player and these stay
 // under it.
 const loadPlayers = 8
+
+// runID makes this run's player names new (the database outlives an
+// installation).
+var runID = strconv.FormatInt(time.Now().Unix()%1e6, 36)
 
 // TestFairplayOnARealNode is one installation's life, in order: each step
 // needs the one before.
@@ -107,11 +112,11 @@ func TestFairplayOnARealNode(t *testing.T) {
 	})
 
 	step("a player registers, bets and cashes out through the Service", false, func(t *testing.T) {
-		p := newPlayer(t, base, "smoke")
+		p := newPlayer(t, base, "smoke"+runID)
 		p.register(t)
 		var dice struct {
-			BetID      string `json:"betId"`
-			NewBalance string `json:"newBalance"`
+			BetID      string      `json:"betId"`
+			NewBalance json.Number `json:"newBalance"`
 		}
 		p.mustCall(t, "POST", "/api/games/dice", map[string]any{"betAmount": 1, "rollTarget": 50}, &dice)
 		if dice.BetID == "" {
@@ -131,8 +136,8 @@ func TestFairplayOnARealNode(t *testing.T) {
 				continue
 			}
 			var out struct {
-				Success   bool   `json:"success"`
-				WinAmount string `json:"winAmount"`
+				Success   bool        `json:"success"`
+				WinAmount json.Number `json:"winAmount"`
 			}
 			p.mustCall(t, "POST", "/api/games/mines/cashout", map[string]any{"gameId": st.GameID}, &out)
 			if !out.Success {
@@ -145,7 +150,7 @@ func TestFairplayOnARealNode(t *testing.T) {
 			t.Fatal("no safe first click in 25 one-mine rounds")
 		}
 		for i := range loadPlayers {
-			lp := newPlayer(t, base, fmt.Sprintf("load%d", i))
+			lp := newPlayer(t, base, fmt.Sprintf("load%s%d", runID, i))
 			lp.register(t)
 			players = append(players, lp)
 		}

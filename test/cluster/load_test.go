@@ -35,6 +35,7 @@ type player struct {
 	csrf, token  string
 	refreshToken string
 	tokenAt      time.Time
+	minesGame    string // a Mines round still running
 }
 
 func newPlayer(t testing.TB, base, name string) *player {
@@ -207,33 +208,42 @@ func (l *load) play(p *player, seed uint64) {
 				ID     string      `json:"betId"`
 				Payout json.Number `json:"winAmount"`
 			}
-			if l.do(p, "POST", "/api/games/dice", map[string]any{"betAmount": 0.01, "rollTarget": 50}, &bet) {
+			if l.do(p, "POST", "/api/games/dice", map[string]any{"betAmount": 0.1, "rollTarget": 50}, &bet) {
 				l.mu.Lock()
 				l.acks = append(l.acks, ack{id: bet.ID, game: "dice", payout: bet.Payout})
 				l.mu.Unlock()
 			}
 		}
-		time.Sleep(time.Duration(5+rng.IntN(20)) * time.Millisecond)
+		time.Sleep(time.Duration(10+rng.IntN(20)) * time.Millisecond)
 	}
 }
 
 // mines plays one round: start, reveal one tile, cash out unless it hit.
+// A round a failed request left running is cashed out first (a 409 for the
+// next start would only repeat that failure).
 func (l *load) mines(p *player, rng *rand.Rand) {
+	if p.minesGame != "" {
+		if l.do(p, "POST", "/api/games/mines/cashout", map[string]any{"gameId": p.minesGame}, nil) {
+			p.minesGame = ""
+		}
+		return
+	}
 	var st struct {
 		GameID string `json:"gameId"`
 	}
-	if !l.do(p, "POST", "/api/games/mines/start", map[string]any{"betAmount": 0.01, "mineCount": 3}, &st) {
+	if !l.do(p, "POST", "/api/games/mines/start", map[string]any{"betAmount": 0.1, "mineCount": 3}, &st) {
 		return
 	}
 	var r struct {
 		HitMine  bool `json:"hitMine"`
 		GameOver bool `json:"gameOver"`
 	}
+	p.minesGame = st.GameID
 	if !l.do(p, "POST", "/api/games/mines/click", map[string]any{"gameId": st.GameID, "row": rng.IntN(5), "col": rng.IntN(5)}, &r) {
 		return
 	}
-	if !r.HitMine && !r.GameOver {
-		l.do(p, "POST", "/api/games/mines/cashout", map[string]any{"gameId": st.GameID}, nil)
+	if r.HitMine || r.GameOver || l.do(p, "POST", "/api/games/mines/cashout", map[string]any{"gameId": st.GameID}, nil) {
+		p.minesGame = ""
 	}
 }
 
