@@ -65,6 +65,9 @@ if [ -f web/package.json ]; then
   hack/e2e.sh || status=1
 fi
 
+step "real node: the short form of make test-cluster (one-node cluster, helm install, upgrade under load, uninstall)"
+FAIRPLAY_CLUSTER_SHORT=1 hack/cluster-test.sh || status=1
+
 step "summary"
 python3 hack/test-summary.py .data/test || status=1
 exit $status

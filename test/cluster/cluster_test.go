@@ -55,6 +55,9 @@ var (
 	tagA, tagB, tagBroken             string
 	databaseURL, redisURL, adminDBURL string
 	short                             bool
+	// skip matches the names of steps to leave out while working on the
+	// suite (FAIRPLAY_CLUSTER_SKIP); later steps may need earlier ones.
+	skip *regexp.Regexp
 )
 
 func TestMain(m *testing.M) {
@@ -74,6 +77,9 @@ func TestMain(m *testing.M) {
 	databaseURL, redisURL = must("FAIRPLAY_CLUSTER_DATABASE_URL"), must("FAIRPLAY_CLUSTER_REDIS_URL")
 	adminDBURL = must("FAIRPLAY_CLUSTER_DATABASE_ADMIN_URL")
 	short = os.Getenv("FAIRPLAY_CLUSTER_SHORT") != ""
+	if re := os.Getenv("FAIRPLAY_CLUSTER_SKIP"); re != "" {
+		skip = regexp.MustCompile(re)
+	}
 	cmdEnv = append(os.Environ(), "KUBECONFIG="+kubeconfig,
 		"PATH="+bins+":"+filepath.Join(repoRoot, "bin")+":"+os.Getenv("PATH"))
 
