@@ -295,15 +295,27 @@ func TestFairplayOnARealNode(t *testing.T) {
 			r := *deployment(t).Spec.Replicas
 			return r == want, fmt.Sprintf("replicas %d", r)
 		})
-		sh(t, "kubectl -n "+namespace+` set env deployment/`+casinoName+` FAIRPLAY_LOG_LEVEL=debug`)
-		eventually(t, time.Minute, "env reverted", func() (bool, string) {
-			for _, e := range deployment(t).Spec.Template.Spec.Containers[0].Env {
-				if e.Name == "FAIRPLAY_LOG_LEVEL" && e.Value == "debug" {
-					return false, "FAIRPLAY_LOG_LEVEL=debug still set"
+		// A hand edit of what the operator manages (server-side apply: the
+		// fields it owns) is undone: the image and an environment value.
+		// Fields it does not manage, such as an extra variable, stay.
+		spec := getCasino(t).Spec.Image
+		other := imageA
+		if spec == imageA {
+			other = imageB
+		}
+		ctr := deployment(t).Spec.Template.Spec.Containers[0].Name
+		sh(t, "kubectl -n "+namespace+" set image deployment/"+casinoName+" "+ctr+"="+other)
+		sh(t, "kubectl -n "+namespace+" set env deployment/"+casinoName+" FAIRPLAY_METRICS_ADDR=:9091")
+		eventually(t, time.Minute, "image and env reverted", func() (bool, string) {
+			c := deployment(t).Spec.Template.Spec.Containers[0]
+			for _, e := range c.Env {
+				if e.Name == "FAIRPLAY_METRICS_ADDR" && e.Value == ":9091" {
+					return false, "FAIRPLAY_METRICS_ADDR=:9091 still set"
 				}
 			}
-			return true, ""
+			return c.Image == spec, "image " + c.Image
 		})
+		waitReady(t, spec, 3*time.Minute)
 		secretName := getCasino(t).Status.SigningKeysSecret
 		var s corev1.Secret
 		if err := kube.Get(ctx, client.ObjectKey{Namespace: namespace, Name: secretName}, &s); err != nil {
@@ -316,7 +328,7 @@ func TestFairplayOnARealNode(t *testing.T) {
 			err := kube.Get(ctx, client.ObjectKey{Namespace: namespace, Name: secretName}, &s)
 			return err == nil && s.UID != oldUID && len(s.Data) > 0, fmt.Sprintf("%v", err)
 		})
-		waitReady(t, imageB, 3*time.Minute)
+		waitReady(t, spec, 3*time.Minute)
 	})
 
 	step("the operator killed mid-roll is replaced and finishes the roll", true, func(t *testing.T) {
