@@ -76,7 +76,9 @@ func New(ctx context.Context, cfg settings.Config, log *slog.Logger, o Options) 
 		a.Close()
 		return nil, err
 	}
-	if a.Keys, err = accounts.LoadKeySet(cfg.SigningKeysDir, accounts.KeySetOptions{Logger: log, Now: o.Now}); err != nil {
+	if a.Keys, err = accounts.LoadKeySet(cfg.SigningKeysDir, accounts.KeySetOptions{
+		ActivationDelay: cfg.SigningKeyActivationDelay, Logger: log, Now: o.Now,
+	}); err != nil {
 		a.Close()
 		return nil, err
 	}

@@ -66,3 +66,21 @@ func TestBadAccountSettingsAreRefused(t *testing.T) {
 		}
 	}
 }
+
+func TestSigningKeyActivationDelay(t *testing.T) {
+	t.Parallel()
+	c, err := load(nil)
+	if err != nil || c.SigningKeyActivationDelay != 3*time.Minute {
+		t.Fatalf("default activation delay %v (%v), want 3m", c.SigningKeyActivationDelay, err)
+	}
+	c, err = load(map[string]string{"FAIRPLAY_SIGNING_KEY_ACTIVATION_DELAY": "5m"})
+	if err != nil || c.SigningKeyActivationDelay != 5*time.Minute {
+		t.Fatalf("activation delay 5m: %v (%v)", c.SigningKeyActivationDelay, err)
+	}
+	for _, bad := range []string{"0s", "-1m", "soon", "11m"} {
+		_, err := load(map[string]string{"FAIRPLAY_SIGNING_KEY_ACTIVATION_DELAY": bad})
+		if err == nil || !strings.Contains(err.Error(), "FAIRPLAY_SIGNING_KEY_ACTIVATION_DELAY") {
+			t.Errorf("activation delay %q: %v", bad, err)
+		}
+	}
+}
