@@ -83,6 +83,13 @@ type Config struct {
 	LogFormat string
 	// ShutdownTimeout bounds graceful shutdown (FAIRPLAY_SHUTDOWN_TIMEOUT, default 20s).
 	ShutdownTimeout time.Duration
+	// Readiness: the server pings Postgres every ReadinessInterval
+	// (FAIRPLAY_READINESS_INTERVAL, default 2s); /readyz turns 503 after
+	// ReadinessFailures failed pings in a row (FAIRPLAY_READINESS_FAILURES,
+	// default 3) and 200 again after ReadinessSuccesses answered ones
+	// (FAIRPLAY_READINESS_SUCCESSES, default 2). Redis is not part of it.
+	ReadinessInterval                     time.Duration
+	ReadinessFailures, ReadinessSuccesses int
 }
 
 // Rate is a limit of N events per Period; N == 0 means unlimited.
@@ -146,6 +153,13 @@ func Load(lookup func(string) (string, bool)) (Config, error) {
 		}
 		return r
 	}
+	count := func(name, def string, maxN int) int {
+		n, err := strconv.Atoi(get(name, def))
+		if err != nil || n < 1 || n > maxN {
+			errs = append(errs, fmt.Errorf("%s: want a whole number from 1 to %d", name, maxN))
+		}
+		return n
+	}
 	boolean := func(name string, def bool) bool {
 		v, ok := lookup(name)
 		if !ok || v == "" {
@@ -184,6 +198,9 @@ func Load(lookup func(string) (string, bool)) (Config, error) {
 		LogLevel:                  get("FAIRPLAY_LOG_LEVEL", "info"),
 		LogFormat:                 get("FAIRPLAY_LOG_FORMAT", "json"),
 		ShutdownTimeout:           dur("FAIRPLAY_SHUTDOWN_TIMEOUT", "20s"),
+		ReadinessInterval:         dur("FAIRPLAY_READINESS_INTERVAL", "2s"),
+		ReadinessFailures:         count("FAIRPLAY_READINESS_FAILURES", "3", 100),
+		ReadinessSuccesses:        count("FAIRPLAY_READINESS_SUCCESSES", "2", 100),
 	}
 	// The per-username limit counted every attempt, so anyone could lock an
 	// owner out; refuse to start rather than silently drop a setting an

@@ -84,3 +84,32 @@ func TestSigningKeyActivationDelay(t *testing.T) {
 		}
 	}
 }
+
+func TestReadinessSettings(t *testing.T) {
+	t.Parallel()
+	c, err := load(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.ReadinessInterval != 2*time.Second || c.ReadinessFailures != 3 || c.ReadinessSuccesses != 2 {
+		t.Errorf("readiness every %v, down after %d, up after %d; want 2s, 3, 2", c.ReadinessInterval, c.ReadinessFailures, c.ReadinessSuccesses)
+	}
+	c, err = load(map[string]string{"FAIRPLAY_READINESS_INTERVAL": "500ms",
+		"FAIRPLAY_READINESS_FAILURES": "5", "FAIRPLAY_READINESS_SUCCESSES": "1"})
+	if err != nil || c.ReadinessInterval != 500*time.Millisecond || c.ReadinessFailures != 5 || c.ReadinessSuccesses != 1 {
+		t.Fatalf("overrides: %v %d %d (%v)", c.ReadinessInterval, c.ReadinessFailures, c.ReadinessSuccesses, err)
+	}
+	for name, env := range map[string]map[string]string{
+		"a zero readiness interval": {"FAIRPLAY_READINESS_INTERVAL": "0s"},
+		"zero failures":             {"FAIRPLAY_READINESS_FAILURES": "0"},
+		"a fractional success":      {"FAIRPLAY_READINESS_SUCCESSES": "1.5"},
+		"a huge failure count":      {"FAIRPLAY_READINESS_FAILURES": "1000"},
+	} {
+		_, err := load(env)
+		for k := range env {
+			if err == nil || !strings.Contains(err.Error(), k) {
+				t.Errorf("%s: %v, want an error naming %s", name, err, k)
+			}
+		}
+	}
+}
