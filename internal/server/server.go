@@ -2,7 +2,7 @@
 // tracing, metrics, access logs, client address), the Connect and /api
 // routes, health and readiness probes (readiness from background Postgres
 // checks with hysteresis), Prometheus metrics and the embedded web app, with
-// graceful shutdown.
+// a graceful drain and shutdown.
 package server
 
 import (
@@ -91,6 +91,7 @@ func New(d Deps) *Server {
 	h = s.recoverer(h)
 	h = requestID(h)
 	h = securityHeaders(d.SecureCookies, h)
+	h = s.closeWhileDraining(h)
 	s.handler = h
 
 	internal := http.NewServeMux()
@@ -121,9 +122,28 @@ func (s *Server) Run(ctx context.Context) {
 	wg.Wait()
 }
 
+// Drain is how Serve stops.
+type Drain struct {
+	// Delay is how long the server keeps serving, not ready, after ctx is
+	// cancelled: long enough for load balancers and kube-proxy to stop
+	// sending it new requests (FAIRPLAY_DRAIN_DELAY).
+	Delay time.Duration
+	// ShutdownTimeout bounds the wait for in-flight requests afterwards
+	// (FAIRPLAY_SHUTDOWN_TIMEOUT).
+	ShutdownTimeout time.Duration
+}
+
 // Serve serves on ln until ctx is cancelled, then drains: readiness turns
-// false at once and in-flight requests get up to shutdownTimeout to finish.
-func (s *Server) Serve(ctx context.Context, ln net.Listener, shutdownTimeout time.Duration) error {
+// false at once ("not ready: draining"), but the server keeps accepting and
+// serving requests for d.Delay — answering each with Connection: close, so
+// that clients open their next connection elsewhere — while the endpoint
+// removal reaches every load balancer. Then it stops accepting, closes idle
+// connections and gives in-flight requests up to d.ShutdownTimeout.
+//
+// Idle keep-alive connections are left open during the delay on purpose:
+// closing them at once, while traffic still arrives, races clients that are
+// sending on them; a request on one is answered (with Connection: close).
+func (s *Server) Serve(ctx context.Context, ln net.Listener, d Drain) error {
 	srv := &http.Server{
 		Handler:           s.handler,
 		ReadHeaderTimeout: 10 * time.Second,
@@ -142,8 +162,18 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, shutdownTimeout tim
 	case <-ctx.Done():
 	}
 	s.draining.Store(true)
-	s.deps.Logger.Info("shutting down", "timeout", shutdownTimeout)
-	sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
+	if d.Delay > 0 {
+		s.deps.Logger.Info("draining: not ready, still serving", "delay", d.Delay)
+		t := time.NewTimer(d.Delay)
+		select {
+		case <-t.C:
+		case err := <-errc:
+			t.Stop()
+			return fmt.Errorf("http server: %w", err)
+		}
+	}
+	s.deps.Logger.Info("shutting down", "timeout", d.ShutdownTimeout)
+	sctx, cancel := context.WithTimeout(context.Background(), d.ShutdownTimeout)
 	defer cancel()
 	if err := srv.Shutdown(sctx); err != nil {
 		return fmt.Errorf("graceful shutdown: %w", err)
@@ -152,6 +182,18 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, shutdownTimeout tim
 		return err
 	}
 	return nil
+}
+
+// closeWhileDraining asks clients to close their connection after each
+// response while the server drains, so their next request goes to another
+// replica.
+func (s *Server) closeWhileDraining(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if s.draining.Load() {
+			w.Header().Set("Connection", "close")
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 // ready reports whether the server takes traffic: not draining, and

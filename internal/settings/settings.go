@@ -83,6 +83,13 @@ type Config struct {
 	LogFormat string
 	// ShutdownTimeout bounds graceful shutdown (FAIRPLAY_SHUTDOWN_TIMEOUT, default 20s).
 	ShutdownTimeout time.Duration
+	// DrainDelay is how long the server keeps serving after SIGTERM, not
+	// ready and answering with Connection: close, before it shuts down: the
+	// time load balancers and kube-proxy take to stop sending it requests
+	// (FAIRPLAY_DRAIN_DELAY, default 10s; 0 shuts down at once, which
+	// `make run` uses). A pod's terminationGracePeriodSeconds must exceed
+	// DrainDelay + ShutdownTimeout.
+	DrainDelay time.Duration
 	// Readiness: the server pings Postgres every ReadinessInterval
 	// (FAIRPLAY_READINESS_INTERVAL, default 2s); /readyz turns 503 after
 	// ReadinessFailures failed pings in a row (FAIRPLAY_READINESS_FAILURES,
@@ -153,6 +160,14 @@ func Load(lookup func(string) (string, bool)) (Config, error) {
 		}
 		return r
 	}
+	// nonNegative is dur that also takes 0 (off).
+	nonNegative := func(name, def string) time.Duration {
+		d, err := time.ParseDuration(get(name, def))
+		if err != nil || d < 0 {
+			errs = append(errs, fmt.Errorf("%s: want a duration such as 10s, or 0", name))
+		}
+		return d
+	}
 	count := func(name, def string, maxN int) int {
 		n, err := strconv.Atoi(get(name, def))
 		if err != nil || n < 1 || n > maxN {
@@ -198,6 +213,7 @@ func Load(lookup func(string) (string, bool)) (Config, error) {
 		LogLevel:                  get("FAIRPLAY_LOG_LEVEL", "info"),
 		LogFormat:                 get("FAIRPLAY_LOG_FORMAT", "json"),
 		ShutdownTimeout:           dur("FAIRPLAY_SHUTDOWN_TIMEOUT", "20s"),
+		DrainDelay:                nonNegative("FAIRPLAY_DRAIN_DELAY", "10s"),
 		ReadinessInterval:         dur("FAIRPLAY_READINESS_INTERVAL", "2s"),
 		ReadinessFailures:         count("FAIRPLAY_READINESS_FAILURES", "3", 100),
 		ReadinessSuccesses:        count("FAIRPLAY_READINESS_SUCCESSES", "2", 100),

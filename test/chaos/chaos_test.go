@@ -137,8 +137,9 @@ func setUp(t *testing.T) *env {
 		"FAIRPLAY_RATE_PASSWORD_USER=100000/1m", "FAIRPLAY_RATE_PASSWORD_IP=100000/1m",
 		"FAIRPLAY_RATE_REGISTER_IP=100000/1h", "FAIRPLAY_RATE_BETS_USER=100000/1s",
 		"FAIRPLAY_LOG_FORMAT=json", "FAIRPLAY_LOG_LEVEL=info", "FAIRPLAY_SHUTDOWN_TIMEOUT=10s",
-		// Quick readiness checks keep the drills short.
-		"FAIRPLAY_READINESS_INTERVAL=500ms",
+		// A short drain (the last SIGTERM still goes through it) and quick
+		// readiness checks keep the drills short.
+		"FAIRPLAY_DRAIN_DELAY=1s", "FAIRPLAY_READINESS_INTERVAL=500ms",
 		"OTEL_SDK_DISABLED=true",
 	}
 	e.fairplay("keys", "generate", "--dir", keyDir)
