@@ -16,6 +16,9 @@ export FAIRPLAY_SIGNING_KEYS_DIR=${FAIRPLAY_SIGNING_KEYS_DIR:-$ROOT/.data/keys}
 export FAIRPLAY_LOG_FORMAT=${FAIRPLAY_LOG_FORMAT:-text}
 export FAIRPLAY_HTTP_ADDR=${FAIRPLAY_HTTP_ADDR:-:8080}
 export FAIRPLAY_METRICS_ADDR=${FAIRPLAY_METRICS_ADDR:-127.0.0.1:9090}
+# One process and no load balancer: Ctrl-C stops at once instead of draining
+# for the production default of 10s.
+export FAIRPLAY_DRAIN_DELAY=${FAIRPLAY_DRAIN_DELAY:-0s}
 
 make --no-print-directory build
 

@@ -24,6 +24,9 @@ var version = "dev"
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// The first signal starts a graceful stop (serve drains for
+	// FAIRPLAY_DRAIN_DELAY); a second one ends the process at once.
+	context.AfterFunc(ctx, stop)
 	err := run(ctx, os.Args[1:])
 	stop()
 	if err != nil {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/fairplay/fairplay/internal/app"
 	"github.com/fairplay/fairplay/internal/postgres"
+	"github.com/fairplay/fairplay/internal/server"
 	"github.com/fairplay/fairplay/internal/settings"
 	"github.com/fairplay/fairplay/internal/telemetry"
 )
@@ -74,22 +75,23 @@ func serve(ctx context.Context, args []string) error {
 		_ = ln.Close()
 		return fmt.Errorf("listen (FAIRPLAY_METRICS_ADDR): %w", err)
 	}
-	// The internal listeners outlive the public server's draining, so the
-	// last scrapes still see the shutdown; they close when serve returns.
-	internal, stopInternal := context.WithCancel(context.WithoutCancel(ctx))
-	defer stopInternal()
-	serveInternal(internal, "metrics", mln, a.Server.MetricsHandler(), log)
+	// The internal listeners outlive the public server's drain and
+	// shutdown, so scrapes still see them; they shut down (each finishing
+	// its requests in flight) when serve returns.
+	stopMetrics := serveInternal("metrics", mln, a.Server.MetricsHandler(), log)
+	defer stopMetrics()
 	if cfg.DebugAddr != "" {
 		dln, err := net.Listen("tcp", cfg.DebugAddr)
 		if err != nil {
 			_ = ln.Close()
 			return fmt.Errorf("listen (FAIRPLAY_DEBUG_ADDR): %w", err)
 		}
-		serveInternal(internal, "profiler", dln, profiler(), log)
+		stopProfiler := serveInternal("profiler", dln, profiler(), log)
+		defer stopProfiler()
 		log.Warn("profiler serving (FAIRPLAY_DEBUG_ADDR)", "addr", dln.Addr().String())
 	}
 	log.Info("fairplay serving", "addr", ln.Addr().String(), "metrics_addr", mln.Addr().String(), "version", version)
-	return a.Server.Serve(ctx, ln, cfg.ShutdownTimeout)
+	return a.Server.Serve(ctx, ln, server.Drain{Delay: cfg.DrainDelay, ShutdownTimeout: cfg.ShutdownTimeout})
 }
 
 // profiler is Go's profiler (net/http/pprof) under /debug/pprof/.
@@ -103,19 +105,33 @@ func profiler() http.Handler {
 	return mux
 }
 
-// serveInternal serves an internal listener (metrics, profiler) until ctx
-// ends.
-func serveInternal(ctx context.Context, name string, ln net.Listener, h http.Handler, log *slog.Logger) {
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 120 * time.Second}
+// internalShutdownTimeout bounds an internal listener's shutdown: a scrape
+// or profile in flight may finish, a long profile is cut.
+const internalShutdownTimeout = 5 * time.Second
+
+// serveInternal serves an internal listener (metrics, profiler) until the
+// returned stop is called; stop closes the listener, lets the requests in
+// flight finish (for up to internalShutdownTimeout) and returns once the
+// server has stopped.
+func serveInternal(name string, ln net.Listener, h http.Handler, log *slog.Logger) (stop func()) {
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 120 * time.Second,
+		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+	done := make(chan struct{})
 	go func() {
-		<-ctx.Done()
-		_ = srv.Close()
-	}()
-	go func() {
+		defer close(done)
 		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			log.Error(name+" server", "err", err)
 		}
 	}()
+	return func() {
+		ctx, cancel := context.WithTimeout(context.Background(), internalShutdownTimeout)
+		defer cancel()
+		if err := srv.Shutdown(ctx); err != nil {
+			log.Warn(name+" server: shutdown cut requests in flight", "err", err)
+			_ = srv.Close()
+		}
+		<-done
+	}
 }
 
 func migrate(ctx context.Context, args []string) error {

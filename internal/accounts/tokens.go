@@ -27,17 +27,38 @@ import (
 // lexically greatest key id is the newest key.
 const KeyIDFormat = "20060102T150405Z"
 
-// KeySet is the set of Ed25519 access-token keys read from a directory, one
-// PEM (PKCS #8) file per key named <key id>.pem. The newest active key signs;
-// every key still in the directory verifies. The directory is re-read
-// periodically (Watch) and whenever a token names an unknown key id, so keys
-// added or removed (for example by the operator rotating its Secret) take
-// effect without a restart.
+// DefaultActivationDelay is how long after its creation a key starts
+// signing (FAIRPLAY_SIGNING_KEY_ACTIVATION_DELAY). It must exceed the time a
+// new key takes to reach every replica: the kubelet updates a mounted Secret
+// within about two minutes of its change.
 //
-// A key becomes the signing key only ActivationDelay after the creation time
-// in its id, so that every replica has read it before tokens signed with it
-// reach them — also a replica that starts right after a rotation. When no key
-// is active yet (a brand-new installation), the newest key signs.
+// Whoever retires keys must keep the previous key for longer than the
+// activation delay + the access-token TTL (at most 15 minutes) + that
+// propagation time, since the previous key signs until its successor
+// activates and its last tokens live a TTL more. The operator's
+// KeyRetirementGrace (30 minutes, internal/controller) covers 3 + 15 + 2
+// minutes with margin; raise it before raising the delay much.
+const DefaultActivationDelay = 3 * time.Minute
+
+// KeySet is the set of Ed25519 access-token keys read from a directory, one
+// PEM (PKCS #8) file per key named <key id>.pem. Every key in the directory
+// verifies as soon as it is read; the directory is re-read periodically
+// (Watch) and whenever a token names an unknown key id, so keys added or
+// removed (for example by the operator rotating its Secret) take effect
+// without a restart.
+//
+// Which key signs is a rule every replica computes alike from the keys
+// themselves, whenever each one read them: a key's creation time is the time
+// in its id, and it becomes the signing key once that time plus the
+// activation delay has passed (wall clock). The newest such key signs. So a
+// rotated-in key is used by no replica before every replica can verify it —
+// also a replica that starts right after the rotation — provided the delay
+// exceeds the time the key takes to reach them all. When no key has reached
+// its activation time yet (a fresh installation with its first key, or a
+// rotation soon after it), the oldest key signs: the one every replica has
+// had longest. A key whose id is not a time counts as created at the zero
+// time (older than any dated key, active at once); generate keys with
+// `fairplay keys generate` (or the operator) to rotate safely.
 type KeySet struct {
 	dir             string
 	activationDelay time.Duration
@@ -46,13 +67,12 @@ type KeySet struct {
 
 	mu         sync.RWMutex
 	keys       map[string]ed25519.PrivateKey
-	firstSeen  map[string]time.Time
 	lastReload time.Time
 }
 
 // KeySetOptions configures LoadKeySet.
 type KeySetOptions struct {
-	// ActivationDelay defaults to one minute.
+	// ActivationDelay defaults to DefaultActivationDelay.
 	ActivationDelay time.Duration
 	Now             func() time.Time
 	Logger          *slog.Logger
@@ -67,11 +87,11 @@ func LoadKeySet(dir string, o KeySetOptions) (*KeySet, error) {
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
-	if o.ActivationDelay == 0 {
-		o.ActivationDelay = time.Minute
+	if o.ActivationDelay <= 0 {
+		o.ActivationDelay = DefaultActivationDelay
 	}
 	k := &KeySet{dir: dir, activationDelay: o.ActivationDelay, now: o.Now, log: o.Logger,
-		keys: map[string]ed25519.PrivateKey{}, firstSeen: map[string]time.Time{}}
+		keys: map[string]ed25519.PrivateKey{}}
 	if dir == "" {
 		kid, pemBytes, err := GenerateKey(o.Now())
 		if err != nil {
@@ -82,7 +102,6 @@ func LoadKeySet(dir string, o KeySetOptions) (*KeySet, error) {
 			return nil, err
 		}
 		k.keys[kid] = key
-		k.firstSeen[kid] = time.Time{}
 		o.Logger.Warn("FAIRPLAY_SIGNING_KEYS_DIR is not set: using an in-memory signing key; tokens will not survive a restart or work across replicas")
 		return k, nil
 	}
@@ -137,6 +156,24 @@ func parseKey(pemBytes []byte) (ed25519.PrivateKey, error) {
 	return ed, nil
 }
 
+// keyCreated is a key's creation time: the time in its id, or the zero time
+// for an id that is not one.
+func keyCreated(kid string) time.Time {
+	created, err := time.Parse(KeyIDFormat, kid)
+	if err != nil {
+		return time.Time{}
+	}
+	return created
+}
+
+// compareKeys orders key ids oldest first: by creation time, then by id.
+func compareKeys(a, b string) int {
+	if c := keyCreated(a).Compare(keyCreated(b)); c != 0 {
+		return c
+	}
+	return strings.Compare(a, b)
+}
+
 // Reload re-reads the key directory.
 func (k *KeySet) Reload() error {
 	if k.dir == "" {
@@ -177,20 +214,16 @@ func (k *KeySet) reload(initial bool) error {
 	now := k.now()
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	for kid := range keys {
-		if _, ok := k.firstSeen[kid]; !ok {
-			if initial {
-				k.firstSeen[kid] = time.Time{}
-			} else {
-				k.firstSeen[kid] = now
-				k.log.Info("signing key added", "kid", kid)
+	if !initial {
+		for kid := range keys {
+			if _, ok := k.keys[kid]; !ok {
+				k.log.Info("signing key added", "kid", kid, "signs_from", k.activatesAt(kid))
 			}
 		}
-	}
-	for kid := range k.keys {
-		if _, ok := keys[kid]; !ok {
-			delete(k.firstSeen, kid)
-			k.log.Info("signing key removed", "kid", kid)
+		for kid := range k.keys {
+			if _, ok := keys[kid]; !ok {
+				k.log.Info("signing key removed", "kid", kid)
+			}
 		}
 	}
 	k.keys = keys
@@ -217,44 +250,43 @@ func (k *KeySet) Watch(ctx context.Context, interval time.Duration) {
 	}
 }
 
-// SigningKey returns the newest active key, or the newest key when none is active yet.
+// SigningKey returns the key to sign with: the newest key whose activation
+// time has passed, or the oldest key when none has (see KeySet).
 func (k *KeySet) SigningKey() (string, ed25519.PrivateKey) {
+	now := k.now()
 	k.mu.RLock()
 	defer k.mu.RUnlock()
-	kids := make([]string, 0, len(k.keys))
-	for kid := range k.keys {
-		kids = append(kids, kid)
-	}
-	slices.Sort(kids)
-	now := k.now()
+	kids := k.sortedIDs()
+	kid := kids[0]
 	for i := len(kids) - 1; i >= 0; i-- {
-		if k.active(kids[i], now) {
-			return kids[i], k.keys[kids[i]]
+		if !now.Before(k.activatesAt(kids[i])) {
+			kid = kids[i]
+			break
 		}
 	}
-	return kids[len(kids)-1], k.keys[kids[len(kids)-1]]
+	return kid, k.keys[kid]
 }
 
-// active reports whether kid may sign at now: ActivationDelay after the time
-// in its id (the same moment on every replica, whenever each one read the
-// key), or, for ids that are not times, after this process first saw it.
-func (k *KeySet) active(kid string, now time.Time) bool {
-	if created, err := time.Parse(KeyIDFormat, kid); err == nil {
-		return now.Sub(created) >= k.activationDelay
-	}
-	seen := k.firstSeen[kid]
-	return seen.IsZero() || now.Sub(seen) >= k.activationDelay
+// activatesAt is when kid may start signing: the activation delay after the
+// creation time in its id, the same moment on every replica.
+func (k *KeySet) activatesAt(kid string) time.Time {
+	return keyCreated(kid).Add(k.activationDelay)
 }
 
 // KeyIDs lists the loaded key ids, oldest first.
 func (k *KeySet) KeyIDs() []string {
 	k.mu.RLock()
 	defer k.mu.RUnlock()
+	return k.sortedIDs()
+}
+
+// sortedIDs lists the key ids oldest first; k.mu must be held.
+func (k *KeySet) sortedIDs() []string {
 	kids := make([]string, 0, len(k.keys))
 	for kid := range k.keys {
 		kids = append(kids, kid)
 	}
-	slices.Sort(kids)
+	slices.SortFunc(kids, compareKeys)
 	return kids
 }
 

@@ -2,6 +2,7 @@ package accounts_test
 
 import (
 	"errors"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"sync"
@@ -219,5 +220,173 @@ func TestTokenExpiryCappedAtSessionEnd(t *testing.T) {
 	}
 	if _, _, err := tokens.Verify(full); err != nil {
 		t.Fatalf("token within the TTL and its session: %v", err)
+	}
+}
+
+var quiet = slog.New(slog.DiscardHandler)
+
+// copyKey puts the key kid of dir into another directory, as the kubelet
+// puts a rotated Secret into each pod's volume, each at its own time.
+func copyKey(t *testing.T, from, to, kid string) {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join(from, kid+".pem"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(to, kid+".pem"), raw, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Replicas that read the keys at different times agree on the signing key,
+// because the rule depends on the keys and the clock only: a new key signs
+// nowhere before its activation time (the default, 3 minutes after its
+// creation), and until some key is active the oldest signs.
+func TestReplicasAgreeOnTheSigningKey(t *testing.T) {
+	t.Parallel()
+	t0 := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		name string
+		// first is the age of the first key when the second appears.
+		first time.Duration
+	}{
+		{name: "a fresh install rotated at once", first: 10 * time.Second},
+		{name: "a scheduled rotation", first: 24 * time.Hour},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			clk := &clock{t: t0}
+			source, dirA, dirB := t.TempDir(), t.TempDir(), t.TempDir()
+			k1, err := accounts.WriteNewKey(source, t0.Add(-tc.first))
+			if err != nil {
+				t.Fatal(err)
+			}
+			copyKey(t, source, dirA, k1)
+			a, err := accounts.LoadKeySet(dirA, accounts.KeySetOptions{Now: clk.Now, Logger: quiet})
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The operator adds k2; replica B starts (or its kubelet syncs)
+			// 40 seconds later and reads both keys, replica A still has k1 only.
+			k2, err := accounts.WriteNewKey(source, clk.Now())
+			if err != nil {
+				t.Fatal(err)
+			}
+			clk.Advance(40 * time.Second)
+			copyKey(t, source, dirB, k1)
+			copyKey(t, source, dirB, k2)
+			b, err := accounts.LoadKeySet(dirB, accounts.KeySetOptions{Now: clk.Now})
+			if err != nil {
+				t.Fatal(err)
+			}
+			agree := func(want string) {
+				t.Helper()
+				ka, _ := a.SigningKey()
+				kb, _ := b.SigningKey()
+				if ka != want || kb != want {
+					t.Fatalf("at %s: replica A signs with %s, replica B with %s; want both %s",
+						clk.Now().Sub(t0), ka, kb, want)
+				}
+			}
+			agree(k1)
+			// Two minutes after the rotation: the kubelet has given A the key
+			// too, and it is still not used.
+			clk.Advance(80 * time.Second)
+			copyKey(t, source, dirA, k2)
+			if err := a.Reload(); err != nil {
+				t.Fatal(err)
+			}
+			agree(k1)
+			clk.Advance(accounts.DefaultActivationDelay - 2*time.Minute - time.Second)
+			agree(k1)
+			clk.Advance(time.Second)
+			agree(k2)
+		})
+	}
+}
+
+// A key younger than the activation delay never signs, yet tokens another
+// replica signed with it verify at once (a replica whose only key it is, or
+// whose clock runs ahead, may use it).
+func TestNewKeyVerifiesBeforeItSigns(t *testing.T) {
+	t.Parallel()
+	clk := &clock{t: time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)}
+	dir := t.TempDir()
+	oldKID, err := accounts.WriteNewKey(dir, clk.Now().Add(-24*time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	newKID, err := accounts.WriteNewKey(dir, clk.Now().Add(-accounts.DefaultActivationDelay+time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys, err := accounts.LoadKeySet(dir, accounts.KeySetOptions{Now: clk.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if kid, _ := keys.SigningKey(); kid != oldKID {
+		t.Fatalf("signing with %s, %s before the new key's activation; want the old %s", kid, time.Second, oldKID)
+	}
+	tokens := accounts.NewTokens(keys, 15*time.Minute, clk.Now)
+	mine, err := tokens.Issue(uuid.New(), uuid.New(), time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	otherDir := t.TempDir()
+	copyKey(t, dir, otherDir, newKID)
+	other, err := accounts.LoadKeySet(otherDir, accounts.KeySetOptions{Now: clk.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if kid, _ := other.SigningKey(); kid != newKID {
+		t.Fatalf("a replica with one fresh key signs with %s, want that key %s", kid, newKID)
+	}
+	theirs, err := accounts.NewTokens(other, 15*time.Minute, clk.Now).Issue(uuid.New(), uuid.New(), time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, tok := range map[string]string{"own": mine, "the new key's": theirs} {
+		if _, _, err := tokens.Verify(tok); err != nil {
+			t.Errorf("%s token: %v", name, err)
+		}
+	}
+
+	clk.Advance(time.Second)
+	if kid, _ := keys.SigningKey(); kid != newKID {
+		t.Fatalf("signing with %s at the new key's activation, want %s", kid, newKID)
+	}
+}
+
+// A key named otherwise than by its creation time counts as created at the
+// zero time: older than any dated key, and active at once.
+func TestUndatedKeyOrdersFirst(t *testing.T) {
+	t.Parallel()
+	clk := &clock{t: time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)}
+	dir := t.TempDir()
+	dated, err := accounts.WriteNewKey(dir, clk.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, pemBytes, err := accounts.GenerateKey(clk.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "zz-legacy.pem"), pemBytes, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	keys, err := accounts.LoadKeySet(dir, accounts.KeySetOptions{Now: clk.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ids := keys.KeyIDs(); len(ids) != 2 || ids[0] != "zz-legacy" || ids[1] != dated {
+		t.Fatalf("key order %v, want the undated key first", ids)
+	}
+	if kid, _ := keys.SigningKey(); kid != "zz-legacy" {
+		t.Fatalf("signing with %s before the dated key's activation, want the undated key", kid)
+	}
+	clk.Advance(accounts.DefaultActivationDelay)
+	if kid, _ := keys.SigningKey(); kid != dated {
+		t.Fatalf("signing with %s after the dated key's activation, want %s", kid, dated)
 	}
 }

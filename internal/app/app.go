@@ -76,7 +76,9 @@ func New(ctx context.Context, cfg settings.Config, log *slog.Logger, o Options) 
 		a.Close()
 		return nil, err
 	}
-	if a.Keys, err = accounts.LoadKeySet(cfg.SigningKeysDir, accounts.KeySetOptions{Logger: log, Now: o.Now}); err != nil {
+	if a.Keys, err = accounts.LoadKeySet(cfg.SigningKeysDir, accounts.KeySetOptions{
+		ActivationDelay: cfg.SigningKeyActivationDelay, Logger: log, Now: o.Now,
+	}); err != nil {
 		a.Close()
 		return nil, err
 	}
@@ -133,6 +135,9 @@ func New(ctx context.Context, cfg settings.Config, log *slog.Logger, o Options) 
 		Logger:         log,
 		TrustedProxies: trusted,
 		SecureCookies:  cfg.SecureCookies,
+		Readiness: server.ReadinessPolicy{
+			Interval: cfg.ReadinessInterval, Failures: cfg.ReadinessFailures, Successes: cfg.ReadinessSuccesses,
+		},
 	})
 	return a, nil
 }
@@ -162,9 +167,10 @@ func activityMetrics(svc *admin.Service) func(context.Context) (telemetry.Activi
 // Handler is the server's root handler.
 func (a *App) Handler() http.Handler { return a.Server.Handler() }
 
-// Run starts background work (key reloading, folding the bet statistics)
-// until ctx ends.
+// Run starts background work (the readiness checks, key reloading, folding
+// the bet statistics) until ctx ends.
 func (a *App) Run(ctx context.Context) {
+	go a.Server.Run(ctx)
 	go a.Keys.Watch(ctx, 10*time.Second)
 	go postgres.FoldBetStatsEvery(ctx, a.Postgres, time.Second, a.log)
 }

@@ -1,7 +1,8 @@
 // Package server assembles the HTTP server: middleware (request ids, panics,
 // tracing, metrics, access logs, client address), the Connect and /api
-// routes, health and readiness probes, Prometheus metrics and the embedded
-// web app, with graceful shutdown.
+// routes, health and readiness probes (readiness from background Postgres
+// checks with hysteresis), Prometheus metrics and the embedded web app, with
+// a graceful drain and shutdown.
 package server
 
 import (
@@ -15,7 +16,7 @@ import (
 	"net/http"
 	"net/netip"
 	"strconv"
-	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -39,6 +40,9 @@ type Deps struct {
 	TrustedProxies []netip.Prefix
 	// SecureCookies marks the anti-forgery cookie Secure.
 	SecureCookies bool
+	// Readiness is how the background checks (Run) judge Postgres; zero
+	// fields take DefaultReadinessPolicy's.
+	Readiness ReadinessPolicy
 }
 
 // Server is the HTTP server.
@@ -47,13 +51,23 @@ type Server struct {
 	handler  http.Handler
 	metrics  http.Handler
 	draining atomic.Bool
-	// postgresDown and redisDown are the last readiness checks' failures.
-	postgresDown, redisDown atomic.Bool
+	// postgres decides readiness; redis is only watched (logged once per
+	// change and exported as fairplay_dependency_up): nothing fails closed
+	// because of Redis, so neither does readiness.
+	postgres, redis *dependency
 }
 
 // New builds the server's handler tree.
 func New(d Deps) *Server {
 	s := &Server{deps: d}
+	s.postgres = newDependency("postgres", d.Postgres.Ping, d.Readiness, d.Logger, d.Metrics.DependencyUp.WithLabelValues("postgres"),
+		"not ready: postgres does not answer", "ready again: postgres answers")
+	if d.Redis != nil {
+		s.redis = newDependency("redis", func(ctx context.Context) error { return d.Redis.Ping(ctx).Err() }, d.Readiness, d.Logger,
+			d.Metrics.DependencyUp.WithLabelValues("redis"),
+			"redis does not answer: rate limits fail open (readiness is unaffected)", "redis answers again")
+	}
+	d.Metrics.RegisterReadiness(s.ready)
 	mux := http.NewServeMux()
 	instrument := func(pattern string, h http.Handler) http.Handler { return s.instrument(pattern, h) }
 	rpc.Mount(mux, d.Handlers, d.Logger, rpc.CSRF(d.SecureCookies), instrument)
@@ -77,6 +91,7 @@ func New(d Deps) *Server {
 	h = s.recoverer(h)
 	h = requestID(h)
 	h = securityHeaders(d.SecureCookies, h)
+	h = s.closeWhileDraining(h)
 	s.handler = h
 
 	internal := http.NewServeMux()
@@ -93,9 +108,42 @@ func (s *Server) Handler() http.Handler { return s.handler }
 // public port.
 func (s *Server) MetricsHandler() http.Handler { return s.metrics }
 
+// Run checks the dependencies in the background until ctx ends: Postgres
+// decides readiness (with d.Readiness' hysteresis), Redis is only watched.
+// Until Run runs, the server reports ready (New's caller has just reached
+// Postgres).
+func (s *Server) Run(ctx context.Context) {
+	var wg sync.WaitGroup
+	for _, d := range []*dependency{s.postgres, s.redis} {
+		if d != nil {
+			wg.Go(func() { d.watch(ctx) })
+		}
+	}
+	wg.Wait()
+}
+
+// Drain is how Serve stops.
+type Drain struct {
+	// Delay is how long the server keeps serving, not ready, after ctx is
+	// cancelled: long enough for load balancers and kube-proxy to stop
+	// sending it new requests (FAIRPLAY_DRAIN_DELAY).
+	Delay time.Duration
+	// ShutdownTimeout bounds the wait for in-flight requests afterwards
+	// (FAIRPLAY_SHUTDOWN_TIMEOUT).
+	ShutdownTimeout time.Duration
+}
+
 // Serve serves on ln until ctx is cancelled, then drains: readiness turns
-// false at once and in-flight requests get up to shutdownTimeout to finish.
-func (s *Server) Serve(ctx context.Context, ln net.Listener, shutdownTimeout time.Duration) error {
+// false at once ("not ready: draining"), but the server keeps accepting and
+// serving requests for d.Delay — answering each with Connection: close, so
+// that clients open their next connection elsewhere — while the endpoint
+// removal reaches every load balancer. Then it stops accepting, closes idle
+// connections and gives in-flight requests up to d.ShutdownTimeout.
+//
+// Idle keep-alive connections are left open during the delay on purpose:
+// closing them at once, while traffic still arrives, races clients that are
+// sending on them; a request on one is answered (with Connection: close).
+func (s *Server) Serve(ctx context.Context, ln net.Listener, d Drain) error {
 	srv := &http.Server{
 		Handler:           s.handler,
 		ReadHeaderTimeout: 10 * time.Second,
@@ -114,8 +162,18 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, shutdownTimeout tim
 	case <-ctx.Done():
 	}
 	s.draining.Store(true)
-	s.deps.Logger.Info("shutting down", "timeout", shutdownTimeout)
-	sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
+	if d.Delay > 0 {
+		s.deps.Logger.Info("draining: not ready, still serving", "delay", d.Delay)
+		t := time.NewTimer(d.Delay)
+		select {
+		case <-t.C:
+		case err := <-errc:
+			t.Stop()
+			return fmt.Errorf("http server: %w", err)
+		}
+	}
+	s.deps.Logger.Info("shutting down", "timeout", d.ShutdownTimeout)
+	sctx, cancel := context.WithTimeout(context.Background(), d.ShutdownTimeout)
 	defer cancel()
 	if err := srv.Shutdown(sctx); err != nil {
 		return fmt.Errorf("graceful shutdown: %w", err)
@@ -126,54 +184,46 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, shutdownTimeout tim
 	return nil
 }
 
+// closeWhileDraining asks clients to close their connection after each
+// response while the server drains, so their next request goes to another
+// replica.
+func (s *Server) closeWhileDraining(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if s.draining.Load() {
+			w.Header().Set("Connection", "close")
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// ready reports whether the server takes traffic: not draining, and
+// Postgres answering by the background checks.
+func (s *Server) ready() bool { return !s.draining.Load() && s.postgres.up.Load() }
+
 func (s *Server) healthz(w http.ResponseWriter, _ *http.Request) {
 	w.Header().Set("Content-Type", "text/plain")
 	_, _ = w.Write([]byte("ok\n"))
 }
 
-// readyz reports ready only while Postgres and Redis both answer and the
-// server is not draining. It is public (the load balancer asks it), so it
-// names what is down ("not ready: postgres redis") and logs why; the error
-// text (addresses, driver messages) never reaches the response.
-func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
+// readyz answers from the background checks' state, so a probe costs no
+// database round trip: 200 while Postgres answers and the server is not
+// draining, else 503 "not ready: draining" or "not ready: postgres". Redis
+// plays no part (rate limits fail open without it). It is public (the load
+// balancer asks it), so it only names what is not ready; the cause is logged
+// once per change and never sent.
+func (s *Server) readyz(w http.ResponseWriter, _ *http.Request) {
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
-	if s.draining.Load() {
+	switch {
+	case s.draining.Load():
 		w.WriteHeader(http.StatusServiceUnavailable)
 		_, _ = w.Write([]byte("not ready: draining\n"))
-		return
-	}
-	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
-	defer cancel()
-	var failed []string
-	if !s.dependency(ctx, "postgres", &s.postgresDown, s.deps.Postgres.Ping(ctx)) {
-		failed = append(failed, "postgres")
-	}
-	if !s.dependency(ctx, "redis", &s.redisDown, s.deps.Redis.Ping(ctx).Err()) {
-		failed = append(failed, "redis")
-	}
-	if len(failed) > 0 {
+	case !s.postgres.up.Load():
 		w.WriteHeader(http.StatusServiceUnavailable)
-		_, _ = w.Write([]byte("not ready: " + strings.Join(failed, " ") + "\n"))
-		return
+		_, _ = w.Write([]byte("not ready: postgres\n"))
+	default:
+		_, _ = w.Write([]byte("ok\n"))
 	}
-	_, _ = w.Write([]byte("ok\n"))
-}
-
-// dependency reports whether a readiness check passed (err == nil), and
-// logs each change of its state once, with the error when it fails: the
-// probes repeat every few seconds and need not repeat the log.
-func (s *Server) dependency(ctx context.Context, name string, down *atomic.Bool, err error) bool {
-	if err != nil {
-		if !down.Swap(true) {
-			s.deps.Logger.WarnContext(ctx, "not ready: "+name+" does not answer", "err", err)
-		}
-		return false
-	}
-	if down.Swap(false) {
-		s.deps.Logger.InfoContext(ctx, "ready again: "+name+" answers")
-	}
-	return true
 }
 
 // statusWriter records the status code written.

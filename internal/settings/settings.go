@@ -35,6 +35,14 @@ type Config struct {
 	RedisPrefix string
 	// SigningKeysDir holds the access-token signing keys (FAIRPLAY_SIGNING_KEYS_DIR).
 	SigningKeysDir string
+	// SigningKeyActivationDelay is how long after its creation (the time in
+	// its id) a signing key starts signing; it verifies as soon as it is
+	// read (FAIRPLAY_SIGNING_KEY_ACTIVATION_DELAY, default 3m, at most
+	// 10m). It must exceed the time a new key takes to reach every replica
+	// (a mounted Secret: up to about 2 minutes), and whoever retires keys
+	// must keep the previous one longer than this delay + the access-token
+	// TTL + that propagation time (the operator keeps it 30 minutes).
+	SigningKeyActivationDelay time.Duration
 	// TurnstileSecretKey enables the real Turnstile check (TURNSTILE_SECRET_KEY).
 	TurnstileSecretKey string
 	// TurnstileSiteKey is given to the web app (TURNSTILE_SITE_KEY).
@@ -75,6 +83,20 @@ type Config struct {
 	LogFormat string
 	// ShutdownTimeout bounds graceful shutdown (FAIRPLAY_SHUTDOWN_TIMEOUT, default 20s).
 	ShutdownTimeout time.Duration
+	// DrainDelay is how long the server keeps serving after SIGTERM, not
+	// ready and answering with Connection: close, before it shuts down: the
+	// time load balancers and kube-proxy take to stop sending it requests
+	// (FAIRPLAY_DRAIN_DELAY, default 10s; 0 shuts down at once, which
+	// `make run` uses). A pod's terminationGracePeriodSeconds must exceed
+	// DrainDelay + ShutdownTimeout.
+	DrainDelay time.Duration
+	// Readiness: the server pings Postgres every ReadinessInterval
+	// (FAIRPLAY_READINESS_INTERVAL, default 2s); /readyz turns 503 after
+	// ReadinessFailures failed pings in a row (FAIRPLAY_READINESS_FAILURES,
+	// default 3) and 200 again after ReadinessSuccesses answered ones
+	// (FAIRPLAY_READINESS_SUCCESSES, default 2). Redis is not part of it.
+	ReadinessInterval                     time.Duration
+	ReadinessFailures, ReadinessSuccesses int
 }
 
 // Rate is a limit of N events per Period; N == 0 means unlimited.
@@ -138,6 +160,21 @@ func Load(lookup func(string) (string, bool)) (Config, error) {
 		}
 		return r
 	}
+	// nonNegative is dur that also takes 0 (off).
+	nonNegative := func(name, def string) time.Duration {
+		d, err := time.ParseDuration(get(name, def))
+		if err != nil || d < 0 {
+			errs = append(errs, fmt.Errorf("%s: want a duration such as 10s, or 0", name))
+		}
+		return d
+	}
+	count := func(name, def string, maxN int) int {
+		n, err := strconv.Atoi(get(name, def))
+		if err != nil || n < 1 || n > maxN {
+			errs = append(errs, fmt.Errorf("%s: want a whole number from 1 to %d", name, maxN))
+		}
+		return n
+	}
 	boolean := func(name string, def bool) bool {
 		v, ok := lookup(name)
 		if !ok || v == "" {
@@ -151,30 +188,35 @@ func Load(lookup func(string) (string, bool)) (Config, error) {
 	}
 
 	c := Config{
-		HTTPAddr:                get("FAIRPLAY_HTTP_ADDR", ":8080"),
-		DebugAddr:               get("FAIRPLAY_DEBUG_ADDR", ""),
-		DatabaseURL:             get("DATABASE_URL", ""),
-		RedisURL:                get("REDIS_URL", ""),
-		RedisPrefix:             get("FAIRPLAY_REDIS_PREFIX", "fairplay:"),
-		SigningKeysDir:          get("FAIRPLAY_SIGNING_KEYS_DIR", ""),
-		TurnstileSecretKey:      get("TURNSTILE_SECRET_KEY", ""),
-		TurnstileSiteKey:        get("TURNSTILE_SITE_KEY", ""),
-		TurnstileVerifyURL:      get("TURNSTILE_VERIFY_URL", "https://challenges.cloudflare.com/turnstile/v0/siteverify"),
-		AdminPassword:           get("FAIRPLAY_ADMIN_PASSWORD", ""),
-		AccessTokenTTL:          dur("FAIRPLAY_ACCESS_TOKEN_TTL", "15m"),
-		SessionIdleTimeout:      dur("FAIRPLAY_SESSION_IDLE_TIMEOUT", "720h"),
-		SessionMaxLifetime:      dur("FAIRPLAY_SESSION_MAX_LIFETIME", "720h"),
-		LoginPerIP:              rate("FAIRPLAY_RATE_LOGIN_IP", "30/1m"),
-		LoginPerAccountIP:       rate("FAIRPLAY_RATE_LOGIN_ACCOUNT_IP", "10/15m"),
-		LoginFailuresPerAccount: rate("FAIRPLAY_RATE_LOGIN_ACCOUNT_FAILURES", "100/1h"),
-		PasswordChangePerUser:   rate("FAIRPLAY_RATE_PASSWORD_USER", "5/15m"),
-		PasswordChangePerIP:     rate("FAIRPLAY_RATE_PASSWORD_IP", "20/15m"),
-		RegisterPerIP:           rate("FAIRPLAY_RATE_REGISTER_IP", "10/1h"),
-		BetsPerUser:             rate("FAIRPLAY_RATE_BETS_USER", "50/1s"),
-		SecureCookies:           boolean("FAIRPLAY_SECURE_COOKIES", false),
-		LogLevel:                get("FAIRPLAY_LOG_LEVEL", "info"),
-		LogFormat:               get("FAIRPLAY_LOG_FORMAT", "json"),
-		ShutdownTimeout:         dur("FAIRPLAY_SHUTDOWN_TIMEOUT", "20s"),
+		HTTPAddr:                  get("FAIRPLAY_HTTP_ADDR", ":8080"),
+		DebugAddr:                 get("FAIRPLAY_DEBUG_ADDR", ""),
+		DatabaseURL:               get("DATABASE_URL", ""),
+		RedisURL:                  get("REDIS_URL", ""),
+		RedisPrefix:               get("FAIRPLAY_REDIS_PREFIX", "fairplay:"),
+		SigningKeysDir:            get("FAIRPLAY_SIGNING_KEYS_DIR", ""),
+		SigningKeyActivationDelay: dur("FAIRPLAY_SIGNING_KEY_ACTIVATION_DELAY", "3m"),
+		TurnstileSecretKey:        get("TURNSTILE_SECRET_KEY", ""),
+		TurnstileSiteKey:          get("TURNSTILE_SITE_KEY", ""),
+		TurnstileVerifyURL:        get("TURNSTILE_VERIFY_URL", "https://challenges.cloudflare.com/turnstile/v0/siteverify"),
+		AdminPassword:             get("FAIRPLAY_ADMIN_PASSWORD", ""),
+		AccessTokenTTL:            dur("FAIRPLAY_ACCESS_TOKEN_TTL", "15m"),
+		SessionIdleTimeout:        dur("FAIRPLAY_SESSION_IDLE_TIMEOUT", "720h"),
+		SessionMaxLifetime:        dur("FAIRPLAY_SESSION_MAX_LIFETIME", "720h"),
+		LoginPerIP:                rate("FAIRPLAY_RATE_LOGIN_IP", "30/1m"),
+		LoginPerAccountIP:         rate("FAIRPLAY_RATE_LOGIN_ACCOUNT_IP", "10/15m"),
+		LoginFailuresPerAccount:   rate("FAIRPLAY_RATE_LOGIN_ACCOUNT_FAILURES", "100/1h"),
+		PasswordChangePerUser:     rate("FAIRPLAY_RATE_PASSWORD_USER", "5/15m"),
+		PasswordChangePerIP:       rate("FAIRPLAY_RATE_PASSWORD_IP", "20/15m"),
+		RegisterPerIP:             rate("FAIRPLAY_RATE_REGISTER_IP", "10/1h"),
+		BetsPerUser:               rate("FAIRPLAY_RATE_BETS_USER", "50/1s"),
+		SecureCookies:             boolean("FAIRPLAY_SECURE_COOKIES", false),
+		LogLevel:                  get("FAIRPLAY_LOG_LEVEL", "info"),
+		LogFormat:                 get("FAIRPLAY_LOG_FORMAT", "json"),
+		ShutdownTimeout:           dur("FAIRPLAY_SHUTDOWN_TIMEOUT", "20s"),
+		DrainDelay:                nonNegative("FAIRPLAY_DRAIN_DELAY", "10s"),
+		ReadinessInterval:         dur("FAIRPLAY_READINESS_INTERVAL", "2s"),
+		ReadinessFailures:         count("FAIRPLAY_READINESS_FAILURES", "3", 100),
+		ReadinessSuccesses:        count("FAIRPLAY_READINESS_SUCCESSES", "2", 100),
 	}
 	// The per-username limit counted every attempt, so anyone could lock an
 	// owner out; refuse to start rather than silently drop a setting an
@@ -207,6 +249,12 @@ func Load(lookup func(string) (string, bool)) (Config, error) {
 	c.MaxPayout = amount("FAIRPLAY_MAX_PAYOUT", "1000000")
 	if c.AccessTokenTTL > 15*time.Minute {
 		errs = append(errs, errors.New("FAIRPLAY_ACCESS_TOKEN_TTL: at most 15m"))
+	}
+	if c.SigningKeyActivationDelay > 10*time.Minute {
+		// The operator retires a key 30 minutes after its successor: the
+		// delay + a 15-minute token TTL + Secret propagation must fit.
+		errs = append(errs, errors.New("FAIRPLAY_SIGNING_KEY_ACTIVATION_DELAY: at most 10m "+
+			"(the previous key is retired 30m after its successor: the delay, the token TTL and Secret propagation must fit in that)"))
 	}
 	c.MetricsAddr = get("FAIRPLAY_METRICS_ADDR", ":9090")
 	if c.MetricsAddr == c.HTTPAddr && !strings.HasSuffix(c.HTTPAddr, ":0") {

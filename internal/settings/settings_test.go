@@ -66,3 +66,55 @@ func TestBadAccountSettingsAreRefused(t *testing.T) {
 		}
 	}
 }
+
+func TestSigningKeyActivationDelay(t *testing.T) {
+	t.Parallel()
+	c, err := load(nil)
+	if err != nil || c.SigningKeyActivationDelay != 3*time.Minute {
+		t.Fatalf("default activation delay %v (%v), want 3m", c.SigningKeyActivationDelay, err)
+	}
+	c, err = load(map[string]string{"FAIRPLAY_SIGNING_KEY_ACTIVATION_DELAY": "5m"})
+	if err != nil || c.SigningKeyActivationDelay != 5*time.Minute {
+		t.Fatalf("activation delay 5m: %v (%v)", c.SigningKeyActivationDelay, err)
+	}
+	for _, bad := range []string{"0s", "-1m", "soon", "11m"} {
+		_, err := load(map[string]string{"FAIRPLAY_SIGNING_KEY_ACTIVATION_DELAY": bad})
+		if err == nil || !strings.Contains(err.Error(), "FAIRPLAY_SIGNING_KEY_ACTIVATION_DELAY") {
+			t.Errorf("activation delay %q: %v", bad, err)
+		}
+	}
+}
+
+func TestDrainAndReadinessSettings(t *testing.T) {
+	t.Parallel()
+	c, err := load(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.DrainDelay != 10*time.Second || c.ShutdownTimeout != 20*time.Second {
+		t.Errorf("drain delay %v, shutdown timeout %v; want 10s and 20s", c.DrainDelay, c.ShutdownTimeout)
+	}
+	if c.ReadinessInterval != 2*time.Second || c.ReadinessFailures != 3 || c.ReadinessSuccesses != 2 {
+		t.Errorf("readiness every %v, down after %d, up after %d; want 2s, 3, 2", c.ReadinessInterval, c.ReadinessFailures, c.ReadinessSuccesses)
+	}
+	c, err = load(map[string]string{"FAIRPLAY_DRAIN_DELAY": "0", "FAIRPLAY_READINESS_INTERVAL": "500ms",
+		"FAIRPLAY_READINESS_FAILURES": "5", "FAIRPLAY_READINESS_SUCCESSES": "1"})
+	if err != nil || c.DrainDelay != 0 || c.ReadinessInterval != 500*time.Millisecond || c.ReadinessFailures != 5 || c.ReadinessSuccesses != 1 {
+		t.Fatalf("overrides: %v %v %d %d (%v)", c.DrainDelay, c.ReadinessInterval, c.ReadinessFailures, c.ReadinessSuccesses, err)
+	}
+	for name, env := range map[string]map[string]string{
+		"a negative drain delay":    {"FAIRPLAY_DRAIN_DELAY": "-1s"},
+		"a drain delay in words":    {"FAIRPLAY_DRAIN_DELAY": "ten seconds"},
+		"a zero readiness interval": {"FAIRPLAY_READINESS_INTERVAL": "0s"},
+		"zero failures":             {"FAIRPLAY_READINESS_FAILURES": "0"},
+		"a fractional success":      {"FAIRPLAY_READINESS_SUCCESSES": "1.5"},
+		"a huge failure count":      {"FAIRPLAY_READINESS_FAILURES": "1000"},
+	} {
+		_, err := load(env)
+		for k := range env {
+			if err == nil || !strings.Contains(err.Error(), k) {
+				t.Errorf("%s: %v, want an error naming %s", name, err, k)
+			}
+		}
+	}
+}

@@ -24,6 +24,10 @@ type Metrics struct {
 	InFlight prometheus.Gauge
 	// RateLimitErrors counts rate-limit checks that failed open because Redis was down.
 	RateLimitErrors prometheus.Counter
+	// DependencyUp is 1 while a dependency (postgres, redis) answers the
+	// server's background checks, 0 once it has stopped answering (with the
+	// readiness hysteresis: a few failures in a row, a few successes back).
+	DependencyUp *prometheus.GaugeVec
 	// Bets, Wagered and PaidOut count settled bets and their money by game.
 	Bets    *prometheus.CounterVec
 	Wagered *prometheus.CounterVec
@@ -57,6 +61,9 @@ func NewMetrics() *Metrics {
 		RateLimitErrors: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "fairplay_rate_limit_errors_total", Help: "Rate-limit checks that failed open because Redis was unreachable.",
 		}),
+		DependencyUp: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "fairplay_dependency_up", Help: "1 while a dependency answers the background checks, else 0.",
+		}, []string{"dependency"}),
 		Bets: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "fairplay_bets_total", Help: "Settled bets by game.",
 		}, []string{"game"}),
@@ -73,8 +80,21 @@ func NewMetrics() *Metrics {
 		m.PaidOut.WithLabelValues(g)
 	}
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-		m.Requests, m.Latency, m.InFlight, m.RateLimitErrors, m.Bets, m.Wagered, m.PaidOut)
+		m.Requests, m.Latency, m.InFlight, m.RateLimitErrors, m.DependencyUp, m.Bets, m.Wagered, m.PaidOut)
 	return m
+}
+
+// RegisterReadiness adds fairplay_ready, read from ready when Prometheus
+// scrapes: 1 while /readyz answers 200.
+func (m *Metrics) RegisterReadiness(ready func() bool) {
+	m.Registry.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "fairplay_ready", Help: "1 while the server reports ready (/readyz answers 200), else 0.",
+	}, func() float64 {
+		if ready() {
+			return 1
+		}
+		return 0
+	}))
 }
 
 // RegisterPools adds Postgres and Redis connection-pool statistics.

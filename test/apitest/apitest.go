@@ -102,6 +102,9 @@ func Start(t testing.TB, opts ...Option) *Env {
 	cfg.LoginPerIP, cfg.LoginPerAccountIP, cfg.LoginFailuresPerAccount = settings.Rate{}, settings.Rate{}, settings.Rate{}
 	cfg.PasswordChangePerUser, cfg.PasswordChangePerIP = settings.Rate{}, settings.Rate{}
 	cfg.RegisterPerIP, cfg.BetsPerUser = settings.Rate{}, settings.Rate{}
+	// Readiness follows an outage within a few tenths of a second, with the
+	// production hysteresis (three failures down, two answers up).
+	cfg.ReadinessInterval = 50 * time.Millisecond
 	keyDir := t.TempDir()
 	clock := &Clock{t: time.Now().UTC()}
 	if _, err := accounts.WriteNewKey(keyDir, clock.Now().Add(-time.Hour)); err != nil {
@@ -128,6 +131,9 @@ func serve(t testing.TB, cfg settings.Config, o app.Options, clock *Clock, keyDi
 		cancel()
 		t.Fatalf("start app: %v", err)
 	}
+	// Only the readiness checks of the background work: the tests fold bet
+	// statistics and reload keys themselves when they need to.
+	go a.Server.Run(ctx)
 	srv := httptest.NewServer(a.Handler())
 	metrics := httptest.NewServer(a.Server.MetricsHandler())
 	t.Cleanup(func() {
@@ -146,6 +152,29 @@ func serve(t testing.TB, cfg settings.Config, o app.Options, clock *Clock, keyDi
 func (e *Env) Replica() *Env {
 	e.T.Helper()
 	return serve(e.T, e.Config, e.opts, e.Clock, e.KeyDir)
+}
+
+// WaitReadyz polls GET /readyz until it answers status and returns the
+// body; readiness follows the background checks, so it changes a few
+// intervals after an outage begins or ends. It fails the test after 30 s.
+func (e *Env) WaitReadyz(t testing.TB, status int) string {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		res, err := http.Get(e.URL + "/readyz")
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if res.StatusCode == status {
+			return string(body)
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("/readyz: still %d %q after 30s, want %d", res.StatusCode, body, status)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 // Client is one browser: a cookie jar, the CSRF token and the stored tokens.

@@ -9,8 +9,10 @@
 //     server;
 //  3. kills Redis and starts it again under the running server;
 //
-// and requires that readiness turns false during each outage and true after
-// it without anyone touching the server, that bets succeed after each
+// and requires that readiness turns false during the server and Postgres
+// outages and true after them without anyone touching the server, that it
+// stays true through the Redis outage (which the server notices, in
+// fairplay_dependency_up), that bets succeed after each
 // recovery (and during the Redis outage, since rate limits fail open), that
 // no request hangs past its deadline, that every error is an honest one (a
 // 503 with a JSON message, or no answer at all: never a 4xx or a 500), and

@@ -187,6 +187,7 @@ func TestSecurityHeadersOnEveryResponse(t *testing.T) {
 		t.Fatalf("login without Postgres: %d %s", res.Status, res.Raw)
 	}
 	checkSecurityHeaders(t, "login without Postgres", res.Header)
+	env.WaitReadyz(t, http.StatusServiceUnavailable)
 	ready, _ := probe{method: "GET", path: "/readyz", status: 503}.do(t, env.URL)
 	checkSecurityHeaders(t, "readyz without Postgres", ready.Header)
 }
