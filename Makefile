@@ -100,6 +100,10 @@ image: ## build the image from the Dockerfile's stages without docker: OCI archi
 	VERSION=$(VERSION) hack/image.sh fairplay
 	hack/image.sh pause
 
+.PHONY: image-test
+image-test: ## build two tags and the pause image, import them into a private containerd and run them (read-only root, user 65532)
+	hack/image-test.sh
+
 .PHONY: envtest
 envtest: ## build kube-apiserver for envtest into bin/envtest (once) and link Debian's etcd
 	hack/envtest.sh
