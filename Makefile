@@ -95,6 +95,15 @@ chart-crds: ## copy the generated CRD and manager role into charts/fairplay (nev
 operator: ## build the operator binary into bin/operator
 	CGO_ENABLED=0 go build -trimpath -ldflags '$(LDFLAGS)' -o bin/operator ./cmd/operator
 
+.PHONY: image
+image: ## build the image from the Dockerfile's stages without docker: OCI archives in bin/image (IMAGE, TAG, VERSION)
+	VERSION=$(VERSION) hack/image.sh fairplay
+	hack/image.sh pause
+
+.PHONY: image-test
+image-test: ## build two tags and the pause image, import them into a private containerd and run them (read-only root, user 65532)
+	hack/image-test.sh
+
 .PHONY: envtest
 envtest: ## build kube-apiserver for envtest into bin/envtest (once) and link Debian's etcd
 	hack/envtest.sh
