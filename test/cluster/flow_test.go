@@ -332,15 +332,19 @@ func TestFairplayOnARealNode(t *testing.T) {
 	})
 
 	step("the operator killed mid-roll is replaced and finishes the roll", true, func(t *testing.T) {
-		sh(t, "helm upgrade "+release+" ./charts/fairplay -n "+namespace+" --reuse-values --set image.tag="+tagA)
-		eventually(t, 2*time.Minute, "the roll to "+imageA+" under way", func() (bool, string) {
+		tag, image := tagA, imageA
+		if getCasino(t).Spec.Image == imageA {
+			tag, image = tagB, imageB
+		}
+		sh(t, "helm upgrade "+release+" ./charts/fairplay -n "+namespace+" --reuse-values --set image.tag="+tag)
+		eventually(t, 2*time.Minute, "the roll to "+image+" under way", func() (bool, string) {
 			c := getCasino(t)
 			p := condition(c, casinov1alpha1.ConditionProgressing)
 			return p != nil && p.Status == metav1.ConditionTrue, fmt.Sprintf("%+v", p)
 		})
 		out := sh(t, "kubectl -n "+namespace+" delete pod -l app.kubernetes.io/component=operator --wait=false")
 		t.Log(strings.TrimSpace(out))
-		waitReady(t, imageA, 5*time.Minute)
+		waitReady(t, image, 5*time.Minute)
 		for _, p := range players {
 			p.token = ""
 		}
