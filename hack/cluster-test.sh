@@ -34,14 +34,19 @@ images=.data/cluster/images
 mkdir -p "$images"
 run=$(date +%s)
 export FAIRPLAY_CLUSTER_TAG_A=cluster-a-$run FAIRPLAY_CLUSTER_TAG_B=cluster-b-$run FAIRPLAY_CLUSTER_TAG_BROKEN=cluster-broken-$run
-IMAGE=ghcr.io/fairplay/fairplay TAG=$FAIRPLAY_CLUSTER_TAG_A VERSION=$FAIRPLAY_CLUSTER_TAG_A hack/image.sh "$images/a.tar"
-IMAGE=ghcr.io/fairplay/fairplay TAG=$FAIRPLAY_CLUSTER_TAG_B VERSION=$FAIRPLAY_CLUSTER_TAG_B hack/image.sh "$images/b.tar"
-IMAGE=ghcr.io/fairplay/fairplay TAG=$FAIRPLAY_CLUSTER_TAG_BROKEN VERSION=$FAIRPLAY_CLUSTER_TAG_BROKEN \
-  FAIRPLAY_IMAGE_EXTRA_MIGRATION=hack/testdata/99999_fails.sql hack/image.sh "$images/broken.tar"
-hack/image.sh --pause "$images/pause.tar"
+IMAGE=ghcr.io/fairplay/fairplay TAG=$FAIRPLAY_CLUSTER_TAG_A VERSION=$FAIRPLAY_CLUSTER_TAG_A hack/image.sh fairplay "$images/a.tar"
+IMAGE=ghcr.io/fairplay/fairplay TAG=$FAIRPLAY_CLUSTER_TAG_B VERSION=$FAIRPLAY_CLUSTER_TAG_B hack/image.sh fairplay "$images/b.tar"
+if [ -z "${FAIRPLAY_CLUSTER_SHORT:-}" ]; then
+  IMAGE=ghcr.io/fairplay/fairplay TAG=$FAIRPLAY_CLUSTER_TAG_BROKEN VERSION=$FAIRPLAY_CLUSTER_TAG_BROKEN \
+    EXTRA_MIGRATION=hack/testdata/99999_fails.sql hack/image.sh fairplay "$images/broken.tar"
+fi
+hack/image.sh pause "$images/pause.tar"
 for f in pause a b broken; do
-  ctr --address "$FAIRPLAY_CLUSTER_CONTAINERD" -n k8s.io images import --no-unpack=false "$images/$f.tar" >/dev/null
+  [ -f "$images/$f.tar" ] || continue
+  ctr --address "$FAIRPLAY_CLUSTER_CONTAINERD" -n k8s.io images import "$images/$f.tar" >/dev/null
+  rm -f "$images/$f.tar"
 done
+rm -rf bin/image/stage-cluster-*
 ctr --address "$FAIRPLAY_CLUSTER_CONTAINERD" -n k8s.io images ls -q | grep -E 'fairplay|pause' >&2
 echo "cluster: images ready after $(($(date +%s) - start))s"
 

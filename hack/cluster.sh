@@ -43,7 +43,7 @@ PG_PORT=5432
 REDIS_PORT=6379
 RUN=/run/fairplay-node
 SOCK=$RUN/containerd.sock
-PAUSE_IMAGE=${FAIRPLAY_PAUSE_IMAGE:-registry.k8s.io/pause:3.10}
+PAUSE_IMAGE=${FAIRPLAY_PAUSE_IMAGE:-registry.k8s.io/pause:3.10.2}
 
 log() { echo "cluster: $*" >&2; }
 die() { log "$*"; exit 1; }

@@ -20,6 +20,8 @@
 #               registry.k8s.io/pause:3.10 and registry.k8s.io/pause:3.6, containerd 1.6's
 #               default sandbox_image), so any of these sandbox_image settings finds it
 #   ARCH        GOARCH / image architecture (default go env GOARCH)
+#   EXTRA_MIGRATION  a .sql file added to the embedded migrations (a build overlay; the
+#               real-node suite's broken release)
 # OUT defaults to bin/image/fairplay-TAG.tar or bin/image/pause-TAG.tar. A second
 # tag is cheap: `VERSION=v2 TAG=v2 hack/image.sh` relinks the binaries (compiles come from
 # Go's cache), reuses web/dist and writes the identical base layer.
@@ -91,9 +93,19 @@ fairplay)
   mkdir -p "$stage/out"
   log "go build $VERSION (linux/$ARCH)"
   export CGO_ENABLED=0 GOOS=linux GOARCH=$ARCH
+  # EXTRA_MIGRATION=FILE adds one migration to the embedded set through a
+  # build overlay (the sources stay as they are): the real-node suite's
+  # release whose migration fails.
+  if [ -n "${EXTRA_MIGRATION:-}" ]; then
+    printf '{"Replace": {"%s": "%s"}}\n' "$ROOT/internal/postgres/migrations/$(basename "$EXTRA_MIGRATION")" \
+      "$(realpath "$EXTRA_MIGRATION")" >"$stage/overlay.json"
+    export GOFLAGS="${GOFLAGS:-} -overlay=$stage/overlay.json"
+    log "with the extra migration $EXTRA_MIGRATION"
+  fi
   go build -trimpath -ldflags "-s -w -X main.version=${VERSION}" -o "$stage/out/fairplay" ./cmd/fairplay
   go build -trimpath -ldflags "-s -w -X main.version=${VERSION}" -o "$stage/out/operator" ./cmd/operator
   unset GOOS GOARCH
+  [ -z "${EXTRA_MIGRATION:-}" ] || export GOFLAGS="${GOFLAGS% -overlay=*}"
 
   # --- final stage: read from the Dockerfile.
   bin/ociimage -f Dockerfile -context . -stage build="$stage" -build-arg VERSION="$VERSION" \
