@@ -86,6 +86,15 @@ start() {
   echo $! >"$DIR/pids/$name.pid"
 }
 
+# put FILE: writes stdin to FILE unless FILE already holds it (kube-proxy
+# exits when its configuration file changes, even to the same bytes).
+put() {
+  local tmp
+  tmp=$(mktemp "$1.XXXXXX")
+  cat >"$tmp"
+  if cmp -s "$tmp" "$1"; then rm -f "$tmp"; else mv -f "$tmp" "$1"; fi
+}
+
 wait_for() { # wait_for WHAT SECONDS CMD...
   local what=$1 secs=$2
   shift 2
@@ -210,7 +219,7 @@ control_plane() {
 node() {
   local bins=$1 p=$DIR/pki
   mkdir -p "$DIR/containerd" "$DIR/cni/net.d" "$DIR/cni/ipam" "$RUN" "$DIR/kubelet"
-  cat >"$DIR/cni/net.d/10-fairplay.conflist" <<EOF
+  put "$DIR/cni/net.d/10-fairplay.conflist" <<EOF
 {
   "cniVersion": "0.4.0",
   "name": "fairplay",
@@ -222,7 +231,7 @@ node() {
   ]
 }
 EOF
-  cat >"$DIR/containerd.toml" <<EOF
+  put "$DIR/containerd.toml" <<EOF
 version = 2
 root = "$DIR/containerd/root"
 state = "$RUN/state"
@@ -250,7 +259,7 @@ EOF
   start containerd containerd --config "$DIR/containerd.toml"
   wait_for containerd 60 ctr --address "$SOCK" version
 
-  cat >"$DIR/kubelet.yaml" <<EOF
+  put "$DIR/kubelet.yaml" <<EOF
 apiVersion: kubelet.config.k8s.io/v1beta1
 kind: KubeletConfiguration
 # This machine has cgroup v1 only.
@@ -283,7 +292,7 @@ EOF
   start kubelet "$bins/kubelet" --config "$DIR/kubelet.yaml" --kubeconfig "$DIR/kubelet.kubeconfig" \
     --root-dir "$DIR/kubelet" --cert-dir "$DIR/kubelet/pki" --hostname-override $NODE --node-ip $NODE_IP
 
-  cat >"$DIR/kube-proxy.yaml" <<EOF
+  put "$DIR/kube-proxy.yaml" <<EOF
 apiVersion: kubeproxy.config.k8s.io/v1alpha1
 kind: KubeProxyConfiguration
 mode: iptables

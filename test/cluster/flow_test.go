@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"slices"
 	"strconv"
 	"strings"
@@ -63,6 +64,12 @@ func TestFairplayOnARealNode(t *testing.T) {
 	}
 
 	step("README install", false, func(t *testing.T) {
+		// A run left behind (FAIRPLAY_CLUSTER_KEEP) is removed first.
+		if err := kube.Get(context.Background(), client.ObjectKey{Name: namespace}, &corev1.Namespace{}); err == nil {
+			t.Logf("removing the previous run's namespace %s", namespace)
+			_, _ = trySh("helm uninstall " + release + " -n " + namespace + " --wait --timeout 2m")
+			sh(t, "kubectl delete namespace "+namespace+" --wait=true --timeout=3m")
+		}
 		for _, cmd := range readmeCommands(t) {
 			cmd = asWritten(t, cmd, tagA)
 			if strings.HasPrefix(cmd, "helm install") {
@@ -112,6 +119,12 @@ func TestFairplayOnARealNode(t *testing.T) {
 			t.Fatalf("%d pods running, want the operator and the servers", running)
 		}
 		base = serviceURL(t)
+		// kube-proxy programs a new Service within about a second.
+		probe := &player{base: base, hc: &http.Client{Timeout: 2 * time.Second}}
+		eventually(t, 30*time.Second, "the Service answers", func() (bool, string) {
+			st, raw, err := probe.call(context.Background(), "GET", "/readyz", nil, nil)
+			return err == nil && st == 200, fmt.Sprintf("%d %s %v", st, raw, err)
+		})
 		t.Logf("Service at %s", base)
 	})
 
@@ -152,6 +165,15 @@ func TestFairplayOnARealNode(t *testing.T) {
 		}
 		if !cashed {
 			t.Fatal("no safe first click in 25 one-mine rounds")
+		}
+		// Metrics are off the public path: the app's port does not serve
+		// them; the Service's metrics port (for the scraper) does.
+		if st, raw, err := p.call(context.Background(), "GET", "/metrics", nil, nil); err != nil || st == 200 && strings.Contains(string(raw), "# HELP") {
+			t.Errorf("GET /metrics on the app's port: %d %.100s %v", st, raw, err)
+		}
+		metrics := &player{base: strings.Replace(base, ":80", ":9090", 1), hc: p.hc}
+		if st, raw, err := metrics.call(context.Background(), "GET", "/metrics", nil, nil); err != nil || st != 200 || !strings.Contains(string(raw), "fairplay_") {
+			t.Errorf("GET /metrics on the metrics port: %d %.100s %v", st, raw, err)
 		}
 		for i := range loadPlayers {
 			lp := newPlayer(t, base, fmt.Sprintf("load%s%d", runID, i))
