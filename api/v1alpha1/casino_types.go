@@ -223,13 +223,14 @@ type SigningKeysSpec struct {
 	// to update a mounted Secret, so a key used earlier could reach a replica
 	// that cannot verify it yet. The previous key is kept for
 	// max(30m, activationDelay + access-token lifetime + 5m) after its
-	// successor appears. At most 30m, so that it stays well below the
-	// rotation interval (at least 1h).
+	// successor appears. At most 10m, the server's limit (it refuses to start
+	// with more), which also keeps it well below the rotation interval (at
+	// least 1h).
 	// +kubebuilder:default="3m"
 	// +kubebuilder:validation:Type=string
 	// +kubebuilder:validation:MaxLength=32
 	// +kubebuilder:validation:Pattern=`^([0-9]+(\.[0-9]+)?(ns|us|ms|s|m|h))+$`
-	// +kubebuilder:validation:XValidation:rule="duration(self) <= duration('30m')",message="activationDelay must be at most 30m"
+	// +kubebuilder:validation:XValidation:rule="duration(self) <= duration('10m')",message="activationDelay must be at most 10m (the server's limit)"
 	// +optional
 	ActivationDelay *metav1.Duration `json:"activationDelay,omitempty"`
 }

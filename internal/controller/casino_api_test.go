@@ -62,9 +62,9 @@ func TestCRDValidation(t *testing.T) {
 		{"otlp endpoint without scheme", "otlp", func(c *casinov1alpha1.Casino) { c.Spec.OTLPEndpoint = "collector:4318" }, "spec.otlpEndpoint"},
 		{"missing secret key", "nokey", func(c *casinov1alpha1.Casino) { c.Spec.Database.URLSecretRef.Key = "" }, "spec.database.urlSecretRef.key"},
 		{"bad pull policy", "pull", func(c *casinov1alpha1.Casino) { c.Spec.ImagePullPolicy = "Sometimes" }, "spec.imagePullPolicy"},
-		{"activation delay above 30m", "slowkey", func(c *casinov1alpha1.Casino) {
-			c.Spec.SigningKeys.ActivationDelay = &metav1.Duration{Duration: 31 * time.Minute}
-		}, "activationDelay must be at most 30m"},
+		{"activation delay above the server's 10m", "slowkey", func(c *casinov1alpha1.Casino) {
+			c.Spec.SigningKeys.ActivationDelay = &metav1.Duration{Duration: 11 * time.Minute}
+		}, "activationDelay must be at most 10m"},
 		{"negative activation delay", "negkey", func(c *casinov1alpha1.Casino) {
 			c.Spec.SigningKeys.ActivationDelay = &metav1.Duration{Duration: -time.Minute}
 		}, "spec.signingKeys.activationDelay"},

@@ -115,8 +115,9 @@ func TestKeyTiming(t *testing.T) {
 	}{
 		{"defaults", nil, nil, keyTiming{interval: DefaultRotationInterval, activation: 3 * time.Minute, grace: 30 * time.Minute}},
 		{"no delay", &metav1.Duration{}, nil, keyTiming{interval: DefaultRotationInterval, grace: 30 * time.Minute}},
-		{"longest delay", &metav1.Duration{Duration: 30 * time.Minute}, nil,
-			keyTiming{interval: DefaultRotationInterval, activation: 30 * time.Minute, grace: 30*time.Minute + 15*time.Minute + 5*time.Minute}},
+		{"longest delay the API admits", &metav1.Duration{Duration: 10 * time.Minute}, nil,
+			keyTiming{interval: DefaultRotationInterval, activation: 10 * time.Minute, grace: 10*time.Minute + 15*time.Minute + 5*time.Minute}},
+		// The server caps the TTL at 15m today; the grace does not rely on it.
 		{"long-lived tokens", nil, []corev1.EnvVar{{Name: "FAIRPLAY_ACCESS_TOKEN_TTL", Value: "1h"}},
 			keyTiming{interval: DefaultRotationInterval, activation: 3 * time.Minute, grace: 3*time.Minute + time.Hour + 5*time.Minute}},
 	} {
