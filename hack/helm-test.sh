@@ -42,6 +42,30 @@ for values in default full; do
   else bad "helm template ($values values)"; cat "$out/template-$values.err"; fi
 done
 
+# Install modes (operator.clusterWide): the operator's rules become a Role in
+# the release namespace plus --watch-namespace, or a ClusterRole. The envtest
+# suite runs the operator under the namespaced Role.
+render() { "$helm" template fairplay "$chart" --namespace fairplay --kube-version "$kube" "$@"; }
+kinds() { grep -E '^kind: ' | sort | uniq -c | tr -s ' ' | tr '\n' ';'; }
+ns_out=$(render) cw_out=$(render --set operator.clusterWide=true)
+if ! grep -qE '^kind: Cluster(Role|RoleBinding)$' <<<"$ns_out" && [ "$(grep -cE '^kind: Role(Binding)?$' <<<"$ns_out")" = 4 ] &&
+  grep -q -- '- --watch-namespace=fairplay$' <<<"$ns_out"; then
+  ok "namespaced mode (default): Roles only, --watch-namespace=fairplay ($(kinds <<<"$ns_out"))"
+else bad "namespaced mode: $(kinds <<<"$ns_out")"; fi
+if [ "$(grep -cE '^kind: Cluster(Role|RoleBinding)$' <<<"$cw_out")" = 2 ] && [ "$(grep -cE '^kind: Role(Binding)?$' <<<"$cw_out")" = 2 ] &&
+  ! grep -q -- '--watch-namespace' <<<"$cw_out"; then
+  ok "cluster-wide mode: ClusterRole + leader-election Role, no --watch-namespace ($(kinds <<<"$cw_out"))"
+else bad "cluster-wide mode: $(kinds <<<"$cw_out")"; fi
+# image.pullPolicy=Never (images imported into the node, no registry) reaches
+# the operator and, through the Casino, its pods; casino.imagePullPolicy wins.
+never=$(render --set image.pullPolicy=Never)
+if [ "$(grep -c 'imagePullPolicy: Never' <<<"$never")" = 2 ]; then ok "image.pullPolicy=Never reaches the operator and the Casino"
+else bad "image.pullPolicy=Never: $(grep -n 'imagePullPolicy' <<<"$never")"; fi
+own=$(render --set image.pullPolicy=Never --set casino.imagePullPolicy=Always)
+if grep -q 'imagePullPolicy: Always' <<<"$own" && [ "$(grep -c 'imagePullPolicy: Never' <<<"$own")" = 1 ]; then
+  ok "casino.imagePullPolicy overrides image.pullPolicy for the Casino"
+else bad "casino.imagePullPolicy: $(grep -n 'imagePullPolicy' <<<"$own")"; fi
+
 # values.schema.json: unknown keys fail at every level.
 for key in bogus=1 operator.bogus=1 casino.ingress.bogus=1 operator.metrics.serviceMonitor.bogus=1; do
   if "$helm" template fairplay "$chart" --kube-version "$kube" --set "$key" >/dev/null 2>"$out/schema.err"; then
@@ -50,7 +74,8 @@ for key in bogus=1 operator.bogus=1 casino.ingress.bogus=1 operator.metrics.serv
   else bad "schema rejected ${key%%=*} for another reason: $(cat "$out/schema.err")"; fi
 done
 # ...and wrong types or values.
-for bad_value in casino.replicas=-1 casino.signingKeys.rotationInterval=daily casino.name=Bad_Name image.pullPolicy=Sometimes; do
+for bad_value in casino.replicas=-1 casino.signingKeys.rotationInterval=daily casino.signingKeys.activationDelay=-1m \
+  casino.name=Bad_Name image.pullPolicy=Sometimes casino.imagePullPolicy=Sometimes operator.clusterWide=maybe; do
   if "$helm" template fairplay "$chart" --kube-version "$kube" --set "$bad_value" >/dev/null 2>&1; then
     bad "schema accepted $bad_value"
   else ok "schema rejects $bad_value"; fi

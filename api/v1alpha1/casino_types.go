@@ -134,9 +134,20 @@ type CasinoSpec struct {
 
 	// Env is added to the server and migration containers; an entry replaces
 	// an operator-provided variable of the same name (for example
-	// FAIRPLAY_LOG_LEVEL or FAIRPLAY_TRUSTED_PROXIES).
+	// FAIRPLAY_LOG_LEVEL or FAIRPLAY_TRUSTED_PROXIES). Variables the operator
+	// wires to other objects cannot be set here: the listen addresses (the
+	// container ports, probes, Service and Ingress use 8080 and 9090), the
+	// signing-key directory (the Secret's mount) and the activation delay
+	// (spec.signingKeys.activationDelay, which the key retirement follows).
+	// FAIRPLAY_DRAIN_DELAY, FAIRPLAY_SHUTDOWN_TIMEOUT and
+	// FAIRPLAY_ACCESS_TOKEN_TTL must be literal values (Go durations such as
+	// 10s; the server refuses to start with anything else), since the pods'
+	// termination grace period and the key retirement are computed from them.
 	// +listType=map
 	// +listMapKey=name
+	// +kubebuilder:validation:MaxItems=100
+	// +kubebuilder:validation:XValidation:rule="self.all(e, !(e.name in ['FAIRPLAY_HTTP_ADDR', 'FAIRPLAY_METRICS_ADDR', 'FAIRPLAY_SIGNING_KEYS_DIR', 'FAIRPLAY_SIGNING_KEY_ACTIVATION_DELAY']))",message="FAIRPLAY_HTTP_ADDR, FAIRPLAY_METRICS_ADDR, FAIRPLAY_SIGNING_KEYS_DIR and FAIRPLAY_SIGNING_KEY_ACTIVATION_DELAY are set by the operator (ports 8080 and 9090, the key Secret's mount, spec.signingKeys.activationDelay)"
+	// +kubebuilder:validation:XValidation:rule="self.all(e, !(e.name in ['FAIRPLAY_DRAIN_DELAY', 'FAIRPLAY_SHUTDOWN_TIMEOUT', 'FAIRPLAY_ACCESS_TOKEN_TTL']) || (has(e.value) && !has(e.valueFrom)))",message="FAIRPLAY_DRAIN_DELAY, FAIRPLAY_SHUTDOWN_TIMEOUT and FAIRPLAY_ACCESS_TOKEN_TTL must be literal values such as 10s, not valueFrom (the operator derives the termination grace period and the key retirement from them)"
 	// +optional
 	Env []corev1.EnvVar `json:"env,omitempty"`
 }
@@ -204,6 +215,24 @@ type SigningKeysSpec struct {
 	// +kubebuilder:validation:XValidation:rule="duration(self) >= duration('1h')",message="rotationInterval must be at least 1h"
 	// +optional
 	RotationInterval *metav1.Duration `json:"rotationInterval,omitempty"`
+
+	// ActivationDelay is how long after its creation time (its key id) a new
+	// key starts signing (FAIRPLAY_SIGNING_KEY_ACTIVATION_DELAY of the
+	// servers). Until then the previous key signs, and every key verifies as
+	// soon as a server has read it: the kubelet takes up to about two minutes
+	// to update a mounted Secret, so a key used earlier could reach a replica
+	// that cannot verify it yet. The previous key is kept for
+	// max(30m, activationDelay + access-token lifetime + 5m) after its
+	// successor appears. At most 10m, the server's limit (it refuses to start
+	// with more), which also keeps it well below the rotation interval (at
+	// least 1h).
+	// +kubebuilder:default="3m"
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:MaxLength=32
+	// +kubebuilder:validation:Pattern=`^([0-9]+(\.[0-9]+)?(ns|us|ms|s|m|h))+$`
+	// +kubebuilder:validation:XValidation:rule="duration(self) <= duration('10m')",message="activationDelay must be at most 10m (the server's limit)"
+	// +optional
+	ActivationDelay *metav1.Duration `json:"activationDelay,omitempty"`
 }
 
 // IngressSpec exposes the server through an Ingress.
@@ -283,8 +312,9 @@ type CasinoStatus struct {
 	// +optional
 	SigningKeysSecret string `json:"signingKeysSecret,omitempty"`
 
-	// ActiveKeyID is the newest signing key; the servers sign with it about a
-	// minute after it appears.
+	// ActiveKeyID is the key the servers sign with now: the newest key whose
+	// activation delay has passed (the oldest key when none has yet, as on a
+	// new installation). A key added later shows in keyIDs first.
 	// +optional
 	ActiveKeyID string `json:"activeKeyID,omitempty"`
 

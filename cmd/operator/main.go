@@ -37,6 +37,7 @@ func run() error {
 		probeAddr            string
 		enableLeaderElection bool
 		leaderElectionNS     string
+		watchNamespace       string
 	)
 	flag.StringVar(&metricsAddr, "metrics-bind-address", ":8080",
 		"The address the Prometheus /metrics endpoint binds to (0 disables it). It is plain HTTP: restrict it with a NetworkPolicy.")
@@ -45,12 +46,17 @@ func run() error {
 		"Enable leader election so that only one of several operator replicas reconciles.")
 	flag.StringVar(&leaderElectionNS, "leader-election-namespace", "",
 		"Namespace of the leader-election Lease (default: the operator's own namespace).")
+	flag.StringVar(&watchNamespace, "watch-namespace", os.Getenv("WATCH_NAMESPACE"),
+		"Comma-separated namespaces whose Casinos the operator reconciles; every list and watch stays inside them, "+
+			"so Roles there suffice (the chart's operator.clusterWide=false). Empty: the whole cluster, with a ClusterRole. "+
+			"Default: $WATCH_NAMESPACE.")
 	opts := zap.Options{Development: false}
 	opts.BindFlags(flag.CommandLine)
 	flag.Parse()
 
 	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&opts)))
 	log := ctrl.Log.WithName("setup")
+	namespaces := controller.ParseWatchNamespaces(watchNamespace)
 
 	scheme := runtime.NewScheme()
 	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
@@ -64,7 +70,7 @@ func run() error {
 		LeaderElectionID:              "fairplay-operator.casino.fairplay.dev",
 		LeaderElectionNamespace:       leaderElectionNS,
 		LeaderElectionReleaseOnCancel: true,
-		Cache:                         controller.CacheOptions(),
+		Cache:                         controller.CacheOptions(namespaces...),
 	})
 	if err != nil {
 		return fmt.Errorf("create manager: %w", err)
@@ -87,6 +93,10 @@ func run() error {
 		return fmt.Errorf("add ready check: %w", err)
 	}
 
-	log.Info("starting manager", "version", version)
+	if len(namespaces) > 0 {
+		log.Info("starting manager", "version", version, "watchNamespaces", namespaces)
+	} else {
+		log.Info("starting manager", "version", version, "watchNamespaces", "all")
+	}
 	return mgr.Start(ctrl.SetupSignalHandler())
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -25,6 +26,9 @@ func TestCRDDefaults(t *testing.T) {
 	}
 	if c.Spec.SigningKeys.RotationInterval == nil || c.Spec.SigningKeys.RotationInterval.Duration != 24*time.Hour {
 		t.Errorf("rotationInterval default = %v, want 24h", c.Spec.SigningKeys.RotationInterval)
+	}
+	if c.Spec.SigningKeys.ActivationDelay == nil || c.Spec.SigningKeys.ActivationDelay.Duration != DefaultActivationDelay {
+		t.Errorf("activationDelay default = %v, want %v", c.Spec.SigningKeys.ActivationDelay, DefaultActivationDelay)
 	}
 	if c.Spec.Turnstile.SecretKeyKey != "secretKey" || c.Spec.Turnstile.SiteKeyKey != "siteKey" {
 		t.Errorf("turnstile key defaults = %+v", c.Spec.Turnstile)
@@ -58,6 +62,27 @@ func TestCRDValidation(t *testing.T) {
 		{"otlp endpoint without scheme", "otlp", func(c *casinov1alpha1.Casino) { c.Spec.OTLPEndpoint = "collector:4318" }, "spec.otlpEndpoint"},
 		{"missing secret key", "nokey", func(c *casinov1alpha1.Casino) { c.Spec.Database.URLSecretRef.Key = "" }, "spec.database.urlSecretRef.key"},
 		{"bad pull policy", "pull", func(c *casinov1alpha1.Casino) { c.Spec.ImagePullPolicy = "Sometimes" }, "spec.imagePullPolicy"},
+		{"activation delay above the server's 10m", "slowkey", func(c *casinov1alpha1.Casino) {
+			c.Spec.SigningKeys.ActivationDelay = &metav1.Duration{Duration: 11 * time.Minute}
+		}, "activationDelay must be at most 10m"},
+		{"negative activation delay", "negkey", func(c *casinov1alpha1.Casino) {
+			c.Spec.SigningKeys.ActivationDelay = &metav1.Duration{Duration: -time.Minute}
+		}, "spec.signingKeys.activationDelay"},
+		// The ports, probes, Service and Ingress are wired to 8080 and 9090.
+		{"env moves the metrics listener", "metricsenv", func(c *casinov1alpha1.Casino) {
+			c.Spec.Env = []corev1.EnvVar{{Name: "FAIRPLAY_METRICS_ADDR", Value: ":8080"}}
+		}, "set by the operator"},
+		{"env bypasses spec.signingKeys.activationDelay", "delayenv", func(c *casinov1alpha1.Casino) {
+			c.Spec.Env = []corev1.EnvVar{{Name: "FAIRPLAY_SIGNING_KEY_ACTIVATION_DELAY", Value: "0s"}}
+		}, "set by the operator"},
+		{"drain delay from a Secret", "drainref", func(c *casinov1alpha1.Casino) {
+			c.Spec.Env = []corev1.EnvVar{{Name: "FAIRPLAY_DRAIN_DELAY", ValueFrom: &corev1.EnvVarSource{
+				SecretKeyRef: &corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: "s"}, Key: "k"}}}}
+		}, "must be literal values"},
+		{"token lifetime from a ConfigMap", "ttl", func(c *casinov1alpha1.Casino) {
+			c.Spec.Env = []corev1.EnvVar{{Name: "FAIRPLAY_ACCESS_TOKEN_TTL", ValueFrom: &corev1.EnvVarSource{
+				ConfigMapKeyRef: &corev1.ConfigMapKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: "c"}, Key: "k"}}}}
+		}, "must be literal values"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

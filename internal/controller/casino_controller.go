@@ -8,6 +8,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -198,6 +200,9 @@ func (r *CasinoReconciler) observe(ctx context.Context, casino *casinov1alpha1.C
 // changes and annotations such as casino.fairplay.dev/rotate-keys) and every
 // kind it owns. ServiceMonitors are not watched, so that the operator runs
 // without the prometheus-operator CRDs; they are re-applied on each reconcile.
+// Secrets are watched as metadata only: a deleted or edited signing-key
+// Secret wakes the reconciler, which reads the keys themselves from the API
+// server, so no Secret data is streamed to or held in the operator's cache.
 func (r *CasinoReconciler) SetupWithManager(mgr manager.Manager) error {
 	if r.Clock == nil {
 		r.Clock = clock.RealClock{}
@@ -207,7 +212,7 @@ func (r *CasinoReconciler) SetupWithManager(mgr manager.Manager) error {
 			predicate.Or(predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}))).
 		Owns(&appsv1.Deployment{}).
 		Owns(&batchv1.Job{}).
-		Owns(&corev1.Secret{}).
+		Owns(&corev1.Secret{}, builder.OnlyMetadata).
 		Owns(&corev1.Service{}).
 		Owns(&networkingv1.Ingress{}).
 		Owns(&policyv1.PodDisruptionBudget{}).
@@ -220,12 +225,36 @@ func (r *CasinoReconciler) SetupWithManager(mgr manager.Manager) error {
 // app.kubernetes.io/managed-by=fairplay-operator) are cached and watched, so
 // a cluster's other Secrets are neither held in memory nor streamed to the
 // operator. Referenced Secrets are read through APIReader when needed.
-func CacheOptions() cache.Options {
-	return cache.Options{
+//
+// With watchNamespaces (the --watch-namespace flag of a namespaced install)
+// every list and watch is limited to those namespaces, so the operator
+// needs only Roles there; without them it watches the whole cluster and
+// needs its ClusterRole.
+func CacheOptions(watchNamespaces ...string) cache.Options {
+	opts := cache.Options{
 		ByObject: map[client.Object]cache.ByObject{
 			&corev1.Secret{}: {Label: labels.SelectorFromSet(labels.Set{labelManagedBy: ManagedByValue})},
 		},
 	}
+	for _, ns := range watchNamespaces {
+		if opts.DefaultNamespaces == nil {
+			opts.DefaultNamespaces = map[string]cache.Config{}
+		}
+		opts.DefaultNamespaces[ns] = cache.Config{}
+	}
+	return opts
+}
+
+// ParseWatchNamespaces splits a --watch-namespace value (comma-separated
+// namespaces; empty means all) into its namespaces.
+func ParseWatchNamespaces(s string) []string {
+	var out []string
+	for ns := range strings.SplitSeq(s, ",") {
+		if ns = strings.TrimSpace(ns); ns != "" && !slices.Contains(out, ns) {
+			out = append(out, ns)
+		}
+	}
+	return out
 }
 
 // event records an Event on the Casino when a recorder is set.

@@ -17,8 +17,8 @@ import (
 	"k8s.io/utils/clock"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	"sigs.k8s.io/yaml"
@@ -310,16 +310,20 @@ func TestManagerRunsWithGeneratedRBAC(t *testing.T) {
 
 	// The manager watches only this test's namespace, so that it leaves the
 	// Casinos of the tests running beside it alone.
-	cacheOpts := CacheOptions()
-	cacheOpts.DefaultNamespaces = map[string]cache.Config{e.ns: {}}
 	mgr, err := ctrl.NewManager(user.Config(), ctrl.Options{
 		Scheme:                  testScheme,
 		Metrics:                 metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress:  "0",
-		Cache:                   cacheOpts,
+		Cache:                   CacheOptions(e.ns),
 		LeaderElection:          true,
 		LeaderElectionID:        "fairplay-operator.casino.fairplay.dev",
 		LeaderElectionNamespace: e.ns,
+		// Generous renewals: a loaded CI machine must not lose the lease
+		// (the manager would stop and fail the test).
+		LeaseDuration: ptr.To(time.Minute),
+		RenewDeadline: ptr.To(45 * time.Second),
+		// Two tests run a manager at once in this process.
+		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
 	})
 	must(t, err)
 	must(t, (&CasinoReconciler{

@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"math"
 	"slices"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -33,9 +35,38 @@ const (
 	SigningKeysDir = "/var/run/fairplay/signing-keys"
 	// nonRootUID is distroless's "nonroot" user, the image's USER.
 	nonRootUID = 65532
-	// terminationGraceSeconds exceeds the server's default
-	// FAIRPLAY_SHUTDOWN_TIMEOUT (20 s) so in-flight requests can finish.
-	terminationGraceSeconds = 30
+)
+
+// Graceful drain. On SIGTERM the server turns /readyz false at once, keeps
+// serving for FAIRPLAY_DRAIN_DELAY while the endpoint removal reaches every
+// kube-proxy and ingress controller, then stops accepting and gives
+// in-flight requests up to FAIRPLAY_SHUTDOWN_TIMEOUT. The pod's
+// terminationGracePeriodSeconds covers both plus terminationMargin (closing
+// the pools, flushing traces), so the kubelet never SIGKILLs a draining
+// server.
+//
+// There is no preStop hook: a preStop `sleep` would only delay SIGTERM by a
+// second, redundant drain. The pod is marked terminating, and so dropped
+// from the EndpointSlices, when it is deleted, before any hook runs, so the
+// server's own delay already covers the propagation; the server's delay also
+// turns readiness false (kube-proxy then stops even its fallback to
+// terminating-but-serving endpoints) and logs what it does. The sleep
+// action needs Kubernetes 1.30 (beta) while the chart supports 1.29, and the
+// image has no shell for an exec hook.
+const (
+	// DefaultDrainDelay is the FAIRPLAY_DRAIN_DELAY the operator passes
+	// unless spec.env sets one.
+	DefaultDrainDelay = 10 * time.Second
+	// DefaultShutdownTimeout is the FAIRPLAY_SHUTDOWN_TIMEOUT the operator
+	// passes unless spec.env sets one (the server's own default).
+	DefaultShutdownTimeout = 20 * time.Second
+	// terminationMargin is the time left after the shutdown timeout.
+	terminationMargin = 5 * time.Second
+	// readinessPeriodSeconds and readinessFailureThreshold notice a pod
+	// that stopped being ready within about 4 s (plus a probe's 2 s
+	// timeout), well inside the drain delay.
+	readinessPeriodSeconds    = 2
+	readinessFailureThreshold = 2
 )
 
 // currentDeployment returns the server Deployment, or nil before the first
@@ -101,9 +132,10 @@ func desiredDeployment(casino *casinov1alpha1.Casino, image string) *appsv1.Depl
 	maps.Copy(podLabels, casino.Spec.PodLabels)
 	maps.Copy(podLabels, labelsFor(casino, componentServer))
 
+	env := serverEnv(casino)
 	pod := basePodSpec(casino)
 	pod.PriorityClassName = casino.Spec.PriorityClassName
-	pod.TerminationGracePeriodSeconds = ptr.To[int64](terminationGraceSeconds)
+	pod.TerminationGracePeriodSeconds = ptr.To(terminationGracePeriodSeconds(env))
 	pod.Volumes = append(pod.Volumes, corev1.Volume{
 		Name: "signing-keys",
 		VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{
@@ -121,7 +153,7 @@ func desiredDeployment(casino *casinov1alpha1.Casino, image string) *appsv1.Depl
 			{Name: serverPortName, ContainerPort: serverPort, Protocol: corev1.ProtocolTCP},
 			{Name: metricsPortName, ContainerPort: metricsPort, Protocol: corev1.ProtocolTCP},
 		},
-		Env:       serverEnv(casino),
+		Env:       env,
 		Resources: casino.Spec.Resources,
 		LivenessProbe: &corev1.Probe{
 			ProbeHandler:     corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{Path: "/healthz", Port: intstr.FromString(serverPortName)}},
@@ -129,11 +161,13 @@ func desiredDeployment(casino *casinov1alpha1.Casino, image string) *appsv1.Depl
 			TimeoutSeconds:   2,
 			FailureThreshold: 3,
 		},
+		// Short, so that a draining pod (or one that lost Postgres) stops
+		// being "serving" in its EndpointSlice within seconds.
 		ReadinessProbe: &corev1.Probe{
 			ProbeHandler:     corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{Path: "/readyz", Port: intstr.FromString(serverPortName)}},
-			PeriodSeconds:    5,
+			PeriodSeconds:    readinessPeriodSeconds,
 			TimeoutSeconds:   2,
-			FailureThreshold: 2,
+			FailureThreshold: readinessFailureThreshold,
 		},
 		StartupProbe: &corev1.Probe{
 			ProbeHandler:     corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{Path: "/healthz", Port: intstr.FromString(serverPortName)}},
@@ -158,9 +192,11 @@ func desiredDeployment(casino *casinov1alpha1.Casino, image string) *appsv1.Depl
 			Selector: &metav1.LabelSelector{MatchLabels: selectorLabels(casino)},
 			Strategy: appsv1.DeploymentStrategy{
 				Type: appsv1.RollingUpdateDeploymentStrategyType,
+				// One new pod at a time, and an old one goes only once its
+				// replacement is ready: capacity never drops during a roll.
 				RollingUpdate: &appsv1.RollingUpdateDeployment{
 					MaxUnavailable: ptr.To(intstr.FromInt32(0)),
-					MaxSurge:       ptr.To(intstr.FromString("25%")),
+					MaxSurge:       ptr.To(intstr.FromInt32(1)),
 				},
 			},
 			RevisionHistoryLimit: ptr.To[int32](5),
@@ -210,8 +246,10 @@ func containerSecurityContext() *corev1.SecurityContext {
 }
 
 // serverEnv is the server's configuration (README's table) from the spec:
-// connection strings and Turnstile keys from Secrets, the signing-key
-// directory, OpenTelemetry, then spec.env, whose entries replace ours.
+// connection strings and Turnstile keys from Secrets, the listen addresses
+// the ports are wired to, the signing-key directory and activation delay,
+// the drain timing, OpenTelemetry, then spec.env, whose entries replace ours
+// (the API rejects the ones other objects depend on).
 func serverEnv(casino *casinov1alpha1.Casino) []corev1.EnvVar {
 	env := []corev1.EnvVar{
 		secretEnv("DATABASE_URL", casino.Spec.Database.URLSecretRef.Name, casino.Spec.Database.URLSecretRef.Key),
@@ -219,6 +257,9 @@ func serverEnv(casino *casinov1alpha1.Casino) []corev1.EnvVar {
 		{Name: "FAIRPLAY_HTTP_ADDR", Value: fmt.Sprintf(":%d", serverPort)},
 		{Name: "FAIRPLAY_METRICS_ADDR", Value: fmt.Sprintf(":%d", metricsPort)},
 		{Name: "FAIRPLAY_SIGNING_KEYS_DIR", Value: SigningKeysDir},
+		{Name: "FAIRPLAY_SIGNING_KEY_ACTIVATION_DELAY", Value: activationDelay(casino).String()},
+		{Name: "FAIRPLAY_DRAIN_DELAY", Value: DefaultDrainDelay.String()},
+		{Name: "FAIRPLAY_SHUTDOWN_TIMEOUT", Value: DefaultShutdownTimeout.String()},
 	}
 	if t := casino.Spec.Turnstile; t != nil {
 		env = append(env,
@@ -230,6 +271,32 @@ func serverEnv(casino *casinov1alpha1.Casino) []corev1.EnvVar {
 	}
 	env = append(env, otelEnv(casino)...)
 	return mergeEnv(env, casino.Spec.Env)
+}
+
+// terminationGracePeriodSeconds is the drain delay plus the shutdown
+// timeout the server runs with (env, after spec.env) plus the margin, in
+// whole seconds rounded up.
+func terminationGracePeriodSeconds(env []corev1.EnvVar) int64 {
+	d := envDuration(env, "FAIRPLAY_DRAIN_DELAY", DefaultDrainDelay) +
+		envDuration(env, "FAIRPLAY_SHUTDOWN_TIMEOUT", DefaultShutdownTimeout) + terminationMargin
+	return int64(math.Ceil(d.Seconds()))
+}
+
+// envDuration is the literal duration value of the variable name in env, or
+// def when it is absent or not a literal duration. The API admits only
+// literal values for the variables the operator computes with, and a value
+// that is no duration stops the server at start-up (the roll stalls with the
+// old pods serving), so the default is as good as any then.
+func envDuration(env []corev1.EnvVar, name string, def time.Duration) time.Duration {
+	i := slices.IndexFunc(env, func(e corev1.EnvVar) bool { return e.Name == name })
+	if i < 0 || env[i].ValueFrom != nil {
+		return def
+	}
+	d, err := time.ParseDuration(env[i].Value)
+	if err != nil || d < 0 {
+		return def
+	}
+	return d
 }
 
 // migrationEnv is what `fairplay migrate` needs: DATABASE_URL, plus spec.env

@@ -30,7 +30,7 @@ func fullCasino() *casinov1alpha1.Casino {
 			Ingress:      &casinov1alpha1.IngressSpec{Host: "play.example.com", TLSSecretName: "play-tls"},
 			PodLabels:    map[string]string{"team": "games", labelInstance: "hijack"},
 			Tolerations:  []corev1.Toleration{{Key: "dedicated", Operator: corev1.TolerationOpEqual, Value: "games"}},
-			Env:          []corev1.EnvVar{{Name: "FAIRPLAY_HTTP_ADDR", Value: ":8081"}, {Name: "FAIRPLAY_TRUSTED_PROXIES", Value: "10.0.0.0/8"}},
+			Env:          []corev1.EnvVar{{Name: "FAIRPLAY_DRAIN_DELAY", Value: "15s"}, {Name: "FAIRPLAY_TRUSTED_PROXIES", Value: "10.0.0.0/8"}},
 		},
 	}
 }
@@ -109,11 +109,36 @@ func TestDesiredDeployment(t *testing.T) {
 		t.Error("TLS ingress should make the cookies Secure")
 	}
 	// spec.env replaces an operator variable in place and adds new ones.
-	if env["FAIRPLAY_HTTP_ADDR"].Value != ":8081" || env["FAIRPLAY_TRUSTED_PROXIES"].Value != "10.0.0.0/8" {
+	if env["FAIRPLAY_DRAIN_DELAY"].Value != "15s" || env["FAIRPLAY_TRUSTED_PROXIES"].Value != "10.0.0.0/8" {
 		t.Errorf("spec.env not merged: %v", env)
 	}
-	if env["FAIRPLAY_METRICS_ADDR"].Value != ":9090" {
-		t.Errorf("FAIRPLAY_METRICS_ADDR = %q, want :9090 (the metrics port)", env["FAIRPLAY_METRICS_ADDR"].Value)
+	if env["FAIRPLAY_HTTP_ADDR"].Value != ":8080" || env["FAIRPLAY_METRICS_ADDR"].Value != ":9090" {
+		t.Errorf("FAIRPLAY_HTTP_ADDR = %q, FAIRPLAY_METRICS_ADDR = %q, want :8080 and :9090 (the container ports)",
+			env["FAIRPLAY_HTTP_ADDR"].Value, env["FAIRPLAY_METRICS_ADDR"].Value)
+	}
+	if env["FAIRPLAY_SIGNING_KEY_ACTIVATION_DELAY"].Value != "3m0s" {
+		t.Errorf("FAIRPLAY_SIGNING_KEY_ACTIVATION_DELAY = %q, want the default 3m0s", env["FAIRPLAY_SIGNING_KEY_ACTIVATION_DELAY"].Value)
+	}
+
+	// Graceful drain: the grace period covers spec.env's drain delay (15s)
+	// and the shutdown timeout (20s) plus the margin; a roll adds one pod
+	// and removes none before its replacement is ready; a not-ready pod is
+	// noticed in seconds, and no preStop hook delays SIGTERM.
+	if env["FAIRPLAY_SHUTDOWN_TIMEOUT"].Value != "20s" {
+		t.Errorf("FAIRPLAY_SHUTDOWN_TIMEOUT = %q", env["FAIRPLAY_SHUTDOWN_TIMEOUT"].Value)
+	}
+	if got := ptr.Deref(pod.TerminationGracePeriodSeconds, 0); got != 15+20+5 {
+		t.Errorf("terminationGracePeriodSeconds = %d, want 40", got)
+	}
+	ru := d.Spec.Strategy.RollingUpdate
+	if ru == nil || ru.MaxUnavailable.String() != "0" || ru.MaxSurge.String() != "1" {
+		t.Errorf("rolling update = %+v, want maxUnavailable 0, maxSurge 1", ru)
+	}
+	if rp := ctr.ReadinessProbe; rp.PeriodSeconds*rp.FailureThreshold > 5 {
+		t.Errorf("readiness probe notices a not-ready pod after %ds, want at most 5s", rp.PeriodSeconds*rp.FailureThreshold)
+	}
+	if ctr.Lifecycle != nil {
+		t.Errorf("lifecycle = %+v: the server drains itself", ctr.Lifecycle)
 	}
 
 	// Pod labels: the user's are added, the selector's cannot be overridden.
@@ -145,6 +170,32 @@ func assertRestricted(t *testing.T, pod corev1.PodSpec, ctr corev1.Container) {
 	}
 	if ptr.Deref(pod.AutomountServiceAccountToken, true) {
 		t.Error("the server needs no service account token")
+	}
+}
+
+func TestTerminationGracePeriod(t *testing.T) {
+	t.Parallel()
+	secret := &corev1.EnvVarSource{SecretKeyRef: &corev1.SecretKeySelector{Key: "k"}}
+	for _, tt := range []struct {
+		name  string
+		extra []corev1.EnvVar
+		want  int64
+	}{
+		{"defaults: 10s drain + 20s shutdown + 5s", nil, 35},
+		{"longer drain", []corev1.EnvVar{{Name: "FAIRPLAY_DRAIN_DELAY", Value: "30s"}}, 55},
+		{"no drain, short shutdown", []corev1.EnvVar{{Name: "FAIRPLAY_DRAIN_DELAY", Value: "0s"}, {Name: "FAIRPLAY_SHUTDOWN_TIMEOUT", Value: "5s"}}, 10},
+		{"fractions round up", []corev1.EnvVar{{Name: "FAIRPLAY_DRAIN_DELAY", Value: "2.5s"}}, 28},
+		{"not a literal: the defaults", []corev1.EnvVar{{Name: "FAIRPLAY_DRAIN_DELAY", ValueFrom: secret}}, 35},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			c := fullCasino()
+			c.Spec.Env = tt.extra
+			d := desiredDeployment(c, c.Spec.Image)
+			if got := ptr.Deref(d.Spec.Template.Spec.TerminationGracePeriodSeconds, 0); got != tt.want {
+				t.Fatalf("terminationGracePeriodSeconds = %d, want %d", got, tt.want)
+			}
+		})
 	}
 }
 

@@ -22,21 +22,47 @@ import (
 	"github.com/fairplay/fairplay/internal/accounts"
 )
 
-// Signing-key timing. The server signs with the newest key one minute after
-// it first reads it (accounts.KeySet), access tokens live at most 15
-// minutes, and the kubelet takes up to about two minutes (sync period plus
-// its Secret cache) to update a mounted Secret. So a key may go once its
-// successor has existed for 1 + 15 + 2 minutes; KeyRetirementGrace rounds
-// that up to 30 minutes of margin.
+// Signing-key timing. The kubelet takes up to about two minutes (sync period
+// plus its Secret cache) to update a mounted Secret, so a server signs with a
+// new key only activationDelay (default 3 minutes) after the creation time in
+// its id (FAIRPLAY_SIGNING_KEY_ACTIVATION_DELAY; the same moment on every
+// replica), by when every replica can verify it. The previous key signs
+// until then (on a replica that has not read the new key yet, a little
+// longer, bounded by the propagation delay), and its tokens live for the
+// access-token lifetime (FAIRPLAY_ACCESS_TOKEN_TTL, default 15 minutes). So
+// the previous key may go once its successor is activationDelay + TTL old,
+// plus keyRetirementMargin for the propagation delay and clock skew between
+// nodes; KeyRetirementGrace keeps at least 30 minutes.
 const (
 	// DefaultRotationInterval applies when spec.signingKeys.rotationInterval
 	// is unset (the API defaults it to the same value).
 	DefaultRotationInterval = 24 * time.Hour
-	// KeyRetirementGrace is how long a key is kept after its successor was
-	// added. With rotation interval R a key therefore lives R + 30 min, and
-	// during the 30 minutes after each rotation two keys are present.
+	// DefaultActivationDelay applies when spec.signingKeys.activationDelay
+	// is unset (the API defaults it to the same value).
+	DefaultActivationDelay = 3 * time.Minute
+	// KeyRetirementGrace is the least time a key is kept after its successor
+	// was added; retirementGrace extends it for long activation delays or
+	// token lifetimes. With rotation interval R and the default settings a key
+	// lives R + 30 min, and during the 30 minutes after each rotation two
+	// keys are present.
 	KeyRetirementGrace = 30 * time.Minute
+	// keyRetirementMargin covers the kubelet's propagation of the new key
+	// (a replica that has not read it keeps signing with the previous one)
+	// and clock skew between the operator and the nodes.
+	keyRetirementMargin = 5 * time.Minute
+	// defaultAccessTokenTTL is the server's FAIRPLAY_ACCESS_TOKEN_TTL default.
+	defaultAccessTokenTTL = 15 * time.Minute
 )
+
+// keyTiming is the schedule of a Casino's signing keys.
+type keyTiming struct {
+	// interval between rotations.
+	interval time.Duration
+	// activation is how long after its creation a key starts signing.
+	activation time.Duration
+	// grace is how long a key is kept after its successor was created.
+	grace time.Duration
+}
 
 // signingKey is one key of the Secret, named by its creation time.
 type signingKey struct {
@@ -67,27 +93,58 @@ func rotationInterval(casino *casinov1alpha1.Casino) time.Duration {
 	return DefaultRotationInterval
 }
 
+func activationDelay(casino *casinov1alpha1.Casino) time.Duration {
+	if d := casino.Spec.SigningKeys.ActivationDelay; d != nil && d.Duration >= 0 {
+		return d.Duration
+	}
+	return DefaultActivationDelay
+}
+
+// keyTimingFor is casino's key schedule. The access-token lifetime is the
+// server's default unless spec.env sets FAIRPLAY_ACCESS_TOKEN_TTL (the API
+// accepts only a literal duration there).
+func keyTimingFor(casino *casinov1alpha1.Casino) keyTiming {
+	activation := activationDelay(casino)
+	ttl := envDuration(casino.Spec.Env, "FAIRPLAY_ACCESS_TOKEN_TTL", defaultAccessTokenTTL)
+	return keyTiming{
+		interval:   rotationInterval(casino),
+		activation: activation,
+		grace:      retirementGrace(activation, ttl),
+	}
+}
+
+// retirementGrace is how long a key stays after its successor was created:
+// until no replica signs with it any more (activation, a little more where
+// the new key arrived late) and the last token it signed expired (ttl).
+func retirementGrace(activation, ttl time.Duration) time.Duration {
+	return max(KeyRetirementGrace, activation+ttl+keyRetirementMargin)
+}
+
 // reconcileSigningKeys creates the signing-key Secret with one key, adds a
 // key every rotation interval (or at once when the Casino carries the
 // casino.fairplay.dev/rotate-keys annotation, which it then removes), and
-// retires keys whose successor is older than KeyRetirementGrace. Entries
+// retires keys whose successor is older than the retirement grace. Entries
 // that are not `<kid>.pem` Ed25519 keys are dropped: the server would refuse
 // to load them.
 func (r *CasinoReconciler) reconcileSigningKeys(ctx context.Context, casino *casinov1alpha1.Casino) (keyState, error) {
 	now := r.Clock.Now().UTC()
 	name := signingKeysSecretName(casino)
-	interval := rotationInterval(casino)
-	_, forced := casino.Annotations[casinov1alpha1.AnnotationRotateKeys]
+	timing := keyTimingFor(casino)
+	interval := timing.interval
+	forced, err := r.rotationRequested(ctx, casino)
+	if err != nil {
+		return keyState{}, err
+	}
 
 	var secret corev1.Secret
-	err := r.APIReader.Get(ctx, types.NamespacedName{Namespace: casino.Namespace, Name: name}, &secret)
+	err = r.APIReader.Get(ctx, types.NamespacedName{Namespace: casino.Namespace, Name: name}, &secret)
 	exists := err == nil
 	if err != nil && !apierrors.IsNotFound(err) {
 		return keyState{}, fmt.Errorf("get secret %s: %w", name, err)
 	}
 
 	keys, dropped := parseSigningKeys(secret.Data)
-	plan := planKeys(keys, now, interval, forced)
+	plan := planKeys(keys, now, timing, forced)
 	rotated := plan.rotate
 	if rotated {
 		kid, pemBytes, err := accounts.GenerateKey(plan.newKeyTime)
@@ -97,7 +154,7 @@ func (r *CasinoReconciler) reconcileSigningKeys(ctx context.Context, casino *cas
 		plan.keep = append(plan.keep, signingKey{id: kid, created: plan.newKeyTime, pem: pemBytes})
 		// Adding a key may make an older one retire later, never sooner;
 		// recompute the schedule with the new key in place.
-		plan = planKeys(plan.keep, now, interval, false).withPruned(plan.pruned)
+		plan = planKeys(plan.keep, now, timing, false).withPruned(plan.pruned)
 	}
 
 	data := make(map[string][]byte, len(plan.keep))
@@ -137,12 +194,14 @@ func (r *CasinoReconciler) reconcileSigningKeys(ctx context.Context, casino *cas
 			if forced {
 				why = "requested by annotation " + casinov1alpha1.AnnotationRotateKeys
 			}
+			newest := plan.keep[len(plan.keep)-1]
 			r.event(casino, corev1.EventTypeNormal, eventSigningKeyRotated, "RotateKeys",
-				"Added signing key %s (%s); it signs about a minute after the servers read it", plan.keep[len(plan.keep)-1].id, why)
+				"Added signing key %s (%s); it verifies once the servers read it and signs from %s (activation delay %s)",
+				newest.id, why, newest.created.Add(timing.activation).Format(time.RFC3339), timing.activation)
 		}
 		if len(plan.pruned) > 0 {
 			r.event(casino, corev1.EventTypeNormal, eventSigningKeysPruned, "RotateKeys",
-				"Removed signing keys %s: their successors are older than %s", strings.Join(plan.pruned, ", "), KeyRetirementGrace)
+				"Removed signing keys %s: their successors are older than %s", strings.Join(plan.pruned, ", "), timing.grace)
 		}
 	}
 
@@ -158,8 +217,39 @@ func (r *CasinoReconciler) reconcileSigningKeys(ctx context.Context, casino *cas
 	for _, k := range plan.keep {
 		st.ids = append(st.ids, k.id)
 	}
-	st.activeID = st.ids[len(st.ids)-1]
+	st.activeID = activeKeyID(plan.keep, now, timing.activation)
 	return st, nil
+}
+
+// rotationRequested reports whether the Casino asks for a rotation with the
+// casino.fairplay.dev/rotate-keys annotation. A cached "yes" is confirmed
+// against the API server: right after this reconciler removed the
+// annotation, the event of its own Secret update can start the next
+// reconcile before the cache has seen the removal, and that stale copy must
+// not rotate a second time.
+func (r *CasinoReconciler) rotationRequested(ctx context.Context, casino *casinov1alpha1.Casino) (bool, error) {
+	if _, ok := casino.Annotations[casinov1alpha1.AnnotationRotateKeys]; !ok {
+		return false, nil
+	}
+	var fresh casinov1alpha1.Casino
+	if err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(casino), &fresh); err != nil {
+		return false, fmt.Errorf("get casino %s: %w", casino.Name, err)
+	}
+	_, ok := fresh.Annotations[casinov1alpha1.AnnotationRotateKeys]
+	return ok, nil
+}
+
+// activeKeyID is the key the servers sign with at now: the newest key
+// activation past its creation time, or, when none is, the oldest key (on a
+// new installation the only one; after a forced rotation within the delay,
+// the one the replicas have had longest). keys are oldest first.
+func activeKeyID(keys []signingKey, now time.Time, activation time.Duration) string {
+	for i := len(keys) - 1; i >= 0; i-- {
+		if !now.Before(keys[i].created.Add(activation)) {
+			return keys[i].id
+		}
+	}
+	return keys[0].id
 }
 
 // parseSigningKeys reads the `<kid>.pem` entries of the Secret, oldest
@@ -208,14 +298,17 @@ func (p keyPlan) withPruned(pruned []string) keyPlan {
 
 // planKeys decides, for keys sorted oldest first, whether to add a key now
 // and which keys to retire. A key retires once its successor is at least
-// KeyRetirementGrace old: from then on no replica signs with it and every
-// token it signed has expired. Hence the newest key older than the grace and
-// every newer key stay, so at least one key always remains and two remain
-// during the grace after each rotation. When rotating, the new key's time is
-// now, or one second after the newest key when that is later (two rotations
-// within a second must still give ordered, distinct key ids).
-func planKeys(keys []signingKey, now time.Time, interval time.Duration, force bool) keyPlan {
+// t.grace old: from then on no replica signs with it and every token it
+// signed has expired. Hence the newest key older than the grace and every
+// newer key stay, so at least one key always remains and two remain during
+// the grace after each rotation. When rotating, the new key's time is now,
+// or one second after the newest key when that is later (two rotations
+// within a second must still give ordered, distinct key ids). The wake-up
+// is the next rotation, retirement or activation of a successor
+// (status.activeKeyID changes then).
+func planKeys(keys []signingKey, now time.Time, t keyTiming, force bool) keyPlan {
 	var p keyPlan
+	interval := t.interval
 	if n := len(keys); n == 0 || force || !now.Before(keys[n-1].created.Add(interval)) {
 		p.rotate = true
 		p.newKeyTime = now.Truncate(time.Second)
@@ -226,7 +319,7 @@ func planKeys(keys []signingKey, now time.Time, interval time.Duration, force bo
 
 	first := 0
 	for i := len(keys) - 1; i > 0; i-- {
-		if now.Sub(keys[i].created) >= KeyRetirementGrace {
+		if now.Sub(keys[i].created) >= t.grace {
 			first = i
 			break
 		}
@@ -239,13 +332,20 @@ func planKeys(keys []signingKey, now time.Time, interval time.Duration, force bo
 	if len(p.keep) > 0 {
 		newest := p.keep[len(p.keep)-1]
 		p.nextRotation = newest.created.Add(interval)
-		p.requeueAfter = p.nextRotation.Sub(now)
+		// A rotation already due (the caller rotates in this pass) wakes in a
+		// second; the retirement and activation below are in the future.
+		p.requeueAfter = max(p.nextRotation.Sub(now), time.Second)
 		if len(p.keep) > 1 {
 			// The oldest kept key retires when its successor reaches the grace.
-			p.requeueAfter = minPositive(p.requeueAfter, p.keep[1].created.Add(KeyRetirementGrace).Sub(now))
+			p.requeueAfter = minPositive(p.requeueAfter, p.keep[1].created.Add(t.grace).Sub(now))
 		}
-		if p.requeueAfter <= 0 {
-			p.requeueAfter = time.Second
+		// The active key changes when a younger key activates (the oldest
+		// signs anyway while none is active).
+		for _, k := range p.keep[1:] {
+			if activates := k.created.Add(t.activation); activates.After(now) {
+				p.requeueAfter = min(p.requeueAfter, activates.Sub(now))
+				break
+			}
 		}
 	}
 	return p

@@ -1,6 +1,7 @@
 package controller
 
 import (
+	"context"
 	"slices"
 	"strings"
 	"testing"
@@ -8,6 +9,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
 	casinov1alpha1 "github.com/fairplay/fairplay/api/v1alpha1"
@@ -59,13 +61,15 @@ func TestPlanKeys(t *testing.T) {
 			wantKeep: []string{k1.id}, wantPruned: []string{k0.id}, wantNext: t0.Add(2 * day), wantWake: day - KeyRetirementGrace},
 		{name: "operator was down for days: keep only the newest", keys: []signingKey{k0, k1, k2}, now: t0.Add(5 * day),
 			wantRotate: true, wantKeep: []string{k2.id}, wantPruned: []string{k0.id, k1.id}, wantNext: t0.Add(3 * day), wantWake: time.Second},
-		{name: "two young keys stay with their elder", keys: []signingKey{k0, k1, k2}, now: t0.Add(2*day + time.Minute),
-			wantKeep: []string{k1.id, k2.id}, wantPruned: []string{k0.id}, wantNext: t0.Add(3 * day), wantWake: KeyRetirementGrace - time.Minute},
+		{name: "two young keys stay with their elder; wake when the newest activates", keys: []signingKey{k0, k1, k2}, now: t0.Add(2*day + time.Minute),
+			wantKeep: []string{k1.id, k2.id}, wantPruned: []string{k0.id}, wantNext: t0.Add(3 * day), wantWake: 2 * time.Minute},
+		{name: "newest active: wake for the retirement", keys: []signingKey{k1, k2}, now: t0.Add(2*day + 3*time.Minute),
+			wantKeep: []string{k1.id, k2.id}, wantNext: t0.Add(3 * day), wantWake: KeyRetirementGrace - 3*time.Minute},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			p := planKeys(tt.keys, tt.now, day, tt.force)
+			p := planKeys(tt.keys, tt.now, keyTiming{interval: day, activation: DefaultActivationDelay, grace: KeyRetirementGrace}, tt.force)
 			if p.rotate != tt.wantRotate {
 				t.Errorf("rotate = %v, want %v", p.rotate, tt.wantRotate)
 			}
@@ -89,12 +93,71 @@ func TestPlanKeysNewKeyIDsStayOrdered(t *testing.T) {
 	t.Parallel()
 	// Two forced rotations within one second must still give a newer key id.
 	k := keyAt(t, t0)
-	p := planKeys([]signingKey{k}, t0.Add(300*time.Millisecond), time.Hour, true)
+	p := planKeys([]signingKey{k}, t0.Add(300*time.Millisecond), keyTiming{interval: time.Hour, grace: KeyRetirementGrace}, true)
 	if !p.newKeyTime.After(k.created) {
 		t.Fatalf("new key time %v is not after %v", p.newKeyTime, k.created)
 	}
 	if id := p.newKeyTime.Format(accounts.KeyIDFormat); id <= k.id {
 		t.Fatalf("new key id %s does not sort after %s", id, k.id)
+	}
+}
+
+// TestKeyTiming: the previous key stays until no replica signs with it and
+// its last token expired (activation delay + access-token lifetime +
+// margin), never less than KeyRetirementGrace.
+func TestKeyTiming(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name       string
+		activation *metav1.Duration
+		env        []corev1.EnvVar
+		want       keyTiming
+	}{
+		{"defaults", nil, nil, keyTiming{interval: DefaultRotationInterval, activation: 3 * time.Minute, grace: 30 * time.Minute}},
+		{"no delay", &metav1.Duration{}, nil, keyTiming{interval: DefaultRotationInterval, grace: 30 * time.Minute}},
+		{"longest delay the API admits", &metav1.Duration{Duration: 10 * time.Minute}, nil,
+			keyTiming{interval: DefaultRotationInterval, activation: 10 * time.Minute, grace: 10*time.Minute + 15*time.Minute + 5*time.Minute}},
+		// The server caps the TTL at 15m today; the grace does not rely on it.
+		{"long-lived tokens", nil, []corev1.EnvVar{{Name: "FAIRPLAY_ACCESS_TOKEN_TTL", Value: "1h"}},
+			keyTiming{interval: DefaultRotationInterval, activation: 3 * time.Minute, grace: 3*time.Minute + time.Hour + 5*time.Minute}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			c := fullCasino()
+			c.Spec.SigningKeys.ActivationDelay = tt.activation
+			c.Spec.Env = tt.env
+			got := keyTimingFor(c)
+			if got != tt.want {
+				t.Fatalf("keyTimingFor = %+v, want %+v", got, tt.want)
+			}
+			// The servers get the same delay the retirement assumes.
+			if v := envMap(desiredDeployment(c, c.Spec.Image).Spec.Template.Spec.Containers[0].Env)["FAIRPLAY_SIGNING_KEY_ACTIVATION_DELAY"]; v != tt.want.activation.String() {
+				t.Fatalf("FAIRPLAY_SIGNING_KEY_ACTIVATION_DELAY = %q, want %s", v, tt.want.activation)
+			}
+		})
+	}
+}
+
+// TestActiveKeyID: the newest key past its activation delay, or the oldest
+// key when none is.
+func TestActiveKeyID(t *testing.T) {
+	t.Parallel()
+	k0, k1 := keyAt(t, t0), keyAt(t, t0.Add(time.Hour))
+	const delay = 3 * time.Minute
+	for _, tt := range []struct {
+		name string
+		keys []signingKey
+		now  time.Time
+		want string
+	}{
+		{"new installation: the only key signs at once", []signingKey{k0}, t0, k0.id},
+		{"successor not active yet", []signingKey{k0, k1}, t0.Add(time.Hour + delay - time.Second), k0.id},
+		{"successor active", []signingKey{k0, k1}, t0.Add(time.Hour + delay), k1.id},
+		{"none active yet: the oldest, which the replicas have had longest", []signingKey{k0, k1}, t0.Add(-time.Minute), k0.id},
+	} {
+		if got := activeKeyID(tt.keys, tt.now, delay); got != tt.want {
+			t.Errorf("%s: activeKeyID = %s, want %s", tt.name, got, tt.want)
+		}
 	}
 }
 
@@ -122,9 +185,10 @@ func TestParseSigningKeysDropsWhatTheServerCannotLoad(t *testing.T) {
 }
 
 // TestSigningKeyRotation drives the key Secret through one rotation with
-// the fake clock: one key at creation, a second after the interval, both
-// kept for KeyRetirementGrace, then the first retired. It logs the Casino as
-// `kubectl describe` would show it after the rotation.
+// the fake clock: one key at creation, a second after the interval (active
+// after the activation delay), both kept for KeyRetirementGrace, then the
+// first retired. It logs the Casino as `kubectl describe` would show it
+// after the rotation.
 func TestSigningKeyRotation(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
@@ -173,17 +237,26 @@ func TestSigningKeyRotation(t *testing.T) {
 	if got := secretKeys(); !slices.Equal(got, []string{first[0], second}) {
 		t.Fatalf("keys after rotation = %v, want [%s %s]", got, first[0], second)
 	}
-	if res.RequeueAfter != KeyRetirementGrace {
-		t.Fatalf("RequeueAfter = %v, want the retirement of the old key in %v", res.RequeueAfter, KeyRetirementGrace)
+	if res.RequeueAfter != DefaultActivationDelay {
+		t.Fatalf("RequeueAfter = %v, want the activation of the new key in %v", res.RequeueAfter, DefaultActivationDelay)
 	}
+	// The new key verifies at once but signs only after the activation delay.
 	c := e.casino("rot")
-	if c.Status.ActiveKeyID != second || !slices.Equal(c.Status.KeyIDs, []string{first[0], second}) ||
+	if c.Status.ActiveKeyID != first[0] || !slices.Equal(c.Status.KeyIDs, []string{first[0], second}) ||
 		!c.Status.NextRotation.Time.Equal(t0.Add(2*interval)) {
 		t.Fatalf("status after rotation: active %s keys %v next %v", c.Status.ActiveKeyID, c.Status.KeyIDs, c.Status.NextRotation)
 	}
 	evs := e.drainEvents()
 	if !hasEvent(evs, eventSigningKeyRotated) {
 		t.Fatalf("no %s event: %q", eventSigningKeyRotated, evs)
+	}
+	e.clock.SetTime(t0.Add(interval + DefaultActivationDelay))
+	res = e.reconcile("rot")
+	if c := e.casino("rot"); c.Status.ActiveKeyID != second {
+		t.Fatalf("active key after the activation delay = %s, want %s", c.Status.ActiveKeyID, second)
+	}
+	if want := KeyRetirementGrace - DefaultActivationDelay; res.RequeueAfter != want {
+		t.Fatalf("RequeueAfter = %v, want the retirement of the old key in %v", res.RequeueAfter, want)
 	}
 	// The rotation does not disturb the rest: still Ready, same Deployment.
 	e.expectCondition("rot", casinov1alpha1.ConditionReady, metav1.ConditionTrue, casinov1alpha1.ReasonAvailable)
@@ -212,23 +285,28 @@ func TestSigningKeyRotation(t *testing.T) {
 }
 
 // TestForcedRotationByAnnotation: casino.fairplay.dev/rotate-keys adds a
-// key at once and is removed, so the same command works again later.
+// key at once and is removed, so the same command works again later; the
+// new key signs after the activation delay (here spec's 2m).
 func TestForcedRotationByAnnotation(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	e.createSecrets()
-	e.newCasino("force", "registry.example/fairplay:v1")
+	const delay = 2 * time.Minute
+	e.newCasino("force", "registry.example/fairplay:v1", func(c *casinov1alpha1.Casino) {
+		c.Spec.SigningKeys.ActivationDelay = &metav1.Duration{Duration: delay}
+	})
 	e.reconcile("force")
 
 	for i := 1; i <= 2; i++ {
-		e.clock.Step(time.Minute)
+		e.clock.Step(5 * time.Minute)
+		previous := e.casino("force").Status.ActiveKeyID
 		e.update("force", func(c *casinov1alpha1.Casino) {
 			if c.Annotations == nil {
 				c.Annotations = map[string]string{}
 			}
 			c.Annotations[casinov1alpha1.AnnotationRotateKeys] = "now"
 		})
-		e.reconcile("force")
+		res := e.reconcile("force")
 		c := e.casino("force")
 		if _, ok := c.Annotations[casinov1alpha1.AnnotationRotateKeys]; ok {
 			t.Fatal("annotation not removed after the rotation")
@@ -236,12 +314,54 @@ func TestForcedRotationByAnnotation(t *testing.T) {
 		if len(c.Status.KeyIDs) != i+1 {
 			t.Fatalf("after forced rotation %d: keys %v", i, c.Status.KeyIDs)
 		}
-		if want := e.clock.Now().Format(accounts.KeyIDFormat); c.Status.ActiveKeyID != want {
-			t.Fatalf("active key = %s, want %s", c.Status.ActiveKeyID, want)
+		newKey := e.clock.Now().Format(accounts.KeyIDFormat)
+		if c.Status.KeyIDs[i] != newKey || c.Status.ActiveKeyID != previous || res.RequeueAfter != delay {
+			t.Fatalf("after forced rotation %d: keys %v active %s (want %s until %s) requeue %v",
+				i, c.Status.KeyIDs, c.Status.ActiveKeyID, previous, delay, res.RequeueAfter)
+		}
+		e.clock.Step(delay)
+		e.reconcile("force")
+		if c := e.casino("force"); c.Status.ActiveKeyID != newKey || len(c.Status.KeyIDs) != i+1 {
+			t.Fatalf("after the activation delay: active %s keys %v, want %s", c.Status.ActiveKeyID, c.Status.KeyIDs, newKey)
 		}
 	}
 	if evs := e.drainEvents(); !strings.Contains(strings.Join(evs, "\n"), "requested by annotation") {
 		t.Fatalf("events do not say the rotation was requested: %q", evs)
+	}
+}
+
+// staleCasinoClient serves Casinos with the rotate-keys annotation, as a
+// cache that has not yet seen its removal would.
+type staleCasinoClient struct{ client.Client }
+
+func (s staleCasinoClient) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+	if err := s.Client.Get(ctx, key, obj, opts...); err != nil {
+		return err
+	}
+	if c, ok := obj.(*casinov1alpha1.Casino); ok {
+		if c.Annotations == nil {
+			c.Annotations = map[string]string{}
+		}
+		c.Annotations[casinov1alpha1.AnnotationRotateKeys] = "now"
+	}
+	return nil
+}
+
+// TestForcedRotationIgnoresStaleAnnotation: a reconcile that reads the
+// Casino from a cache still showing an annotation the previous reconcile
+// removed does not rotate again; one annotation, one key.
+func TestForcedRotationIgnoresStaleAnnotation(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.createSecrets()
+	e.newCasino("stale", "registry.example/fairplay:v1")
+	e.reconcile("stale")
+	e.clock.Step(time.Hour)
+
+	e.r.Client = staleCasinoClient{k8sClient}
+	e.reconcile("stale")
+	if keys := e.casino("stale").Status.KeyIDs; len(keys) != 1 {
+		t.Fatalf("keys = %v: rotated for an annotation the API server no longer has", keys)
 	}
 }
 

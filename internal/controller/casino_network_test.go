@@ -4,9 +4,11 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -125,5 +127,90 @@ func TestServiceMonitorFollowsTheSpec(t *testing.T) {
 	e.reconcile("mon")
 	if e.get("mon", serviceMonitorObject()) {
 		t.Fatal("service monitor kept after it was disabled")
+	}
+}
+
+// TestMetricsStayOffThePublicPath follows every route into the server pods
+// on the objects the API server holds after a reconcile: each Ingress path
+// reaches the Service's app port and through it container port 8080 only;
+// container port 9090 ("metrics") is reached only through the Service's
+// metrics port, which is what the ServiceMonitor scrapes; the probes use the
+// app port; and the server listens where the ports say.
+func TestMetricsStayOffThePublicPath(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.createSecrets()
+	e.newCasino("public", "registry.example/fairplay:v1", func(c *casinov1alpha1.Casino) {
+		c.Spec.Ingress = &casinov1alpha1.IngressSpec{Host: "play.example.com", TLSSecretName: "play-tls"}
+		c.Spec.ServiceMonitor = &casinov1alpha1.ServiceMonitorSpec{Enabled: true}
+	})
+	e.reconcile("public")
+	e.finishJob(migrationJobName(e.casino("public")), true)
+	e.reconcile("public")
+
+	var svc corev1.Service
+	var ing networkingv1.Ingress
+	sm := serviceMonitorObject().(*unstructured.Unstructured)
+	if !e.get("public", &svc) || !e.get("public", &ing) || !e.get("public", sm) {
+		t.Fatal("service, ingress or service monitor missing")
+	}
+	ctr := e.deployment("public").Spec.Template.Spec.Containers[0]
+	containerPort := func(target intstr.IntOrString) int32 {
+		if target.Type == intstr.Int {
+			return target.IntVal
+		}
+		for _, p := range ctr.Ports {
+			if p.Name == target.StrVal {
+				return p.ContainerPort
+			}
+		}
+		t.Fatalf("container has no port %q", target.StrVal)
+		return 0
+	}
+	// viaService resolves a Service port (by name or number) to the
+	// container port it forwards to.
+	viaService := func(port networkingv1.ServiceBackendPort) int32 {
+		for _, p := range svc.Spec.Ports {
+			if (port.Name != "" && p.Name == port.Name) || (port.Name == "" && p.Port == port.Number) {
+				return containerPort(p.TargetPort)
+			}
+		}
+		t.Fatalf("service has no port %+v", port)
+		return 0
+	}
+
+	if ing.Spec.DefaultBackend != nil {
+		t.Fatalf("ingress has a default backend: %+v", ing.Spec.DefaultBackend)
+	}
+	public := map[int32]bool{}
+	for _, rule := range ing.Spec.Rules {
+		for _, path := range rule.HTTP.Paths {
+			if path.Backend.Service == nil || path.Backend.Service.Name != "public" {
+				t.Fatalf("ingress path %s goes to %+v", path.Path, path.Backend)
+			}
+			public[viaService(path.Backend.Service.Port)] = true
+		}
+	}
+	if len(public) != 1 || !public[8080] {
+		t.Fatalf("the ingress reaches container ports %v, want only 8080", public)
+	}
+
+	endpoints, _, _ := unstructured.NestedSlice(sm.Object, "spec", "endpoints")
+	if len(endpoints) != 1 {
+		t.Fatalf("service monitor endpoints = %v", endpoints)
+	}
+	scraped, _ := endpoints[0].(map[string]any)["port"].(string)
+	if got := viaService(networkingv1.ServiceBackendPort{Name: scraped}); got != 9090 {
+		t.Fatalf("the service monitor scrapes container port %d, want 9090", got)
+	}
+
+	for _, p := range []*corev1.Probe{ctr.LivenessProbe, ctr.ReadinessProbe, ctr.StartupProbe} {
+		if got := containerPort(p.HTTPGet.Port); got != 8080 {
+			t.Errorf("probe %s on container port %d, want 8080", p.HTTPGet.Path, got)
+		}
+	}
+	env := envMap(ctr.Env)
+	if env["FAIRPLAY_HTTP_ADDR"] != ":8080" || env["FAIRPLAY_METRICS_ADDR"] != ":9090" {
+		t.Fatalf("server listens on %q (app) and %q (metrics), want :8080 and :9090", env["FAIRPLAY_HTTP_ADDR"], env["FAIRPLAY_METRICS_ADDR"])
 	}
 }

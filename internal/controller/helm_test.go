@@ -7,14 +7,20 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
@@ -56,20 +62,27 @@ func renderChart(t *testing.T, namespace string, args ...string) []*unstructured
 	return objs
 }
 
-// TestHelmChartObjectsAreValid renders the chart with the default and the
-// fully-populated values and has the envtest API server validate every object
-// (server-side apply, dry run): the CRD, RBAC, the operator Deployment, the
-// dashboards ConfigMap, the ServiceMonitor and the Casino built from values,
-// which meets the CRD's OpenAPI and CEL rules.
+// TestHelmChartObjectsAreValid renders the chart with the default values
+// (namespaced install), in cluster-wide mode and with the fully-populated
+// values, and has the envtest API server validate every object (server-side
+// apply, dry run): the CRD, RBAC, the operator Deployment, the dashboards
+// ConfigMap, the ServiceMonitor and the Casino built from values, which meets
+// the CRD's OpenAPI and CEL rules. The namespaced install renders nothing
+// cluster-scoped but the CRD.
 func TestHelmChartObjectsAreValid(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
-		name string
-		args []string
-		want []string
+		name   string
+		args   []string
+		want   []string
+		absent []string
 	}{
-		{"default values", nil, []string{"CustomResourceDefinition", "ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding", "Deployment", "Service", "ConfigMap", "Casino"}},
-		{"full values", []string{"-f", chartDir + "/ci/full-values.yaml"}, []string{"ServiceMonitor", "Casino", "ConfigMap"}},
+		{"default values (namespaced)", nil,
+			[]string{"CustomResourceDefinition", "ServiceAccount", "Role", "RoleBinding", "Deployment", "Service", "ConfigMap", "Casino"},
+			[]string{"ClusterRole", "ClusterRoleBinding"}},
+		{"cluster-wide", []string{"--set", "operator.clusterWide=true"},
+			[]string{"ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding", "Deployment"}, nil},
+		{"full values", []string{"-f", chartDir + "/ci/full-values.yaml"}, []string{"ServiceMonitor", "Casino", "ConfigMap", "ClusterRole"}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newEnv(t)
@@ -94,14 +107,20 @@ func TestHelmChartObjectsAreValid(t *testing.T) {
 					t.Errorf("no %s rendered (got %v)", k, kinds)
 				}
 			}
+			for _, k := range tc.absent {
+				if kinds[k] != 0 {
+					t.Errorf("%s rendered (got %v)", k, kinds)
+				}
+			}
 			t.Logf("%d objects validated: %v", len(objs), kinds)
 		})
 	}
 }
 
-// TestHelmChartMatchesGeneratedManifests: the chart's CRD and ClusterRole
-// rules are the generated config/ files (`make chart-crds`), so the chart
-// grants exactly what the +kubebuilder:rbac markers ask for.
+// TestHelmChartMatchesGeneratedManifests: the chart's CRD and its manager
+// rules (the ClusterRole of the cluster-wide install, the Role of the
+// namespaced one) are the generated config/ files (`make chart-crds`), so the
+// chart grants exactly what the +kubebuilder:rbac markers ask for.
 func TestHelmChartMatchesGeneratedManifests(t *testing.T) {
 	t.Parallel()
 	for src, dst := range map[string]string{
@@ -121,18 +140,148 @@ func TestHelmChartMatchesGeneratedManifests(t *testing.T) {
 	raw, err := os.ReadFile("../../config/rbac/role.yaml")
 	must(t, err)
 	must(t, yaml.Unmarshal(raw, &generated))
-	for _, u := range renderChart(t, "fairplay") {
-		if u.GetKind() != "ClusterRole" {
+	for kind, args := range map[string][]string{
+		"ClusterRole": {"--set", "operator.clusterWide=true"},
+		"Role":        nil,
+	} {
+		found := false
+		for _, u := range renderChart(t, "fairplay", args...) {
+			if u.GetKind() != kind || u.GetName() != "fairplay-operator" {
+				continue
+			}
+			found = true
+			var rendered rbacv1.ClusterRole // a Role's rules have the same shape
+			must(t, runtimeFromUnstructured(u, &rendered))
+			if !apiequality.Semantic.DeepEqual(rendered.Rules, generated.Rules) {
+				t.Errorf("chart %s rules differ from config/rbac/role.yaml:\n%+v\n%+v", kind, rendered.Rules, generated.Rules)
+			}
+		}
+		if !found {
+			t.Errorf("the chart (%v) renders no %s fairplay-operator", args, kind)
+		}
+	}
+}
+
+// TestManagerRulesAreNamespaced: a Role grants only namespaced resources,
+// so every resource of the generated rules must be namespaced (or a
+// subresource of one) for the namespaced install to work. The API server's
+// discovery decides.
+func TestManagerRulesAreNamespaced(t *testing.T) {
+	t.Parallel()
+	var generated rbacv1.ClusterRole
+	raw, err := os.ReadFile("../../config/rbac/role.yaml")
+	must(t, err)
+	must(t, yaml.Unmarshal(raw, &generated))
+	mapper := k8sClient.RESTMapper()
+	for _, rule := range generated.Rules {
+		for _, group := range rule.APIGroups {
+			for _, res := range rule.Resources {
+				resource, _, _ := strings.Cut(res, "/")
+				gvk, err := mapper.KindFor(schema.GroupVersionResource{Group: group, Resource: resource})
+				if err != nil {
+					t.Errorf("%s.%s: %v", resource, group, err)
+					continue
+				}
+				mapping, err := mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+				must(t, err)
+				if mapping.Scope.Name() != meta.RESTScopeNameNamespace {
+					t.Errorf("%s.%s is cluster-scoped: a namespaced install's Role cannot grant it", resource, group)
+				}
+			}
+		}
+	}
+}
+
+// renderedDeployment is the chart's operator Deployment rendered with args.
+func renderedDeployment(t *testing.T, namespace string, args ...string) *appsv1.Deployment {
+	t.Helper()
+	for _, u := range renderChart(t, namespace, args...) {
+		if u.GetKind() == "Deployment" {
+			var d appsv1.Deployment
+			must(t, runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &d))
+			return &d
+		}
+	}
+	t.Fatal("the chart renders no Deployment")
+	return nil
+}
+
+// TestChartOperatorFlags: the namespaced install passes the release
+// namespace as --watch-namespace, the cluster-wide one nothing; the
+// operator's metrics and probes are on their own ports, and the metrics
+// Service reaches only the metrics port.
+func TestChartOperatorFlags(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		args  []string
+		watch string
+	}{
+		{nil, "--watch-namespace=games"},
+		{[]string{"--set", "operator.clusterWide=true"}, ""},
+	} {
+		d := renderedDeployment(t, "games", tt.args...)
+		ctr := d.Spec.Template.Spec.Containers[0]
+		watch := slices.IndexFunc(ctr.Args, func(a string) bool { return strings.HasPrefix(a, "--watch-namespace") })
+		switch {
+		case tt.watch == "" && watch >= 0:
+			t.Errorf("%v: cluster-wide operator has %s", tt.args, ctr.Args[watch])
+		case tt.watch != "" && (watch < 0 || ctr.Args[watch] != tt.watch):
+			t.Errorf("%v: args %v, want %s", tt.args, ctr.Args, tt.watch)
+		}
+		if !slices.Contains(ctr.Args, "--metrics-bind-address=:8080") || !slices.Contains(ctr.Args, "--health-probe-bind-address=:8081") {
+			t.Errorf("args = %v", ctr.Args)
+		}
+		ports := map[string]int32{}
+		for _, p := range ctr.Ports {
+			ports[p.Name] = p.ContainerPort
+		}
+		if ports["metrics"] != 8080 || ports["probes"] != 8081 || len(ports) != 2 {
+			t.Errorf("operator ports = %v", ports)
+		}
+		if ctr.LivenessProbe.HTTPGet.Port.StrVal != "probes" || ctr.ReadinessProbe.HTTPGet.Port.StrVal != "probes" {
+			t.Errorf("probes not on the probes port: %v %v", ctr.LivenessProbe.HTTPGet.Port, ctr.ReadinessProbe.HTTPGet.Port)
+		}
+	}
+	for _, u := range renderChart(t, "games") {
+		if u.GetKind() != "Service" {
 			continue
 		}
-		var rendered rbacv1.ClusterRole
-		must(t, runtimeFromUnstructured(u, &rendered))
-		if !apiequality.Semantic.DeepEqual(rendered.Rules, generated.Rules) {
-			t.Fatalf("chart ClusterRole rules differ from config/rbac/role.yaml:\n%+v\n%+v", rendered.Rules, generated.Rules)
+		var svc corev1.Service
+		must(t, runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &svc))
+		if len(svc.Spec.Ports) != 1 || svc.Spec.Ports[0].TargetPort.StrVal != "metrics" || svc.Spec.Type != corev1.ServiceTypeClusterIP {
+			t.Errorf("operator Service %s ports = %+v", svc.Name, svc.Spec.Ports)
 		}
-		return
 	}
-	t.Fatal("the chart renders no ClusterRole")
+}
+
+// TestChartImagePullPolicy: image.pullPolicy=Never (images imported into
+// the node) reaches the operator and the Casino's pods; casino.imagePullPolicy
+// overrides it for the Casino.
+func TestChartImagePullPolicy(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		args           []string
+		operator, pods string
+	}{
+		{nil, "IfNotPresent", "IfNotPresent"},
+		{[]string{"--set", "image.pullPolicy=Never"}, "Never", "Never"},
+		{[]string{"--set", "image.pullPolicy=Never", "--set", "casino.imagePullPolicy=Always"}, "Never", "Always"},
+	} {
+		var operator, pods string
+		for _, u := range renderChart(t, "games", tt.args...) {
+			switch u.GetKind() {
+			case "Deployment":
+				var d appsv1.Deployment
+				must(t, runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &d))
+				operator = string(d.Spec.Template.Spec.Containers[0].ImagePullPolicy)
+			case "Casino":
+				pods, _, _ = unstructured.NestedString(u.Object, "spec", "imagePullPolicy")
+			}
+		}
+		if operator != tt.operator || pods != tt.pods {
+			t.Errorf("%v: operator %q, Casino %q; want %q, %q", tt.args, operator, pods, tt.operator, tt.pods)
+		}
+	}
 }
 
 func runtimeFromUnstructured(u *unstructured.Unstructured, into any) error {
