@@ -17,7 +17,9 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -117,6 +119,23 @@ func TestFairplayOnARealNode(t *testing.T) {
 		}
 		if running < 2 {
 			t.Fatalf("%d pods running, want the operator and the servers", running)
+		}
+		// Least privilege: the chart's default is the namespaced mode.
+		as := " --as=system:serviceaccount:" + namespace + ":" + release + "-operator"
+		for q, want := range map[string]string{
+			"list secrets -A": "no", "list casinos.casino.fairplay.dev -A": "no",
+			"get secrets -n " + namespace: "yes", "list secrets -n " + namespace: "yes",
+		} {
+			out, _ := trySh("kubectl auth can-i " + q + as)
+			if got := strings.TrimSpace(out); got != want {
+				t.Errorf("operator can-i %s: %q, want %s", q, got, want)
+			}
+		}
+		// The server drains: its grace period covers the drain delay and
+		// the shutdown timeout.
+		pod := d.Spec.Template.Spec
+		if g := pod.TerminationGracePeriodSeconds; g == nil || *g < 30 {
+			t.Errorf("terminationGracePeriodSeconds = %v, want the drain delay + shutdown timeout", g)
 		}
 		base = serviceURL(t)
 		// kube-proxy programs a new Service within about a second.
@@ -398,6 +417,28 @@ func TestFairplayOnARealNode(t *testing.T) {
 			_ = kube.List(ctx, &svcs, client.InNamespace(namespace))
 			for _, s := range svcs.Items {
 				left = append(left, "service/"+s.Name)
+			}
+			var jobs batchv1.JobList
+			_ = kube.List(ctx, &jobs, client.InNamespace(namespace))
+			for _, j := range jobs.Items {
+				left = append(left, "job/"+j.Name)
+			}
+			var sas corev1.ServiceAccountList
+			_ = kube.List(ctx, &sas, client.InNamespace(namespace))
+			for _, sa := range sas.Items {
+				if sa.Name != "default" {
+					left = append(left, "serviceaccount/"+sa.Name)
+				}
+			}
+			var roles rbacv1.RoleList
+			_ = kube.List(ctx, &roles, client.InNamespace(namespace))
+			for _, r := range roles.Items {
+				left = append(left, "role/"+r.Name)
+			}
+			var croles rbacv1.ClusterRoleList
+			_ = kube.List(ctx, &croles, client.MatchingLabels{"app.kubernetes.io/instance": release})
+			for _, r := range croles.Items {
+				left = append(left, "clusterrole/"+r.Name)
 			}
 			var secrets corev1.SecretList
 			_ = kube.List(ctx, &secrets, client.InNamespace(namespace))
