@@ -106,6 +106,24 @@ wait_for() { # wait_for WHAT SECONDS CMD...
   die "$what did not come up in ${secs}s (logs: $DIR/logs)"
 }
 
+# One node per machine: the namespace, addresses and routes are fixed. The
+# directory that started it owns it; another checkout is told to stop it.
+claim() {
+  mkdir -p "$RUN"
+  local owner
+  owner=$(cat "$RUN/owner" 2>/dev/null || true)
+  if [ -n "$owner" ] && [ "$owner" != "$DIR" ] && [ -e /run/netns/$NS ]; then
+    local f alive=
+    for f in "$owner"/pids/*.pid; do
+      [ -s "$f" ] && kill -0 "$(cat "$f")" 2>/dev/null && alive=1
+    done
+    [ -z "$alive" ] || die "a node started from $owner is running; stop it with: FAIRPLAY_CLUSTER_DIR=$owner $0 down"
+    log "taking over the network namespace left by $owner (none of its processes runs)"
+    FAIRPLAY_CLUSTER_DIR=$owner "$0" down
+  fi
+  echo "$DIR" >"$RUN/owner"
+}
+
 network_up() {
   if [ ! -e /run/netns/$NS ]; then
     log "network namespace $NS, veth $HOST_IP <-> $NODE_IP"
@@ -376,6 +394,7 @@ up() {
   local bins
   bins=$(hack/kube-bins.sh kube-apiserver kube-controller-manager kube-scheduler kube-proxy kubelet kubectl)
   mkdir -p "$DIR"
+  claim
   network_up
   pki
   databases
@@ -395,7 +414,11 @@ up() {
 }
 
 down() {
-  local name pid
+  local name pid owner
+  owner=$(cat "$RUN/owner" 2>/dev/null || true)
+  if [ -n "$owner" ] && [ "$owner" != "$DIR" ]; then
+    die "the node was started from $owner; stop it with: FAIRPLAY_CLUSTER_DIR=$owner $0 down"
+  fi
   for name in kube-proxy kubelet kube-scheduler kube-controller-manager kube-apiserver etcd redis postgres; do
     if running "$name"; then
       pid=$(cat "$DIR/pids/$name.pid")
@@ -441,6 +464,7 @@ down() {
   for c in /sys/fs/cgroup/*/kubepods; do
     [ -d "$c" ] && find "$c" -depth -type d -exec rmdir {} + 2>/dev/null || true
   done
+  rm -f "$RUN/owner"
   log "down"
 }
 

@@ -26,7 +26,6 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -276,14 +275,6 @@ func asWritten(t testing.TB, cmd, tag string) string {
 	cmd = redisURLPlaceholder.ReplaceAllLiteralString(cmd, redisURL)
 	cmd = tagFlag.ReplaceAllLiteralString(cmd, "image.tag="+tag)
 	return cmd
-}
-
-// deleteIfExists deletes obj, ignoring NotFound.
-func deleteIfExists(t testing.TB, obj client.Object) {
-	t.Helper()
-	if err := kube.Delete(context.Background(), obj); err != nil && !apierrors.IsNotFound(err) {
-		t.Fatal(err)
-	}
 }
 
 // clusterPID is the PID of a process hack/cluster.sh started (postgres,

@@ -20,8 +20,9 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	kruntime "k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	casinov1alpha1 "github.com/fairplay/fairplay/api/v1alpha1"
@@ -395,58 +396,35 @@ func TestFairplayOnARealNode(t *testing.T) {
 		ctx := context.Background()
 		sh(t, "helm uninstall "+release+" -n "+namespace+" --wait --timeout 5m")
 		eventually(t, 3*time.Minute, "the installation gone", func() (bool, string) {
+			in := client.InNamespace(namespace)
 			var left []string
-			var casinos casinov1alpha1.CasinoList
-			if err := kube.List(ctx, &casinos, client.InNamespace(namespace)); err != nil && !apierrors.IsNotFound(err) {
-				return false, err.Error()
-			}
-			for _, c := range casinos.Items {
-				left = append(left, "casino/"+c.Name)
-			}
-			var deps appsv1.DeploymentList
-			_ = kube.List(ctx, &deps, client.InNamespace(namespace))
-			for _, d := range deps.Items {
-				left = append(left, "deployment/"+d.Name)
-			}
-			var pods corev1.PodList
-			_ = kube.List(ctx, &pods, client.InNamespace(namespace))
-			for _, p := range pods.Items {
-				left = append(left, "pod/"+p.Name)
-			}
-			var svcs corev1.ServiceList
-			_ = kube.List(ctx, &svcs, client.InNamespace(namespace))
-			for _, s := range svcs.Items {
-				left = append(left, "service/"+s.Name)
-			}
-			var jobs batchv1.JobList
-			_ = kube.List(ctx, &jobs, client.InNamespace(namespace))
-			for _, j := range jobs.Items {
-				left = append(left, "job/"+j.Name)
-			}
-			var sas corev1.ServiceAccountList
-			_ = kube.List(ctx, &sas, client.InNamespace(namespace))
-			for _, sa := range sas.Items {
-				if sa.Name != "default" {
-					left = append(left, "serviceaccount/"+sa.Name)
+			for _, l := range []struct {
+				kind string
+				list client.ObjectList
+				opts []client.ListOption
+			}{
+				{"casino", &casinov1alpha1.CasinoList{}, []client.ListOption{in}},
+				{"deployment", &appsv1.DeploymentList{}, []client.ListOption{in}},
+				{"pod", &corev1.PodList{}, []client.ListOption{in}},
+				{"service", &corev1.ServiceList{}, []client.ListOption{in}},
+				{"job", &batchv1.JobList{}, []client.ListOption{in}},
+				{"serviceaccount", &corev1.ServiceAccountList{}, []client.ListOption{in}},
+				{"role", &rbacv1.RoleList{}, []client.ListOption{in}},
+				{"clusterrole", &rbacv1.ClusterRoleList{}, []client.ListOption{client.MatchingLabels{"app.kubernetes.io/instance": release}}},
+				{"secret", &corev1.SecretList{}, []client.ListOption{in}},
+			} {
+				if err := kube.List(ctx, l.list, l.opts...); err != nil {
+					return false, err.Error()
 				}
-			}
-			var roles rbacv1.RoleList
-			_ = kube.List(ctx, &roles, client.InNamespace(namespace))
-			for _, r := range roles.Items {
-				left = append(left, "role/"+r.Name)
-			}
-			var croles rbacv1.ClusterRoleList
-			_ = kube.List(ctx, &croles, client.MatchingLabels{"app.kubernetes.io/instance": release})
-			for _, r := range croles.Items {
-				left = append(left, "clusterrole/"+r.Name)
-			}
-			var secrets corev1.SecretList
-			_ = kube.List(ctx, &secrets, client.InNamespace(namespace))
-			for _, s := range secrets.Items {
-				// The Secrets the README had the user create are theirs.
-				if s.Name != "fairplay-db" && s.Name != "fairplay-redis" {
-					left = append(left, "secret/"+s.Name)
-				}
+				_ = meta.EachListItem(l.list, func(o kruntime.Object) error {
+					name := o.(client.Object).GetName()
+					// The namespace's own ServiceAccount, and the Secrets
+					// the README had the user create, are not the chart's.
+					if name != "default" && name != "fairplay-db" && name != "fairplay-redis" {
+						left = append(left, l.kind+"/"+name)
+					}
+					return nil
+				})
 			}
 			return len(left) == 0, strings.Join(left, " ")
 		})
