@@ -47,7 +47,10 @@ done
 # suite runs the operator under the namespaced Role.
 render() { "$helm" template fairplay "$chart" --namespace fairplay --kube-version "$kube" "$@"; }
 kinds() { grep -E '^kind: ' | sort | uniq -c | tr -s ' ' | tr '\n' ';'; }
-ns_out=$(render) cw_out=$(render --set operator.clusterWide=true)
+# (The CRD-upgrade hook's and the secure metrics' ClusterRoles are checked
+# separately below.)
+ns_out=$(render --set crds.upgrade=false --set operator.metrics.secure=false)
+cw_out=$(render --set operator.clusterWide=true --set crds.upgrade=false --set operator.metrics.secure=false)
 if ! grep -qE '^kind: Cluster(Role|RoleBinding)$' <<<"$ns_out" && [ "$(grep -cE '^kind: Role(Binding)?$' <<<"$ns_out")" = 4 ] &&
   grep -q -- '- --watch-namespace=fairplay$' <<<"$ns_out"; then
   ok "namespaced mode (default): Roles only, --watch-namespace=fairplay ($(kinds <<<"$ns_out"))"
@@ -56,13 +59,74 @@ if [ "$(grep -cE '^kind: Cluster(Role|RoleBinding)$' <<<"$cw_out")" = 2 ] && [ "
   ! grep -q -- '--watch-namespace' <<<"$cw_out"; then
   ok "cluster-wide mode: ClusterRole + leader-election Role, no --watch-namespace ($(kinds <<<"$cw_out"))"
 else bad "cluster-wide mode: $(kinds <<<"$cw_out")"; fi
+# CRD upgrades: Helm installs crds/ but never upgrades it, so a pre-upgrade
+# hook Job applies the chart's crds/ (carried in a hook ConfigMap, byte for
+# byte) with a ClusterRole that can only get and patch that one CRD.
+hook=$(render --show-only templates/crd-upgrade.yaml)
+crd_name=$(grep -m1 '^  name: ' "$chart/crds/casino.fairplay.dev_casinos.yaml" | awk '{print $2}')
+embedded=$(awk '/^  casino.fairplay.dev_casinos.yaml: \|$/{f=1;next} f&&/^---/{exit} f&&/^[^ ]/{exit} f{sub(/^    /,"");print}' <<<"$hook")
+if [ "$embedded" = "$(cat "$chart/crds/casino.fairplay.dev_casinos.yaml")" ]; then ok "crd-upgrade hook carries crds/ byte for byte"
+else bad "crd-upgrade hook ConfigMap differs from crds/"; fi
+if [ "$(grep -c 'helm.sh/hook: pre-upgrade' <<<"$hook")" = 5 ] && ! grep -q 'pre-install\|post-' <<<"$hook" &&
+  grep -q -- "- $crd_name\$" <<<"$hook" && grep -q 'verbs: \[get, patch\]' <<<"$hook" &&
+  [ "$(grep -c 'verbs:' <<<"$hook")" = 1 ] && grep -q 'command: \[/operator, apply-crds, -f, /crds\]' <<<"$hook"; then
+  ok "crd-upgrade hook: 5 pre-upgrade objects, get/patch on $crd_name only, runs operator apply-crds"
+else bad "crd-upgrade hook: $(grep -nE 'hook:|verbs|resourceNames|command' <<<"$hook")"; fi
+if [ "$(render --set crds.upgrade=false | grep -c 'component: crd-upgrade')" = 0 ]; then ok "crds.upgrade=false renders no hook"
+else bad "crds.upgrade=false still renders the hook"; fi
+
+# Operator metrics secured the kubebuilder v4 way: HTTPS with the
+# authentication/authorization filter, a ClusterRole to review tokens, a
+# metrics-reader ClusterRole; secure=false binds plain HTTP to loopback only.
+sec=$(render --show-only templates/metrics.yaml --set 'operator.metrics.readers[0].name=prom' --set 'operator.metrics.readers[0].namespace=monitoring')
+dep=$(render --show-only templates/deployment.yaml)
+if grep -q -- '--metrics-secure=true' <<<"$dep" && grep -q -- '--metrics-bind-address=:8443' <<<"$dep" &&
+  grep -q 'resources: \[tokenreviews\]' <<<"$sec" && grep -q 'resources: \[subjectaccessreviews\]' <<<"$sec" &&
+  grep -q 'nonResourceURLs: \[/metrics\]' <<<"$sec" && grep -q 'name: prom$' <<<"$sec" && grep -q 'port: 8443' <<<"$sec"; then
+  ok "operator metrics (default): HTTPS :8443 with authn/authz, token and access reviews, metrics-reader bound to readers"
+else bad "operator metrics (default): $(grep -nE 'metrics-|resources:|nonResourceURLs|port:' <<<"$dep$sec")"; fi
+plain=$(render --set operator.metrics.secure=false)
+if grep -q -- '--metrics-bind-address=127.0.0.1:8080' <<<"$plain" && ! grep -q 'tokenreviews' <<<"$plain" &&
+  ! grep -q 'name: fairplay-operator-metrics$' <<<"$plain"; then
+  ok "operator.metrics.secure=false: plain HTTP on loopback only, no Service, no cluster RBAC"
+else bad "operator.metrics.secure=false: $(grep -nE 'metrics-bind|tokenreviews|operator-metrics' <<<"$plain")"; fi
+
+# Alerts: the PrometheusRule carries every rule of rules/fairplay.rules.yaml
+# (hack/promcheck unit-tests them), with additionalLabels on each.
+pr=$(render --set prometheusRule.enabled=true --set prometheusRule.additionalLabels.team=casino --show-only templates/prometheusrule.yaml)
+want_alerts=$(grep -c '^      - alert: ' "$chart/rules/fairplay.rules.yaml")
+if [ "$(grep -c -- '- alert: ' <<<"$pr")" = "$want_alerts" ] && [ "$(grep -c 'team: casino' <<<"$pr")" = "$want_alerts" ] &&
+  grep -q '{{ $labels.namespace }}' <<<"$pr"; then ok "PrometheusRule: all $want_alerts alerts of rules/fairplay.rules.yaml, extra labels on each, Prometheus templates intact"
+else bad "PrometheusRule: $(grep -c -- '- alert: ' <<<"$pr") alerts, want $want_alerts"; fi
+if [ "$(render | grep -c '^kind: PrometheusRule$')" = 0 ]; then ok "no PrometheusRule by default (needs prometheus-operator's CRDs)"
+else bad "PrometheusRule rendered by default"; fi
+
+# Isolation by default: a NetworkPolicy for the operator and one for the
+# Casino's pods, each denying both directions but what is listed; opt-out;
+# an operator PodDisruptionBudget only with more than one replica.
+def=$(render)
+if [ "$(grep -c '^kind: NetworkPolicy$' <<<"$def")" = 2 ] && [ "$(grep -c 'policyTypes: \[Ingress, Egress\]' <<<"$def")" = 2 ] &&
+  grep -q 'port: 5432' <<<"$def" && grep -q 'port: 6379' <<<"$def" && grep -q 'port: 6443' <<<"$def"; then
+  ok "networkPolicy (default): operator and server policies, ingress and egress, DB/Redis/API-server ports"
+else bad "networkPolicy (default): $(grep -nE '^kind: NetworkPolicy|policyTypes|port:' <<<"$def")"; fi
+if [ "$(render --set networkPolicy.enabled=false | grep -c '^kind: NetworkPolicy$')" = 0 ]; then ok "networkPolicy.enabled=false renders none"
+else bad "networkPolicy.enabled=false still renders NetworkPolicies"; fi
+if render --set networkPolicy.dns.namespaceSelector=null --set networkPolicy.dns.podSelector=null >/dev/null 2>"$out/np.err"; then
+  bad "an empty networkPolicy peer rendered"
+elif grep -q 'needs a namespaceSelector or a podSelector' "$out/np.err"; then ok "an empty networkPolicy peer fails with a clear error"
+else bad "empty peer failed for another reason: $(cat "$out/np.err")"; fi
+two=$(render --set operator.replicas=2)
+if ! grep -q '^kind: PodDisruptionBudget$' <<<"$def" && [ "$(grep -c '^kind: PodDisruptionBudget$' <<<"$two")" = 1 ]; then
+  ok "operator PodDisruptionBudget only with operator.replicas > 1"
+else bad "operator PodDisruptionBudget: $(grep -c '^kind: PodDisruptionBudget$' <<<"$two") with 2 replicas"; fi
+
 # image.pullPolicy=Never (images imported into the node, no registry) reaches
 # the operator and, through the Casino, its pods; casino.imagePullPolicy wins.
 never=$(render --set image.pullPolicy=Never)
-if [ "$(grep -c 'imagePullPolicy: Never' <<<"$never")" = 2 ]; then ok "image.pullPolicy=Never reaches the operator and the Casino"
+if [ "$(grep -c 'imagePullPolicy: Never' <<<"$never")" = 3 ]; then ok "image.pullPolicy=Never reaches the operator, its CRD-upgrade hook and the Casino"
 else bad "image.pullPolicy=Never: $(grep -n 'imagePullPolicy' <<<"$never")"; fi
 own=$(render --set image.pullPolicy=Never --set casino.imagePullPolicy=Always)
-if grep -q 'imagePullPolicy: Always' <<<"$own" && [ "$(grep -c 'imagePullPolicy: Never' <<<"$own")" = 1 ]; then
+if grep -q 'imagePullPolicy: Always' <<<"$own" && [ "$(grep -c 'imagePullPolicy: Never' <<<"$own")" = 2 ]; then
   ok "casino.imagePullPolicy overrides image.pullPolicy for the Casino"
 else bad "casino.imagePullPolicy: $(grep -n 'imagePullPolicy' <<<"$own")"; fi
 
@@ -75,7 +139,7 @@ for key in bogus=1 operator.bogus=1 casino.ingress.bogus=1 operator.metrics.serv
 done
 # ...and wrong types or values.
 for bad_value in casino.replicas=-1 casino.signingKeys.rotationInterval=daily casino.signingKeys.activationDelay=-1m \
-  casino.name=Bad_Name image.pullPolicy=Sometimes casino.imagePullPolicy=Sometimes operator.clusterWide=maybe; do
+  casino.name=Bad_Name casino.ledgerAudit.schedule=hourly image.pullPolicy=Sometimes casino.imagePullPolicy=Sometimes operator.clusterWide=maybe; do
   if "$helm" template fairplay "$chart" --kube-version "$kube" --set "$bad_value" >/dev/null 2>&1; then
     bad "schema accepted $bad_value"
   else ok "schema rejects $bad_value"; fi

@@ -106,6 +106,14 @@ type CasinoSpec struct {
 	// +optional
 	ServiceMonitor *ServiceMonitorSpec `json:"serviceMonitor,omitempty"`
 
+	// LedgerAudit, when set, runs `fairplay ledger verify` (every balance
+	// equals the sum of its ledger entries, every bet matches its entries)
+	// on a schedule as a CronJob, and reports the last result through the
+	// LedgerAudit condition and the operator's metrics, so drift pages
+	// someone.
+	// +optional
+	LedgerAudit *LedgerAuditSpec `json:"ledgerAudit,omitempty"`
+
 	// PodAnnotations are added to the server pods.
 	// +optional
 	PodAnnotations map[string]string `json:"podAnnotations,omitempty"`
@@ -127,6 +135,18 @@ type CasinoSpec struct {
 	// +listType=atomic
 	// +optional
 	Tolerations []corev1.Toleration `json:"tolerations,omitempty"`
+
+	// TopologySpreadConstraints of the server pods. Unset, the operator
+	// spreads them across nodes (kubernetes.io/hostname) and, where nodes are
+	// labelled, zones (topology.kubernetes.io/zone), both with maxSkew 1 and
+	// ScheduleAnyway (a one-node or unlabelled cluster still schedules every
+	// replica) and matchLabelKeys pod-template-hash (each rollout's pods
+	// spread by themselves). A list replaces those defaults; an empty list
+	// turns spreading off.
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=8
+	// +optional
+	TopologySpreadConstraints []corev1.TopologySpreadConstraint `json:"topologySpreadConstraints,omitempty"`
 
 	// PriorityClassName of the server pods.
 	// +optional
@@ -235,6 +255,27 @@ type SigningKeysSpec struct {
 	ActivationDelay *metav1.Duration `json:"activationDelay,omitempty"`
 }
 
+// LedgerAuditSpec schedules the ledger audit.
+type LedgerAuditSpec struct {
+	// Schedule of the audit in cron format (five fields, or a macro such
+	// as @hourly), in TimeZone.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=64
+	// +kubebuilder:validation:Pattern=`^(@(yearly|annually|monthly|weekly|daily|midnight|hourly)|(\S+\s+){4}\S+)$`
+	// +required
+	Schedule string `json:"schedule"`
+
+	// TimeZone of the schedule (an IANA name such as Europe/Berlin); empty
+	// uses the kube-controller-manager's time zone.
+	// +kubebuilder:validation:MaxLength=64
+	// +optional
+	TimeZone string `json:"timeZone,omitempty"`
+
+	// Suspend stops scheduling new audits; the last result stays reported.
+	// +optional
+	Suspend bool `json:"suspend,omitempty"`
+}
+
 // IngressSpec exposes the server through an Ingress.
 type IngressSpec struct {
 	// Host is the public host name.
@@ -281,7 +322,9 @@ type CasinoStatus struct {
 	// +optional
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 
-	// Conditions: Ready, Progressing, Degraded and MigrationsSucceeded.
+	// Conditions: Ready, Progressing, Degraded and MigrationsSucceeded, and
+	// kstatus's Reconciling and Stalled (abnormal-true: True only while in
+	// progress, or blocked until a person acts).
 	// +listType=map
 	// +listMapKey=type
 	// +optional
@@ -326,6 +369,27 @@ type CasinoStatus struct {
 	// NextRotation is when the next signing key will be added.
 	// +optional
 	NextRotation *metav1.Time `json:"nextRotation,omitempty"`
+
+	// LastLedgerAudit is the newest finished ledger audit.
+	// +optional
+	LastLedgerAudit *LedgerAuditStatus `json:"lastLedgerAudit,omitempty"`
+
+	// LastForcedRotation is the value of the casino.fairplay.dev/rotate-keys-at
+	// annotation last honoured: a later time in the annotation adds a key,
+	// the same or an earlier one does nothing.
+	// +optional
+	LastForcedRotation *metav1.Time `json:"lastForcedRotation,omitempty"`
+}
+
+// LedgerAuditStatus records a finished ledger audit Job.
+type LedgerAuditStatus struct {
+	// JobName of the audit Job.
+	JobName string `json:"jobName"`
+	// Succeeded is true when `fairplay ledger verify` found no drift.
+	Succeeded bool `json:"succeeded"`
+	// CompletionTime is when the Job finished (succeeded or failed).
+	// +optional
+	CompletionTime *metav1.Time `json:"completionTime,omitempty"`
 }
 
 // MigrationStatus records a migrations Job that succeeded.

@@ -17,10 +17,12 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
@@ -28,6 +30,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
@@ -38,6 +41,11 @@ import (
 
 // FieldManager is the server-side-apply field manager of the operator.
 const FieldManager = "fairplay-operator"
+
+// conflictRequeueDelay is how soon a reconcile that lost an optimistic-lock
+// race runs again: long enough for the cache to catch up with the write
+// that won, short enough that nobody notices.
+const conflictRequeueDelay = time.Second
 
 // Labels every owned object carries.
 const (
@@ -54,6 +62,8 @@ const (
 	componentServer     = "server"
 	componentMigrations = "migrations"
 	componentKeys       = "signing-keys"
+	// componentLedgerAudit labels the ledger audit's CronJob, Jobs and pods.
+	componentLedgerAudit = "ledger-audit"
 )
 
 // Event reasons (the condition reasons are API constants; these only name
@@ -72,6 +82,7 @@ const (
 	eventServiceMonitorSkipped  = "ServiceMonitorSkipped"
 	eventReconcileError         = "ReconcileError"
 	eventMigrationJobsCollected = "MigrationJobsDeleted"
+	eventInvalidRotationRequest = "InvalidRotationRequest"
 )
 
 // CasinoReconciler keeps the objects of a Casino in shape: the signing-key
@@ -96,7 +107,8 @@ type CasinoReconciler struct {
 // +kubebuilder:rbac:groups="",resources=services,verbs=get;list;watch;create;patch
 // +kubebuilder:rbac:groups=apps,resources=deployments,verbs=get;list;watch;create;patch
 // +kubebuilder:rbac:groups=batch,resources=jobs,verbs=get;list;watch;create;delete
-// +kubebuilder:rbac:groups=casino.fairplay.dev,resources=casinos,verbs=get;list;watch;patch
+// +kubebuilder:rbac:groups=batch,resources=cronjobs,verbs=get;list;watch;create;patch;delete
+// +kubebuilder:rbac:groups=casino.fairplay.dev,resources=casinos,verbs=get;list;watch
 // +kubebuilder:rbac:groups=casino.fairplay.dev,resources=casinos/finalizers,verbs=update
 // +kubebuilder:rbac:groups=casino.fairplay.dev,resources=casinos/status,verbs=get;patch;update
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
@@ -115,15 +127,27 @@ func (r *CasinoReconciler) Reconcile(ctx context.Context, req reconcile.Request)
 
 	var casino casinov1alpha1.Casino
 	if err := r.Get(ctx, req.NamespacedName, &casino); err != nil {
+		if apierrors.IsNotFound(err) {
+			forgetMetrics(req.Namespace, req.Name)
+		}
 		return reconcile.Result{}, client.IgnoreNotFound(err)
 	}
 	if !casino.DeletionTimestamp.IsZero() {
+		forgetMetrics(casino.Namespace, casino.Name)
 		// Everything the Casino owns carries its owner reference, so the
 		// garbage collector removes it; nothing to do here.
 		return reconcile.Result{}, nil
 	}
 
 	obs, err := r.observe(ctx, &casino)
+	if apierrors.IsConflict(err) {
+		// Another writer changed an object between our read and our write
+		// (often our own cache lagging behind our last write). That is the
+		// optimistic lock doing its job, not a fault: start again from fresh
+		// data without marking the Casino Degraded or emitting a Warning.
+		log.V(1).Info("conflict, requeueing", "error", err.Error())
+		return reconcile.Result{RequeueAfter: conflictRequeueDelay}, nil
+	}
 	if err != nil {
 		log.Error(err, "reconcile casino")
 		r.event(&casino, corev1.EventTypeWarning, eventReconcileError, "Reconcile", "%v", err)
@@ -134,6 +158,7 @@ func (r *CasinoReconciler) Reconcile(ctx context.Context, req reconcile.Request)
 	}); perr != nil {
 		return reconcile.Result{}, errors.Join(err, perr)
 	}
+	recordMetrics(&casino)
 	if err != nil {
 		return reconcile.Result{}, err
 	}
@@ -181,12 +206,17 @@ func (r *CasinoReconciler) observe(ctx context.Context, casino *casinov1alpha1.C
 			r.event(casino, corev1.EventTypeWarning, eventSecretNotFound, "CheckSecrets", "%s", obs.missingSecret)
 		}
 		obs.deployment = current
+		obs.audit.skipped = true
 		obs.requeueAfter = minPositive(obs.requeueAfter, 30*time.Second)
 		return obs, nil
 	}
 	obs.deployment, err = r.reconcileDeployment(ctx, casino, current, obs.migration)
 	if err != nil {
 		return obs, fmt.Errorf("deployment: %w", err)
+	}
+	obs.audit, err = r.reconcileLedgerAudit(ctx, casino, serverImage(obs.deployment))
+	if err != nil {
+		return obs, fmt.Errorf("ledger audit: %w", err)
 	}
 	if obs.migration.phase == migrationSucceeded && serverImage(obs.deployment) == casino.Spec.Image {
 		if err := r.deleteObsoleteMigrationJobs(ctx, casino, obs.migration.jobName); err != nil {
@@ -197,7 +227,7 @@ func (r *CasinoReconciler) observe(ctx context.Context, casino *casinov1alpha1.C
 }
 
 // SetupWithManager registers the reconciler: it watches Casinos (spec
-// changes and annotations such as casino.fairplay.dev/rotate-keys) and every
+// changes and annotations such as casino.fairplay.dev/rotate-keys-at) and every
 // kind it owns. ServiceMonitors are not watched, so that the operator runs
 // without the prometheus-operator CRDs; they are re-applied on each reconcile.
 // Secrets are watched as metadata only: a deleted or edited signing-key
@@ -212,12 +242,30 @@ func (r *CasinoReconciler) SetupWithManager(mgr manager.Manager) error {
 			predicate.Or(predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}))).
 		Owns(&appsv1.Deployment{}).
 		Owns(&batchv1.Job{}).
+		// The audit's Jobs belong to the CronJob; its status (active Jobs,
+		// last success) changes when one finishes, which wakes the Casino.
+		Owns(&batchv1.CronJob{}).
+		// ...but a Job started by hand (`kubectl create job --from=cronjob/...`)
+		// or one the CronJob controller has forgotten changes no CronJob
+		// status: map every ledger-audit Job to its Casino by label, so its
+		// result reaches the LedgerAudit condition at once.
+		Watches(&batchv1.Job{}, handler.EnqueueRequestsFromMapFunc(ledgerAuditJobToCasino)).
 		Owns(&corev1.Secret{}, builder.OnlyMetadata).
 		Owns(&corev1.Service{}).
 		Owns(&networkingv1.Ingress{}).
 		Owns(&policyv1.PodDisruptionBudget{}).
 		Named("casino").
 		Complete(r)
+}
+
+// ledgerAuditJobToCasino maps a ledger-audit Job to its Casino (from the
+// labels every audit Job carries); other Jobs map to nothing.
+func ledgerAuditJobToCasino(_ context.Context, obj client.Object) []reconcile.Request {
+	l := obj.GetLabels()
+	if l[labelComponent] != componentLedgerAudit || l[labelManagedBy] != ManagedByValue || l[casinov1alpha1.LabelCasino] == "" {
+		return nil
+	}
+	return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: obj.GetNamespace(), Name: l[casinov1alpha1.LabelCasino]}}}
 }
 
 // CacheOptions are the manager's cache settings the reconciler relies on:

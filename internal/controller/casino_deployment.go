@@ -135,6 +135,7 @@ func desiredDeployment(casino *casinov1alpha1.Casino, image string) *appsv1.Depl
 	env := serverEnv(casino)
 	pod := basePodSpec(casino)
 	pod.PriorityClassName = casino.Spec.PriorityClassName
+	pod.TopologySpreadConstraints = topologySpread(casino)
 	pod.TerminationGracePeriodSeconds = ptr.To(terminationGracePeriodSeconds(env))
 	pod.Volumes = append(pod.Volumes, corev1.Volume{
 		Name: "signing-keys",
@@ -206,6 +207,29 @@ func desiredDeployment(casino *casinov1alpha1.Casino, image string) *appsv1.Depl
 			},
 		},
 	}
+}
+
+// topologySpread is spec.topologySpreadConstraints, or, when unset, a
+// best-effort spread of the server pods across nodes and zones: maxSkew 1
+// with ScheduleAnyway, so a node or zone going away takes at most its share
+// of replicas, yet a one-node cluster or nodes without zone labels still
+// schedule every replica. matchLabelKeys pod-template-hash counts each
+// rollout's pods separately, so a roll spreads its new pods too.
+func topologySpread(casino *casinov1alpha1.Casino) []corev1.TopologySpreadConstraint {
+	if casino.Spec.TopologySpreadConstraints != nil {
+		return casino.Spec.TopologySpreadConstraints
+	}
+	var out []corev1.TopologySpreadConstraint
+	for _, key := range []string{corev1.LabelHostname, corev1.LabelTopologyZone} {
+		out = append(out, corev1.TopologySpreadConstraint{
+			MaxSkew:           1,
+			TopologyKey:       key,
+			WhenUnsatisfiable: corev1.ScheduleAnyway,
+			LabelSelector:     &metav1.LabelSelector{MatchLabels: selectorLabels(casino)},
+			MatchLabelKeys:    []string{appsv1.DefaultDeploymentUniqueLabelKey},
+		})
+	}
+	return out
 }
 
 // basePodSpec holds what the server and the migrations pods share: the

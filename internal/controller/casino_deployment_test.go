@@ -1,6 +1,7 @@
 package controller
 
 import (
+	"maps"
 	"slices"
 	"testing"
 
@@ -231,5 +232,42 @@ func TestDeploymentSurvivesServerDefaults(t *testing.T) {
 	}
 	if d.Spec.Template.Spec.Containers[0].TerminationMessagePath == "" {
 		t.Fatal("server defaults missing: the apply went nowhere?")
+	}
+}
+
+// TestTopologySpread: unset, the server pods spread across nodes and zones
+// without ever blocking scheduling, per rollout revision; a list in the spec
+// replaces the defaults, and an empty list turns spreading off.
+func TestTopologySpread(t *testing.T) {
+	t.Parallel()
+	c := fullCasino()
+	got := desiredDeployment(c, "img").Spec.Template.Spec.TopologySpreadConstraints
+	if len(got) != 2 || got[0].TopologyKey != corev1.LabelHostname || got[1].TopologyKey != corev1.LabelTopologyZone {
+		t.Fatalf("default constraints = %+v, want hostname and zone", got)
+	}
+	sel := selectorLabels(c)
+	for _, tsc := range got {
+		if tsc.MaxSkew != 1 || tsc.WhenUnsatisfiable != corev1.ScheduleAnyway ||
+			!maps.Equal(tsc.LabelSelector.MatchLabels, sel) || !slices.Equal(tsc.MatchLabelKeys, []string{"pod-template-hash"}) {
+			t.Errorf("constraint %s = %+v, want maxSkew 1, ScheduleAnyway, the server selector, per revision", tsc.TopologyKey, tsc)
+		}
+	}
+	// The selector must match the pods it spreads, or it spreads nothing.
+	podLabels := desiredDeployment(c, "img").Spec.Template.Labels
+	for k, v := range sel {
+		if podLabels[k] != v {
+			t.Fatalf("spread selector %s=%s does not match the pod labels %v", k, v, podLabels)
+		}
+	}
+
+	own := []corev1.TopologySpreadConstraint{{MaxSkew: 2, TopologyKey: "example.com/rack", WhenUnsatisfiable: corev1.DoNotSchedule,
+		LabelSelector: &metav1.LabelSelector{MatchLabels: sel}}}
+	c.Spec.TopologySpreadConstraints = own
+	if got := desiredDeployment(c, "img").Spec.Template.Spec.TopologySpreadConstraints; len(got) != 1 || got[0].TopologyKey != "example.com/rack" {
+		t.Errorf("spec constraints not used: %+v", got)
+	}
+	c.Spec.TopologySpreadConstraints = []corev1.TopologySpreadConstraint{}
+	if got := desiredDeployment(c, "img").Spec.Template.Spec.TopologySpreadConstraints; len(got) != 0 {
+		t.Errorf("an empty list did not turn spreading off: %+v", got)
 	}
 }

@@ -50,6 +50,9 @@ const (
 	// (a replica that has not read it keeps signing with the previous one)
 	// and clock skew between the operator and the nodes.
 	keyRetirementMargin = 5 * time.Minute
+	// maxRotationRequestSkew is how far in the future a rotate-keys-at time
+	// may lie (clock skew between the requester and the operator).
+	maxRotationRequestSkew = 5 * time.Minute
 	// defaultAccessTokenTTL is the server's FAIRPLAY_ACCESS_TOKEN_TTL default.
 	defaultAccessTokenTTL = 15 * time.Minute
 )
@@ -79,6 +82,8 @@ type keyState struct {
 	nextRotation time.Time
 	// requeueAfter is when the next rotation or retirement is due.
 	requeueAfter time.Duration
+	// lastForced is the rotate-keys-at time last honoured (nil: never).
+	lastForced *time.Time
 }
 
 // signingKeysSecretName is the Secret mounted at FAIRPLAY_SIGNING_KEYS_DIR.
@@ -121,28 +126,27 @@ func retirementGrace(activation, ttl time.Duration) time.Duration {
 }
 
 // reconcileSigningKeys creates the signing-key Secret with one key, adds a
-// key every rotation interval (or at once when the Casino carries the
-// casino.fairplay.dev/rotate-keys annotation, which it then removes), and
-// retires keys whose successor is older than the retirement grace. Entries
-// that are not `<kid>.pem` Ed25519 keys are dropped: the server would refuse
-// to load them.
+// key every rotation interval (or at once when the Casino's
+// casino.fairplay.dev/rotate-keys-at annotation names a time later than the
+// last forced rotation; see forcedRotation), and retires keys whose
+// successor is older than the retirement grace. Entries that are not
+// `<kid>.pem` Ed25519 keys are dropped: the server would refuse to load them.
 func (r *CasinoReconciler) reconcileSigningKeys(ctx context.Context, casino *casinov1alpha1.Casino) (keyState, error) {
 	now := r.Clock.Now().UTC()
 	name := signingKeysSecretName(casino)
 	timing := keyTimingFor(casino)
 	interval := timing.interval
-	forced, err := r.rotationRequested(ctx, casino)
-	if err != nil {
-		return keyState{}, err
-	}
-
 	var secret corev1.Secret
-	err = r.APIReader.Get(ctx, types.NamespacedName{Namespace: casino.Namespace, Name: name}, &secret)
+	err := r.APIReader.Get(ctx, types.NamespacedName{Namespace: casino.Namespace, Name: name}, &secret)
 	exists := err == nil
 	if err != nil && !apierrors.IsNotFound(err) {
 		return keyState{}, fmt.Errorf("get secret %s: %w", name, err)
 	}
 
+	request := r.forcedRotation(casino, &secret)
+	// A new Secret starts with a fresh key: a request made before it existed
+	// is honoured by that key, not by a second one.
+	forced := exists && request.due
 	keys, dropped := parseSigningKeys(secret.Data)
 	plan := planKeys(keys, now, timing, forced)
 	rotated := plan.rotate
@@ -170,6 +174,12 @@ func (r *CasinoReconciler) reconcileSigningKeys(ctx context.Context, casino *cas
 		desired.Labels = map[string]string{}
 	}
 	maps.Copy(desired.Labels, labelsFor(casino, componentKeys))
+	if request.due {
+		if desired.Annotations == nil {
+			desired.Annotations = map[string]string{}
+		}
+		desired.Annotations[casinov1alpha1.AnnotationLastForcedRotation] = request.at.UTC().Format(time.RFC3339)
+	}
 	if err := controllerutil.SetControllerReference(casino, desired, r.Scheme); err != nil {
 		return keyState{}, err
 	}
@@ -181,7 +191,7 @@ func (r *CasinoReconciler) reconcileSigningKeys(ctx context.Context, casino *cas
 		}
 		r.event(casino, corev1.EventTypeNormal, eventSigningKeysCreated, "RotateKeys",
 			"Created Secret %s with signing key %s", name, plan.keep[len(plan.keep)-1].id)
-	case rotated || len(plan.pruned) > 0 || dropped > 0 ||
+	case rotated || request.due || len(plan.pruned) > 0 || dropped > 0 ||
 		!maps.Equal(secret.Labels, desired.Labels) || !equality.Semantic.DeepEqual(secret.OwnerReferences, desired.OwnerReferences) ||
 		secret.Type != desired.Type:
 		// Update carries the resourceVersion read above: a concurrent writer
@@ -192,7 +202,7 @@ func (r *CasinoReconciler) reconcileSigningKeys(ctx context.Context, casino *cas
 		if rotated {
 			why := "rotation interval " + interval.String() + " elapsed"
 			if forced {
-				why = "requested by annotation " + casinov1alpha1.AnnotationRotateKeys
+				why = "requested by annotation " + casinov1alpha1.AnnotationRotateKeysAt + "=" + request.at.UTC().Format(time.RFC3339)
 			}
 			newest := plan.keep[len(plan.keep)-1]
 			r.event(casino, corev1.EventTypeNormal, eventSigningKeyRotated, "RotateKeys",
@@ -205,15 +215,10 @@ func (r *CasinoReconciler) reconcileSigningKeys(ctx context.Context, casino *cas
 		}
 	}
 
-	if forced {
-		patch := client.MergeFrom(casino.DeepCopy())
-		delete(casino.Annotations, casinov1alpha1.AnnotationRotateKeys)
-		if err := r.Patch(ctx, casino, patch); err != nil {
-			return keyState{}, fmt.Errorf("remove annotation %s: %w", casinov1alpha1.AnnotationRotateKeys, err)
-		}
+	st := keyState{secretName: name, nextRotation: plan.nextRotation, requeueAfter: plan.requeueAfter, lastForced: request.honoured}
+	if request.due {
+		st.lastForced = &request.at
 	}
-
-	st := keyState{secretName: name, nextRotation: plan.nextRotation, requeueAfter: plan.requeueAfter}
 	for _, k := range plan.keep {
 		st.ids = append(st.ids, k.id)
 	}
@@ -221,22 +226,61 @@ func (r *CasinoReconciler) reconcileSigningKeys(ctx context.Context, casino *cas
 	return st, nil
 }
 
-// rotationRequested reports whether the Casino asks for a rotation with the
-// casino.fairplay.dev/rotate-keys annotation. A cached "yes" is confirmed
-// against the API server: right after this reconciler removed the
-// annotation, the event of its own Secret update can start the next
-// reconcile before the cache has seen the removal, and that stale copy must
-// not rotate a second time.
-func (r *CasinoReconciler) rotationRequested(ctx context.Context, casino *casinov1alpha1.Casino) (bool, error) {
-	if _, ok := casino.Annotations[casinov1alpha1.AnnotationRotateKeys]; !ok {
-		return false, nil
+// rotationRequest is what the rotate-keys-at annotation asks for.
+type rotationRequest struct {
+	// at is the annotation's time (zero when absent or invalid).
+	at time.Time
+	// honoured is the last request already served: the later of
+	// status.lastForcedRotation and the Secret's record of it (nil: none).
+	honoured *time.Time
+	// due: at is later than honoured, so one key is to be added now.
+	due bool
+}
+
+// forcedRotation reads the casino.fairplay.dev/rotate-keys-at annotation and
+// compares it with the last request served, as recorded in the status and,
+// written in the same update as the key, on the Secret (read from the API
+// server: a stale cached Casino or a lost status write cannot make the same
+// request rotate twice). An unparsable value, or the retired imperative
+// rotate-keys annotation, rotates nothing and is reported as a Warning.
+func (r *CasinoReconciler) forcedRotation(casino *casinov1alpha1.Casino, secret *corev1.Secret) rotationRequest {
+	var req rotationRequest
+	if lf := casino.Status.LastForcedRotation; lf != nil {
+		t := lf.UTC()
+		req.honoured = &t
 	}
-	var fresh casinov1alpha1.Casino
-	if err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(casino), &fresh); err != nil {
-		return false, fmt.Errorf("get casino %s: %w", casino.Name, err)
+	if v, ok := secret.Annotations[casinov1alpha1.AnnotationLastForcedRotation]; ok {
+		if t, err := time.Parse(time.RFC3339, v); err == nil && (req.honoured == nil || t.After(*req.honoured)) {
+			t = t.UTC()
+			req.honoured = &t
+		}
 	}
-	_, ok := fresh.Annotations[casinov1alpha1.AnnotationRotateKeys]
-	return ok, nil
+	if _, ok := casino.Annotations[casinov1alpha1.AnnotationRotateKeys]; ok {
+		r.event(casino, corev1.EventTypeWarning, eventInvalidRotationRequest, "RotateKeys",
+			"Annotation %s is no longer honoured and nothing was rotated: set %s to the current time instead (kubectl annotate casino/%s %s=$(date -u +%%Y-%%m-%%dT%%H:%%M:%%SZ) --overwrite)",
+			casinov1alpha1.AnnotationRotateKeys, casinov1alpha1.AnnotationRotateKeysAt, casino.Name, casinov1alpha1.AnnotationRotateKeysAt)
+	}
+	v, ok := casino.Annotations[casinov1alpha1.AnnotationRotateKeysAt]
+	if !ok {
+		return req
+	}
+	at, err := time.Parse(time.RFC3339, strings.TrimSpace(v))
+	if err != nil {
+		r.event(casino, corev1.EventTypeWarning, eventInvalidRotationRequest, "RotateKeys",
+			"Annotation %s=%q is not an RFC 3339 time such as 2026-11-24T05:00:00Z; nothing was rotated", casinov1alpha1.AnnotationRotateKeysAt, v)
+		return req
+	}
+	if limit := r.Clock.Now().Add(maxRotationRequestSkew); at.After(limit) {
+		// A time in the future would swallow every later request until then.
+		r.event(casino, corev1.EventTypeWarning, eventInvalidRotationRequest, "RotateKeys",
+			"Annotation %s=%s is more than %s in the future; nothing was rotated (use the current time)", casinov1alpha1.AnnotationRotateKeysAt, v, maxRotationRequestSkew)
+		return req
+	}
+	// Second precision, as the annotation and the status store it, so the
+	// comparison is the same after a round trip through either.
+	req.at = at.UTC().Truncate(time.Second)
+	req.due = req.honoured == nil || req.at.After(*req.honoured)
+	return req
 }
 
 // activeKeyID is the key the servers sign with at now: the newest key
@@ -250,6 +294,11 @@ func activeKeyID(keys []signingKey, now time.Time, activation time.Duration) str
 		}
 	}
 	return keys[0].id
+}
+
+// parseKeyID is the creation time a key id names.
+func parseKeyID(kid string) (time.Time, error) {
+	return time.Parse(accounts.KeyIDFormat, kid)
 }
 
 // parseSigningKeys reads the `<kid>.pem` entries of the Secret, oldest

@@ -284,9 +284,23 @@ func TestSigningKeyRotation(t *testing.T) {
 	}
 }
 
-// TestForcedRotationByAnnotation: casino.fairplay.dev/rotate-keys adds a
-// key at once and is removed, so the same command works again later; the
-// new key signs after the activation delay (here spec's 2m).
+// annotateRotation sets casino.fairplay.dev/rotate-keys-at to value.
+func (e *env) annotateRotation(name, value string) {
+	e.t.Helper()
+	e.update(name, func(c *casinov1alpha1.Casino) {
+		if c.Annotations == nil {
+			c.Annotations = map[string]string{}
+		}
+		c.Annotations[casinov1alpha1.AnnotationRotateKeysAt] = value
+	})
+}
+
+// TestForcedRotationByAnnotation: a rotate-keys-at time later than
+// status.lastForcedRotation adds one key at once, is recorded in the status
+// and on the Secret, and stays on the Casino (the operator never removes
+// it); reconciling again, or re-applying the same value, adds nothing; a
+// later time rotates again; the new key signs after the activation delay
+// (here spec's 2m).
 func TestForcedRotationByAnnotation(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
@@ -300,68 +314,140 @@ func TestForcedRotationByAnnotation(t *testing.T) {
 	for i := 1; i <= 2; i++ {
 		e.clock.Step(5 * time.Minute)
 		previous := e.casino("force").Status.ActiveKeyID
-		e.update("force", func(c *casinov1alpha1.Casino) {
-			if c.Annotations == nil {
-				c.Annotations = map[string]string{}
-			}
-			c.Annotations[casinov1alpha1.AnnotationRotateKeys] = "now"
-		})
+		requested := e.clock.Now().Add(-time.Second).UTC()
+		e.annotateRotation("force", requested.Format(time.RFC3339))
 		res := e.reconcile("force")
 		c := e.casino("force")
-		if _, ok := c.Annotations[casinov1alpha1.AnnotationRotateKeys]; ok {
-			t.Fatal("annotation not removed after the rotation")
+		if got := c.Annotations[casinov1alpha1.AnnotationRotateKeysAt]; got != requested.Format(time.RFC3339) {
+			t.Fatalf("the operator changed the annotation: %q", got)
 		}
 		if len(c.Status.KeyIDs) != i+1 {
 			t.Fatalf("after forced rotation %d: keys %v", i, c.Status.KeyIDs)
+		}
+		if c.Status.LastForcedRotation == nil || !c.Status.LastForcedRotation.Time.Equal(requested) {
+			t.Fatalf("status.lastForcedRotation = %v, want %v", c.Status.LastForcedRotation, requested)
+		}
+		var secret corev1.Secret
+		e.get(signingKeysSecretName(c), &secret)
+		if got := secret.Annotations[casinov1alpha1.AnnotationLastForcedRotation]; got != requested.Format(time.RFC3339) {
+			t.Fatalf("secret records the request as %q", got)
 		}
 		newKey := e.clock.Now().Format(accounts.KeyIDFormat)
 		if c.Status.KeyIDs[i] != newKey || c.Status.ActiveKeyID != previous || res.RequeueAfter != delay {
 			t.Fatalf("after forced rotation %d: keys %v active %s (want %s until %s) requeue %v",
 				i, c.Status.KeyIDs, c.Status.ActiveKeyID, previous, delay, res.RequeueAfter)
 		}
+		// The same request again (a GitOps sync re-applying it, or a
+		// reconcile for another reason) is already served.
 		e.clock.Step(delay)
+		e.annotateRotation("force", requested.Format(time.RFC3339))
+		e.reconcile("force")
 		e.reconcile("force")
 		if c := e.casino("force"); c.Status.ActiveKeyID != newKey || len(c.Status.KeyIDs) != i+1 {
-			t.Fatalf("after the activation delay: active %s keys %v, want %s", c.Status.ActiveKeyID, c.Status.KeyIDs, newKey)
+			t.Fatalf("after the activation delay: active %s keys %v, want %s and no further key", c.Status.ActiveKeyID, c.Status.KeyIDs, newKey)
 		}
 	}
-	if evs := e.drainEvents(); !strings.Contains(strings.Join(evs, "\n"), "requested by annotation") {
+	// An earlier time (a Git revert) rotates nothing.
+	e.annotateRotation("force", t0.Format(time.RFC3339))
+	e.reconcile("force")
+	if keys := e.casino("force").Status.KeyIDs; len(keys) != 3 {
+		t.Fatalf("an earlier rotate-keys-at rotated: %v", keys)
+	}
+	if evs := e.drainEvents(); !strings.Contains(strings.Join(evs, "\n"), "requested by annotation "+casinov1alpha1.AnnotationRotateKeysAt) {
 		t.Fatalf("events do not say the rotation was requested: %q", evs)
 	}
 }
 
-// staleCasinoClient serves Casinos with the rotate-keys annotation, as a
-// cache that has not yet seen its removal would.
-type staleCasinoClient struct{ client.Client }
+// TestForcedRotationRejectsBadRequests: an unparsable time, a time far in
+// the future and the retired imperative annotation rotate nothing, change
+// no annotation and say why in a Warning Event.
+func TestForcedRotationRejectsBadRequests(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.createSecrets()
+	e.newCasino("bad", "registry.example/fairplay:v1")
+	e.reconcile("bad")
+	e.clock.Step(time.Hour)
+	e.drainEvents()
+	for _, tc := range []struct{ key, value, want string }{
+		{casinov1alpha1.AnnotationRotateKeysAt, "now", "is not an RFC 3339 time"},
+		{casinov1alpha1.AnnotationRotateKeysAt, e.clock.Now().Add(time.Hour).Format(time.RFC3339), "in the future"},
+		{casinov1alpha1.AnnotationRotateKeys, "now", "is no longer honoured"},
+	} {
+		e.update("bad", func(c *casinov1alpha1.Casino) {
+			c.Annotations = map[string]string{tc.key: tc.value}
+		})
+		e.reconcile("bad")
+		c := e.casino("bad")
+		if len(c.Status.KeyIDs) != 1 || c.Status.LastForcedRotation != nil {
+			t.Fatalf("%s=%s: keys %v lastForcedRotation %v", tc.key, tc.value, c.Status.KeyIDs, c.Status.LastForcedRotation)
+		}
+		if c.Annotations[tc.key] != tc.value {
+			t.Fatalf("%s=%s: the operator changed the annotation to %q", tc.key, tc.value, c.Annotations[tc.key])
+		}
+		evs := strings.Join(e.drainEvents(), "\n")
+		if !strings.Contains(evs, "Warning "+eventInvalidRotationRequest) || !strings.Contains(evs, tc.want) {
+			t.Fatalf("%s=%s: events %q, want a Warning saying %q", tc.key, tc.value, evs, tc.want)
+		}
+	}
+}
 
-func (s staleCasinoClient) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+// TestForcedRotationOnNewCasinoAddsNoSecondKey: a Casino created with the
+// annotation already set (from Git) gets one key, and the request counts
+// as served.
+func TestForcedRotationOnNewCasinoAddsNoSecondKey(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.createSecrets()
+	at := t0.Add(-time.Hour).Format(time.RFC3339)
+	e.newCasino("fresh", "registry.example/fairplay:v1", func(c *casinov1alpha1.Casino) {
+		c.Annotations = map[string]string{casinov1alpha1.AnnotationRotateKeysAt: at}
+	})
+	e.reconcile("fresh")
+	e.reconcile("fresh")
+	c := e.casino("fresh")
+	if len(c.Status.KeyIDs) != 1 || c.Status.LastForcedRotation == nil || c.Status.LastForcedRotation.Format(time.RFC3339) != at {
+		t.Fatalf("keys %v lastForcedRotation %v", c.Status.KeyIDs, c.Status.LastForcedRotation)
+	}
+}
+
+// staleStatusClient serves Casinos without status.lastForcedRotation, as a
+// cache that has not seen the status write of the reconcile that rotated,
+// or as the API server would after that status write failed.
+type staleStatusClient struct{ client.Client }
+
+func (s staleStatusClient) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
 	if err := s.Client.Get(ctx, key, obj, opts...); err != nil {
 		return err
 	}
 	if c, ok := obj.(*casinov1alpha1.Casino); ok {
-		if c.Annotations == nil {
-			c.Annotations = map[string]string{}
-		}
-		c.Annotations[casinov1alpha1.AnnotationRotateKeys] = "now"
+		c.Status.LastForcedRotation = nil
 	}
 	return nil
 }
 
-// TestForcedRotationIgnoresStaleAnnotation: a reconcile that reads the
-// Casino from a cache still showing an annotation the previous reconcile
-// removed does not rotate again; one annotation, one key.
-func TestForcedRotationIgnoresStaleAnnotation(t *testing.T) {
+// TestForcedRotationIgnoresStaleStatus: the Secret's own record of the
+// request (written with the key) keeps a reconcile that reads a Casino
+// without status.lastForcedRotation from rotating again; one request, one
+// key.
+func TestForcedRotationIgnoresStaleStatus(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	e.createSecrets()
 	e.newCasino("stale", "registry.example/fairplay:v1")
 	e.reconcile("stale")
 	e.clock.Step(time.Hour)
-
-	e.r.Client = staleCasinoClient{k8sClient}
+	e.annotateRotation("stale", e.clock.Now().Format(time.RFC3339))
 	e.reconcile("stale")
-	if keys := e.casino("stale").Status.KeyIDs; len(keys) != 1 {
-		t.Fatalf("keys = %v: rotated for an annotation the API server no longer has", keys)
+	if keys := e.casino("stale").Status.KeyIDs; len(keys) != 2 {
+		t.Fatalf("keys = %v, want the forced second key", keys)
+	}
+
+	e.clock.Step(time.Minute)
+	e.r.Client = staleStatusClient{k8sClient}
+	e.reconcile("stale")
+	if keys := e.casino("stale").Status.KeyIDs; len(keys) != 2 {
+		t.Fatalf("keys = %v: rotated again for a request already served", keys)
 	}
 }
 

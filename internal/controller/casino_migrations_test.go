@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
+	kstatus "sigs.k8s.io/cli-utils/pkg/kstatus/status"
 
 	casinov1alpha1 "github.com/fairplay/fairplay/api/v1alpha1"
 )
@@ -77,6 +78,9 @@ func deployed(t *testing.T, name string) *env {
 	e.markDeploymentAvailable(name)
 	e.reconcile(name)
 	e.expectCondition(name, casinov1alpha1.ConditionReady, metav1.ConditionTrue, casinov1alpha1.ReasonAvailable)
+	if s := e.kstatusOf(name); s != kstatus.CurrentStatus {
+		t.Fatalf("kstatus of an available Casino = %s, want Current", s)
+	}
 	e.drainEvents()
 	return e
 }
@@ -100,6 +104,11 @@ func TestFailedMigrationKeepsTheDeployment(t *testing.T) {
 	}
 	e.expectCondition("fail", casinov1alpha1.ConditionProgressing, metav1.ConditionTrue, casinov1alpha1.ReasonMigrationRunning)
 	e.expectCondition("fail", casinov1alpha1.ConditionReady, metav1.ConditionFalse, casinov1alpha1.ReasonMigrationRunning)
+	e.expectCondition("fail", casinov1alpha1.ConditionReconciling, metav1.ConditionTrue, casinov1alpha1.ReasonMigrationRunning)
+	e.expectCondition("fail", casinov1alpha1.ConditionStalled, metav1.ConditionFalse, casinov1alpha1.ReasonAsExpected)
+	if s := e.kstatusOf("fail"); s != kstatus.InProgressStatus {
+		t.Fatalf("kstatus while the migration runs = %s, want InProgress", s)
+	}
 
 	e.finishJob(v2Job, false)
 	e.reconcile("fail")
@@ -116,6 +125,13 @@ func TestFailedMigrationKeepsTheDeployment(t *testing.T) {
 	e.expectCondition("fail", casinov1alpha1.ConditionMigrationsSucceeded, metav1.ConditionFalse, casinov1alpha1.ReasonMigrationFailed)
 	e.expectCondition("fail", casinov1alpha1.ConditionReady, metav1.ConditionFalse, casinov1alpha1.ReasonMigrationFailed)
 	e.expectCondition("fail", casinov1alpha1.ConditionProgressing, metav1.ConditionFalse, casinov1alpha1.ReasonMigrationFailed)
+	// kstatus: Failed (Stalled=True), so helm --wait, Flux and Argo CD stop
+	// waiting and report the migration.
+	e.expectCondition("fail", casinov1alpha1.ConditionStalled, metav1.ConditionTrue, casinov1alpha1.ReasonMigrationFailed)
+	e.expectCondition("fail", casinov1alpha1.ConditionReconciling, metav1.ConditionFalse, casinov1alpha1.ReasonMigrationFailed)
+	if s := e.kstatusOf("fail"); s != kstatus.FailedStatus {
+		t.Fatalf("kstatus after the migration failed = %s, want Failed", s)
+	}
 	c := e.casino("fail")
 	if c.Status.CurrentImage != "registry.example/fairplay:v1" || c.Status.LastMigration.Image != "registry.example/fairplay:v1" {
 		t.Fatalf("status: currentImage %s lastMigration %+v", c.Status.CurrentImage, c.Status.LastMigration)

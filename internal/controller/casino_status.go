@@ -3,6 +3,7 @@ package controller
 import (
 	"context"
 	"fmt"
+	"maps"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -23,6 +24,8 @@ type observation struct {
 	// missingSecret names a referenced Secret or key that does not exist.
 	missingSecret string
 	migration     migrationState
+	// audit is the ledger audit's last result.
+	audit auditState
 	// deployment is the server Deployment after the apply (nil: none yet).
 	deployment   *appsv1.Deployment
 	requeueAfter time.Duration
@@ -35,9 +38,10 @@ type condition struct {
 	message string
 }
 
-// applyTo writes the observation into st: the status fields, then the four
-// conditions. A reconcile error marks the Casino Degraded and leaves the
-// other conditions as they were (they describe the last complete look).
+// applyTo writes the observation into st: the status fields, then the
+// conditions. A reconcile error marks the Casino Degraded and Reconciling
+// (it is retried) and leaves the other conditions as they were (they
+// describe the last complete look).
 // Transition times come from now (the reconciler's clock).
 func (o *observation) applyTo(st *casinov1alpha1.CasinoStatus, generation int64, now time.Time, reconcileErr error) {
 	if o.keys.secretName != "" {
@@ -46,9 +50,16 @@ func (o *observation) applyTo(st *casinov1alpha1.CasinoStatus, generation int64,
 		st.KeyIDs = o.keys.ids
 		next := metav1.NewTime(o.keys.nextRotation)
 		st.NextRotation = &next
+		if lf := o.keys.lastForced; lf != nil {
+			t := metav1.NewTime(*lf)
+			st.LastForcedRotation = &t
+		}
 	}
 	if o.migration.record != nil {
 		st.LastMigration = o.migration.record
+	}
+	if o.audit.last != nil {
+		st.LastLedgerAudit = o.audit.last
 	}
 	if d := o.deployment; d != nil {
 		st.CurrentImage = serverImage(d)
@@ -67,19 +78,75 @@ func (o *observation) applyTo(st *casinov1alpha1.CasinoStatus, generation int64,
 	}
 	if reconcileErr != nil {
 		set(casinov1alpha1.ConditionDegraded, condition{metav1.ConditionTrue, casinov1alpha1.ReasonReconcileError, reconcileErr.Error()})
+		// The operator retries with back-off, so for kstatus the Casino is
+		// still in progress (not Stalled: nothing says a person must act).
+		set(casinov1alpha1.ConditionReconciling, condition{metav1.ConditionTrue, casinov1alpha1.ReasonReconcileError,
+			"Retrying with back-off: " + reconcileErr.Error()})
 		return
 	}
 	st.ObservedGeneration = generation
 	for t, c := range o.conditions() {
 		set(t, c)
 	}
+	// LedgerAudit reports the newest finished audit, and disappears with
+	// spec.ledgerAudit (a stale verdict would keep paging).
+	switch a := o.audit; {
+	case a.skipped:
+	case !a.configured:
+		meta.RemoveStatusCondition(&st.Conditions, string(casinov1alpha1.ConditionLedgerAudit))
+		st.LastLedgerAudit = nil
+	case a.last != nil && a.last.Succeeded:
+		set(casinov1alpha1.ConditionLedgerAudit, condition{metav1.ConditionTrue, casinov1alpha1.ReasonLedgerVerified, a.message})
+	case a.last != nil:
+		set(casinov1alpha1.ConditionLedgerAudit, condition{metav1.ConditionFalse, casinov1alpha1.ReasonLedgerAuditFailed, a.message})
+	}
 }
 
-// conditions derives the four conditions from the observation. The order of
-// the cases is the order of importance: a missing Secret blocks everything,
-// a failed migration blocks the rollout, a running migration or rollout is
-// progress, and only then is the Deployment's availability the answer.
+// conditions derives the conditions from the observation: the four of the
+// Casino API and kstatus's pair (see kstatusConditions).
 func (o *observation) conditions() map[casinov1alpha1.ConditionType]condition {
+	out := o.casinoConditions()
+	maps.Copy(out, kstatusConditions(out))
+	return out
+}
+
+// kstatusConditions derives Reconciling and Stalled, the abnormal-true
+// conditions kstatus (Helm 4's --wait, Flux, Argo CD's health checks) reads,
+// from the Casino's own: Degraded with a cause only a person can fix
+// (failed migration, missing Secret, stuck rollout) is Stalled; progress,
+// and replicas that are not all available yet (which kstatus also counts as
+// in progress for a Deployment), are Reconciling. Both are False, with the
+// reason of Ready, when the Casino is Ready.
+func kstatusConditions(c map[casinov1alpha1.ConditionType]condition) map[casinov1alpha1.ConditionType]condition {
+	const (
+		yes = metav1.ConditionTrue
+		no  = metav1.ConditionFalse
+	)
+	ready, degraded, progressing := c[casinov1alpha1.ConditionReady], c[casinov1alpha1.ConditionDegraded], c[casinov1alpha1.ConditionProgressing]
+	stalled := degraded.status == yes && degraded.reason != casinov1alpha1.ReasonUnavailable
+	out := map[casinov1alpha1.ConditionType]condition{}
+	switch {
+	case stalled:
+		out[casinov1alpha1.ConditionStalled] = condition{yes, degraded.reason, degraded.message}
+		out[casinov1alpha1.ConditionReconciling] = condition{no, degraded.reason, "Waiting for a change to the spec or the cluster: " + degraded.message}
+	case progressing.status == yes:
+		out[casinov1alpha1.ConditionStalled] = condition{no, casinov1alpha1.ReasonAsExpected, "Nothing blocks progress"}
+		out[casinov1alpha1.ConditionReconciling] = condition{yes, progressing.reason, progressing.message}
+	case ready.status != yes:
+		out[casinov1alpha1.ConditionStalled] = condition{no, casinov1alpha1.ReasonAsExpected, "Nothing blocks progress"}
+		out[casinov1alpha1.ConditionReconciling] = condition{yes, ready.reason, ready.message}
+	default:
+		out[casinov1alpha1.ConditionStalled] = condition{no, casinov1alpha1.ReasonAsExpected, "Nothing blocks progress"}
+		out[casinov1alpha1.ConditionReconciling] = condition{no, ready.reason, ready.message}
+	}
+	return out
+}
+
+// casinoConditions derives the four Casino conditions. The order of the
+// cases is the order of importance: a missing Secret blocks everything, a
+// failed migration blocks the rollout, a running migration or rollout is
+// progress, and only then is the Deployment's availability the answer.
+func (o *observation) casinoConditions() map[casinov1alpha1.ConditionType]condition {
 	const (
 		yes = metav1.ConditionTrue
 		no  = metav1.ConditionFalse

@@ -27,6 +27,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
@@ -35,6 +36,7 @@ import (
 	"k8s.io/client-go/tools/events"
 	clocktesting "k8s.io/utils/clock/testing"
 	"k8s.io/utils/ptr"
+	kstatus "sigs.k8s.io/cli-utils/pkg/kstatus/status"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
@@ -72,6 +74,7 @@ func runSuite(m *testing.M) int {
 		CRDDirectoryPaths: []string{
 			filepath.Join("..", "..", "config", "crd", "bases"),
 			filepath.Join("testdata", "servicemonitor-crd.yaml"),
+			filepath.Join("testdata", "prometheusrule-crd.yaml"),
 		},
 		ErrorIfCRDPathMissing: true,
 		Scheme:                testScheme,
@@ -316,4 +319,19 @@ func must(t *testing.T, err error) {
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// kstatusOf is what kstatus (the library behind Helm 4's --wait, Flux's
+// health checks and cli-utils; Argo CD follows the same conditions) computes
+// for the Casino: Current, InProgress or Failed.
+func (e *env) kstatusOf(name string) kstatus.Status {
+	e.t.Helper()
+	c := e.casino(name)
+	raw, err := runtime.DefaultUnstructuredConverter.ToUnstructured(c)
+	must(e.t, err)
+	u := &unstructured.Unstructured{Object: raw}
+	u.SetGroupVersionKind(casinov1alpha1.GroupVersion.WithKind("Casino"))
+	res, err := kstatus.Compute(u)
+	must(e.t, err)
+	return res.Status
 }

@@ -28,9 +28,11 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/tools/clientcmd"
+	kstatus "sigs.k8s.io/cli-utils/pkg/kstatus/status"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	casinov1alpha1 "github.com/fairplay/fairplay/api/v1alpha1"
@@ -153,6 +155,23 @@ func getCasino(t testing.TB) *casinov1alpha1.Casino {
 		t.Fatalf("get casino: %v", err)
 	}
 	return &c
+}
+
+// kstatusOf is what kstatus (Helm 4's --wait, Flux, cli-utils) computes
+// for the Casino.
+func kstatusOf(t testing.TB, c *casinov1alpha1.Casino) kstatus.Status {
+	t.Helper()
+	raw, err := runtime.DefaultUnstructuredConverter.ToUnstructured(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := &unstructured.Unstructured{Object: raw}
+	u.SetGroupVersionKind(casinov1alpha1.GroupVersion.WithKind("Casino"))
+	res, err := kstatus.Compute(u)
+	if err != nil {
+		t.Fatalf("kstatus: %v", err)
+	}
+	return res.Status
 }
 
 // condition is the Casino's condition of type typ, or nil.

@@ -4,10 +4,14 @@ package cluster_test
 
 import (
 	"context"
+	"crypto/tls"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -19,11 +23,15 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	kruntime "k8s.io/apimachinery/pkg/runtime"
+	kstatus "sigs.k8s.io/cli-utils/pkg/kstatus/status"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
 
 	casinov1alpha1 "github.com/fairplay/fairplay/api/v1alpha1"
 	"github.com/fairplay/fairplay/internal/accounts"
@@ -120,6 +128,23 @@ func TestFairplayOnARealNode(t *testing.T) {
 		}
 		if running < 2 {
 			t.Fatalf("%d pods running, want the operator and the servers", running)
+		}
+		// Isolation and spread by default. The node's bridge CNI does not
+		// enforce NetworkPolicy, so this proves the policies are valid and
+		// that everything in this suite works with them installed, not that
+		// they block anything.
+		var policies networkingv1.NetworkPolicyList
+		if err := kube.List(context.Background(), &policies, client.InNamespace(namespace)); err != nil {
+			t.Fatal(err)
+		}
+		if len(policies.Items) != 2 {
+			t.Fatalf("%d NetworkPolicies in %s, want the operator's and the Casino's", len(policies.Items), namespace)
+		}
+		for _, np := range policies.Items {
+			t.Logf("NetworkPolicy %s: %d ingress, %d egress rules (installed; not enforced by this node's bridge CNI)", np.Name, len(np.Spec.Ingress), len(np.Spec.Egress))
+		}
+		if tsc := d.Spec.Template.Spec.TopologySpreadConstraints; len(tsc) != 2 {
+			t.Fatalf("server pods' topologySpreadConstraints = %+v, want the hostname and zone defaults", tsc)
 		}
 		// Least privilege: the chart's default is the namespaced mode.
 		as := " --as=system:serviceaccount:" + namespace + ":" + release + "-operator"
@@ -226,6 +251,56 @@ func TestFairplayOnARealNode(t *testing.T) {
 		}
 	})
 
+	step("operator metrics: HTTPS, and only a token allowed to GET /metrics reads them", false, func(t *testing.T) {
+		ip := strings.Trim(sh(t, "kubectl -n "+namespace+" get service "+release+"-operator-metrics -o jsonpath='{.spec.clusterIP}'"), "' \n")
+		url := "https://" + ip + ":8443/metrics"
+		get := func(token string) (int, string) {
+			req, err := http.NewRequest(http.MethodGet, url, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if token != "" {
+				req.Header.Set("Authorization", "Bearer "+token)
+			}
+			// The operator's certificate is self-signed (made in memory).
+			c := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}} //nolint:gosec // self-signed by design; the token check is what is tested
+			resp, err := c.Do(req)
+			if err != nil {
+				return 0, err.Error()
+			}
+			defer func() { _ = resp.Body.Close() }()
+			body, _ := io.ReadAll(resp.Body)
+			return resp.StatusCode, string(body)
+		}
+		eventually(t, time.Minute, "operator metrics endpoint answering", func() (bool, string) {
+			code, body := get("")
+			return code == http.StatusUnauthorized, fmt.Sprintf("%d %.200s", code, body)
+		})
+		sh(t, "kubectl -n "+namespace+" create serviceaccount metrics-scraper")
+		defer func() {
+			_, _ = trySh("kubectl delete clusterrolebinding fairplay-test-metrics-reader --ignore-not-found")
+			_, _ = trySh("kubectl -n " + namespace + " delete serviceaccount metrics-scraper --ignore-not-found")
+		}()
+		token := strings.TrimSpace(sh(t, "kubectl -n "+namespace+" create token metrics-scraper --duration=10m"))
+		if code, body := get(token); code != http.StatusForbidden {
+			t.Fatalf("a valid token without metrics-reader: %d %.200s, want 403", code, body)
+		}
+		sh(t, "kubectl create clusterrolebinding fairplay-test-metrics-reader --clusterrole="+release+"-operator-metrics-reader-"+namespace+
+			" --serviceaccount="+namespace+":metrics-scraper")
+		want := `fairplay_operator_casino_condition{casino="` + casinoName + `",namespace="` + namespace + `",status="True",type="Ready"} 1`
+		var body string
+		eventually(t, time.Minute, "metrics with the metrics-reader role", func() (bool, string) {
+			var code int
+			code, body = get(token)
+			return code == http.StatusOK && strings.Contains(body, want), fmt.Sprintf("%d %.200s", code, body)
+		})
+		for _, line := range strings.Split(body, "\n") {
+			if strings.HasPrefix(line, "fairplay_operator_") {
+				t.Log(line)
+			}
+		}
+	})
+
 	step("helm upgrade under load: migrations gate the roll, nothing fails, nothing is lost", false, func(t *testing.T) {
 		l := runLoad(players)
 		time.Sleep(5 * time.Second)
@@ -246,6 +321,7 @@ func TestFairplayOnARealNode(t *testing.T) {
 		if newRS.Name == oldRS.Name {
 			t.Fatalf("the Deployment did not roll (ReplicaSet %s)", newRS.Name)
 		}
+		dumpCasino(t, "after-upgrade")
 		if newRS.CreationTimestamp.Before(c.Status.LastMigration.CompletionTime) {
 			t.Errorf("the new ReplicaSet (%s) was made before the migration completed (%s)",
 				newRS.CreationTimestamp, c.Status.LastMigration.CompletionTime)
@@ -276,6 +352,15 @@ func TestFairplayOnARealNode(t *testing.T) {
 		if !strings.Contains(d.Message, "migrat") {
 			t.Errorf("Degraded message does not name the migration: %q", d.Message)
 		}
+		// kstatus (Helm 4's --wait, Flux, Argo CD) must read Failed, not
+		// keep waiting: Stalled=True with the Job's reason.
+		if st := condition(c, casinov1alpha1.ConditionStalled); st == nil || st.Status != metav1.ConditionTrue || st.Reason != string(casinov1alpha1.ReasonMigrationFailed) {
+			t.Errorf("Stalled = %+v, want True MigrationFailed", st)
+		}
+		if ks := kstatusOf(t, c); ks != kstatus.FailedStatus {
+			t.Errorf("kstatus = %s, want Failed", ks)
+		}
+		dumpCasino(t, "after-failed-migration")
 		if c.Status.CurrentImage != imageB {
 			t.Errorf("currentImage = %s, want %s still serving", c.Status.CurrentImage, imageB)
 		}
@@ -319,11 +404,31 @@ func TestFairplayOnARealNode(t *testing.T) {
 	step("forced signing-key rotation under load: no 401 for tokens in flight", true, func(t *testing.T) {
 		l := runLoad(players)
 		before := getCasino(t).Status.KeyIDs
-		sh(t, "kubectl -n "+namespace+" annotate casino/"+casinoName+" "+casinov1alpha1.AnnotationRotateKeys+"=now --overwrite")
+		// The GitOps form: a timestamp annotation, like `kubectl rollout
+		// restart`, which the operator compares with
+		// status.lastForcedRotation and never removes.
+		at := time.Now().UTC().Format(time.RFC3339)
+		annotate := "kubectl -n " + namespace + " annotate casino/" + casinoName + " " + casinov1alpha1.AnnotationRotateKeysAt + "=" + at + " --overwrite"
+		sh(t, annotate)
 		added := waitNewKey(t, before)
 		waitSignedWith(t, players[0], added)
+		c := getCasino(t)
+		if c.Annotations[casinov1alpha1.AnnotationRotateKeysAt] != at {
+			t.Errorf("annotation %s = %q after the rotation, want %s left in place", casinov1alpha1.AnnotationRotateKeysAt, c.Annotations[casinov1alpha1.AnnotationRotateKeysAt], at)
+		}
+		if c.Status.LastForcedRotation == nil || c.Status.LastForcedRotation.UTC().Format(time.RFC3339) != at {
+			t.Errorf("status.lastForcedRotation = %v, want %s", c.Status.LastForcedRotation, at)
+		}
+		dumpCasino(t, "after-forced-rotation")
+		// Re-applying the same request (what a GitOps sync does) adds nothing.
+		keys := c.Status.KeyIDs
+		sh(t, annotate)
+		sh(t, "kubectl -n "+namespace+" annotate casino/"+casinoName+" casino.fairplay.dev/touched="+at+" --overwrite")
 		time.Sleep(10 * time.Second)
 		l.finish()
+		if after := getCasino(t).Status.KeyIDs; len(after) != len(keys) {
+			t.Errorf("the same rotate-keys-at rotated again: %v -> %v", keys, after)
+		}
 		t.Logf("rotation %s -> %s; load: %s", before, added, l.summary())
 		l.assertNoFailures(t, "key rotation")
 	})
@@ -390,6 +495,90 @@ func TestFairplayOnARealNode(t *testing.T) {
 		for _, p := range players {
 			p.token = ""
 		}
+	})
+
+	step("ledger audit: the CronJob runs fairplay ledger verify in the cluster; a drift turns LedgerAudit False", true, func(t *testing.T) {
+		ctx := context.Background()
+		cronJob := casinoName + "-ledger-audit"
+		sh(t, "kubectl -n "+namespace+" get cronjob "+cronJob)
+		audit := func(job string, want metav1.ConditionStatus) *metav1.Condition {
+			t.Helper()
+			sh(t, "kubectl -n "+namespace+" create job "+job+" --from=cronjob/"+cronJob)
+			var last *metav1.Condition
+			eventually(t, 3*time.Minute, "LedgerAudit from "+job, func() (bool, string) {
+				c := getCasino(t)
+				last = condition(c, casinov1alpha1.ConditionLedgerAudit)
+				if last == nil || c.Status.LastLedgerAudit == nil {
+					return false, "no LedgerAudit yet"
+				}
+				return c.Status.LastLedgerAudit.JobName == job && last.Status == want,
+					fmt.Sprintf("%s %s/%s: %s", c.Status.LastLedgerAudit.JobName, last.Status, last.Reason, last.Message)
+			})
+			t.Logf("%s: LedgerAudit=%s %s: %s", job, last.Status, last.Reason, last.Message)
+			return last
+		}
+		audit("audit-clean", metav1.ConditionTrue)
+
+		// Drift: one balance no longer equals the sum of its ledger entries.
+		pool := adminPool(t)
+		var id string
+		if err := pool.QueryRow(ctx, "UPDATE users SET balance = balance + 1 WHERE id = (SELECT id FROM users ORDER BY id LIMIT 1) RETURNING id::text").Scan(&id); err != nil {
+			t.Fatal(err)
+		}
+		restored := false
+		restore := func() {
+			if !restored {
+				if _, err := pool.Exec(ctx, "UPDATE users SET balance = balance - 1 WHERE id::text = $1", id); err != nil {
+					t.Errorf("restore balance of %s: %v", id, err)
+				}
+				restored = true
+			}
+		}
+		defer restore()
+		cond := audit("audit-drift", metav1.ConditionFalse)
+		if cond.Reason != string(casinov1alpha1.ReasonLedgerAuditFailed) {
+			t.Errorf("LedgerAudit reason %s, want %s", cond.Reason, casinov1alpha1.ReasonLedgerAuditFailed)
+		}
+		if logs := sh(t, "kubectl -n "+namespace+" logs job/audit-drift --tail=50 || true"); !strings.Contains(logs, "DRIFT") {
+			t.Errorf("the audit's log does not report the drift: %q", logs)
+		}
+		if ready := condition(getCasino(t), casinov1alpha1.ConditionReady); ready == nil || ready.Status != metav1.ConditionTrue {
+			t.Errorf("a ledger drift changed Ready: %+v", ready)
+		}
+		restore()
+		audit("audit-fixed", metav1.ConditionTrue)
+		verifyLedger(t)
+	})
+
+	step("helm upgrade of a chart whose CRD gained a field: the pre-upgrade hook applies it, no manual step", true, func(t *testing.T) {
+		const crdName, field = "casinos.casino.fairplay.dev", "clusterTestField"
+		chart := filepath.Join(t.TempDir(), "fairplay")
+		sh(t, "cp -r charts/fairplay "+chart)
+		addSpecField(t, filepath.Join(chart, "crds", "casino.fairplay.dev_casinos.yaml"), field)
+		fieldType := "kubectl get crd " + crdName + " -o jsonpath='{.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties." + field + ".type}'"
+		if got := strings.TrimSpace(sh(t, fieldType)); got != "" {
+			t.Fatalf("the installed CRD already has spec.%s (%q)", field, got)
+		}
+		t.Log(strings.TrimSpace(sh(t, "helm upgrade "+release+" "+chart+" -n "+namespace+" --reuse-values")))
+		if got := strings.TrimSpace(sh(t, fieldType)); got != "string" {
+			t.Fatalf("after helm upgrade: spec.%s type %q, want string (the hook did not apply the chart's CRD)", field, got)
+		}
+		casino := "kubectl -n " + namespace + " get casino/" + casinoName + " -o jsonpath='{.spec." + field + "}'"
+		sh(t, "kubectl -n "+namespace+" patch casino/"+casinoName+" --type merge -p '{\"spec\":{\""+field+"\":\"kept\"}}'")
+		if got := strings.TrimSpace(sh(t, casino)); got != "kept" {
+			t.Fatalf("spec.%s = %q after the patch: the API server pruned the new field", field, got)
+		}
+		if left := strings.TrimSpace(sh(t, "kubectl -n "+namespace+" get jobs,configmaps,serviceaccounts -l app.kubernetes.io/component=crd-upgrade -o name")); left != "" {
+			t.Errorf("the hook's objects outlived its success: %s", left)
+		}
+		// Back to the repository's chart: its CRD (without the field) is
+		// applied the same way.
+		sh(t, "kubectl -n "+namespace+" patch casino/"+casinoName+" --type merge -p '{\"spec\":{\""+field+"\":null}}'")
+		sh(t, "helm upgrade "+release+" ./charts/fairplay -n "+namespace+" --reuse-values")
+		if got := strings.TrimSpace(sh(t, fieldType)); got != "" {
+			t.Fatalf("after upgrading back: spec.%s still in the CRD (%q)", field, got)
+		}
+		waitReady(t, getCasino(t).Spec.Image, 3*time.Minute)
 	})
 
 	step("helm uninstall removes everything but the database", false, func(t *testing.T) {
@@ -599,4 +788,51 @@ func tokenKid(t testing.TB, token string) string {
 		t.Fatalf("token header: %v", err)
 	}
 	return h.Kid
+}
+
+// addSpecField adds spec.<field> (a string) to the CRD manifest at path, as
+// the next chart version's CRD would.
+func addSpecField(t testing.TB, path, field string) {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var crd map[string]any
+	if err := yaml.Unmarshal(raw, &crd); err != nil {
+		t.Fatal(err)
+	}
+	versions, _, _ := unstructured.NestedSlice(crd, "spec", "versions")
+	v0 := versions[0].(map[string]any)
+	if err := unstructured.SetNestedField(v0, map[string]any{"type": "string"},
+		"schema", "openAPIV3Schema", "properties", "spec", "properties", field); err != nil {
+		t.Fatal(err)
+	}
+	versions[0] = v0
+	if err := unstructured.SetNestedSlice(crd, versions, "spec", "versions"); err != nil {
+		t.Fatal(err)
+	}
+	out, err := yaml.Marshal(crd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, out, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// dumpCasino logs, and keeps under .data/test/cluster-dumps/<when>.txt,
+// `kubectl get casino -o wide` and the status summary as an operator on call
+// reads it: `operator status` run by the operator's own binary in its pod
+// (in-cluster credentials, the operator's RBAC).
+func dumpCasino(t testing.TB, when string) {
+	t.Helper()
+	out := "$ kubectl -n " + namespace + " get casino -o wide\n" + sh(t, "kubectl -n "+namespace+" get casino -o wide") +
+		"\n$ kubectl fairplay status (operator status, in the operator pod)\n" +
+		sh(t, "kubectl -n "+namespace+" exec deploy/"+release+"-operator -c operator -- /operator status "+casinoName)
+	t.Logf("%s:\n%s", when, out)
+	dir := filepath.Join(repoRoot, ".data", "test", "cluster-dumps")
+	if err := os.MkdirAll(dir, 0o755); err == nil {
+		_ = os.WriteFile(filepath.Join(dir, when+".txt"), []byte(out), 0o644)
+	}
 }

@@ -54,3 +54,21 @@ app.kubernetes.io/component: operator
 {{- define "fairplay.image" -}}
 {{- printf "%s:%s" .Values.image.repository (default .Chart.AppVersion .Values.image.tag) }}
 {{- end }}
+
+{{/* A NetworkPolicy peer from {namespaceSelector, podSelector} (both must match), as a one-item list. */}}
+{{- define "fairplay.networkPolicy.peer" -}}
+{{- $p := dict }}
+{{- with .namespaceSelector }}{{ $_ := set $p "namespaceSelector" . }}{{ end }}
+{{- with .podSelector }}{{ $_ := set $p "podSelector" . }}{{ end }}
+{{- if not $p }}{{ fail "a networkPolicy peer needs a namespaceSelector or a podSelector" }}{{ end }}
+{{- list $p | toYaml }}
+{{- end }}
+
+{{/* A NetworkPolicy egress rule from {ports, to} (TCP; no to = any destination), as a one-item list. */}}
+{{- define "fairplay.networkPolicy.egress" -}}
+{{- $ports := list }}
+{{- range .ports }}{{ $ports = append $ports (dict "port" (int .) "protocol" "TCP") }}{{ end }}
+{{- $r := dict "ports" $ports }}
+{{- with .to }}{{ $_ := set $r "to" . }}{{ end }}
+{{- list $r | toYaml }}
+{{- end }}

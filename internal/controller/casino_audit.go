@@ -1,0 +1,145 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	casinov1alpha1 "github.com/fairplay/fairplay/api/v1alpha1"
+)
+
+// The ledger audit's Jobs: one attempt after the first (a database blip),
+// an hour at most, and no overlap (a slow audit is not started twice).
+const (
+	ledgerAuditBackoffLimit    = 1
+	ledgerAuditDeadlineSeconds = 60 * 60
+	ledgerAuditHistory         = 3
+)
+
+// auditState is what the ledger-audit step found.
+type auditState struct {
+	// configured: spec.ledgerAudit is set.
+	configured bool
+	// last is the newest finished audit Job (nil: none yet).
+	last *casinov1alpha1.LedgerAuditStatus
+	// message explains last (the Job's failure reason, or success).
+	message string
+	// skipped: the step did not run (a missing Secret stopped the
+	// reconcile before it); the status keeps what it said.
+	skipped bool
+}
+
+func ledgerAuditName(casino *casinov1alpha1.Casino) string {
+	return casino.Name + "-ledger-audit"
+}
+
+// reconcileLedgerAudit applies the CronJob of spec.ledgerAudit (or deletes
+// the one the Casino owns when it is unset) and reads the newest finished
+// audit Job. image is the image the Deployment runs: the audit reads the
+// schema that image migrated, not one whose migrations may not have run.
+func (r *CasinoReconciler) reconcileLedgerAudit(ctx context.Context, casino *casinov1alpha1.Casino, image string) (auditState, error) {
+	name := ledgerAuditName(casino)
+	if casino.Spec.LedgerAudit == nil || image == "" {
+		var cj batchv1.CronJob
+		err := r.Get(ctx, types.NamespacedName{Namespace: casino.Namespace, Name: name}, &cj)
+		if apierrors.IsNotFound(err) {
+			return auditState{configured: casino.Spec.LedgerAudit != nil}, nil
+		}
+		if err != nil {
+			return auditState{}, fmt.Errorf("get cronjob %s: %w", name, err)
+		}
+		if casino.Spec.LedgerAudit == nil && metav1.IsControlledBy(&cj, casino) && cj.DeletionTimestamp.IsZero() {
+			if err := r.Delete(ctx, &cj, client.PropagationPolicy(metav1.DeletePropagationBackground),
+				client.Preconditions{UID: ptr.To(cj.UID)}); client.IgnoreNotFound(err) != nil {
+				return auditState{}, fmt.Errorf("delete cronjob %s: %w", name, err)
+			}
+			return auditState{}, nil
+		}
+	} else if err := r.apply(ctx, casino, desiredLedgerAudit(casino, image)); err != nil {
+		return auditState{}, err
+	}
+
+	st := auditState{configured: casino.Spec.LedgerAudit != nil}
+	var jobs batchv1.JobList
+	if err := r.List(ctx, &jobs, client.InNamespace(casino.Namespace),
+		client.MatchingLabels{labelInstance: casino.Name, labelComponent: componentLedgerAudit}); err != nil {
+		return st, fmt.Errorf("list ledger audit jobs: %w", err)
+	}
+	type finished struct {
+		job  *batchv1.Job
+		cond batchv1.JobCondition
+	}
+	var done []finished
+	for i := range jobs.Items {
+		if ok, cond := jobFinished(&jobs.Items[i]); ok {
+			done = append(done, finished{&jobs.Items[i], cond})
+		}
+	}
+	if len(done) == 0 {
+		return st, nil
+	}
+	newest := slices.MaxFunc(done, func(a, b finished) int {
+		return a.cond.LastTransitionTime.Compare(b.cond.LastTransitionTime.Time)
+	})
+	at := newest.cond.LastTransitionTime
+	st.last = &casinov1alpha1.LedgerAuditStatus{JobName: newest.job.Name, Succeeded: newest.cond.Type == batchv1.JobComplete, CompletionTime: &at}
+	if st.last.Succeeded {
+		st.message = fmt.Sprintf("Job %s found every balance and bet in line with the ledger", newest.job.Name)
+	} else {
+		st.message = fmt.Sprintf("Job %s failed (%s: %s): drift between balances and the ledger, or the audit could not run; read kubectl logs job/%s",
+			newest.job.Name, newest.cond.Reason, newest.cond.Message, newest.job.Name)
+	}
+	return st, nil
+}
+
+// desiredLedgerAudit runs `fairplay ledger verify` on spec.ledgerAudit's
+// schedule with image, under the same pod constraints as the migrations.
+func desiredLedgerAudit(casino *casinov1alpha1.Casino, image string) *batchv1.CronJob {
+	spec := casino.Spec.LedgerAudit
+	labels := labelsFor(casino, componentLedgerAudit)
+	pod := basePodSpec(casino)
+	pod.RestartPolicy = corev1.RestartPolicyNever
+	pod.Containers = []corev1.Container{{
+		Name:            "ledger-verify",
+		Image:           image,
+		ImagePullPolicy: casino.Spec.ImagePullPolicy,
+		Args:            []string{"ledger", "verify"},
+		Env:             migrationEnv(casino),
+		Resources:       casino.Spec.Resources,
+		SecurityContext: containerSecurityContext(),
+		VolumeMounts:    []corev1.VolumeMount{{Name: "tmp", MountPath: "/tmp"}},
+	}}
+	cj := &batchv1.CronJob{
+		ObjectMeta: metav1.ObjectMeta{Name: ledgerAuditName(casino), Namespace: casino.Namespace, Labels: labels},
+		Spec: batchv1.CronJobSpec{
+			Schedule:                   spec.Schedule,
+			ConcurrencyPolicy:          batchv1.ForbidConcurrent,
+			Suspend:                    ptr.To(spec.Suspend),
+			SuccessfulJobsHistoryLimit: ptr.To[int32](ledgerAuditHistory),
+			FailedJobsHistoryLimit:     ptr.To[int32](ledgerAuditHistory),
+			JobTemplate: batchv1.JobTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec: batchv1.JobSpec{
+					BackoffLimit:          ptr.To[int32](ledgerAuditBackoffLimit),
+					ActiveDeadlineSeconds: ptr.To[int64](ledgerAuditDeadlineSeconds),
+					Template: corev1.PodTemplateSpec{
+						ObjectMeta: metav1.ObjectMeta{Labels: labels, Annotations: casino.Spec.PodAnnotations},
+						Spec:       pod,
+					},
+				},
+			},
+		},
+	}
+	if spec.TimeZone != "" {
+		cj.Spec.TimeZone = ptr.To(spec.TimeZone)
+	}
+	return cj
+}

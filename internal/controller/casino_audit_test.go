@@ -1,0 +1,167 @@
+package controller
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus/testutil"
+	batchv1 "k8s.io/api/batch/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	casinov1alpha1 "github.com/fairplay/fairplay/api/v1alpha1"
+)
+
+// startAuditJob makes the Job the CronJob controller would start from the
+// CronJob's template (envtest runs no controllers).
+func (e *env) startAuditJob(casino, name string) {
+	e.t.Helper()
+	var cj batchv1.CronJob
+	if !e.get(ledgerAuditName(e.casino(casino)), &cj) {
+		e.t.Fatal("no ledger audit CronJob")
+	}
+	job := &batchv1.Job{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: e.ns, Labels: cj.Spec.JobTemplate.Labels,
+			OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(&cj, batchv1.SchemeGroupVersion.WithKind("CronJob"))}},
+		Spec: *cj.Spec.JobTemplate.Spec.DeepCopy(),
+	}
+	must(e.t, k8sClient.Create(e.ctx, job))
+}
+
+// TestLedgerAudit: spec.ledgerAudit makes a CronJob running `fairplay ledger
+// verify` with the running image under the restricted pod standard; the
+// newest finished audit Job sets the LedgerAudit condition, the status and
+// the metrics (a failure is False/LedgerAuditFailed, a later success True);
+// removing spec.ledgerAudit deletes the CronJob and clears the condition and
+// its series.
+func TestLedgerAudit(t *testing.T) {
+	t.Parallel()
+	e := deployed(t, "audit")
+	e.update("audit", func(c *casinov1alpha1.Casino) {
+		c.Spec.LedgerAudit = &casinov1alpha1.LedgerAuditSpec{Schedule: "17 * * * *", TimeZone: "Europe/Berlin"}
+	})
+	e.reconcile("audit")
+	var cj batchv1.CronJob
+	if !e.get("audit-ledger-audit", &cj) {
+		t.Fatal("no CronJob audit-ledger-audit")
+	}
+	pod := cj.Spec.JobTemplate.Spec.Template.Spec
+	ctr := pod.Containers[0]
+	if cj.Spec.Schedule != "17 * * * *" || *cj.Spec.TimeZone != "Europe/Berlin" || cj.Spec.ConcurrencyPolicy != batchv1.ForbidConcurrent ||
+		ctr.Image != "registry.example/fairplay:v1" || !slices.Equal(ctr.Args, []string{"ledger", "verify"}) {
+		t.Fatalf("cronjob: schedule %q tz %v policy %s image %s args %v", cj.Spec.Schedule, cj.Spec.TimeZone, cj.Spec.ConcurrencyPolicy, ctr.Image, ctr.Args)
+	}
+	if len(ctr.Env) == 0 || ctr.Env[0].Name != "DATABASE_URL" || ctr.Env[0].ValueFrom.SecretKeyRef.Name != "fairplay-db" {
+		t.Fatalf("env = %+v, want DATABASE_URL from the Casino's Secret", ctr.Env)
+	}
+	if cj.Spec.JobTemplate.Spec.Template.Labels[labelInstance] != "audit" || cj.Spec.JobTemplate.Spec.Template.Labels[labelManagedBy] != ManagedByValue {
+		t.Fatalf("pod labels %v: the Casino's NetworkPolicy would not select the audit pods", cj.Spec.JobTemplate.Spec.Template.Labels)
+	}
+	assertRestricted(t, pod, ctr)
+	if !metav1.IsControlledBy(&cj, e.casino("audit")) {
+		t.Fatal("the CronJob is not owned by the Casino")
+	}
+	if c := e.casino("audit"); c.Status.LastLedgerAudit != nil || hasCondition(c, casinov1alpha1.ConditionLedgerAudit) {
+		t.Fatalf("a result before any audit ran: %+v", c.Status.LastLedgerAudit)
+	}
+
+	e.startAuditJob("audit", "audit-ledger-audit-1")
+	e.finishJob("audit-ledger-audit-1", false)
+	e.reconcile("audit")
+	cond := e.expectCondition("audit", casinov1alpha1.ConditionLedgerAudit, metav1.ConditionFalse, casinov1alpha1.ReasonLedgerAuditFailed)
+	if !strings.Contains(cond.Message, "audit-ledger-audit-1") || !strings.Contains(cond.Message, batchv1.JobReasonBackoffLimitExceeded) {
+		t.Fatalf("LedgerAudit message %q does not name the Job and its reason", cond.Message)
+	}
+	if last := e.casino("audit").Status.LastLedgerAudit; last == nil || last.JobName != "audit-ledger-audit-1" || last.Succeeded {
+		t.Fatalf("lastLedgerAudit = %+v", last)
+	}
+	// Not part of Ready: a drift pages someone but the Casino keeps serving.
+	e.expectCondition("audit", casinov1alpha1.ConditionReady, metav1.ConditionTrue, casinov1alpha1.ReasonAvailable)
+	if v := testutil.ToFloat64(CasinoCondition.WithLabelValues(e.ns, "audit", "LedgerAudit", "False")); v != 1 {
+		t.Fatalf("fairplay_operator_casino_condition{type=LedgerAudit,status=False} = %v", v)
+	}
+	if v := testutil.ToFloat64(LedgerAuditCompletion.WithLabelValues(e.ns, "audit", "failed")); v != float64(e.clock.Now().Unix()) {
+		t.Fatalf("ledger audit completion (failed) = %v, want %d", v, e.clock.Now().Unix())
+	}
+
+	e.clock.Step(time.Hour)
+	e.startAuditJob("audit", "audit-ledger-audit-2")
+	e.finishJob("audit-ledger-audit-2", true)
+	e.reconcile("audit")
+	e.expectCondition("audit", casinov1alpha1.ConditionLedgerAudit, metav1.ConditionTrue, casinov1alpha1.ReasonLedgerVerified)
+	if v := testutil.ToFloat64(CasinoCondition.WithLabelValues(e.ns, "audit", "LedgerAudit", "True")); v != 1 {
+		t.Fatalf("condition metric after a success = %v", v)
+	}
+	if n := testutil.CollectAndCount(LedgerAuditCompletion); n < 1 {
+		t.Fatal("no ledger audit completion series")
+	}
+	if v := testutil.ToFloat64(LedgerAuditCompletion.WithLabelValues(e.ns, "audit", "succeeded")); v != float64(e.clock.Now().Unix()) {
+		t.Fatalf("ledger audit completion (succeeded) = %v", v)
+	}
+
+	e.update("audit", func(c *casinov1alpha1.Casino) { c.Spec.LedgerAudit = nil })
+	e.reconcile("audit")
+	if e.get("audit-ledger-audit", &batchv1.CronJob{}) {
+		t.Fatal("the CronJob outlived spec.ledgerAudit")
+	}
+	if c := e.casino("audit"); hasCondition(c, casinov1alpha1.ConditionLedgerAudit) || c.Status.LastLedgerAudit != nil {
+		t.Fatalf("the audit's verdict outlived spec.ledgerAudit: %+v", c.Status.LastLedgerAudit)
+	}
+	if v := testutil.ToFloat64(CasinoCondition.WithLabelValues(e.ns, "audit", "LedgerAudit", "True")); v != 0 {
+		t.Fatalf("the LedgerAudit series outlived spec.ledgerAudit")
+	}
+}
+
+// TestLedgerAuditScheduleValidation: the API refuses a schedule that is not
+// cron, so a typo never reaches the CronJob.
+func TestLedgerAuditScheduleValidation(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	c := &casinov1alpha1.Casino{
+		ObjectMeta: metav1.ObjectMeta{Name: "badcron", Namespace: e.ns},
+		Spec: casinov1alpha1.CasinoSpec{
+			Image:       "registry.example/fairplay:v1",
+			Database:    casinov1alpha1.DatabaseSpec{URLSecretRef: casinov1alpha1.SecretKeyRef{Name: "db", Key: "uri"}},
+			Redis:       casinov1alpha1.RedisSpec{URLSecretRef: casinov1alpha1.SecretKeyRef{Name: "redis", Key: "url"}},
+			LedgerAudit: &casinov1alpha1.LedgerAuditSpec{Schedule: "every hour"},
+		},
+	}
+	err := k8sClient.Create(e.ctx, c)
+	if err == nil || !strings.Contains(err.Error(), "spec.ledgerAudit.schedule") {
+		t.Fatalf("create with schedule %q: %v, want a validation error on spec.ledgerAudit.schedule", c.Spec.LedgerAudit.Schedule, err)
+	}
+}
+
+func hasCondition(c *casinov1alpha1.Casino, t casinov1alpha1.ConditionType) bool {
+	for _, cond := range c.Status.Conditions {
+		if cond.Type == string(t) {
+			return true
+		}
+	}
+	return false
+}
+
+// TestLedgerAuditJobWakesItsCasino: a ledger-audit Job, also one started by
+// hand from the CronJob (whose owner is the CronJob, not the Casino, and
+// which changes no CronJob status), maps to its Casino; other Jobs do not.
+// The real node caught a hand-started audit whose failure never reached
+// the condition before this watch existed.
+func TestLedgerAuditJobWakesItsCasino(t *testing.T) {
+	t.Parallel()
+	c := fullCasino()
+	audit := &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Name: "audit-now", Namespace: c.Namespace, Labels: labelsFor(c, componentLedgerAudit)}}
+	got := ledgerAuditJobToCasino(t.Context(), audit)
+	if len(got) != 1 || got[0].Namespace != c.Namespace || got[0].Name != c.Name {
+		t.Fatalf("audit job maps to %v, want %s/%s", got, c.Namespace, c.Name)
+	}
+	for _, other := range []map[string]string{
+		labelsFor(c, componentMigrations),
+		{labelComponent: componentLedgerAudit, casinov1alpha1.LabelCasino: c.Name}, // not made by the operator
+		nil,
+	} {
+		if got := ledgerAuditJobToCasino(t.Context(), &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Name: "x", Namespace: c.Namespace, Labels: other}}); len(got) != 0 {
+			t.Errorf("job with labels %v maps to %v", other, got)
+		}
+	}
+}
