@@ -120,6 +120,10 @@ test-cluster: ## Fairplay on a real one-node cluster: helm install, upgrades und
 cluster: ## start the one-node cluster and leave it running (prints KUBECONFIG; `hack/cluster.sh down` stops it)
 	hack/cluster.sh up
 
+.PHONY: promcheck
+promcheck: ## the dashboard's and the alert rules' PromQL against the registered metric names, and the alert rules' unit tests (Prometheus library, hack/promcheck)
+	cd hack/promcheck && go vet ./... && go test -count=1 ./...
+
 .PHONY: helm-test
 helm-test: ## helm lint, helm template (default and full values), schema rejection, chart copies fresh
 	hack/helm-test.sh

@@ -19,6 +19,9 @@
 #   BENCH_SERVER       a fairplay binary to measure instead of building this tree (an older version,
 #                      for a before/after; it migrates its own fresh database)
 #   BENCH_LABEL        the report's label (default: git describe of this tree)
+#   BENCH_WATCHERS     live bets streams (GET /api/live/bets) held open during the load (default 0)
+#   BENCH_LIVE_LATENCY measure the live feed's commit-to-stream latency over this many bets instead of the
+#                      load (p50/p99; e.g. 300)
 #   BENCH_SERVER_ENV   extra VAR=value words for the server's environment (say, what an older
 #                      binary needs to run with its rate limits off)
 set -euo pipefail
@@ -115,7 +118,11 @@ pg_arg=$(IFS=,; echo "${pg[*]}")
 echo "==> load (${DUR} per run; req/s counts a mines round or a blackjack hand once, http/s every request)"
 result=$OUT/bench-$stamp.json
 rc=0
-bin/fairplay-load -url "http://127.0.0.1:$PORT" -scenario "$SCEN" -c "$CONC" -d "$DUR" -users 64 \
+if [ -n "${BENCH_LIVE_LATENCY:-}" ]; then
+  bin/fairplay-load -url "http://127.0.0.1:$PORT" -users 1 -live-latency "$BENCH_LIVE_LATENCY"
+  exit
+fi
+bin/fairplay-load -url "http://127.0.0.1:$PORT" -scenario "$SCEN" -c "$CONC" -d "$DUR" -users 64 -watchers "${BENCH_WATCHERS:-0}" \
   -server-pid "$server" -postgres-pid "$pg_pid" -pgbench "$pg_arg" -label "${BENCH_LABEL:-$(git describe --tags --always --dirty 2>/dev/null || echo dev)}" \
   -json "$result" || rc=$?
 [ -s "$result" ] || exit "$((rc ? rc : 1))"

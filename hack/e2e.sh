@@ -40,6 +40,8 @@ export E2E_BASE_URL=http://127.0.0.1:$PORT
 for script in web/e2e/*.mjs; do
   name=$(basename "$script" .mjs)
   case $name in harness | csp) continue ;; esac
+  # E2E_ONLY=name[,name] runs only those scripts (while working on one).
+  if [ -n "${E2E_ONLY:-}" ] && [[ ",$E2E_ONLY," != *",$name,"* ]]; then continue; fi
   E2E_SCREENSHOTS=$ROOT/test/artifacts/e2e/$name E2E_RESULTS=$ROOT/.data/test/web-e2e-$name.json \
     node "$script" || status=1
 done

@@ -48,6 +48,12 @@ gotestsum --format pkgname-and-test-fails --jsonfile .data/test/go-pure.json -- 
 step "fuzz (short run: every target for FUZZTIME, default 10s; make fuzz FUZZTIME=1h for long runs)"
 FUZZTIME="${FUZZTIME:-10s}" hack/fuzz.sh || status=1
 
+step "monitoring: dashboard and alert PromQL against the registered metrics, alert rule unit tests (hack/promcheck)"
+# A module of its own (the Prometheus library's dependencies stay out of
+# go.mod); its gotestsum JSON joins the summary.
+(cd hack/promcheck && go vet ./... &&
+  gotestsum --format pkgname-and-test-fails --jsonfile ../../.data/test/go-promcheck.json -- -count=1 ./...) || status=1
+
 step "helm chart: lint, template, schema"
 hack/helm-test.sh || status=1
 

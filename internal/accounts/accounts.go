@@ -25,6 +25,15 @@ type User struct {
 	Balance   money.Amount
 	IsAdmin   bool
 	CreatedAt time.Time
+	// HideUsername keeps the name off the live bets feed ("Hidden").
+	HideUsername bool
+}
+
+// Preferences are the settings a player changes about their own account;
+// a nil field is left as it is.
+type Preferences struct {
+	// HideUsername keeps the player's name off the live bets feed.
+	HideUsername *bool
 }
 
 // Credentials is a user with the stored password hash, for sign-in.
@@ -93,6 +102,9 @@ type Store interface {
 	CredentialsByID(ctx context.Context, id uuid.UUID) (Credentials, error)
 	// SetAdmin sets or clears the admin flag of a live user by username.
 	SetAdmin(ctx context.Context, username string, admin bool) (User, error)
+	// UpdatePreferences changes a live user's preferences (nil fields stay)
+	// and returns the user; ErrUserNotFound when there is none.
+	UpdatePreferences(ctx context.Context, userID uuid.UUID, p Preferences) (User, error)
 	// UpdatePassword replaces a user's password hash.
 	UpdatePassword(ctx context.Context, userID uuid.UUID, hash string) error
 	// CreateSession stores a session with the hash of its refresh token.

@@ -317,3 +317,17 @@ func (s *Service) CurrentUser(ctx context.Context, p Principal) (User, error) {
 	}
 	return cred.User, nil
 }
+
+// UpdatePreferences changes the caller's own preferences — never another
+// player's: the account is the token's — and returns the account as it now
+// is. The session is checked first, so a revoked one changes nothing.
+func (s *Service) UpdatePreferences(ctx context.Context, p Principal, prefs Preferences) (User, error) {
+	u, err := s.store.UpdatePreferences(ctx, p.UserID, prefs)
+	if err != nil {
+		if isNotFound(err) {
+			return User{}, ErrBadToken
+		}
+		return User{}, fmt.Errorf("update preferences: %w", err)
+	}
+	return u, nil
+}

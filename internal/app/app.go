@@ -21,12 +21,14 @@ import (
 	"github.com/fairplay/fairplay/internal/accounts"
 	"github.com/fairplay/fairplay/internal/admin"
 	"github.com/fairplay/fairplay/internal/cache"
+	"github.com/fairplay/fairplay/internal/live"
 	"github.com/fairplay/fairplay/internal/play"
 	"github.com/fairplay/fairplay/internal/postgres"
 	"github.com/fairplay/fairplay/internal/rpc"
 	"github.com/fairplay/fairplay/internal/server"
 	"github.com/fairplay/fairplay/internal/settings"
 	"github.com/fairplay/fairplay/internal/telemetry"
+	"github.com/fairplay/fairplay/internal/wallet"
 )
 
 // App is a wired server and what it holds open.
@@ -38,6 +40,11 @@ type App struct {
 	Accounts *accounts.Service
 	Play     *play.Service
 	Admin    *admin.Service
+	TopUps   *wallet.TopUps
+	// Live is this replica's fan-out of the live bets feed, and LiveFeed
+	// carries the feed between replicas (Redis pub/sub).
+	Live     *live.Hub
+	LiveFeed *cache.LiveFeed
 	Metrics  *telemetry.Metrics
 	Server   *server.Server
 	log      *slog.Logger
@@ -102,6 +109,12 @@ func New(ctx context.Context, cfg settings.Config, log *slog.Logger, o Options) 
 		Store: postgres.NewAccountStore(pool), Tokens: accounts.NewTokens(a.Keys, cfg.AccessTokenTTL, o.Now),
 		Bots: bots, Limiter: limiter, Config: cfg, Logger: log, Now: o.Now, Hasher: o.Hasher,
 	})
+	a.Live = live.NewHub(live.HubOptions{MaxWatchers: cfg.LiveMaxWatchers})
+	a.LiveFeed = cache.NewLiveFeed(a.Redis, cfg.RedisPrefix, a.Live, log)
+	a.Metrics.RegisterLive(func() telemetry.LiveStats {
+		h, f := a.Live.Stats(), a.LiveFeed.Stats()
+		return telemetry.LiveStats{Watchers: h.Watchers, WatchersDropped: h.Dropped, Published: f.Published, Dropped: f.Dropped}
+	})
 	playStore := postgres.NewPlayStore(pool)
 	a.Metrics.RegisterBetBatches(func() telemetry.BetBatchStats {
 		statements, bets, alone := playStore.BetBatches()
@@ -109,8 +122,11 @@ func New(ctx context.Context, cfg settings.Config, log *slog.Logger, o Options) 
 	})
 	a.Play = play.NewService(play.Options{
 		Store: playStore, Limiter: limiter, BetRate: cfg.BetsPerUser, Metrics: a.Metrics,
-		Logger: log, Now: o.Now, Limits: limits,
+		Logger: log, Now: o.Now, Limits: limits, Feed: a.LiveFeed,
 	})
+	a.TopUps = wallet.NewTopUps(postgres.NewWalletStore(pool), wallet.TopUpPolicy{
+		Amount: cfg.TopUpAmount, Interval: cfg.TopUpInterval, Threshold: limits.MinBet,
+	}, o.Now)
 	a.Admin = admin.NewService(admin.Options{Store: postgres.NewAdminStore(pool), Logger: log, Now: o.Now})
 	a.Metrics.RegisterActivity(activityMetrics(a.Admin), 15*time.Second)
 	var trusted []netip.Prefix
@@ -128,7 +144,10 @@ func New(ctx context.Context, cfg settings.Config, log *slog.Logger, o Options) 
 			Game:     rpc.NewGameHandler(a.Accounts, a.Play, log),
 			Fairness: rpc.NewFairnessHandler(a.Accounts, a.Play, log),
 			Admin:    rpc.NewAdminHandler(a.Accounts, a.Admin, log),
+			Wallet:   rpc.NewWalletHandler(a.Accounts, a.TopUps, log),
+			Live:     rpc.NewLiveHandler(a.Live, log),
 		},
+		OnShutdown:     a.Live.Close,
 		Postgres:       pool,
 		Redis:          a.Redis,
 		Metrics:        a.Metrics,
@@ -168,11 +187,13 @@ func activityMetrics(svc *admin.Service) func(context.Context) (telemetry.Activi
 func (a *App) Handler() http.Handler { return a.Server.Handler() }
 
 // Run starts background work (the readiness checks, key reloading, folding
-// the bet statistics) until ctx ends.
+// the bet statistics, the live bets feed's publishing and subscription)
+// until ctx ends.
 func (a *App) Run(ctx context.Context) {
 	go a.Server.Run(ctx)
 	go a.Keys.Watch(ctx, 10*time.Second)
 	go postgres.FoldBetStatsEvery(ctx, a.Postgres, time.Second, a.log)
+	go a.LiveFeed.Run(ctx)
 }
 
 // Close releases the connections.

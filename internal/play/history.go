@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 
 	"github.com/google/uuid"
 
@@ -21,8 +22,9 @@ type Page struct {
 }
 
 // History returns page (from 1; nil means 1) of the caller's bets, newest
-// first; limit is 1 to 100 (nil means 20).
-func (s *Service) History(ctx context.Context, p accounts.Principal, pageArg, limitArg *int) (Page, error) {
+// first; limit is 1 to 100 (nil means 20); game, when not empty, keeps one
+// game's bets (ErrGameInvalid for a name that is not a game).
+func (s *Service) History(ctx context.Context, p accounts.Principal, pageArg, limitArg *int, game string) (Page, error) {
 	page, limit := 1, 20
 	if pageArg != nil {
 		page = *pageArg
@@ -36,7 +38,10 @@ func (s *Service) History(ctx context.Context, p accounts.Principal, pageArg, li
 	if limit < 1 || limit > 100 {
 		return Page{}, ErrLimitInvalid
 	}
-	bets, total, err := s.store.ListBets(ctx, p.UserID, (page-1)*limit, limit)
+	if game != "" && !slices.Contains(Games, Game(game)) {
+		return Page{}, ErrGameInvalid
+	}
+	bets, total, err := s.store.ListBets(ctx, p.UserID, Game(game), (page-1)*limit, limit)
 	if err != nil {
 		return Page{}, fmt.Errorf("bet history: %w", err)
 	}

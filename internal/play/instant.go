@@ -180,7 +180,7 @@ func (s *Service) placeInstant(ctx context.Context, p accounts.Principal, game G
 		Params: rawParams, CreatedAt: s.now()}
 	bet.SettledAt = &bet.CreatedAt
 	var outcome games.Outcome
-	pair, bal, err := s.placeBet(ctx, p, bet, func(pair SeedPair) (Draw, error) {
+	pair, placed, err := s.placeBet(ctx, p, bet, func(pair SeedPair) (Draw, error) {
 		out, err := games.Replay(game, fair.NewStream(pair.ServerSeed, pair.ClientSeed, uint64(pair.Nonce)), params)
 		if err != nil {
 			return Draw{}, invalid(err)
@@ -198,9 +198,10 @@ func (s *Service) placeInstant(ctx context.Context, p accounts.Principal, game G
 		return Settlement{}, games.Outcome{}, fmt.Errorf("place %s bet: %w", game, err)
 	}
 	bet.SeedPairID, bet.ClientSeed, bet.Nonce = pair.ID, pair.ClientSeed, pair.Nonce
-	st := Settlement{Bet: bet, Balance: bal, Pair: pair}
+	st := Settlement{Bet: bet, Balance: placed.Balance, Pair: pair}
 	if s.metrics != nil {
 		s.metrics.BetSettled(string(game), stake, st.Bet.Payout)
 	}
+	s.publish(st.Bet, placed)
 	return st, outcome, nil
 }

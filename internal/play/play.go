@@ -17,6 +17,7 @@ import (
 
 	"github.com/fairplay/fairplay/internal/accounts"
 	"github.com/fairplay/fairplay/internal/games"
+	"github.com/fairplay/fairplay/internal/live"
 	"github.com/fairplay/fairplay/internal/money"
 	"github.com/fairplay/fairplay/internal/problem"
 	"github.com/fairplay/fairplay/internal/settings"
@@ -119,6 +120,17 @@ type Change struct {
 	Payout money.Amount
 }
 
+// Placed is the player's side of a bet or game action that went through:
+// the balance after it, and the player's name and whether they hide it from
+// the live feed, read from the player's row in the bet's own statement
+// (which locks that row anyway), so the feed costs the bet no extra query
+// and shows the preference as it was when the bet was placed.
+type Placed struct {
+	Balance      money.Amount
+	Username     string
+	HideUsername bool
+}
+
 // BetWithSeeds is a bet with its seed pair (whose server seed the caller may
 // show only once the pair is revealed).
 type BetWithSeeds struct {
@@ -137,15 +149,15 @@ type Store interface {
 	// draw decide the outcome from the pair, then debits the stake, credits
 	// the payout (each with its ledger entry) and inserts the bet
 	// (ErrGameInProgress for a second active game of its kind). It returns
-	// the pair used and the balance after. Any refusal or error changes
-	// nothing, not even the nonce.
-	PlaceBet(ctx context.Context, b NewBet, draw func(SeedPair) (Draw, error)) (SeedPair, money.Amount, error)
+	// the pair used and the player's side of the bet (Placed). Any refusal
+	// or error changes nothing, not even the nonce.
+	PlaceBet(ctx context.Context, b NewBet, draw func(SeedPair) (Draw, error)) (SeedPair, Placed, error)
 	// PlaceBetAt places a bet already drawn from pair at pair.Nonce, in one
 	// round trip, with PlaceBet's refusals, and ErrStalePair (changing
 	// nothing) unless pair is still the player's active pair with that
 	// client seed and pair.Nonce is its next nonce; with ErrStalePair it
 	// returns the active pair as it is now (zero when there is none).
-	PlaceBetAt(ctx context.Context, b NewBet, pair SeedPair, d Draw) (money.Amount, SeedPair, error)
+	PlaceBetAt(ctx context.Context, b NewBet, pair SeedPair, d Draw) (Placed, SeedPair, error)
 	// ActiveSeedPair returns the user's active pair, or ErrNoSeedPair; with
 	// forUpdate (in a transaction) it locks the player, then the pair, so
 	// changes of one player's pair run one at a time.
@@ -158,8 +170,9 @@ type Store interface {
 	RevealSeedPair(ctx context.Context, id uuid.UUID, at time.Time) error
 	// HasActiveGame reports whether the user has a running stateful game.
 	HasActiveGame(ctx context.Context, userID uuid.UUID) (bool, error)
-	// ListBets returns a page of the user's bets, newest first, and the total count.
-	ListBets(ctx context.Context, userID uuid.UUID, offset, limit int) ([]BetWithSeeds, int, error)
+	// ListBets returns a page of the user's bets (of one game, when game is
+	// not empty), newest first, and their total count.
+	ListBets(ctx context.Context, userID uuid.UUID, game Game, offset, limit int) ([]BetWithSeeds, int, error)
 	// GetBet returns one of the user's bets, or ErrBetNotFound.
 	GetBet(ctx context.Context, userID, betID uuid.UUID) (BetWithSeeds, error)
 	// PlayOn runs one action on a running game in one transaction: it
@@ -172,8 +185,9 @@ type Store interface {
 	// params, state and settled_at (ErrGameOver if it is no longer active).
 	// apply is given the player's balance as the first round trip read it,
 	// so an extra stake above it is refused before anything is drawn.
-	// It returns the balance after. Any refusal or error changes nothing.
-	PlayOn(ctx context.Context, a GameAction, apply func(b BetWithSeeds, balance money.Amount) (Change, error)) (money.Amount, error)
+	// It returns the player's side (Placed: the balance after). Any refusal
+	// or error changes nothing.
+	PlayOn(ctx context.Context, a GameAction, apply func(b BetWithSeeds, balance money.Amount) (Change, error)) (Placed, error)
 	// ActiveGames returns the user's running stateful games.
 	ActiveGames(ctx context.Context, userID uuid.UUID) ([]BetWithSeeds, error)
 }
@@ -189,6 +203,7 @@ var (
 	ErrBetNotSettled       = problem.Conflict("This game is still running")
 	ErrPageInvalid         = problem.Invalid("Page must be a whole number of at least 1")
 	ErrLimitInvalid        = problem.Invalid("Limit must be between 1 and 100")
+	ErrGameInvalid         = problem.Invalid("Game must be one of dice, plinko, keno, mines, pump or blackjack")
 	ErrUserGone            = problem.Unauthenticated("Token is not valid")
 	// ErrSeedPairChanged answers a request that lost every retry to
 	// concurrent changes of the player's seed pair (rotations, say).
@@ -223,6 +238,7 @@ type Service struct {
 	now     func() time.Time
 	limits  Limits
 	pairs   pairCache
+	feed    live.Publisher
 }
 
 // Options are the Service's collaborators.
@@ -237,6 +253,9 @@ type Options struct {
 	// Limits are the bet limits (zero: DefaultLimits); NewService panics
 	// on limits that do not Validate, which the caller checks first.
 	Limits Limits
+	// Feed, when set, hears of every settled bet once its transaction has
+	// committed (the live bets feed); a running game only when it ends.
+	Feed live.Publisher
 }
 
 // NewService returns a Service.
@@ -254,7 +273,26 @@ func NewService(o Options) *Service {
 		panic("play: " + err.Error())
 	}
 	return &Service{store: o.Store, limiter: o.Limiter, rate: o.BetRate, metrics: o.Metrics, log: o.Logger, now: o.Now,
-		limits: o.Limits}
+		limits: o.Limits, feed: o.Feed}
+}
+
+// publish hands a settled bet to the live feed. It is called only after the
+// bet's transaction has committed, and only for settled bets, so the feed
+// never shows a running game nor anything that could still roll back.
+func (s *Service) publish(b Bet, placed Placed) {
+	if s.feed == nil || b.Status != StatusSettled {
+		return
+	}
+	at := b.CreatedAt
+	if b.SettledAt != nil {
+		at = *b.SettledAt
+	}
+	lb := live.Bet{ID: b.ID, Game: string(b.Game), Hidden: placed.HideUsername, Amount: b.Amount,
+		Multiplier: b.Multiplier, Payout: b.Payout, SettledAt: at}
+	if !placed.HideUsername {
+		lb.Username = placed.Username
+	}
+	s.feed.Publish(lb)
 }
 
 // limitBets applies the per-player bet rate; a limiter outage allows the bet.

@@ -9,7 +9,6 @@ import (
 
 	"github.com/fairplay/fairplay/internal/accounts"
 	"github.com/fairplay/fairplay/internal/fair"
-	"github.com/fairplay/fairplay/internal/money"
 )
 
 // newSeedPair makes a fresh pair for userID with clientSeed (random when empty).
@@ -68,7 +67,7 @@ func retryPair[T any](fn func() (T, error)) (T, error) {
 // does not, or the pair has moved on, through Store.PlaceBet, which reads the
 // pair first. A player's first bet finds no seed pair: the pair is created
 // and the bet placed again.
-func (s *Service) placeBet(ctx context.Context, p accounts.Principal, b Bet, draw func(SeedPair) (Draw, error)) (SeedPair, money.Amount, error) {
+func (s *Service) placeBet(ctx context.Context, p accounts.Principal, b Bet, draw func(SeedPair) (Draw, error)) (SeedPair, Placed, error) {
 	nb := NewBet{ID: b.ID, UserID: p.UserID, SessionID: p.SessionID, LiveSince: p.LiveSince, Game: b.Game,
 		Stake: b.Amount, At: b.CreatedAt}
 	// A stale guess comes back with the pair as it is now: one more try
@@ -79,15 +78,15 @@ func (s *Service) placeBet(ctx context.Context, p accounts.Principal, b Bet, dra
 		pair.Nonce++
 		d, err := draw(pair)
 		if err != nil {
-			return SeedPair{}, 0, err
+			return SeedPair{}, Placed{}, err
 		}
-		bal, now, err := s.store.PlaceBetAt(ctx, nb, pair, d)
+		placed, now, err := s.store.PlaceBetAt(ctx, nb, pair, d)
 		if err == nil {
 			s.pairs.put(pair)
-			return pair, bal, nil
+			return pair, placed, nil
 		}
 		if !errors.Is(err, ErrStalePair) {
-			return SeedPair{}, 0, err
+			return SeedPair{}, Placed{}, err
 		}
 		s.pairs.drop(p.UserID)
 		pair, ok = now, now.ID != uuid.Nil
@@ -95,25 +94,25 @@ func (s *Service) placeBet(ctx context.Context, p accounts.Principal, b Bet, dra
 	// The long way. No active pair is a player's first bet (the pair is
 	// created and the bet placed again) or a rotation that committed while
 	// the bet waited for the player (placed again on the new pair).
-	type placed struct {
-		pair SeedPair
-		bal  money.Amount
+	type result struct {
+		pair   SeedPair
+		placed Placed
 	}
-	r, err := retryPair(func() (placed, error) {
-		pair, bal, err := s.store.PlaceBet(ctx, nb, draw)
+	r, err := retryPair(func() (result, error) {
+		pair, placed, err := s.store.PlaceBet(ctx, nb, draw)
 		if errors.Is(err, ErrNoSeedPair) {
 			if _, err := s.ensurePair(ctx, s.store, p.UserID, false); err != nil {
-				return placed{}, err
+				return result{}, err
 			}
-			return placed{}, ErrNoSeedPair
+			return result{}, ErrNoSeedPair
 		}
-		return placed{pair, bal}, err
+		return result{pair, placed}, err
 	})
 	if err != nil {
-		return SeedPair{}, 0, err
+		return SeedPair{}, Placed{}, err
 	}
 	s.pairs.put(r.pair)
-	return r.pair, r.bal, nil
+	return r.pair, r.placed, nil
 }
 
 // Seeds returns the caller's active pair (creating it on first use).

@@ -95,7 +95,7 @@ func startGame[G any](ctx context.Context, s *Service, p accounts.Principal, k k
 	now := s.now()
 	bet := Bet{ID: uuid.Must(uuid.NewV7()), UserID: p.UserID, Game: k.game, Status: StatusActive, Amount: stake, CreatedAt: now}
 	var r *Round[G]
-	pair, bal, err := s.placeBet(ctx, p, bet, func(pair SeedPair) (Draw, error) {
+	pair, placed, err := s.placeBet(ctx, p, bet, func(pair SeedPair) (Draw, error) {
 		// Drawn afresh on every call: a draw from a stale pair is thrown away.
 		g, err := deal(fair.NewStream(pair.ServerSeed, pair.ClientSeed, uint64(pair.Nonce)))
 		if err != nil {
@@ -119,8 +119,8 @@ func startGame[G any](ctx context.Context, s *Service, p accounts.Principal, k k
 	if err != nil {
 		return nil, fmt.Errorf("start %s: %w", k.game, err)
 	}
-	r.Pair, r.Balance = pair, bal
-	observe(s, r)
+	r.Pair, r.Balance = pair, placed.Balance
+	observe(s, r, placed)
 	return r, nil
 }
 
@@ -137,7 +137,7 @@ func act[G any](ctx context.Context, s *Service, p accounts.Principal, k kind[G]
 	now := s.now()
 	a := GameAction{UserID: p.UserID, SessionID: p.SessionID, LiveSince: p.LiveSince, BetID: id, Game: k.game, At: now}
 	var r *Round[G]
-	bal, err := s.store.PlayOn(ctx, a, func(b BetWithSeeds, balance money.Amount) (Change, error) {
+	placed, err := s.store.PlayOn(ctx, a, func(b BetWithSeeds, balance money.Amount) (Change, error) {
 		if b.Status != StatusActive {
 			return Change{}, ErrGameOver
 		}
@@ -161,8 +161,8 @@ func act[G any](ctx context.Context, s *Service, p accounts.Principal, k kind[G]
 	if err != nil {
 		return nil, fmt.Errorf("%s game: %w", k.game, err)
 	}
-	r.Balance = bal
-	observe(s, r)
+	r.Balance = placed.Balance
+	observe(s, r, placed)
 	return r, nil
 }
 
@@ -207,11 +207,16 @@ func settle[G any](k kind[G], r *Round[G], now time.Time) error {
 	return nil
 }
 
-// observe reports a settled game to the metrics.
-func observe[G any](s *Service, r *Round[G]) {
-	if s.metrics != nil && r.Over() {
+// observe reports a game that has just settled — its transaction committed
+// — to the metrics and the live feed; a running game is reported to neither.
+func observe[G any](s *Service, r *Round[G], placed Placed) {
+	if !r.Over() {
+		return
+	}
+	if s.metrics != nil {
 		s.metrics.BetSettled(string(r.Bet.Game), r.Bet.Amount, r.Bet.Payout)
 	}
+	s.publish(r.Bet, placed)
 }
 
 // ActiveGames are the caller's running games, at most one of each kind;

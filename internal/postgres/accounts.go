@@ -37,12 +37,12 @@ func (s *AccountStore) InTx(ctx context.Context, fn func(accounts.Store) error) 
 	})
 }
 
-const userColumns = `id, username, email, balance, is_admin, created_at, password_hash`
+const userColumns = `id, username, email, balance, is_admin, created_at, hide_username, password_hash`
 
 func scanCredentials(row pgx.Row) (accounts.Credentials, error) {
 	var c accounts.Credentials
 	var bal int64
-	err := row.Scan(&c.ID, &c.Username, &c.Email, &bal, &c.IsAdmin, &c.CreatedAt, &c.PasswordHash)
+	err := row.Scan(&c.ID, &c.Username, &c.Email, &bal, &c.IsAdmin, &c.CreatedAt, &c.HideUsername, &c.PasswordHash)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return c, accounts.ErrUserNotFound
 	}
@@ -101,6 +101,17 @@ func (s *AccountStore) SetAdmin(ctx context.Context, username string, admin bool
 	c, err := scanCredentials(s.db.QueryRow(ctx, `
 		UPDATE users SET is_admin = $2 WHERE lower(username) = lower($1) AND deleted_at IS NULL
 		RETURNING `+userColumns, username, admin))
+	return c.User, err
+}
+
+// UpdatePreferences changes a live user's preferences; a nil field stays.
+func (s *AccountStore) UpdatePreferences(ctx context.Context, userID uuid.UUID, p accounts.Preferences) (accounts.User, error) {
+	c, err := scanCredentials(s.db.QueryRow(ctx, `
+		UPDATE users SET hide_username = coalesce($2, hide_username) WHERE id = $1 AND deleted_at IS NULL
+		RETURNING `+userColumns, userID, p.HideUsername))
+	if err != nil && !errors.Is(err, accounts.ErrUserNotFound) {
+		return accounts.User{}, fmt.Errorf("update preferences: %w", err)
+	}
 	return c.User, err
 }
 

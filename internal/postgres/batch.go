@@ -74,9 +74,9 @@ type queuedBet struct {
 }
 
 type betResult struct {
-	balance money.Amount
-	now     play.SeedPair
-	err     error
+	placed play.Placed
+	now    play.SeedPair
+	err    error
 }
 
 func newBetBatcher(s *PlayStore) *betBatcher {
@@ -86,7 +86,7 @@ func newBetBatcher(s *PlayStore) *betBatcher {
 // place queues one bet and waits for its batch's answer (or ctx, after
 // which the bet may still be placed, as a lone statement cancelled in flight
 // may be).
-func (b *betBatcher) place(ctx context.Context, nb play.NewBet, pair play.SeedPair, d play.Draw) (money.Amount, play.SeedPair, error) {
+func (b *betBatcher) place(ctx context.Context, nb play.NewBet, pair play.SeedPair, d play.Draw) (play.Placed, play.SeedPair, error) {
 	q := &queuedBet{ctx: ctx, bet: nb, pair: pair, draw: d, done: make(chan betResult, 1)}
 	b.mu.Lock()
 	b.queue = append(b.queue, q)
@@ -97,9 +97,9 @@ func (b *betBatcher) place(ctx context.Context, nb play.NewBet, pair play.SeedPa
 	b.mu.Unlock()
 	select {
 	case r := <-q.done:
-		return r.balance, r.now, r.err
+		return r.placed, r.now, r.err
 	case <-ctx.Done():
-		return 0, play.SeedPair{}, fmt.Errorf("place bet: %w", context.Cause(ctx))
+		return play.Placed{}, play.SeedPair{}, fmt.Errorf("place bet: %w", context.Cause(ctx))
 	}
 }
 
@@ -172,8 +172,8 @@ func (b *betBatcher) exec(batch []*queuedBet) {
 // player's row if another transaction holds it, away from the batches.
 func (b *betBatcher) placeAlone(q *queuedBet) {
 	b.alone.Add(1)
-	bal, now, err := placeOne(q.ctx, b.store.db, q.bet, q.pair, q.draw)
-	q.done <- betResult{balance: bal, now: now, err: err}
+	placed, now, err := placeOne(q.ctx, b.store.db, q.bet, q.pair, q.draw)
+	q.done <- betResult{placed: placed, now: now, err: err}
 }
 
 // errPlayerBusy is placeMany's answer for a bet whose player's or seed
@@ -202,7 +202,8 @@ var errPlayerBusy = errors.New("the player or the seed pair is busy")
 // stale bet comes back with the player's active pair: the locked one as it
 // is now when it is still active, else as of the statement's snapshot.
 // Only placed bets write anything: the nonce, the balance, a ledger entry
-// for the stake and one for a payout, and the bet.
+// for the stake and one for a payout, and the bet. Each answer carries the
+// player's username and hide_username too, for the live feed.
 var placeManySQL = withMaxBalance(`
 	WITH b AS (
 		SELECT user_id, session_id, live_since, pair_id, client_seed, nonce, bet_id, game, status, stake, multiplier,
@@ -213,7 +214,7 @@ var placeManySQL = withMaxBalance(`
 		     WITH ORDINALITY AS b(user_id, session_id, live_since, pair_id, client_seed, nonce, bet_id, game, status,
 		                          stake, multiplier, payout, params, state, at, settled, ord)
 	), locked AS MATERIALIZED (
-		SELECT id, balance, deleted_at FROM users WHERE id = ANY($1::uuid[]) FOR NO KEY UPDATE SKIP LOCKED
+		SELECT id, balance, deleted_at, username, hide_username FROM users WHERE id = ANY($1::uuid[]) FOR NO KEY UPDATE SKIP LOCKED
 	), live AS MATERIALIZED (
 		SELECT id, user_id, revoked_at, last_used_at
 		FROM sessions WHERE id = ANY($2::uuid[]) FOR KEY SHARE SKIP LOCKED
@@ -221,7 +222,7 @@ var placeManySQL = withMaxBalance(`
 		SELECT id, user_id, server_seed, server_seed_hash, client_seed, nonce, created_at, revealed_at
 		FROM seed_pairs WHERE id = ANY($4::uuid[]) FOR NO KEY UPDATE SKIP LOCKED
 	), chk AS (
-		SELECT b.*, l.balance AS bal,
+		SELECT b.*, l.balance AS bal, l.username AS player, l.hide_username AS hidden,
 		       CASE WHEN l.id IS NULL OR p.id IS NULL OR (b.session_id <> '00000000-0000-0000-0000-000000000000' AND s.id IS NULL)
 		                 OR row_number() OVER (PARTITION BY b.user_id ORDER BY b.ord) > 1 THEN 'busy'
 		            WHEN l.deleted_at IS NOT NULL
@@ -267,12 +268,12 @@ var placeManySQL = withMaxBalance(`
 	), r AS (
 		SELECT c.ord, c.user_id,
 		       CASE WHEN c.verdict <> 'ok' THEN c.verdict WHEN upd.id IS NULL THEN 'stale' ELSE 'placed' END AS status,
-		       coalesce(upd.balance, c.bal) AS balance
+		       coalesce(upd.balance, c.bal) AS balance, c.player, c.hidden
 		FROM chk c
 		LEFT JOIN adv a ON a.bet_id = c.bet_id
 		LEFT JOIN upd ON upd.id = a.user_id
 	)
-	SELECT r.ord, r.status, r.balance, cur.id, cur.user_id, cur.server_seed, cur.server_seed_hash, cur.client_seed,
+	SELECT r.ord, r.status, r.balance, r.player, r.hidden, cur.id, cur.user_id, cur.server_seed, cur.server_seed_hash, cur.client_seed,
 	       cur.nonce, cur.created_at
 	FROM r
 	LEFT JOIN LATERAL (
@@ -325,8 +326,8 @@ func placeMany(ctx context.Context, db DB, batch []*queuedBet) ([]betResult, err
 		if ord < 1 || ord > n {
 			return nil, fmt.Errorf("place bets: row %d of %d", ord, n)
 		}
-		bal, now, err := r.result()
-		out[ord-1] = betResult{balance: bal, now: now, err: err}
+		placed, now, err := r.result()
+		out[ord-1] = betResult{placed: placed, now: now, err: err}
 		seen++
 	}
 	if err := rows.Err(); err != nil {
@@ -372,35 +373,43 @@ func (n *nullablePair) get() (play.SeedPair, bool) {
 }
 
 // placeRow is one answer of fairplay_place_bet or placeManySQL: status,
-// balance and the player's active pair.
+// balance, the player's username, hide_username and active pair.
 type placeRow struct {
-	status string
-	bal    *int64
-	pair   nullablePair
+	status   string
+	bal      *int64
+	username *string
+	hidden   *bool
+	pair     nullablePair
 }
 
 // dest is the scan destinations, in that order.
-func (r *placeRow) dest() []any { return append([]any{&r.status, &r.bal}, r.pair.dest()...) }
+func (r *placeRow) dest() []any {
+	return append([]any{&r.status, &r.bal, &r.username, &r.hidden}, r.pair.dest()...)
+}
 
 // result turns the answer into PlaceBetAt's results.
-func (r *placeRow) result() (money.Amount, play.SeedPair, error) {
+func (r *placeRow) result() (play.Placed, play.SeedPair, error) {
 	var now play.SeedPair
 	switch r.status {
 	case "placed":
-		return money.Amount(*r.bal), now, nil
+		p := play.Placed{Balance: money.Amount(*r.bal), HideUsername: r.hidden != nil && *r.hidden}
+		if r.username != nil {
+			p.Username = *r.username
+		}
+		return p, now, nil
 	case "gone":
-		return 0, now, play.ErrUserGone
+		return play.Placed{}, now, play.ErrUserGone
 	case "insufficient":
-		return 0, now, play.ErrInsufficientBalance
+		return play.Placed{}, now, play.ErrInsufficientBalance
 	case "limit":
-		return 0, now, play.ErrBalanceLimit
+		return play.Placed{}, now, play.ErrBalanceLimit
 	case "busy":
-		return 0, now, errPlayerBusy
+		return play.Placed{}, now, errPlayerBusy
 	case "in_progress":
-		return 0, now, play.ErrGameInProgress
+		return play.Placed{}, now, play.ErrGameInProgress
 	case "stale":
 		now, _ = r.pair.get()
-		return 0, now, play.ErrStalePair
+		return play.Placed{}, now, play.ErrStalePair
 	}
-	return 0, now, fmt.Errorf("place bet: unexpected status %q", r.status)
+	return play.Placed{}, now, fmt.Errorf("place bet: unexpected status %q", r.status)
 }

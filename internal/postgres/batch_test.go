@@ -424,7 +424,8 @@ func TestConcurrentBetsThroughTheBatcher(t *testing.T) {
 					for placed := 0; placed < bets; {
 						b := p.bet(pair.Nonce, 1, int64((i+placed+g)%3), "50.00")
 						b.Pair = pair
-						bal, now, err := store.PlaceBetAt(context.Background(), b.Bet, b.Pair, b.Draw)
+						res, now, err := store.PlaceBetAt(context.Background(), b.Bet, b.Pair, b.Draw)
+						bal := res.Balance
 						switch {
 						case errors.Is(err, play.ErrStalePair):
 							if now.ID != p.pair.ID {

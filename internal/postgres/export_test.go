@@ -20,8 +20,11 @@ type BatchBet struct {
 // BatchAnswer is one bet's answer.
 type BatchAnswer struct {
 	Balance money.Amount
-	Now     play.SeedPair
-	Err     error
+	// Placed is the whole answer of a placed bet (the balance, the player's
+	// name and hide_username).
+	Placed play.Placed
+	Now    play.SeedPair
+	Err    error
 }
 
 func queued(bets []BatchBet) []*queuedBet {
@@ -54,7 +57,7 @@ func answers(qs []*queuedBet, wait time.Duration) []BatchAnswer {
 				continue
 			}
 		}
-		out[i] = BatchAnswer{Balance: r.balance, Now: r.now, Err: r.err}
+		out[i] = BatchAnswer{Balance: r.placed.Balance, Placed: r.placed, Now: r.now, Err: r.err}
 	}
 	return out
 }

@@ -142,15 +142,35 @@ func scanBet(row pgx.Row) (play.BetWithSeeds, error) {
 	return s.bet(), err
 }
 
-// ListBets returns a page of a user's bets, newest first.
-func (s *PlayStore) ListBets(ctx context.Context, userID uuid.UUID, offset, limit int) ([]play.BetWithSeeds, int, error) {
-	var total int
-	if err := s.db.QueryRow(ctx, `SELECT count(*) FROM bets WHERE user_id = $1`, userID).Scan(&total); err != nil {
+// ListBets returns a page of a user's bets, newest first: all of them
+// (bets_user_idx) or one game's (bets_user_game_idx, migration 00012).
+func (s *PlayStore) ListBets(ctx context.Context, userID uuid.UUID, game play.Game, offset, limit int) ([]play.BetWithSeeds, int, error) {
+	var (
+		total int
+		rows  pgx.Rows
+		err   error
+	)
+	// Separate statements rather than one with "$2 = '' OR game = $2": a
+	// generic plan of that could not pick its index by whether a game is
+	// given.
+	if game == "" {
+		err = s.db.QueryRow(ctx, `SELECT count(*) FROM bets WHERE user_id = $1`, userID).Scan(&total)
+	} else {
+		err = s.db.QueryRow(ctx, `SELECT count(*) FROM bets WHERE user_id = $1 AND game = $2`, userID, string(game)).Scan(&total)
+	}
+	if err != nil {
 		return nil, 0, fmt.Errorf("count bets: %w", err)
 	}
-	rows, err := s.db.Query(ctx, `
-		SELECT `+betColumns+` FROM bets b JOIN seed_pairs p ON p.id = b.seed_pair_id
-		WHERE b.user_id = $1 ORDER BY b.created_at DESC, b.id DESC OFFSET $2 LIMIT $3`, userID, offset, limit)
+	if game == "" {
+		rows, err = s.db.Query(ctx, `
+			SELECT `+betColumns+` FROM bets b JOIN seed_pairs p ON p.id = b.seed_pair_id
+			WHERE b.user_id = $1 ORDER BY b.created_at DESC, b.id DESC OFFSET $2 LIMIT $3`, userID, offset, limit)
+	} else {
+		rows, err = s.db.Query(ctx, `
+			SELECT `+betColumns+` FROM bets b JOIN seed_pairs p ON p.id = b.seed_pair_id
+			WHERE b.user_id = $1 AND b.game = $4 ORDER BY b.created_at DESC, b.id DESC OFFSET $2 LIMIT $3`,
+			userID, offset, limit, string(game))
+	}
 	if err != nil {
 		return nil, 0, fmt.Errorf("list bets: %w", err)
 	}
@@ -203,14 +223,14 @@ func id16(id uuid.UUID) [16]byte { return id }
 // — stake out, payout in, a ledger entry for each — and records the bet,
 // followed by COMMIT. Every refusal rolls back, so a refused bet changes
 // nothing, not even the nonce.
-func (s *PlayStore) PlaceBet(ctx context.Context, b play.NewBet, draw func(play.SeedPair) (play.Draw, error)) (play.SeedPair, money.Amount, error) {
+func (s *PlayStore) PlaceBet(ctx context.Context, b play.NewBet, draw func(play.SeedPair) (play.Draw, error)) (play.SeedPair, play.Placed, error) {
 	var pair play.SeedPair
-	var bal money.Amount
+	var placed play.Placed
 	err := s.onConn(ctx, func(conn *pgx.Conn) (err error) {
-		pair, bal, err = placeBet(ctx, conn, b, draw)
+		pair, placed, err = placeBet(ctx, conn, b, draw)
 		return err
 	})
-	return pair, bal, err
+	return pair, placed, err
 }
 
 // onConn runs fn, which manages its own transaction, on a connection of its
@@ -250,10 +270,11 @@ func withMaxBalance(sql string) string {
 // when the player already plays a game of the bet's kind ($5), and the
 // pair's columns are NULL when there is no active pair, the stake is above
 // the balance, the balance above play.MaxBalance or a game of the kind is
-// running (no nonce is taken then).
+// running (no nonce is taken then). It also reads the player's username
+// and hide_username for the live feed.
 var lockBetSQL = withMaxBalance(`
 	WITH u AS (
-		SELECT balance FROM users
+		SELECT balance, username, hide_username FROM users
 		WHERE id = $1 AND deleted_at IS NULL
 		  AND ($2::uuid IS NULL OR EXISTS (
 		      SELECT 1 FROM sessions
@@ -267,7 +288,7 @@ var lockBetSQL = withMaxBalance(`
 		  AND (SELECT balance FROM u) <= :max_balance AND NOT (SELECT running FROM r)
 		RETURNING ` + seedPairColumns + `
 	)
-	SELECT (SELECT balance FROM u), (SELECT running FROM r), n.id, n.user_id, n.server_seed, n.server_seed_hash,
+	SELECT (SELECT balance FROM u), (SELECT running FROM r), (SELECT username FROM u), (SELECT hide_username FROM u), n.id, n.user_id, n.server_seed, n.server_seed_hash,
 	       n.client_seed, n.nonce, n.created_at, n.revealed_at
 	FROM (VALUES (1)) one LEFT JOIN n ON true`)
 
@@ -293,7 +314,7 @@ const settleBetSQL = `
 	)
 	SELECT balance FROM u`
 
-func placeBet(ctx context.Context, conn *pgx.Conn, b play.NewBet, draw func(play.SeedPair) (play.Draw, error)) (play.SeedPair, money.Amount, error) {
+func placeBet(ctx context.Context, conn *pgx.Conn, b play.NewBet, draw func(play.SeedPair) (play.Draw, error)) (play.SeedPair, play.Placed, error) {
 	var session any
 	if b.SessionID != uuid.Nil {
 		session = id16(b.SessionID)
@@ -301,35 +322,37 @@ func placeBet(ctx context.Context, conn *pgx.Conn, b play.NewBet, draw func(play
 	var (
 		balance  *int64
 		running  bool
+		username *string
+		hidden   *bool
 		pair     nullablePair
 		revealed *time.Time
 	)
 	batch := &pgx.Batch{}
 	batch.Queue("BEGIN")
 	batch.Queue(lockBetSQL, id16(b.UserID), session, b.LiveSince, int64(b.Stake), string(b.Game)).QueryRow(func(row pgx.Row) error {
-		return row.Scan(append(append([]any{&balance, &running}, pair.dest()...), &revealed)...)
+		return row.Scan(append(append([]any{&balance, &running, &username, &hidden}, pair.dest()...), &revealed)...)
 	})
 	if err := conn.SendBatch(ctx, batch).Close(); err != nil {
-		return play.SeedPair{}, 0, fmt.Errorf("place bet: %w", err)
+		return play.SeedPair{}, play.Placed{}, fmt.Errorf("place bet: %w", err)
 	}
 	p, found := pair.get()
 	switch {
 	case balance == nil:
-		return p, 0, play.ErrUserGone
+		return p, play.Placed{}, play.ErrUserGone
 	case *balance > int64(play.MaxBalance):
-		return p, 0, play.ErrBalanceLimit
+		return p, play.Placed{}, play.ErrBalanceLimit
 	case *balance < int64(b.Stake):
-		return p, 0, play.ErrInsufficientBalance
+		return p, play.Placed{}, play.ErrInsufficientBalance
 	case running:
-		return p, 0, play.ErrGameInProgress
+		return p, play.Placed{}, play.ErrGameInProgress
 	case !found:
-		return p, 0, play.ErrNoSeedPair
+		return p, play.Placed{}, play.ErrNoSeedPair
 	}
 	p.RevealedAt = revealed
 
 	d, err := draw(p)
 	if err != nil {
-		return p, 0, err
+		return p, play.Placed{}, err
 	}
 	var settledAt *time.Time
 	if d.Status == play.StatusSettled {
@@ -348,12 +371,12 @@ func placeBet(ctx context.Context, conn *pgx.Conn, b play.NewBet, draw func(play
 		err = nil
 	}
 	if constraintError(err, codeUniqueViolation) == "bets_one_active_key" {
-		return p, 0, play.ErrGameInProgress
+		return p, play.Placed{}, play.ErrGameInProgress
 	}
 	if err != nil {
-		return p, 0, fmt.Errorf("settle bet: %w", err)
+		return p, play.Placed{}, fmt.Errorf("settle bet: %w", err)
 	}
-	return p, money.Amount(after), nil
+	return p, play.Placed{Balance: money.Amount(after), Username: *username, HideUsername: *hidden}, nil
 }
 
 // PlayOn runs one action on a running game as one transaction in two round
@@ -361,25 +384,28 @@ func placeBet(ctx context.Context, conn *pgx.Conn, b play.NewBet, draw func(play
 // locks the game's row (with its seed pair); apply decides the change; then
 // one statement moves the money — an extra stake out, a payout in, each with
 // its ledger entry — and saves the bet, followed by COMMIT.
-func (s *PlayStore) PlayOn(ctx context.Context, a play.GameAction, apply func(play.BetWithSeeds, money.Amount) (play.Change, error)) (money.Amount, error) {
-	var bal money.Amount
+func (s *PlayStore) PlayOn(ctx context.Context, a play.GameAction, apply func(play.BetWithSeeds, money.Amount) (play.Change, error)) (play.Placed, error) {
+	var placed play.Placed
 	err := s.onConn(ctx, func(conn *pgx.Conn) (err error) {
-		bal, err = playOn(ctx, conn, a, apply)
+		placed, err = playOn(ctx, conn, a, apply)
 		return err
 	})
-	return bal, err
+	return placed, err
 }
 
 // liveSessionSQL and lockGameSQL are PlayOn's first round trip: whether the
-// session is live ($1 NULL skips the check) with the player's balance, and
-// the game's row locked, if it is the player's game of that kind.
+// session is live ($1 NULL skips the check) with the player's balance,
+// username and hide_username (for the live feed), and the game's row locked, if it is the
+// player's game of that kind.
 const (
 	liveSessionSQL = `
 	SELECT $1::uuid IS NULL OR EXISTS (
 	           SELECT 1 FROM sessions s JOIN users u ON u.id = s.user_id
 	           WHERE s.id = $1 AND s.user_id = $2 AND s.revoked_at IS NULL AND s.last_used_at >= $3
 	             AND u.deleted_at IS NULL),
-	       coalesce((SELECT balance FROM users WHERE id = $2), 0)`
+	       coalesce((SELECT balance FROM users WHERE id = $2), 0),
+	       coalesce((SELECT username FROM users WHERE id = $2), ''),
+	       coalesce((SELECT hide_username FROM users WHERE id = $2), false)`
 	lockGameSQL = `
 	SELECT ` + betColumns + ` FROM bets b JOIN seed_pairs p ON p.id = b.seed_pair_id
 	WHERE b.id = $1 AND b.user_id = $2 AND b.game = $3
@@ -417,20 +443,24 @@ const saveGameSQL = `
 	       ($2::bigint = 0 AND $3::bigint = 0) OR EXISTS (SELECT 1 FROM u),
 	       EXISTS (SELECT 1 FROM b)`
 
-func playOn(ctx context.Context, conn *pgx.Conn, a play.GameAction, apply func(play.BetWithSeeds, money.Amount) (play.Change, error)) (money.Amount, error) {
+func playOn(ctx context.Context, conn *pgx.Conn, a play.GameAction, apply func(play.BetWithSeeds, money.Amount) (play.Change, error)) (play.Placed, error) {
 	var session any
 	if a.SessionID != uuid.Nil {
 		session = id16(a.SessionID)
 	}
 	var (
-		live    bool
-		found   bool
-		b       play.BetWithSeeds
-		balance int64
+		live     bool
+		found    bool
+		b        play.BetWithSeeds
+		balance  int64
+		username string
+		hidden   bool
 	)
 	batch := &pgx.Batch{}
 	batch.Queue("BEGIN")
-	batch.Queue(liveSessionSQL, session, id16(a.UserID), a.LiveSince).QueryRow(func(row pgx.Row) error { return row.Scan(&live, &balance) })
+	batch.Queue(liveSessionSQL, session, id16(a.UserID), a.LiveSince).QueryRow(func(row pgx.Row) error {
+		return row.Scan(&live, &balance, &username, &hidden)
+	})
 	batch.Queue(lockGameSQL, id16(a.BetID), id16(a.UserID), string(a.Game)).QueryRow(func(row pgx.Row) error {
 		var err error
 		b, err = scanBet(row)
@@ -441,17 +471,17 @@ func playOn(ctx context.Context, conn *pgx.Conn, a play.GameAction, apply func(p
 		return err
 	})
 	if err := conn.SendBatch(ctx, batch).Close(); err != nil {
-		return 0, fmt.Errorf("lock game: %w", err)
+		return play.Placed{}, fmt.Errorf("lock game: %w", err)
 	}
 	switch {
 	case !live:
-		return 0, play.ErrUserGone
+		return play.Placed{}, play.ErrUserGone
 	case !found:
-		return 0, play.ErrGameNotFound
+		return play.Placed{}, play.ErrGameNotFound
 	}
 	c, err := apply(b, money.Amount(balance))
 	if err != nil {
-		return 0, err
+		return play.Placed{}, err
 	}
 	nb := c.Bet
 	var (
@@ -464,15 +494,15 @@ func playOn(ctx context.Context, conn *pgx.Conn, a play.GameAction, apply func(p
 		QueryRow(func(row pgx.Row) error { return row.Scan(&after, &moved, &kept) })
 	committed := queueCommit(batch)
 	if err := conn.SendBatch(ctx, batch).Close(); err != nil && !*committed {
-		return 0, fmt.Errorf("save game: %w", err)
+		return play.Placed{}, fmt.Errorf("save game: %w", err)
 	}
 	switch {
 	case !moved:
-		return 0, play.ErrInsufficientBalance
+		return play.Placed{}, play.ErrInsufficientBalance
 	case !kept:
-		return 0, play.ErrGameOver
+		return play.Placed{}, play.ErrGameOver
 	}
-	return money.Amount(after), nil
+	return play.Placed{Balance: money.Amount(after), Username: username, HideUsername: hidden}, nil
 }
 
 // PlaceBetAt places a bet drawn from pair at pair.Nonce in one round trip
@@ -481,7 +511,7 @@ func playOn(ctx context.Context, conn *pgx.Conn, a play.GameAction, apply func(p
 // is still the player's active pair with that client seed and pair.Nonce the
 // next nonce. Outside a transaction, concurrent bets go out together (see
 // betBatcher).
-func (s *PlayStore) PlaceBetAt(ctx context.Context, b play.NewBet, pair play.SeedPair, d play.Draw) (money.Amount, play.SeedPair, error) {
+func (s *PlayStore) PlaceBetAt(ctx context.Context, b play.NewBet, pair play.SeedPair, d play.Draw) (play.Placed, play.SeedPair, error) {
 	if s.batch != nil {
 		return s.batch.place(ctx, b, pair, d)
 	}
@@ -498,8 +528,9 @@ func (s *PlayStore) BetBatches() (statements, bets, alone int64) {
 	return s.batch.batches.Load(), s.batch.bets.Load(), s.batch.alone.Load()
 }
 
-// placeOne places one bet with fairplay_place_bet.
-func placeOne(ctx context.Context, db DB, b play.NewBet, pair play.SeedPair, d play.Draw) (money.Amount, play.SeedPair, error) {
+// placeOne places one bet with fairplay_place_bet, reading the player's
+// username and hide_username in the same statement (for the live feed).
+func placeOne(ctx context.Context, db DB, b play.NewBet, pair play.SeedPair, d play.Draw) (play.Placed, play.SeedPair, error) {
 	var session any
 	if b.SessionID != uuid.Nil {
 		session = id16(b.SessionID)
@@ -510,17 +541,17 @@ func placeOne(ctx context.Context, db DB, b play.NewBet, pair play.SeedPair, d p
 	}
 	var r placeRow
 	err := db.QueryRow(ctx, `
-		SELECT r.status, r.balance, (r.pair).id, (r.pair).user_id, (r.pair).server_seed, (r.pair).server_seed_hash,
+		SELECT r.status, r.balance, u.username, u.hide_username, (r.pair).id, (r.pair).user_id, (r.pair).server_seed, (r.pair).server_seed_hash,
 		       (r.pair).client_seed, (r.pair).nonce, (r.pair).created_at
-		FROM fairplay_place_bet($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) r`,
+		FROM fairplay_place_bet($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) r LEFT JOIN users u ON u.id = $1`,
 		id16(b.UserID), session, b.LiveSince, id16(pair.ID), pair.ClientSeed, pair.Nonce,
 		id16(b.ID), string(b.Game), d.Status, int64(b.Stake), int64(d.Multiplier), int64(d.Payout),
 		d.Params, d.State, b.At, settledAt).Scan(r.dest()...)
 	if constraintError(err, codeUniqueViolation) == "bets_one_active_key" {
-		return 0, play.SeedPair{}, play.ErrGameInProgress
+		return play.Placed{}, play.SeedPair{}, play.ErrGameInProgress
 	}
 	if err != nil {
-		return 0, play.SeedPair{}, fmt.Errorf("place bet: %w", err)
+		return play.Placed{}, play.SeedPair{}, fmt.Errorf("place bet: %w", err)
 	}
 	return r.result()
 }

@@ -39,6 +39,7 @@ func (h *AuthHandler) routes() []route {
 		unary(h.log, "POST /api/auth/revoke-other-sessions", h.RevokeOtherSessions),
 		unary(h.log, "POST /api/auth/change-password", h.ChangePassword, withCheck(checkChangePassword)),
 		unary(h.log, "GET /api/auth/config", h.GetConfig),
+		unary(h.log, "POST /api/auth/preferences", h.UpdatePreferences),
 	}
 }
 
@@ -189,7 +190,8 @@ func (h *AuthHandler) GetConfig(_ context.Context, _ *connect.Request[fairplayv1
 
 // toProtoUser converts an account; withCreated adds createdAt for admin views.
 func toProtoUser(u accounts.User, withCreated bool) *fairplayv1.User {
-	pu := &fairplayv1.User{Id: u.ID.String(), Username: u.Username, Email: u.Email, Balance: u.Balance.String(), IsAdmin: u.IsAdmin}
+	pu := &fairplayv1.User{Id: u.ID.String(), Username: u.Username, Email: u.Email, Balance: u.Balance.String(), IsAdmin: u.IsAdmin,
+		HideUsername: u.HideUsername}
 	if withCreated {
 		created := u.CreatedAt.UTC().Format(time.RFC3339)
 		pu.CreatedAt = &created
@@ -211,4 +213,18 @@ func toProtoSession(s accounts.Session, current bool) *fairplayv1.Session {
 		Current:    current,
 		DeviceInfo: &fairplayv1.DeviceInfo{UserAgent: s.UserAgent, Platform: d.Platform, Browser: d.Browser, Mobile: mobile},
 	}
+}
+
+// UpdatePreferences implements AuthService.UpdatePreferences: the caller's
+// own account only (the token names it; the request names no user).
+func (h *AuthHandler) UpdatePreferences(ctx context.Context, req *connect.Request[fairplayv1.UpdatePreferencesRequest]) (*connect.Response[fairplayv1.UpdatePreferencesResponse], error) {
+	p, err := authenticate(ctx, h.accounts, req.Header())
+	if err != nil {
+		return nil, err
+	}
+	u, err := h.accounts.UpdatePreferences(ctx, p, accounts.Preferences{HideUsername: req.Msg.HideUsername})
+	if err != nil {
+		return nil, err
+	}
+	return connect.NewResponse(&fairplayv1.UpdatePreferencesResponse{User: toProtoUser(u, false)}), nil
 }

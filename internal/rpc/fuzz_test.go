@@ -27,6 +27,10 @@ var apiRequests = map[string]func() proto.Message{
 	"POST /api/auth/revoke-other-sessions": func() proto.Message { return &fairplayv1.RevokeOtherSessionsRequest{} },
 	"POST /api/auth/change-password":       func() proto.Message { return &fairplayv1.ChangePasswordRequest{} },
 	"GET /api/auth/config":                 func() proto.Message { return &fairplayv1.GetConfigRequest{} },
+	"POST /api/auth/preferences":           func() proto.Message { return &fairplayv1.UpdatePreferencesRequest{} },
+	"GET /api/wallet/top-up":               func() proto.Message { return &fairplayv1.GetTopUpRequest{} },
+	"POST /api/wallet/top-up":              func() proto.Message { return &fairplayv1.ClaimTopUpRequest{} },
+	"GET /api/live/bets":                   func() proto.Message { return &fairplayv1.WatchBetsRequest{} },
 
 	"POST /api/games/dice":               func() proto.Message { return &fairplayv1.PlayDiceRequest{} },
 	"POST /api/games/plinko":             func() proto.Message { return &fairplayv1.PlayPlinkoRequest{} },
@@ -65,6 +69,8 @@ func TestAPIRequestsCoverRoutes(t *testing.T) {
 	routes = append(routes, (&GameHandler{}).routes()...)
 	routes = append(routes, (&FairnessHandler{}).routes()...)
 	routes = append(routes, (&AdminHandler{}).routes()...)
+	routes = append(routes, (&WalletHandler{}).routes()...)
+	routes = append(routes, (&LiveHandler{}).routes()...)
 	seen := map[string]bool{}
 	for _, r := range routes {
 		seen[r.pattern] = true
@@ -108,6 +114,11 @@ var requestSeeds = []string{
 	`{"betAmount":{"x":1}}`,
 	`{"rows":99999999999}`,
 	`{"page":1,"limit":"20"}`,
+	`{"page":1,"limit":20,"game":"dice"}`,
+	`{"hideUsername":true}`,
+	`{"hideUsername":"yes"}`,
+	`{"minAmount":100}`,
+	`{"minAmount":"-1"}`,
 	`{"x":null,"betAmount":null}`,
 	`{}`,
 	``,

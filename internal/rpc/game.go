@@ -118,7 +118,7 @@ func (h *GameHandler) ListBets(ctx context.Context, req *connect.Request[fairpla
 	if err != nil {
 		return nil, err
 	}
-	page, err := h.play.History(ctx, p, optionalInt(req.Msg.Page), optionalInt(req.Msg.Limit))
+	page, err := h.play.History(ctx, p, optionalInt(req.Msg.Page), optionalInt(req.Msg.Limit), req.Msg.GetGame())
 	if err != nil {
 		return nil, err
 	}

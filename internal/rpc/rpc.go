@@ -15,6 +15,8 @@ type Handlers struct {
 	Game     *GameHandler
 	Fairness *FairnessHandler
 	Admin    *AdminHandler
+	Wallet   *WalletHandler
+	Live     *LiveHandler
 }
 
 // Mount registers the Connect services and the /api JSON routes on mux.
@@ -34,6 +36,11 @@ func Mount(mux *http.ServeMux, h Handlers, log *slog.Logger, csrf func(http.Hand
 		func() (string, http.Handler) { return fairplayv1connect.NewGameServiceHandler(h.Game, opts...) },
 		func() (string, http.Handler) { return fairplayv1connect.NewFairnessServiceHandler(h.Fairness, opts...) },
 		func() (string, http.Handler) { return fairplayv1connect.NewAdminServiceHandler(h.Admin, opts...) },
+		func() (string, http.Handler) { return fairplayv1connect.NewWalletServiceHandler(h.Wallet, opts...) },
+		func() (string, http.Handler) {
+			path, handler := fairplayv1connect.NewLiveServiceHandler(h.Live, opts...)
+			return path, liveStreamControl(handler)
+		},
 	} {
 		path, handler := svc()
 		mux.Handle(path, handle(path, handler))
@@ -43,6 +50,8 @@ func Mount(mux *http.ServeMux, h Handlers, log *slog.Logger, csrf func(http.Hand
 	routes = append(routes, h.Game.routes()...)
 	routes = append(routes, h.Fairness.routes()...)
 	routes = append(routes, h.Admin.routes()...)
+	routes = append(routes, h.Wallet.routes()...)
+	routes = append(routes, h.Live.routes()...)
 	routes = append(routes, route{pattern: "GET /api/csrf", handler: http.HandlerFunc(csrfToken)})
 	for _, r := range routes {
 		mux.Handle(r.pattern, handle(r.pattern, csrf(r.handler)))

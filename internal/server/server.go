@@ -43,6 +43,11 @@ type Deps struct {
 	// Readiness is how the background checks (Run) judge Postgres; zero
 	// fields take DefaultReadinessPolicy's.
 	Readiness ReadinessPolicy
+	// OnShutdown runs when the graceful shutdown begins (after the drain
+	// delay), before in-flight requests are waited for: it ends long-lived
+	// streams (the live bets feed), which would otherwise hold the shutdown
+	// for its whole timeout. Their clients reconnect to another replica.
+	OnShutdown func()
 }
 
 // Server is the HTTP server.
@@ -153,6 +158,9 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, d Drain) error {
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          slog.NewLogLogger(s.deps.Logger.Handler(), slog.LevelWarn),
 		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
+	}
+	if s.deps.OnShutdown != nil {
+		srv.RegisterOnShutdown(s.deps.OnShutdown)
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()

@@ -97,6 +97,16 @@ type Config struct {
 	// (FAIRPLAY_READINESS_SUCCESSES, default 2). Redis is not part of it.
 	ReadinessInterval                     time.Duration
 	ReadinessFailures, ReadinessSuccesses int
+	// TopUpAmount is the daily top-up a player whose balance is below the
+	// minimum bet may claim (FAIRPLAY_TOPUP_AMOUNT, default 100; 0 turns
+	// top-ups off), at most once per TopUpInterval
+	// (FAIRPLAY_TOPUP_INTERVAL, default 24h).
+	TopUpAmount   money.Amount
+	TopUpInterval time.Duration
+	// LiveMaxWatchers bounds the live-bets streams one replica serves at
+	// once (FAIRPLAY_LIVE_MAX_WATCHERS, default 500); more are refused
+	// with 503.
+	LiveMaxWatchers int
 }
 
 // Rate is a limit of N events per Period; N == 0 means unlimited.
@@ -217,6 +227,8 @@ func Load(lookup func(string) (string, bool)) (Config, error) {
 		ReadinessInterval:         dur("FAIRPLAY_READINESS_INTERVAL", "2s"),
 		ReadinessFailures:         count("FAIRPLAY_READINESS_FAILURES", "3", 100),
 		ReadinessSuccesses:        count("FAIRPLAY_READINESS_SUCCESSES", "2", 100),
+		TopUpInterval:             dur("FAIRPLAY_TOPUP_INTERVAL", "24h"),
+		LiveMaxWatchers:           count("FAIRPLAY_LIVE_MAX_WATCHERS", "500", 100_000),
 	}
 	// The per-username limit counted every attempt, so anyone could lock an
 	// owner out; refuse to start rather than silently drop a setting an
@@ -245,6 +257,11 @@ func Load(lookup func(string) (string, bool)) (Config, error) {
 		return a
 	}
 	c.MinBet = amount("FAIRPLAY_MIN_BET", "0.1")
+	topUp, err := money.Parse(get("FAIRPLAY_TOPUP_AMOUNT", "100"))
+	if err != nil || topUp < 0 || topUp%money.FromCents(1) != 0 || topUp > money.Dollars(1_000_000) {
+		errs = append(errs, errors.New("FAIRPLAY_TOPUP_AMOUNT: want an amount in whole cents from 0 (off) to 1000000, such as 100"))
+	}
+	c.TopUpAmount = topUp
 	c.MaxBet = amount("FAIRPLAY_MAX_BET", "10000")
 	c.MaxPayout = amount("FAIRPLAY_MAX_PAYOUT", "1000000")
 	if c.AccessTokenTTL > 15*time.Minute {

@@ -260,3 +260,44 @@ func (c *activityCollector) Collect(ch chan<- prometheus.Metric) {
 		}
 	}
 }
+
+// LiveStats are the live bets feed's figures (see internal/live and
+// internal/cache.LiveFeed).
+type LiveStats struct {
+	// Watchers is how many streams this replica serves now.
+	Watchers int
+	// WatchersDropped counts streams ended because their reader fell behind.
+	WatchersDropped int64
+	// Published counts bets sent to Redis; Dropped counts bets the feed gave
+	// up (its queue was full, or Redis failed).
+	Published, Dropped int64
+}
+
+// RegisterLive adds the live feed's metrics, read from fn when Prometheus
+// scrapes.
+func (m *Metrics) RegisterLive(fn func() LiveStats) {
+	m.Registry.MustRegister(liveCollector(fn))
+}
+
+var (
+	liveWatchers        = prometheus.NewDesc("fairplay_live_watchers", "Live bets streams this replica serves now.", nil, nil)
+	liveWatchersDropped = prometheus.NewDesc("fairplay_live_watchers_dropped_total", "Live bets streams ended because their reader fell behind.", nil, nil)
+	livePublished       = prometheus.NewDesc("fairplay_live_bets_published_total", "Settled bets published to the live feed (Redis).", nil, nil)
+	liveDropped         = prometheus.NewDesc("fairplay_live_bets_dropped_total", "Settled bets the live feed gave up: its queue was full or Redis failed.", nil, nil)
+)
+
+type liveCollector func() LiveStats
+
+func (c liveCollector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{liveWatchers, liveWatchersDropped, livePublished, liveDropped} {
+		ch <- d
+	}
+}
+
+func (c liveCollector) Collect(ch chan<- prometheus.Metric) {
+	s := c()
+	ch <- prometheus.MustNewConstMetric(liveWatchers, prometheus.GaugeValue, float64(s.Watchers))
+	ch <- prometheus.MustNewConstMetric(liveWatchersDropped, prometheus.CounterValue, float64(s.WatchersDropped))
+	ch <- prometheus.MustNewConstMetric(livePublished, prometheus.CounterValue, float64(s.Published))
+	ch <- prometheus.MustNewConstMetric(liveDropped, prometheus.CounterValue, float64(s.Dropped))
+}

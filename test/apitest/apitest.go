@@ -134,9 +134,14 @@ func serve(t testing.TB, cfg settings.Config, o app.Options, clock *Clock, keyDi
 	// Only the readiness checks of the background work: the tests fold bet
 	// statistics and reload keys themselves when they need to.
 	go a.Server.Run(ctx)
+	// The live bets feed too: its bets go through Redis as in production.
+	go a.LiveFeed.Run(ctx)
 	srv := httptest.NewServer(a.Handler())
 	metrics := httptest.NewServer(a.Server.MetricsHandler())
 	t.Cleanup(func() {
+		// Open streams end first, as a shutdown ends them: Close waits for
+		// every request.
+		a.Live.Close()
 		srv.Close()
 		metrics.Close()
 		cancel()

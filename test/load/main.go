@@ -239,6 +239,8 @@ func main() {
 	flag.IntVar(&pwfloodSigners, "signers", pwfloodSigners, "pwflood: players signing in, one sign-in at a time each, while the flood is measured")
 	flag.IntVar(&pwfloodRounds, "rounds", pwfloodRounds, "pwflood: how many times the idle and flooded phases alternate within -d each")
 	jsonOut := flag.String("json", "", "write the report as JSON to this file")
+	watchers := flag.Int("watchers", 0, "live bets streams (GET /api/live/bets) to hold open while the load runs")
+	liveLatency := flag.Int("live-latency", 0, "measure commit-to-stream latency of the live feed over this many bets, then exit")
 	compareOld := flag.String("compare", "", "print a before/after table of this older report against the report given as the argument, and exit")
 	flag.Parse()
 
@@ -291,6 +293,20 @@ func main() {
 	}
 	fmt.Printf("registered %d players (%s_*) in %.1fs\n", n, *prefix, time.Since(t0).Seconds())
 
+	if *liveLatency > 0 {
+		if err := runLiveLatency(ctx, *url, players[0], *liveLatency); err != nil {
+			fail("live latency: %v", err)
+		}
+		return
+	}
+	var lw *liveWatchers
+	if *watchers > 0 {
+		if lw, err = startWatchers(*url, *watchers); err != nil {
+			fail("live watchers: %v", err)
+		}
+		fmt.Printf("%d live bets streams open\n", *watchers)
+	}
+
 	cfg := runConfig{players: players, pid: *serverPID, dur: *dur}
 	report := &Report{When: time.Now().UTC().Format(time.RFC3339), Label: *label, Duration: dur.String(), Users: n, PgbenchTPS: pg}
 	start := takeSample(*serverPID)
@@ -319,6 +335,11 @@ func main() {
 		}
 	}
 	report.Server = usageBetween(*serverPID, start, takeSample(*serverPID))
+	if lw != nil {
+		lw.stop()
+		fmt.Printf("\nlive bets streams: %d open, %d messages and %d bets received in all, %d ended by the server\n",
+			*watchers, lw.messages.Load(), lw.bets.Load(), lw.ended.Load())
+	}
 
 	if u := report.Server; u != nil {
 		fmt.Printf("\nserver (pid %d): RSS now %.1f MB, peak (VmHWM) %.1f MB, CPU %.0f%% of one core on average over the load "+

@@ -1,6 +1,7 @@
 package security_test
 
 import (
+	"context"
 	"io"
 	"io/fs"
 	"net/http"
@@ -190,6 +191,39 @@ func TestSecurityHeadersOnEveryResponse(t *testing.T) {
 	env.WaitReadyz(t, http.StatusServiceUnavailable)
 	ready, _ := probe{method: "GET", path: "/readyz", status: 503}.do(t, env.URL)
 	checkSecurityHeaders(t, "readyz without Postgres", ready.Header)
+}
+
+// TestSecurityHeadersOnTheLiveStream: the live bets stream (Server-Sent
+// Events, a response that never ends) carries the same headers as every
+// other response, and is neither cached nor buffered by a proxy. Its body
+// is not read to the end, so it has a test of its own.
+func TestSecurityHeadersOnTheLiveStream(t *testing.T) {
+	t.Parallel()
+	env := apitest.Start(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, "GET", env.URL+"/api/live/bets", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("GET /api/live/bets: status %d", res.StatusCode)
+	}
+	checkSecurityHeaders(t, "live stream", res.Header)
+	if ct := res.Header.Get("Content-Type"); !strings.HasPrefix(ct, "text/event-stream") {
+		t.Errorf("live stream: Content-Type %q, want text/event-stream", ct)
+	}
+	if cc := res.Header.Get("Cache-Control"); !strings.Contains(cc, "no-store") {
+		t.Errorf("live stream: Cache-Control %q, want no-store", cc)
+	}
+	if h := res.Header.Get("X-Accel-Buffering"); h != "no" {
+		t.Errorf("live stream: X-Accel-Buffering %q, want no", h)
+	}
 }
 
 // checkNoInlineScript fails on a <script> without src, an inline event

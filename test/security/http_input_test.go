@@ -3,6 +3,8 @@ package security_test
 import (
 	"bufio"
 	"bytes"
+	"context"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -11,6 +13,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -96,12 +99,18 @@ func connectFields(md protoreflect.MessageDescriptor, fields map[string]any) map
 
 // connectCall calls a unary procedure with the Connect protocol's JSON
 // encoding and the client's bearer token, and returns the status and body.
+// A server-streaming procedure is called with the streaming protocol, and a
+// stream that ends with an error answers as a unary call would (the status
+// of its code, the error's code and message).
 func connectCall(t *testing.T, env *apitest.Env, c *apitest.Client, procedure string, fields map[string]any) (int, map[string]any) {
 	t.Helper()
 	i := strings.LastIndexByte(procedure, '.')
 	body, err := json.Marshal(fields)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if streamingProcedure(procedure) {
+		return connectStreamCall(t, env, c, procedure[:i]+"/"+procedure[i+1:], body)
 	}
 	req, err := http.NewRequest("POST", env.URL+"/"+procedure[:i]+"/"+procedure[i+1:], bytes.NewReader(body))
 	if err != nil {
@@ -260,4 +269,73 @@ func TestNonJSONBodiesAre415(t *testing.T) {
 	if res := w.player.DoWith("POST", "/api/fair/rotate", nil, func(req *http.Request) { req.Header.Set("Content-Type", "text/plain") }); res.Status != http.StatusUnsupportedMediaType {
 		t.Errorf("rotate without a body as text/plain: %d %s", res.Status, res.Raw)
 	}
+}
+
+// streamingProcedure reports whether a procedure streams its responses.
+func streamingProcedure(procedure string) bool {
+	for _, f := range apiServices {
+		for i := 0; i < f.Services().Len(); i++ {
+			svc := f.Services().Get(i)
+			for j := 0; j < svc.Methods().Len(); j++ {
+				if m := svc.Methods().Get(j); string(m.FullName()) == procedure {
+					return m.IsStreamingServer()
+				}
+			}
+		}
+	}
+	return false
+}
+
+// connectStreamCall opens a server stream with one enveloped JSON request
+// and, if the stream ends with an error before any message, returns that
+// error as connectCall does; a stream that opens fails the test.
+func connectStreamCall(t *testing.T, env *apitest.Env, c *apitest.Client, path string, msg []byte) (int, map[string]any) {
+	t.Helper()
+	env5 := append([]byte{0, 0, 0, 0, 0}, msg...)
+	binary.BigEndian.PutUint32(env5[1:5], uint32(len(msg)))
+	req, err := http.NewRequest("POST", env.URL+"/"+path, bytes.NewReader(env5))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/connect+json")
+	req.Header.Set("Connect-Protocol-Version", "1")
+	req.Header.Set("Authorization", "Bearer "+c.Token)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	res, err := http.DefaultClient.Do(req.WithContext(ctx))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		raw, _ := io.ReadAll(res.Body)
+		return res.StatusCode, map[string]any{"raw": string(raw)}
+	}
+	head := make([]byte, 5)
+	if _, err := io.ReadFull(res.Body, head); err != nil {
+		t.Fatalf("%s: read the first frame: %v", path, err)
+	}
+	frame := make([]byte, binary.BigEndian.Uint32(head[1:]))
+	if _, err := io.ReadFull(res.Body, frame); err != nil {
+		t.Fatalf("%s: read the first frame: %v", path, err)
+	}
+	if head[0]&2 == 0 {
+		t.Fatalf("%s: the stream opened (first frame %s)", path, frame)
+	}
+	var end struct {
+		Error map[string]any `json:"error"`
+	}
+	if err := json.Unmarshal(frame, &end); err != nil || end.Error == nil {
+		t.Fatalf("%s: end of stream %s without an error", path, frame)
+	}
+	status := http.StatusOK
+	switch end.Error["code"] {
+	case "invalid_argument":
+		status = http.StatusBadRequest
+	case "unavailable":
+		status = http.StatusServiceUnavailable
+	case "unauthenticated":
+		status = http.StatusUnauthorized
+	}
+	return status, end.Error
 }

@@ -95,6 +95,18 @@ var apiRoutes = []apiRoute{
 		return map[string]any{"currentPassword": "secret123", "newPassword": "N3w!password"}
 	}},
 	{procedure: "fairplay.v1.AuthService.GetConfig", method: "GET", path: "/api/auth/config", base: noFields},
+	{procedure: "fairplay.v1.AuthService.UpdatePreferences", method: "POST", path: "/api/auth/preferences", base: func(*hostileWorld) map[string]any {
+		return map[string]any{"hideUsername": true}
+	}},
+
+	{procedure: "fairplay.v1.WalletService.GetTopUp", method: "GET", path: "/api/wallet/top-up", base: noFields},
+	{procedure: "fairplay.v1.WalletService.ClaimTopUp", method: "POST", path: "/api/wallet/top-up", base: noFields},
+
+	// A stream: tests that call every route send it requests that are
+	// refused before it opens (it never ends on its own).
+	{procedure: "fairplay.v1.LiveService.WatchBets", method: "GET", path: "/api/live/bets", base: func(*hostileWorld) map[string]any {
+		return map[string]any{"minAmount": "100"}
+	}},
 
 	{procedure: "fairplay.v1.FairnessService.GetSeeds", method: "GET", path: "/api/fair/seeds", base: noFields},
 	{procedure: "fairplay.v1.FairnessService.SetClientSeed", method: "POST", path: "/api/fair/client-seed", base: func(*hostileWorld) map[string]any {
@@ -164,6 +176,8 @@ var apiServices = []protoreflect.FileDescriptor{
 	fairplayv1.File_fairplay_v1_game_proto,
 	fairplayv1.File_fairplay_v1_fairness_proto,
 	fairplayv1.File_fairplay_v1_admin_proto,
+	fairplayv1.File_fairplay_v1_wallet_proto,
+	fairplayv1.File_fairplay_v1_live_proto,
 }
 
 // procedureInput returns the request message of a procedure.

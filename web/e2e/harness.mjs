@@ -98,7 +98,8 @@ export async function signIn(page, username, password) {
   await dialog.getByLabel('I am not a robot (development check)').check();
   await dialog.getByRole('button', { name: 'Sign In' }).click();
   await dialog.waitFor({ state: 'detached' });
-  await page.getByText(username, { exact: true }).first().waitFor();
+  // The header shows the username: beside the balance on wide screens, on the account menu's button on narrow ones.
+  await page.getByText(username, { exact: true }).filter({ visible: true }).first().waitFor();
 }
 
 /** Runs the registered tests and exits non-zero if any failed. */

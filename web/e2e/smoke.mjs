@@ -36,6 +36,24 @@ const username = `e2e_${Date.now().toString(36)}`.slice(0, 20);
 const password = 'Sm0ke!test';
 let step = 0;
 
+/**
+ * headerEntry follows one of the signed-in header's entries: a link or button
+ * beside the balance on wide screens, an item of the account menu on narrow ones.
+ * @param {import('playwright-core').Page} page @param {string} name
+ */
+async function headerEntry(page, name) {
+  const menu = page.getByRole('button', { name: /, account menu$/ });
+  if (await menu.isVisible()) {
+    await menu.click();
+    await page.getByRole('menuitem', { name }).click();
+  } else {
+    await page
+      .getByRole('banner')
+      .getByRole(name === 'Log Out' ? 'button' : 'link', { name })
+      .click();
+  }
+}
+
 /** @param {import('playwright-core').Page} page @param {string} name */
 async function snap(page, name) {
   step += 1;
@@ -79,13 +97,13 @@ try {
     await snap(page, `register-${tag}`);
     await register.getByRole('button', { name: 'Register' }).click();
     await register.waitFor({ state: 'detached' });
-    await page.getByText(user, { exact: true }).waitFor();
+    await page.getByText(user, { exact: true }).filter({ visible: true }).first().waitFor();
     const balance = await page.getByTestId('balance').textContent();
     assert.match(balance ?? '', /^\$[\d,]+\.\d{2}$/);
     await snap(page, `signed-in-${tag}`);
 
     // Settings shows the account.
-    await page.getByRole('link', { name: 'Settings' }).click();
+    await headerEntry(page, 'Settings');
     await page.getByRole('heading', { name: 'Account Information' }).waitFor();
     await page.getByText('Regular User').waitFor();
     await page.getByRole('tab', { name: 'Security & Sessions' }).click();
@@ -97,7 +115,7 @@ try {
     await snap(page, `settings-${tag}`);
 
     // Sign out, then sign in again.
-    await page.getByRole('button', { name: 'Log Out' }).click();
+    await headerEntry(page, 'Log Out');
     await page.getByText('Please log in to access your settings.').waitFor();
     await page.getByRole('button', { name: 'Go to Home' }).click();
     await page.getByRole('button', { name: 'Sign In' }).click();
@@ -113,7 +131,7 @@ try {
     await signIn.getByLabel('I am not a robot (development check)').check();
     await signIn.getByRole('button', { name: 'Sign In' }).click();
     await signIn.waitFor({ state: 'detached' });
-    await page.getByText(user, { exact: true }).waitFor();
+    await page.getByText(user, { exact: true }).filter({ visible: true }).first().waitFor();
 
     // Non-admins are sent home from /admin.
     await page.goto('/admin');

@@ -63,7 +63,7 @@ describe('layout', () => {
     api(player);
     const first = renderApp('/');
     expect(await screen.findByText('$1,234.50')).toBeInTheDocument();
-    expect(screen.getByText('alice')).toBeInTheDocument();
+    expect(screen.getByText('alice', { selector: '[title="Signed in as"]' })).toBeInTheDocument();
     expect(screen.getByRole('link', { name: 'Settings' })).toHaveAttribute('href', '/settings');
     expect(screen.getByRole('button', { name: 'Log Out' })).toBeInTheDocument();
     expect(screen.queryByRole('link', { name: 'Admin' })).not.toBeInTheDocument();
@@ -74,6 +74,33 @@ describe('layout', () => {
     renderApp('/');
     expect(await screen.findByRole('link', { name: 'Admin' })).toHaveAttribute('href', '/admin');
     expect(screen.getByText('$1,234,567.89')).toBeInTheDocument();
+  });
+
+  it('folds My Bets, Settings, Admin and Log Out into the account menu', { timeout: 15000 }, async () => {
+    const server = api(admin);
+    const { user } = renderApp('/');
+    const trigger = await screen.findByRole('button', { name: 'root, account menu' });
+    await user.click(trigger);
+    const menu = within(await screen.findByRole('menu', { name: 'root, account menu' }));
+    expect(menu.getAllByRole('menuitem').map((item) => item.textContent)).toEqual([
+      'My Bets',
+      'Settings',
+      'Admin',
+      'Log Out',
+    ]);
+    expect(menu.getByRole('menuitem', { name: 'My Bets' })).toHaveAttribute('href', '/bets');
+    await user.keyboard('{Escape}');
+    await waitFor(() => {
+      expect(trigger).toHaveFocus();
+    });
+    await user.click(trigger);
+    await user.click(
+      within(await screen.findByRole('menu', { name: 'root, account menu' })).getByRole('menuitem', {
+        name: 'Log Out',
+      }),
+    );
+    expect(await screen.findByRole('button', { name: 'Sign In' })).toBeInTheDocument();
+    expect(server.calls('POST /api/auth/logout')).toHaveLength(1);
   });
 
   it('logs out: ends the session on the server and forgets the tokens', async () => {
@@ -89,7 +116,7 @@ describe('layout', () => {
   it('logs out when another tab of the browser logs out (each tab has its own session)', async () => {
     const server = api(player);
     renderApp('/');
-    expect(await screen.findByText('alice')).toBeInTheDocument();
+    expect(await screen.findByText('alice', { selector: '[title="Signed in as"]' })).toBeInTheDocument();
     const otherTab = new BroadcastChannel('fairplay.logout');
     otherTab.postMessage('logout');
     otherTab.close();
@@ -147,7 +174,7 @@ describe('session', () => {
           json({ token: 'fresh', refreshToken: 'refresh-2', user: { ...player, balance: 99 } }),
       });
       renderApp('/');
-      expect(await screen.findByText('alice')).toBeInTheDocument();
+      expect(await screen.findByText('alice', { selector: '[title="Signed in as"]' })).toBeInTheDocument();
       act(() => {
         vi.advanceTimersByTime(REFRESH_INTERVAL_MS - 1000);
       });

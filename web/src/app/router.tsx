@@ -13,6 +13,7 @@ const Keno = lazy(() => import('./routes/games/keno'));
 const Blackjack = lazy(() => import('./routes/games/blackjack'));
 const Admin = lazy(() => import('./routes/admin'));
 const Settings = lazy(() => import('./routes/settings'));
+const Bets = lazy(() => import('./routes/bets'));
 const NotFound = lazy(() => import('./routes/not-found'));
 
 export const routes: RouteObject[] = [
@@ -33,6 +34,7 @@ export const routes: RouteObject[] = [
           { path: 'games/blackjack', element: <Blackjack /> },
           { path: 'admin', element: <Admin /> },
           { path: 'settings', element: <Settings /> },
+          { path: 'bets', element: <Bets /> },
           { path: '*', element: <NotFound /> },
         ],
       },

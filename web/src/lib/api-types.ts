@@ -37,6 +37,8 @@ export const NUMERIC_FIELDS = {
   'fairplay.v1.RevokeSessionRequest': [],
   'fairplay.v1.RevokeSessionResponse': [],
   'fairplay.v1.Session': [],
+  'fairplay.v1.UpdatePreferencesRequest': [],
+  'fairplay.v1.UpdatePreferencesResponse': [],
   'fairplay.v1.User': ['balance'],
   // AdminService
   'fairplay.v1.AdjustBalanceRequest': ['amount'],
@@ -104,6 +106,12 @@ export const NUMERIC_FIELDS = {
   'fairplay.v1.SetClientSeedRequest': [],
   'fairplay.v1.SetClientSeedResponse': [],
   'fairplay.v1.VerifyBetResponse': ['nonce'],
+  // LiveService
+  'fairplay.v1.LiveBet': ['amount', 'multiplier', 'payout'],
+  'fairplay.v1.WatchBetsResponse': [],
+  // WalletService
+  'fairplay.v1.ClaimTopUpResponse': ['amount', 'newBalance'],
+  'fairplay.v1.GetTopUpResponse': ['amount', 'threshold'],
 } as const satisfies Record<string, readonly string[]>;
 
 /** RegisteredMessage names the messages ApiJson accepts. */

@@ -10,6 +10,7 @@ import type {
 } from '@/gen/fairplay/v1/auth_pb';
 import type { UserSchema } from '@/gen/fairplay/v1/user_pb';
 import { ApiError, apiRequest, refreshSession } from './api-client';
+import { resetReveals } from './reveals';
 import type { ApiJson, ApiRequest } from './api-types';
 import { clearTokens, getRefreshToken, hasSession, setTokens, subscribeTokens } from './tokens';
 
@@ -129,7 +130,8 @@ export function useLogout() {
 /**
  * AuthProvider keeps the user query in step with the tokens: signing out
  * (here, by a failed refresh, or by logging out in another tab) drops the
- * user and every user-scoped query, and while signed in the access token is
+ * user, every user-scoped query and the reveals seen (lib/reveals: the recent
+ * results, live stats and "My bets" rows), and while signed in the access token is
  * refreshed every REFRESH_INTERVAL_MS.
  */
 export function AuthProvider({ children }: { children: ReactNode }) {
@@ -142,6 +144,8 @@ export function AuthProvider({ children }: { children: ReactNode }) {
         if (!hasSession()) {
           queryClient.setQueryData(userQueryKey, null);
           queryClient.removeQueries({ predicate: (query) => query.queryKey[0] !== 'auth' });
+          // The results seen this session were the player's: the next one starts with none.
+          resetReveals();
         }
       }),
     [queryClient],

@@ -1,5 +1,15 @@
 import { ApiError } from './api-client';
-import { BET_DEFAULT, BET_MIN, BET_STEP, betRefusal, doubleBet, halveBet, parseBetAmount, playError } from './bet';
+import {
+  BET_DEFAULT,
+  BET_MIN,
+  BET_STEP,
+  betRefusal,
+  doubleBet,
+  formatBetInput,
+  halveBet,
+  parseBetAmount,
+  playError,
+} from './bet';
 
 describe('parseBetAmount', () => {
   it.each([
@@ -30,6 +40,35 @@ describe('halveBet and doubleBet', () => {
     expect(doubleBet(0.05)).toBe(0.1);
     expect(doubleBet(0.1)).toBe(0.2);
     expect(doubleBet(0)).toBe(0);
+  });
+});
+
+describe('formatBetInput', () => {
+  it.each([
+    [1, '1'],
+    [0.5, '0.5'],
+    [0.05, '0.05'],
+    [100, '100'],
+    [100.1, '100.1'],
+    [0.1 + 0.2, '0.3'],
+    [1.005 * 3, '3.01'],
+    [0, '0'],
+    [Number.NaN, '0'],
+  ])('writes %s as %j', (amount, want) => {
+    expect(formatBetInput(amount)).toBe(want);
+  });
+
+  it('shows at most two decimals after any run of halvings and doublings', () => {
+    // From every stake a player can type with up to three decimals.
+    for (let milli = 1; milli <= 20000; milli += 7) {
+      let amount = milli / 1000;
+      for (const step of [halveBet, halveBet, doubleBet, halveBet, doubleBet, doubleBet, halveBet]) {
+        amount = step(amount);
+        const text = formatBetInput(amount);
+        expect(text, `${milli / 1000} → ${text}`).toMatch(/^\d+(\.\d{1,2})?$/);
+        expect(parseBetAmount(text)).toBeCloseTo(amount, 9);
+      }
+    }
   });
 });
 

@@ -50,9 +50,14 @@ export function doubleBet(amount: number): number {
   return roundStake(amount * 2);
 }
 
-/** formatBetInput is the input text for a stake: 0.05 → "0.05", 2 → "2". */
+/**
+ * formatBetInput is the input text for a stake, in whole cents with at most two
+ * decimals and no trailing zeros: 0.05 → "0.05", 2 → "2", 0.1 + 0.2 → "0.3".
+ * A float's long tail (0.30000000000000004) never reaches the field.
+ */
 export function formatBetInput(amount: number): string {
-  return String(amount);
+  if (!Number.isFinite(amount)) return '0';
+  return (Math.round(amount * 100) / 100).toFixed(2).replace(/\.?0+$/, '');
 }
 
 export interface PlayCheck {

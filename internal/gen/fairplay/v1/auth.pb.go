@@ -21,6 +21,98 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
+// UpdatePreferencesRequest carries the preferences to change.
+type UpdatePreferencesRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// hide_username keeps the username off the live bets feed.
+	HideUsername  *bool `protobuf:"varint,1,opt,name=hide_username,json=hideUsername,proto3,oneof" json:"hide_username,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *UpdatePreferencesRequest) Reset() {
+	*x = UpdatePreferencesRequest{}
+	mi := &file_fairplay_v1_auth_proto_msgTypes[0]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UpdatePreferencesRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UpdatePreferencesRequest) ProtoMessage() {}
+
+func (x *UpdatePreferencesRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_fairplay_v1_auth_proto_msgTypes[0]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UpdatePreferencesRequest.ProtoReflect.Descriptor instead.
+func (*UpdatePreferencesRequest) Descriptor() ([]byte, []int) {
+	return file_fairplay_v1_auth_proto_rawDescGZIP(), []int{0}
+}
+
+func (x *UpdatePreferencesRequest) GetHideUsername() bool {
+	if x != nil && x.HideUsername != nil {
+		return *x.HideUsername
+	}
+	return false
+}
+
+// UpdatePreferencesResponse carries the user with the new preferences.
+type UpdatePreferencesResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// user is the signed-in account.
+	User          *User `protobuf:"bytes,1,opt,name=user,proto3" json:"user,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *UpdatePreferencesResponse) Reset() {
+	*x = UpdatePreferencesResponse{}
+	mi := &file_fairplay_v1_auth_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UpdatePreferencesResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UpdatePreferencesResponse) ProtoMessage() {}
+
+func (x *UpdatePreferencesResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_fairplay_v1_auth_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UpdatePreferencesResponse.ProtoReflect.Descriptor instead.
+func (*UpdatePreferencesResponse) Descriptor() ([]byte, []int) {
+	return file_fairplay_v1_auth_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *UpdatePreferencesResponse) GetUser() *User {
+	if x != nil {
+		return x.User
+	}
+	return nil
+}
+
 // RegisterRequest is the sign-up form.
 type RegisterRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -38,7 +130,7 @@ type RegisterRequest struct {
 
 func (x *RegisterRequest) Reset() {
 	*x = RegisterRequest{}
-	mi := &file_fairplay_v1_auth_proto_msgTypes[0]
+	mi := &file_fairplay_v1_auth_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -50,7 +142,7 @@ func (x *RegisterRequest) String() string {
 func (*RegisterRequest) ProtoMessage() {}
 
 func (x *RegisterRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_fairplay_v1_auth_proto_msgTypes[0]
+	mi := &file_fairplay_v1_auth_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -63,7 +155,7 @@ func (x *RegisterRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RegisterRequest.ProtoReflect.Descriptor instead.
 func (*RegisterRequest) Descriptor() ([]byte, []int) {
-	return file_fairplay_v1_auth_proto_rawDescGZIP(), []int{0}
+	return file_fairplay_v1_auth_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *RegisterRequest) GetUsername() string {
@@ -109,7 +201,7 @@ type RegisterResponse struct {
 
 func (x *RegisterResponse) Reset() {
 	*x = RegisterResponse{}
-	mi := &file_fairplay_v1_auth_proto_msgTypes[1]
+	mi := &file_fairplay_v1_auth_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -121,7 +213,7 @@ func (x *RegisterResponse) String() string {
 func (*RegisterResponse) ProtoMessage() {}
 
 func (x *RegisterResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_fairplay_v1_auth_proto_msgTypes[1]
+	mi := &file_fairplay_v1_auth_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -134,7 +226,7 @@ func (x *RegisterResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RegisterResponse.ProtoReflect.Descriptor instead.
 func (*RegisterResponse) Descriptor() ([]byte, []int) {
-	return file_fairplay_v1_auth_proto_rawDescGZIP(), []int{1}
+	return file_fairplay_v1_auth_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *RegisterResponse) GetToken() string {
@@ -173,7 +265,7 @@ type LoginRequest struct {
 
 func (x *LoginRequest) Reset() {
 	*x = LoginRequest{}
-	mi := &file_fairplay_v1_auth_proto_msgTypes[2]
+	mi := &file_fairplay_v1_auth_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -185,7 +277,7 @@ func (x *LoginRequest) String() string {
 func (*LoginRequest) ProtoMessage() {}
 
 func (x *LoginRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_fairplay_v1_auth_proto_msgTypes[2]
+	mi := &file_fairplay_v1_auth_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -198,7 +290,7 @@ func (x *LoginRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LoginRequest.ProtoReflect.Descriptor instead.
 func (*LoginRequest) Descriptor() ([]byte, []int) {
-	return file_fairplay_v1_auth_proto_rawDescGZIP(), []int{2}
+	return file_fairplay_v1_auth_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *LoginRequest) GetUsername() string {
@@ -237,7 +329,7 @@ type LoginResponse struct {
 
 func (x *LoginResponse) Reset() {
 	*x = LoginResponse{}
-	mi := &file_fairplay_v1_auth_proto_msgTypes[3]
+	mi := &file_fairplay_v1_auth_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -249,7 +341,7 @@ func (x *LoginResponse) String() string {
 func (*LoginResponse) ProtoMessage() {}
 
 func (x *LoginResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_fairplay_v1_auth_proto_msgTypes[3]
+	mi := &file_fairplay_v1_auth_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -262,7 +354,7 @@ func (x *LoginResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LoginResponse.ProtoReflect.Descriptor instead.
 func (*LoginResponse) Descriptor() ([]byte, []int) {
-	return file_fairplay_v1_auth_proto_rawDescGZIP(), []int{3}
+	return file_fairplay_v1_auth_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *LoginResponse) GetToken() string {
@@ -297,7 +389,7 @@ type RefreshRequest struct {
 
 func (x *RefreshRequest) Reset() {
 	*x = RefreshRequest{}
-	mi := &file_fairplay_v1_auth_proto_msgTypes[4]
+	mi := &file_fairplay_v1_auth_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -309,7 +401,7 @@ func (x *RefreshRequest) String() string {
 func (*RefreshRequest) ProtoMessage() {}
 
 func (x *RefreshRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_fairplay_v1_auth_proto_msgTypes[4]
+	mi := &file_fairplay_v1_auth_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -322,7 +414,7 @@ func (x *RefreshRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RefreshRequest.ProtoReflect.Descriptor instead.
 func (*RefreshRequest) Descriptor() ([]byte, []int) {
-	return file_fairplay_v1_auth_proto_rawDescGZIP(), []int{4}
+	return file_fairplay_v1_auth_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *RefreshRequest) GetRefreshToken() string {
@@ -350,7 +442,7 @@ type RefreshResponse struct {
 
 func (x *RefreshResponse) Reset() {
 	*x = RefreshResponse{}
-	mi := &file_fairplay_v1_auth_proto_msgTypes[5]
+	mi := &file_fairplay_v1_auth_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -362,7 +454,7 @@ func (x *RefreshResponse) String() string {
 func (*RefreshResponse) ProtoMessage() {}
 
 func (x *RefreshResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_fairplay_v1_auth_proto_msgTypes[5]
+	mi := &file_fairplay_v1_auth_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -375,7 +467,7 @@ func (x *RefreshResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RefreshResponse.ProtoReflect.Descriptor instead.
 func (*RefreshResponse) Descriptor() ([]byte, []int) {
-	return file_fairplay_v1_auth_proto_rawDescGZIP(), []int{5}
+	return file_fairplay_v1_auth_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *RefreshResponse) GetToken() string {
@@ -410,7 +502,7 @@ type LogoutRequest struct {
 
 func (x *LogoutRequest) Reset() {
 	*x = LogoutRequest{}
-	mi := &file_fairplay_v1_auth_proto_msgTypes[6]
+	mi := &file_fairplay_v1_auth_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -422,7 +514,7 @@ func (x *LogoutRequest) String() string {
 func (*LogoutRequest) ProtoMessage() {}
 
 func (x *LogoutRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_fairplay_v1_auth_proto_msgTypes[6]
+	mi := &file_fairplay_v1_auth_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -435,7 +527,7 @@ func (x *LogoutRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LogoutRequest.ProtoReflect.Descriptor instead.
 func (*LogoutRequest) Descriptor() ([]byte, []int) {
-	return file_fairplay_v1_auth_proto_rawDescGZIP(), []int{6}
+	return file_fairplay_v1_auth_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *LogoutRequest) GetRefreshToken() string {
@@ -456,7 +548,7 @@ type LogoutResponse struct {
 
 func (x *LogoutResponse) Reset() {
 	*x = LogoutResponse{}
-	mi := &file_fairplay_v1_auth_proto_msgTypes[7]
+	mi := &file_fairplay_v1_auth_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -468,7 +560,7 @@ func (x *LogoutResponse) String() string {
 func (*LogoutResponse) ProtoMessage() {}
 
 func (x *LogoutResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_fairplay_v1_auth_proto_msgTypes[7]
+	mi := &file_fairplay_v1_auth_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -481,7 +573,7 @@ func (x *LogoutResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LogoutResponse.ProtoReflect.Descriptor instead.
 func (*LogoutResponse) Descriptor() ([]byte, []int) {
-	return file_fairplay_v1_auth_proto_rawDescGZIP(), []int{7}
+	return file_fairplay_v1_auth_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *LogoutResponse) GetMessage() string {
@@ -500,7 +592,7 @@ type GetUserRequest struct {
 
 func (x *GetUserRequest) Reset() {
 	*x = GetUserRequest{}
-	mi := &file_fairplay_v1_auth_proto_msgTypes[8]
+	mi := &file_fairplay_v1_auth_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -512,7 +604,7 @@ func (x *GetUserRequest) String() string {
 func (*GetUserRequest) ProtoMessage() {}
 
 func (x *GetUserRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_fairplay_v1_auth_proto_msgTypes[8]
+	mi := &file_fairplay_v1_auth_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -525,7 +617,7 @@ func (x *GetUserRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetUserRequest.ProtoReflect.Descriptor instead.
 func (*GetUserRequest) Descriptor() ([]byte, []int) {
-	return file_fairplay_v1_auth_proto_rawDescGZIP(), []int{8}
+	return file_fairplay_v1_auth_proto_rawDescGZIP(), []int{10}
 }
 
 // GetUserResponse carries the signed-in user.
@@ -539,7 +631,7 @@ type GetUserResponse struct {
 
 func (x *GetUserResponse) Reset() {
 	*x = GetUserResponse{}
-	mi := &file_fairplay_v1_auth_proto_msgTypes[9]
+	mi := &file_fairplay_v1_auth_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -551,7 +643,7 @@ func (x *GetUserResponse) String() string {
 func (*GetUserResponse) ProtoMessage() {}
 
 func (x *GetUserResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_fairplay_v1_auth_proto_msgTypes[9]
+	mi := &file_fairplay_v1_auth_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -564,7 +656,7 @@ func (x *GetUserResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetUserResponse.ProtoReflect.Descriptor instead.
 func (*GetUserResponse) Descriptor() ([]byte, []int) {
-	return file_fairplay_v1_auth_proto_rawDescGZIP(), []int{9}
+	return file_fairplay_v1_auth_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *GetUserResponse) GetUser() *User {
@@ -583,7 +675,7 @@ type ListSessionsRequest struct {
 
 func (x *ListSessionsRequest) Reset() {
 	*x = ListSessionsRequest{}
-	mi := &file_fairplay_v1_auth_proto_msgTypes[10]
+	mi := &file_fairplay_v1_auth_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -595,7 +687,7 @@ func (x *ListSessionsRequest) String() string {
 func (*ListSessionsRequest) ProtoMessage() {}
 
 func (x *ListSessionsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_fairplay_v1_auth_proto_msgTypes[10]
+	mi := &file_fairplay_v1_auth_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -608,7 +700,7 @@ func (x *ListSessionsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListSessionsRequest.ProtoReflect.Descriptor instead.
 func (*ListSessionsRequest) Descriptor() ([]byte, []int) {
-	return file_fairplay_v1_auth_proto_rawDescGZIP(), []int{10}
+	return file_fairplay_v1_auth_proto_rawDescGZIP(), []int{12}
 }
 
 // DeviceInfo describes the client that opened a session.
@@ -628,7 +720,7 @@ type DeviceInfo struct {
 
 func (x *DeviceInfo) Reset() {
 	*x = DeviceInfo{}
-	mi := &file_fairplay_v1_auth_proto_msgTypes[11]
+	mi := &file_fairplay_v1_auth_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -640,7 +732,7 @@ func (x *DeviceInfo) String() string {
 func (*DeviceInfo) ProtoMessage() {}
 
 func (x *DeviceInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_fairplay_v1_auth_proto_msgTypes[11]
+	mi := &file_fairplay_v1_auth_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -653,7 +745,7 @@ func (x *DeviceInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeviceInfo.ProtoReflect.Descriptor instead.
 func (*DeviceInfo) Descriptor() ([]byte, []int) {
-	return file_fairplay_v1_auth_proto_rawDescGZIP(), []int{11}
+	return file_fairplay_v1_auth_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *DeviceInfo) GetUserAgent() string {
@@ -705,7 +797,7 @@ type Session struct {
 
 func (x *Session) Reset() {
 	*x = Session{}
-	mi := &file_fairplay_v1_auth_proto_msgTypes[12]
+	mi := &file_fairplay_v1_auth_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -717,7 +809,7 @@ func (x *Session) String() string {
 func (*Session) ProtoMessage() {}
 
 func (x *Session) ProtoReflect() protoreflect.Message {
-	mi := &file_fairplay_v1_auth_proto_msgTypes[12]
+	mi := &file_fairplay_v1_auth_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -730,7 +822,7 @@ func (x *Session) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Session.ProtoReflect.Descriptor instead.
 func (*Session) Descriptor() ([]byte, []int) {
-	return file_fairplay_v1_auth_proto_rawDescGZIP(), []int{12}
+	return file_fairplay_v1_auth_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *Session) GetId() string {
@@ -786,7 +878,7 @@ type ListSessionsResponse struct {
 
 func (x *ListSessionsResponse) Reset() {
 	*x = ListSessionsResponse{}
-	mi := &file_fairplay_v1_auth_proto_msgTypes[13]
+	mi := &file_fairplay_v1_auth_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -798,7 +890,7 @@ func (x *ListSessionsResponse) String() string {
 func (*ListSessionsResponse) ProtoMessage() {}
 
 func (x *ListSessionsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_fairplay_v1_auth_proto_msgTypes[13]
+	mi := &file_fairplay_v1_auth_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -811,7 +903,7 @@ func (x *ListSessionsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListSessionsResponse.ProtoReflect.Descriptor instead.
 func (*ListSessionsResponse) Descriptor() ([]byte, []int) {
-	return file_fairplay_v1_auth_proto_rawDescGZIP(), []int{13}
+	return file_fairplay_v1_auth_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *ListSessionsResponse) GetSessions() []*Session {
@@ -832,7 +924,7 @@ type RevokeSessionRequest struct {
 
 func (x *RevokeSessionRequest) Reset() {
 	*x = RevokeSessionRequest{}
-	mi := &file_fairplay_v1_auth_proto_msgTypes[14]
+	mi := &file_fairplay_v1_auth_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -844,7 +936,7 @@ func (x *RevokeSessionRequest) String() string {
 func (*RevokeSessionRequest) ProtoMessage() {}
 
 func (x *RevokeSessionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_fairplay_v1_auth_proto_msgTypes[14]
+	mi := &file_fairplay_v1_auth_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -857,7 +949,7 @@ func (x *RevokeSessionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RevokeSessionRequest.ProtoReflect.Descriptor instead.
 func (*RevokeSessionRequest) Descriptor() ([]byte, []int) {
-	return file_fairplay_v1_auth_proto_rawDescGZIP(), []int{14}
+	return file_fairplay_v1_auth_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *RevokeSessionRequest) GetSessionId() string {
@@ -878,7 +970,7 @@ type RevokeSessionResponse struct {
 
 func (x *RevokeSessionResponse) Reset() {
 	*x = RevokeSessionResponse{}
-	mi := &file_fairplay_v1_auth_proto_msgTypes[15]
+	mi := &file_fairplay_v1_auth_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -890,7 +982,7 @@ func (x *RevokeSessionResponse) String() string {
 func (*RevokeSessionResponse) ProtoMessage() {}
 
 func (x *RevokeSessionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_fairplay_v1_auth_proto_msgTypes[15]
+	mi := &file_fairplay_v1_auth_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -903,7 +995,7 @@ func (x *RevokeSessionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RevokeSessionResponse.ProtoReflect.Descriptor instead.
 func (*RevokeSessionResponse) Descriptor() ([]byte, []int) {
-	return file_fairplay_v1_auth_proto_rawDescGZIP(), []int{15}
+	return file_fairplay_v1_auth_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *RevokeSessionResponse) GetMessage() string {
@@ -925,7 +1017,7 @@ type RevokeOtherSessionsRequest struct {
 
 func (x *RevokeOtherSessionsRequest) Reset() {
 	*x = RevokeOtherSessionsRequest{}
-	mi := &file_fairplay_v1_auth_proto_msgTypes[16]
+	mi := &file_fairplay_v1_auth_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -937,7 +1029,7 @@ func (x *RevokeOtherSessionsRequest) String() string {
 func (*RevokeOtherSessionsRequest) ProtoMessage() {}
 
 func (x *RevokeOtherSessionsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_fairplay_v1_auth_proto_msgTypes[16]
+	mi := &file_fairplay_v1_auth_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -950,7 +1042,7 @@ func (x *RevokeOtherSessionsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RevokeOtherSessionsRequest.ProtoReflect.Descriptor instead.
 func (*RevokeOtherSessionsRequest) Descriptor() ([]byte, []int) {
-	return file_fairplay_v1_auth_proto_rawDescGZIP(), []int{16}
+	return file_fairplay_v1_auth_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *RevokeOtherSessionsRequest) GetCurrentRefreshToken() string {
@@ -973,7 +1065,7 @@ type RevokeOtherSessionsResponse struct {
 
 func (x *RevokeOtherSessionsResponse) Reset() {
 	*x = RevokeOtherSessionsResponse{}
-	mi := &file_fairplay_v1_auth_proto_msgTypes[17]
+	mi := &file_fairplay_v1_auth_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -985,7 +1077,7 @@ func (x *RevokeOtherSessionsResponse) String() string {
 func (*RevokeOtherSessionsResponse) ProtoMessage() {}
 
 func (x *RevokeOtherSessionsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_fairplay_v1_auth_proto_msgTypes[17]
+	mi := &file_fairplay_v1_auth_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -998,7 +1090,7 @@ func (x *RevokeOtherSessionsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RevokeOtherSessionsResponse.ProtoReflect.Descriptor instead.
 func (*RevokeOtherSessionsResponse) Descriptor() ([]byte, []int) {
-	return file_fairplay_v1_auth_proto_rawDescGZIP(), []int{17}
+	return file_fairplay_v1_auth_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *RevokeOtherSessionsResponse) GetMessage() string {
@@ -1029,7 +1121,7 @@ type ChangePasswordRequest struct {
 
 func (x *ChangePasswordRequest) Reset() {
 	*x = ChangePasswordRequest{}
-	mi := &file_fairplay_v1_auth_proto_msgTypes[18]
+	mi := &file_fairplay_v1_auth_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1041,7 +1133,7 @@ func (x *ChangePasswordRequest) String() string {
 func (*ChangePasswordRequest) ProtoMessage() {}
 
 func (x *ChangePasswordRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_fairplay_v1_auth_proto_msgTypes[18]
+	mi := &file_fairplay_v1_auth_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1054,7 +1146,7 @@ func (x *ChangePasswordRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ChangePasswordRequest.ProtoReflect.Descriptor instead.
 func (*ChangePasswordRequest) Descriptor() ([]byte, []int) {
-	return file_fairplay_v1_auth_proto_rawDescGZIP(), []int{18}
+	return file_fairplay_v1_auth_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *ChangePasswordRequest) GetCurrentPassword() string {
@@ -1082,7 +1174,7 @@ type ChangePasswordResponse struct {
 
 func (x *ChangePasswordResponse) Reset() {
 	*x = ChangePasswordResponse{}
-	mi := &file_fairplay_v1_auth_proto_msgTypes[19]
+	mi := &file_fairplay_v1_auth_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1094,7 +1186,7 @@ func (x *ChangePasswordResponse) String() string {
 func (*ChangePasswordResponse) ProtoMessage() {}
 
 func (x *ChangePasswordResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_fairplay_v1_auth_proto_msgTypes[19]
+	mi := &file_fairplay_v1_auth_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1107,7 +1199,7 @@ func (x *ChangePasswordResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ChangePasswordResponse.ProtoReflect.Descriptor instead.
 func (*ChangePasswordResponse) Descriptor() ([]byte, []int) {
-	return file_fairplay_v1_auth_proto_rawDescGZIP(), []int{19}
+	return file_fairplay_v1_auth_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *ChangePasswordResponse) GetMessage() string {
@@ -1126,7 +1218,7 @@ type GetConfigRequest struct {
 
 func (x *GetConfigRequest) Reset() {
 	*x = GetConfigRequest{}
-	mi := &file_fairplay_v1_auth_proto_msgTypes[20]
+	mi := &file_fairplay_v1_auth_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1138,7 +1230,7 @@ func (x *GetConfigRequest) String() string {
 func (*GetConfigRequest) ProtoMessage() {}
 
 func (x *GetConfigRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_fairplay_v1_auth_proto_msgTypes[20]
+	mi := &file_fairplay_v1_auth_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1151,7 +1243,7 @@ func (x *GetConfigRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetConfigRequest.ProtoReflect.Descriptor instead.
 func (*GetConfigRequest) Descriptor() ([]byte, []int) {
-	return file_fairplay_v1_auth_proto_rawDescGZIP(), []int{20}
+	return file_fairplay_v1_auth_proto_rawDescGZIP(), []int{22}
 }
 
 // GetConfigResponse tells clients how to run the bot check.
@@ -1170,7 +1262,7 @@ type GetConfigResponse struct {
 
 func (x *GetConfigResponse) Reset() {
 	*x = GetConfigResponse{}
-	mi := &file_fairplay_v1_auth_proto_msgTypes[21]
+	mi := &file_fairplay_v1_auth_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1182,7 +1274,7 @@ func (x *GetConfigResponse) String() string {
 func (*GetConfigResponse) ProtoMessage() {}
 
 func (x *GetConfigResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_fairplay_v1_auth_proto_msgTypes[21]
+	mi := &file_fairplay_v1_auth_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1195,7 +1287,7 @@ func (x *GetConfigResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetConfigResponse.ProtoReflect.Descriptor instead.
 func (*GetConfigResponse) Descriptor() ([]byte, []int) {
-	return file_fairplay_v1_auth_proto_rawDescGZIP(), []int{21}
+	return file_fairplay_v1_auth_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *GetConfigResponse) GetTurnstileSiteKey() string {
@@ -1223,7 +1315,12 @@ var File_fairplay_v1_auth_proto protoreflect.FileDescriptor
 
 const file_fairplay_v1_auth_proto_rawDesc = "" +
 	"\n" +
-	"\x16fairplay/v1/auth.proto\x12\vfairplay.v1\x1a\x16fairplay/v1/user.proto\"\x88\x01\n" +
+	"\x16fairplay/v1/auth.proto\x12\vfairplay.v1\x1a\x16fairplay/v1/user.proto\"V\n" +
+	"\x18UpdatePreferencesRequest\x12(\n" +
+	"\rhide_username\x18\x01 \x01(\bH\x00R\fhideUsername\x88\x01\x01B\x10\n" +
+	"\x0e_hide_username\"B\n" +
+	"\x19UpdatePreferencesResponse\x12%\n" +
+	"\x04user\x18\x01 \x01(\v2\x11.fairplay.v1.UserR\x04user\"\x88\x01\n" +
 	"\x0fRegisterRequest\x12\x1a\n" +
 	"\busername\x18\x01 \x01(\tR\busername\x12\x14\n" +
 	"\x05email\x18\x02 \x01(\tR\x05email\x12\x1a\n" +
@@ -1294,7 +1391,7 @@ const file_fairplay_v1_auth_proto_rawDesc = "" +
 	"\x11GetConfigResponse\x12,\n" +
 	"\x12turnstile_site_key\x18\x01 \x01(\tR\x10turnstileSiteKey\x122\n" +
 	"\x15development_bot_check\x18\x02 \x01(\bR\x13developmentBotCheck\x12+\n" +
-	"\x11development_token\x18\x03 \x01(\tR\x10developmentToken2\xb2\x06\n" +
+	"\x11development_token\x18\x03 \x01(\tR\x10developmentToken2\x96\a\n" +
 	"\vAuthService\x12G\n" +
 	"\bRegister\x12\x1c.fairplay.v1.RegisterRequest\x1a\x1d.fairplay.v1.RegisterResponse\x12>\n" +
 	"\x05Login\x12\x19.fairplay.v1.LoginRequest\x1a\x1a.fairplay.v1.LoginResponse\x12D\n" +
@@ -1305,7 +1402,8 @@ const file_fairplay_v1_auth_proto_rawDesc = "" +
 	"\rRevokeSession\x12!.fairplay.v1.RevokeSessionRequest\x1a\".fairplay.v1.RevokeSessionResponse\x12h\n" +
 	"\x13RevokeOtherSessions\x12'.fairplay.v1.RevokeOtherSessionsRequest\x1a(.fairplay.v1.RevokeOtherSessionsResponse\x12Y\n" +
 	"\x0eChangePassword\x12\".fairplay.v1.ChangePasswordRequest\x1a#.fairplay.v1.ChangePasswordResponse\x12O\n" +
-	"\tGetConfig\x12\x1d.fairplay.v1.GetConfigRequest\x1a\x1e.fairplay.v1.GetConfigResponse\"\x03\x90\x02\x01B\xab\x01\n" +
+	"\tGetConfig\x12\x1d.fairplay.v1.GetConfigRequest\x1a\x1e.fairplay.v1.GetConfigResponse\"\x03\x90\x02\x01\x12b\n" +
+	"\x11UpdatePreferences\x12%.fairplay.v1.UpdatePreferencesRequest\x1a&.fairplay.v1.UpdatePreferencesResponseB\xab\x01\n" +
 	"\x0fcom.fairplay.v1B\tAuthProtoP\x01Z@github.com/fairplay/fairplay/internal/gen/fairplay/v1;fairplayv1\xa2\x02\x03FXX\xaa\x02\vFairplay.V1\xca\x02\vFairplay\\V1\xe2\x02\x17Fairplay\\V1\\GPBMetadata\xea\x02\fFairplay::V1b\x06proto3"
 
 var (
@@ -1320,64 +1418,69 @@ func file_fairplay_v1_auth_proto_rawDescGZIP() []byte {
 	return file_fairplay_v1_auth_proto_rawDescData
 }
 
-var file_fairplay_v1_auth_proto_msgTypes = make([]protoimpl.MessageInfo, 22)
+var file_fairplay_v1_auth_proto_msgTypes = make([]protoimpl.MessageInfo, 24)
 var file_fairplay_v1_auth_proto_goTypes = []any{
-	(*RegisterRequest)(nil),             // 0: fairplay.v1.RegisterRequest
-	(*RegisterResponse)(nil),            // 1: fairplay.v1.RegisterResponse
-	(*LoginRequest)(nil),                // 2: fairplay.v1.LoginRequest
-	(*LoginResponse)(nil),               // 3: fairplay.v1.LoginResponse
-	(*RefreshRequest)(nil),              // 4: fairplay.v1.RefreshRequest
-	(*RefreshResponse)(nil),             // 5: fairplay.v1.RefreshResponse
-	(*LogoutRequest)(nil),               // 6: fairplay.v1.LogoutRequest
-	(*LogoutResponse)(nil),              // 7: fairplay.v1.LogoutResponse
-	(*GetUserRequest)(nil),              // 8: fairplay.v1.GetUserRequest
-	(*GetUserResponse)(nil),             // 9: fairplay.v1.GetUserResponse
-	(*ListSessionsRequest)(nil),         // 10: fairplay.v1.ListSessionsRequest
-	(*DeviceInfo)(nil),                  // 11: fairplay.v1.DeviceInfo
-	(*Session)(nil),                     // 12: fairplay.v1.Session
-	(*ListSessionsResponse)(nil),        // 13: fairplay.v1.ListSessionsResponse
-	(*RevokeSessionRequest)(nil),        // 14: fairplay.v1.RevokeSessionRequest
-	(*RevokeSessionResponse)(nil),       // 15: fairplay.v1.RevokeSessionResponse
-	(*RevokeOtherSessionsRequest)(nil),  // 16: fairplay.v1.RevokeOtherSessionsRequest
-	(*RevokeOtherSessionsResponse)(nil), // 17: fairplay.v1.RevokeOtherSessionsResponse
-	(*ChangePasswordRequest)(nil),       // 18: fairplay.v1.ChangePasswordRequest
-	(*ChangePasswordResponse)(nil),      // 19: fairplay.v1.ChangePasswordResponse
-	(*GetConfigRequest)(nil),            // 20: fairplay.v1.GetConfigRequest
-	(*GetConfigResponse)(nil),           // 21: fairplay.v1.GetConfigResponse
-	(*User)(nil),                        // 22: fairplay.v1.User
+	(*UpdatePreferencesRequest)(nil),    // 0: fairplay.v1.UpdatePreferencesRequest
+	(*UpdatePreferencesResponse)(nil),   // 1: fairplay.v1.UpdatePreferencesResponse
+	(*RegisterRequest)(nil),             // 2: fairplay.v1.RegisterRequest
+	(*RegisterResponse)(nil),            // 3: fairplay.v1.RegisterResponse
+	(*LoginRequest)(nil),                // 4: fairplay.v1.LoginRequest
+	(*LoginResponse)(nil),               // 5: fairplay.v1.LoginResponse
+	(*RefreshRequest)(nil),              // 6: fairplay.v1.RefreshRequest
+	(*RefreshResponse)(nil),             // 7: fairplay.v1.RefreshResponse
+	(*LogoutRequest)(nil),               // 8: fairplay.v1.LogoutRequest
+	(*LogoutResponse)(nil),              // 9: fairplay.v1.LogoutResponse
+	(*GetUserRequest)(nil),              // 10: fairplay.v1.GetUserRequest
+	(*GetUserResponse)(nil),             // 11: fairplay.v1.GetUserResponse
+	(*ListSessionsRequest)(nil),         // 12: fairplay.v1.ListSessionsRequest
+	(*DeviceInfo)(nil),                  // 13: fairplay.v1.DeviceInfo
+	(*Session)(nil),                     // 14: fairplay.v1.Session
+	(*ListSessionsResponse)(nil),        // 15: fairplay.v1.ListSessionsResponse
+	(*RevokeSessionRequest)(nil),        // 16: fairplay.v1.RevokeSessionRequest
+	(*RevokeSessionResponse)(nil),       // 17: fairplay.v1.RevokeSessionResponse
+	(*RevokeOtherSessionsRequest)(nil),  // 18: fairplay.v1.RevokeOtherSessionsRequest
+	(*RevokeOtherSessionsResponse)(nil), // 19: fairplay.v1.RevokeOtherSessionsResponse
+	(*ChangePasswordRequest)(nil),       // 20: fairplay.v1.ChangePasswordRequest
+	(*ChangePasswordResponse)(nil),      // 21: fairplay.v1.ChangePasswordResponse
+	(*GetConfigRequest)(nil),            // 22: fairplay.v1.GetConfigRequest
+	(*GetConfigResponse)(nil),           // 23: fairplay.v1.GetConfigResponse
+	(*User)(nil),                        // 24: fairplay.v1.User
 }
 var file_fairplay_v1_auth_proto_depIdxs = []int32{
-	22, // 0: fairplay.v1.RegisterResponse.user:type_name -> fairplay.v1.User
-	22, // 1: fairplay.v1.LoginResponse.user:type_name -> fairplay.v1.User
-	22, // 2: fairplay.v1.RefreshResponse.user:type_name -> fairplay.v1.User
-	22, // 3: fairplay.v1.GetUserResponse.user:type_name -> fairplay.v1.User
-	11, // 4: fairplay.v1.Session.device_info:type_name -> fairplay.v1.DeviceInfo
-	12, // 5: fairplay.v1.ListSessionsResponse.sessions:type_name -> fairplay.v1.Session
-	0,  // 6: fairplay.v1.AuthService.Register:input_type -> fairplay.v1.RegisterRequest
-	2,  // 7: fairplay.v1.AuthService.Login:input_type -> fairplay.v1.LoginRequest
-	4,  // 8: fairplay.v1.AuthService.Refresh:input_type -> fairplay.v1.RefreshRequest
-	6,  // 9: fairplay.v1.AuthService.Logout:input_type -> fairplay.v1.LogoutRequest
-	8,  // 10: fairplay.v1.AuthService.GetUser:input_type -> fairplay.v1.GetUserRequest
-	10, // 11: fairplay.v1.AuthService.ListSessions:input_type -> fairplay.v1.ListSessionsRequest
-	14, // 12: fairplay.v1.AuthService.RevokeSession:input_type -> fairplay.v1.RevokeSessionRequest
-	16, // 13: fairplay.v1.AuthService.RevokeOtherSessions:input_type -> fairplay.v1.RevokeOtherSessionsRequest
-	18, // 14: fairplay.v1.AuthService.ChangePassword:input_type -> fairplay.v1.ChangePasswordRequest
-	20, // 15: fairplay.v1.AuthService.GetConfig:input_type -> fairplay.v1.GetConfigRequest
-	1,  // 16: fairplay.v1.AuthService.Register:output_type -> fairplay.v1.RegisterResponse
-	3,  // 17: fairplay.v1.AuthService.Login:output_type -> fairplay.v1.LoginResponse
-	5,  // 18: fairplay.v1.AuthService.Refresh:output_type -> fairplay.v1.RefreshResponse
-	7,  // 19: fairplay.v1.AuthService.Logout:output_type -> fairplay.v1.LogoutResponse
-	9,  // 20: fairplay.v1.AuthService.GetUser:output_type -> fairplay.v1.GetUserResponse
-	13, // 21: fairplay.v1.AuthService.ListSessions:output_type -> fairplay.v1.ListSessionsResponse
-	15, // 22: fairplay.v1.AuthService.RevokeSession:output_type -> fairplay.v1.RevokeSessionResponse
-	17, // 23: fairplay.v1.AuthService.RevokeOtherSessions:output_type -> fairplay.v1.RevokeOtherSessionsResponse
-	19, // 24: fairplay.v1.AuthService.ChangePassword:output_type -> fairplay.v1.ChangePasswordResponse
-	21, // 25: fairplay.v1.AuthService.GetConfig:output_type -> fairplay.v1.GetConfigResponse
-	16, // [16:26] is the sub-list for method output_type
-	6,  // [6:16] is the sub-list for method input_type
-	6,  // [6:6] is the sub-list for extension type_name
-	6,  // [6:6] is the sub-list for extension extendee
-	0,  // [0:6] is the sub-list for field type_name
+	24, // 0: fairplay.v1.UpdatePreferencesResponse.user:type_name -> fairplay.v1.User
+	24, // 1: fairplay.v1.RegisterResponse.user:type_name -> fairplay.v1.User
+	24, // 2: fairplay.v1.LoginResponse.user:type_name -> fairplay.v1.User
+	24, // 3: fairplay.v1.RefreshResponse.user:type_name -> fairplay.v1.User
+	24, // 4: fairplay.v1.GetUserResponse.user:type_name -> fairplay.v1.User
+	13, // 5: fairplay.v1.Session.device_info:type_name -> fairplay.v1.DeviceInfo
+	14, // 6: fairplay.v1.ListSessionsResponse.sessions:type_name -> fairplay.v1.Session
+	2,  // 7: fairplay.v1.AuthService.Register:input_type -> fairplay.v1.RegisterRequest
+	4,  // 8: fairplay.v1.AuthService.Login:input_type -> fairplay.v1.LoginRequest
+	6,  // 9: fairplay.v1.AuthService.Refresh:input_type -> fairplay.v1.RefreshRequest
+	8,  // 10: fairplay.v1.AuthService.Logout:input_type -> fairplay.v1.LogoutRequest
+	10, // 11: fairplay.v1.AuthService.GetUser:input_type -> fairplay.v1.GetUserRequest
+	12, // 12: fairplay.v1.AuthService.ListSessions:input_type -> fairplay.v1.ListSessionsRequest
+	16, // 13: fairplay.v1.AuthService.RevokeSession:input_type -> fairplay.v1.RevokeSessionRequest
+	18, // 14: fairplay.v1.AuthService.RevokeOtherSessions:input_type -> fairplay.v1.RevokeOtherSessionsRequest
+	20, // 15: fairplay.v1.AuthService.ChangePassword:input_type -> fairplay.v1.ChangePasswordRequest
+	22, // 16: fairplay.v1.AuthService.GetConfig:input_type -> fairplay.v1.GetConfigRequest
+	0,  // 17: fairplay.v1.AuthService.UpdatePreferences:input_type -> fairplay.v1.UpdatePreferencesRequest
+	3,  // 18: fairplay.v1.AuthService.Register:output_type -> fairplay.v1.RegisterResponse
+	5,  // 19: fairplay.v1.AuthService.Login:output_type -> fairplay.v1.LoginResponse
+	7,  // 20: fairplay.v1.AuthService.Refresh:output_type -> fairplay.v1.RefreshResponse
+	9,  // 21: fairplay.v1.AuthService.Logout:output_type -> fairplay.v1.LogoutResponse
+	11, // 22: fairplay.v1.AuthService.GetUser:output_type -> fairplay.v1.GetUserResponse
+	15, // 23: fairplay.v1.AuthService.ListSessions:output_type -> fairplay.v1.ListSessionsResponse
+	17, // 24: fairplay.v1.AuthService.RevokeSession:output_type -> fairplay.v1.RevokeSessionResponse
+	19, // 25: fairplay.v1.AuthService.RevokeOtherSessions:output_type -> fairplay.v1.RevokeOtherSessionsResponse
+	21, // 26: fairplay.v1.AuthService.ChangePassword:output_type -> fairplay.v1.ChangePasswordResponse
+	23, // 27: fairplay.v1.AuthService.GetConfig:output_type -> fairplay.v1.GetConfigResponse
+	1,  // 28: fairplay.v1.AuthService.UpdatePreferences:output_type -> fairplay.v1.UpdatePreferencesResponse
+	18, // [18:29] is the sub-list for method output_type
+	7,  // [7:18] is the sub-list for method input_type
+	7,  // [7:7] is the sub-list for extension type_name
+	7,  // [7:7] is the sub-list for extension extendee
+	0,  // [0:7] is the sub-list for field type_name
 }
 
 func init() { file_fairplay_v1_auth_proto_init() }
@@ -1386,13 +1489,14 @@ func file_fairplay_v1_auth_proto_init() {
 		return
 	}
 	file_fairplay_v1_user_proto_init()
+	file_fairplay_v1_auth_proto_msgTypes[0].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_fairplay_v1_auth_proto_rawDesc), len(file_fairplay_v1_auth_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   22,
+			NumMessages:   24,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -719,7 +719,10 @@ type ListBetsRequest struct {
 	// page counts from 1 (default 1).
 	Page *int32 `protobuf:"varint,1,opt,name=page,proto3,oneof" json:"page,omitempty"`
 	// limit is the page size, 1 to 100 (default 20).
-	Limit         *int32 `protobuf:"varint,2,opt,name=limit,proto3,oneof" json:"limit,omitempty"`
+	Limit *int32 `protobuf:"varint,2,opt,name=limit,proto3,oneof" json:"limit,omitempty"`
+	// game keeps only bets of one game (dice, plinko, keno, mines, pump or
+	// blackjack); empty lists every game.
+	Game          *string `protobuf:"bytes,3,opt,name=game,proto3,oneof" json:"game,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -766,6 +769,13 @@ func (x *ListBetsRequest) GetLimit() int32 {
 		return *x.Limit
 	}
 	return 0
+}
+
+func (x *ListBetsRequest) GetGame() string {
+	if x != nil && x.Game != nil {
+		return *x.Game
+	}
+	return ""
 }
 
 // ListBetsResponse is one page of the history.
@@ -3150,12 +3160,14 @@ const file_fairplay_v1_game_proto_rawDesc = "" +
 	"\bfairness\x18\b \x01(\v2\x15.fairplay.v1.FairnessR\bfairness\x12\x16\n" +
 	"\x06params\x18\t \x01(\tR\x06params\x12\x18\n" +
 	"\aoutcome\x18\n" +
-	" \x01(\tR\aoutcome\"X\n" +
+	" \x01(\tR\aoutcome\"z\n" +
 	"\x0fListBetsRequest\x12\x17\n" +
 	"\x04page\x18\x01 \x01(\x05H\x00R\x04page\x88\x01\x01\x12\x19\n" +
-	"\x05limit\x18\x02 \x01(\x05H\x01R\x05limit\x88\x01\x01B\a\n" +
+	"\x05limit\x18\x02 \x01(\x05H\x01R\x05limit\x88\x01\x01\x12\x17\n" +
+	"\x04game\x18\x03 \x01(\tH\x02R\x04game\x88\x01\x01B\a\n" +
 	"\x05_pageB\b\n" +
-	"\x06_limit\"m\n" +
+	"\x06_limitB\a\n" +
+	"\x05_game\"m\n" +
 	"\x10ListBetsResponse\x12$\n" +
 	"\x04bets\x18\x01 \x03(\v2\x10.fairplay.v1.BetR\x04bets\x12\x1f\n" +
 	"\vtotal_pages\x18\x02 \x01(\x05R\n" +

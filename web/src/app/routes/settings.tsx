@@ -13,6 +13,7 @@ export default function SettingsRoute() {
     return (
       <div className={styles.message}>
         <title>Settings · Fairplay</title>
+        <h1>Account Settings</h1>
         <p>Please log in to access your settings.</p>
         <Button onClick={() => void navigate('/')}>Go to Home</Button>
       </div>

@@ -41,7 +41,7 @@ export function BetAmountField({ value, onChange, disabled, label = 'Bet Amount'
         <button
           type="button"
           className={styles.betButton}
-          aria-label="Half bet"
+          // The name is the visible text (WCAG 2.5.3 Label in Name); the title describes it.
           title="Half bet"
           disabled={disabled}
           onClick={() => {
@@ -53,7 +53,6 @@ export function BetAmountField({ value, onChange, disabled, label = 'Bet Amount'
         <button
           type="button"
           className={styles.betButton}
-          aria-label="Double bet"
           title="Double bet"
           disabled={disabled}
           onClick={() => {

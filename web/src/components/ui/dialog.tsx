@@ -1,9 +1,11 @@
 import * as DialogPrimitive from '@radix-ui/react-dialog';
-import type { ReactNode } from 'react';
+import { useRef, type ReactNode } from 'react';
 import styles from './dialog.module.css';
 
 // The app's only wrapper of Radix Dialog: modal, focus-trapped, closes on
-// Escape and on the close button, and restores focus to the opener.
+// Escape and on the close button. It opens on its first field and gives focus
+// back to whatever opened it: the app opens its dialogs from state, not from a
+// Radix Trigger, and Radix alone only returns focus to a Trigger.
 
 export const Dialog = DialogPrimitive.Root;
 export const DialogTrigger = DialogPrimitive.Trigger;
@@ -28,13 +30,37 @@ function ignoreToasts(event: Event) {
   if (event.target instanceof Element && event.target.closest('[data-toaster]')) event.preventDefault();
 }
 
+/** FIRST_FIELD is what a dialog focuses when it opens, before Radix's default (its first tabbable, the close button). */
+const FIRST_FIELD =
+  'input:not([type="hidden"]):not([disabled]):not([type="checkbox"]), select:not([disabled]), textarea:not([disabled])';
+
 export function DialogContent({ title, description, children, preventOutsideClose, size = 'md' }: DialogContentProps) {
+  const opener = useRef<HTMLElement | null>(null);
+  const onOpenAutoFocus = (event: Event) => {
+    // Radix asks before moving focus in: the opener still has it.
+    const active = document.activeElement;
+    opener.current = active instanceof HTMLElement && active !== document.body ? active : null;
+    const field = event.currentTarget instanceof HTMLElement ? event.currentTarget.querySelector(FIRST_FIELD) : null;
+    if (field instanceof HTMLElement) {
+      event.preventDefault();
+      field.focus();
+    }
+  };
+  const onCloseAutoFocus = (event: Event) => {
+    const target = opener.current;
+    if (target?.isConnected) {
+      event.preventDefault();
+      target.focus();
+    }
+  };
   return (
     <DialogPrimitive.Portal>
       <DialogPrimitive.Overlay className={styles.overlay} />
       <DialogPrimitive.Content
         className={size === 'lg' ? `${styles.content} ${styles.lg}` : styles.content}
         onPointerDownOutside={preventOutsideClose ? preventDefault : ignoreToasts}
+        onOpenAutoFocus={onOpenAutoFocus}
+        onCloseAutoFocus={onCloseAutoFocus}
         // Without a description Radix expects aria-describedby to be explicitly unset.
         {...(description ? {} : { 'aria-describedby': undefined })}
       >

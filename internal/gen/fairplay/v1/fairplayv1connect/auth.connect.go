@@ -57,6 +57,9 @@ const (
 	AuthServiceChangePasswordProcedure = "/fairplay.v1.AuthService/ChangePassword"
 	// AuthServiceGetConfigProcedure is the fully-qualified name of the AuthService's GetConfig RPC.
 	AuthServiceGetConfigProcedure = "/fairplay.v1.AuthService/GetConfig"
+	// AuthServiceUpdatePreferencesProcedure is the fully-qualified name of the AuthService's
+	// UpdatePreferences RPC.
+	AuthServiceUpdatePreferencesProcedure = "/fairplay.v1.AuthService/UpdatePreferences"
 )
 
 // AuthServiceClient is a client for the fairplay.v1.AuthService service.
@@ -88,6 +91,9 @@ type AuthServiceClient interface {
 	// GetConfig tells the web app how to render the bot check
 	// (GET /api/auth/config).
 	GetConfig(context.Context, *connect.Request[v1.GetConfigRequest]) (*connect.Response[v1.GetConfigResponse], error)
+	// UpdatePreferences changes the caller's preferences; fields left out stay
+	// as they are (POST /api/auth/preferences).
+	UpdatePreferences(context.Context, *connect.Request[v1.UpdatePreferencesRequest]) (*connect.Response[v1.UpdatePreferencesResponse], error)
 }
 
 // NewAuthServiceClient constructs a client for the fairplay.v1.AuthService service. By default, it
@@ -164,6 +170,12 @@ func NewAuthServiceClient(httpClient connect.HTTPClient, baseURL string, opts ..
 			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
 			connect.WithClientOptions(opts...),
 		),
+		updatePreferences: connect.NewClient[v1.UpdatePreferencesRequest, v1.UpdatePreferencesResponse](
+			httpClient,
+			baseURL+AuthServiceUpdatePreferencesProcedure,
+			connect.WithSchema(authServiceMethods.ByName("UpdatePreferences")),
+			connect.WithClientOptions(opts...),
+		),
 	}
 }
 
@@ -179,6 +191,7 @@ type authServiceClient struct {
 	revokeOtherSessions *connect.Client[v1.RevokeOtherSessionsRequest, v1.RevokeOtherSessionsResponse]
 	changePassword      *connect.Client[v1.ChangePasswordRequest, v1.ChangePasswordResponse]
 	getConfig           *connect.Client[v1.GetConfigRequest, v1.GetConfigResponse]
+	updatePreferences   *connect.Client[v1.UpdatePreferencesRequest, v1.UpdatePreferencesResponse]
 }
 
 // Register calls fairplay.v1.AuthService.Register.
@@ -231,6 +244,11 @@ func (c *authServiceClient) GetConfig(ctx context.Context, req *connect.Request[
 	return c.getConfig.CallUnary(ctx, req)
 }
 
+// UpdatePreferences calls fairplay.v1.AuthService.UpdatePreferences.
+func (c *authServiceClient) UpdatePreferences(ctx context.Context, req *connect.Request[v1.UpdatePreferencesRequest]) (*connect.Response[v1.UpdatePreferencesResponse], error) {
+	return c.updatePreferences.CallUnary(ctx, req)
+}
+
 // AuthServiceHandler is an implementation of the fairplay.v1.AuthService service.
 type AuthServiceHandler interface {
 	// Register creates an account and signs it in (POST /api/auth/register).
@@ -260,6 +278,9 @@ type AuthServiceHandler interface {
 	// GetConfig tells the web app how to render the bot check
 	// (GET /api/auth/config).
 	GetConfig(context.Context, *connect.Request[v1.GetConfigRequest]) (*connect.Response[v1.GetConfigResponse], error)
+	// UpdatePreferences changes the caller's preferences; fields left out stay
+	// as they are (POST /api/auth/preferences).
+	UpdatePreferences(context.Context, *connect.Request[v1.UpdatePreferencesRequest]) (*connect.Response[v1.UpdatePreferencesResponse], error)
 }
 
 // NewAuthServiceHandler builds an HTTP handler from the service implementation. It returns the path
@@ -332,6 +353,12 @@ func NewAuthServiceHandler(svc AuthServiceHandler, opts ...connect.HandlerOption
 		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
 		connect.WithHandlerOptions(opts...),
 	)
+	authServiceUpdatePreferencesHandler := connect.NewUnaryHandler(
+		AuthServiceUpdatePreferencesProcedure,
+		svc.UpdatePreferences,
+		connect.WithSchema(authServiceMethods.ByName("UpdatePreferences")),
+		connect.WithHandlerOptions(opts...),
+	)
 	return "/fairplay.v1.AuthService/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case AuthServiceRegisterProcedure:
@@ -354,6 +381,8 @@ func NewAuthServiceHandler(svc AuthServiceHandler, opts ...connect.HandlerOption
 			authServiceChangePasswordHandler.ServeHTTP(w, r)
 		case AuthServiceGetConfigProcedure:
 			authServiceGetConfigHandler.ServeHTTP(w, r)
+		case AuthServiceUpdatePreferencesProcedure:
+			authServiceUpdatePreferencesHandler.ServeHTTP(w, r)
 		default:
 			http.NotFound(w, r)
 		}
@@ -401,4 +430,8 @@ func (UnimplementedAuthServiceHandler) ChangePassword(context.Context, *connect.
 
 func (UnimplementedAuthServiceHandler) GetConfig(context.Context, *connect.Request[v1.GetConfigRequest]) (*connect.Response[v1.GetConfigResponse], error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("fairplay.v1.AuthService.GetConfig is not implemented"))
+}
+
+func (UnimplementedAuthServiceHandler) UpdatePreferences(context.Context, *connect.Request[v1.UpdatePreferencesRequest]) (*connect.Response[v1.UpdatePreferencesResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("fairplay.v1.AuthService.UpdatePreferences is not implemented"))
 }

@@ -84,7 +84,7 @@ type GameServiceClient interface {
 	// PlayKeno draws 10 of 40 numbers (POST /api/games/keno).
 	PlayKeno(context.Context, *connect.Request[v1.PlayKenoRequest]) (*connect.Response[v1.PlayKenoResponse], error)
 	// ListBets pages through the caller's bets, newest first
-	// (GET /api/games/bets?page=&limit=).
+	// (GET /api/games/bets?page=&limit=&game=).
 	ListBets(context.Context, *connect.Request[v1.ListBetsRequest]) (*connect.Response[v1.ListBetsResponse], error)
 	// GetBet returns one of the caller's bets (GET /api/games/bets/{betId}).
 	GetBet(context.Context, *connect.Request[v1.GetBetRequest]) (*connect.Response[v1.GetBetResponse], error)
@@ -348,7 +348,7 @@ type GameServiceHandler interface {
 	// PlayKeno draws 10 of 40 numbers (POST /api/games/keno).
 	PlayKeno(context.Context, *connect.Request[v1.PlayKenoRequest]) (*connect.Response[v1.PlayKenoResponse], error)
 	// ListBets pages through the caller's bets, newest first
-	// (GET /api/games/bets?page=&limit=).
+	// (GET /api/games/bets?page=&limit=&game=).
 	ListBets(context.Context, *connect.Request[v1.ListBetsRequest]) (*connect.Response[v1.ListBetsResponse], error)
 	// GetBet returns one of the caller's bets (GET /api/games/bets/{betId}).
 	GetBet(context.Context, *connect.Request[v1.GetBetRequest]) (*connect.Response[v1.GetBetResponse], error)

@@ -17,6 +17,7 @@ const bob = {
   email: 'bob@example.com',
   balance: 2500.5,
   isAdmin: false,
+  hideUsername: false,
   createdAt: '2026-01-15T10:00:00Z',
 };
 const carol = { ...bob, _id: 'u-carol', username: 'carol', email: 'carol@example.com', balance: 10, isAdmin: true };

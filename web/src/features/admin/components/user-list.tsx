@@ -79,7 +79,14 @@ export function UserList() {
       ) : users.isError && rows.length === 0 ? null : rows.length === 0 ? (
         <p className={styles.muted}>{searching ? 'No users found matching your search.' : 'No users found.'}</p>
       ) : (
-        <div className={styles.tableWrap} aria-busy={users.isFetching}>
+        // Its own scroll box on narrow screens; focusable so a keyboard can scroll it.
+        <div
+          className={styles.tableWrap}
+          aria-busy={users.isFetching}
+          role="region"
+          aria-label="Users table"
+          tabIndex={0}
+        >
           <table className={styles.table}>
             <caption className="sr-only">Users</caption>
             <thead>

@@ -1,4 +1,4 @@
-import { screen, within } from '@testing-library/react';
+import { screen, waitFor, within } from '@testing-library/react';
 import { getAccessToken, getRefreshToken } from '@/lib/tokens';
 import { deferred, DEV_TOKEN, devConfig, json, mockApi, setCsrfCookie } from '@/testing/mock-api';
 import { player, renderApp } from '@/testing/test-utils';
@@ -39,48 +39,69 @@ describe('Register modal', () => {
     expect(username).toHaveValue('bobsmith99_x');
   });
 
-  it('shows the validation messages in order, then registers with the development token', async () => {
-    const release = deferred<Response>();
-    const api = guestApi({ 'POST /api/auth/register': () => release.promise });
+  it("shows the app's messages, never the browser's validation bubbles", async () => {
+    const api = guestApi();
     const { dialog, user } = await openRegister();
-    const submit = () => user.click(within(dialog).getByRole('button', { name: 'Register' }));
-
-    await user.type(within(dialog).getByLabelText('Username'), 'ab');
-    await user.type(within(dialog).getByLabelText('Email'), 'alice@example.com');
-    await user.type(within(dialog).getByLabelText('Password'), 'secret1');
-    await user.type(within(dialog).getByLabelText('Confirm Password'), 'secret2');
-    await submit();
+    const form = within(dialog).getByRole('button', { name: 'Register' }).closest('form');
+    expect(form).toHaveAttribute('novalidate');
+    // An empty form would stop at the browser's "required" bubble without noValidate.
+    await user.click(within(dialog).getByRole('button', { name: 'Register' }));
     expect(within(dialog).getByRole('alert')).toHaveTextContent('Username must be between 3 and 20 characters');
-
-    await user.type(within(dialog).getByLabelText('Username'), 'c');
-    await submit();
-    expect(within(dialog).getByRole('alert')).toHaveTextContent('Passwords do not match');
-
-    await user.clear(within(dialog).getByLabelText('Confirm Password'));
-    await user.type(within(dialog).getByLabelText('Confirm Password'), 'secret1');
-    await submit();
-    expect(within(dialog).getByRole('alert')).toHaveTextContent('Please complete the Turnstile verification');
+    await user.type(within(dialog).getByLabelText('Username'), 'alice');
+    await user.type(within(dialog).getByLabelText('Email'), 'not-an-email');
+    await user.type(within(dialog).getByLabelText('Password'), 'abc');
+    await user.type(within(dialog).getByLabelText('Confirm Password'), 'abc');
+    await user.click(within(dialog).getByRole('button', { name: 'Register' }));
+    expect(within(dialog).getByRole('alert')).toHaveTextContent('Password must be at least 6 characters long');
     expect(api.calls('POST /api/auth/register')).toHaveLength(0);
-
-    await user.click(within(dialog).getByRole('checkbox', { name: BOT_CHECK }));
-    await submit();
-    expect(await within(dialog).findByRole('button', { name: 'Creating account...' })).toBeDisabled();
-    expect(api.calls('POST /api/auth/register')[0]?.body).toEqual({
-      username: 'abc',
-      email: 'alice@example.com',
-      password: 'secret1',
-      turnstileToken: DEV_TOKEN,
-    });
-
-    release.resolve(
-      json({ token: 'access', refreshToken: 'refresh', user: { ...player, username: 'abc', balance: 1000 } }),
-    );
-    expect(await screen.findByText('abc')).toBeInTheDocument();
-    expect(screen.queryByRole('dialog')).not.toBeInTheDocument();
-    expect(screen.getByText('$1,000.00')).toBeInTheDocument();
-    expect(getAccessToken()).toBe('access');
-    expect(getRefreshToken()).toBe('refresh');
   });
+
+  it(
+    'shows the validation messages in order, then registers with the development token',
+    { timeout: 15000 },
+    async () => {
+      const release = deferred<Response>();
+      const api = guestApi({ 'POST /api/auth/register': () => release.promise });
+      const { dialog, user } = await openRegister();
+      const submit = () => user.click(within(dialog).getByRole('button', { name: 'Register' }));
+
+      await user.type(within(dialog).getByLabelText('Username'), 'ab');
+      await user.type(within(dialog).getByLabelText('Email'), 'alice@example.com');
+      await user.type(within(dialog).getByLabelText('Password'), 'secret1');
+      await user.type(within(dialog).getByLabelText('Confirm Password'), 'secret2');
+      await submit();
+      expect(within(dialog).getByRole('alert')).toHaveTextContent('Username must be between 3 and 20 characters');
+
+      await user.type(within(dialog).getByLabelText('Username'), 'c');
+      await submit();
+      expect(within(dialog).getByRole('alert')).toHaveTextContent('Passwords do not match');
+
+      await user.clear(within(dialog).getByLabelText('Confirm Password'));
+      await user.type(within(dialog).getByLabelText('Confirm Password'), 'secret1');
+      await submit();
+      expect(within(dialog).getByRole('alert')).toHaveTextContent('Please complete the Turnstile verification');
+      expect(api.calls('POST /api/auth/register')).toHaveLength(0);
+
+      await user.click(within(dialog).getByRole('checkbox', { name: BOT_CHECK }));
+      await submit();
+      expect(await within(dialog).findByRole('button', { name: 'Creating account...' })).toBeDisabled();
+      expect(api.calls('POST /api/auth/register')[0]?.body).toEqual({
+        username: 'abc',
+        email: 'alice@example.com',
+        password: 'secret1',
+        turnstileToken: DEV_TOKEN,
+      });
+
+      release.resolve(
+        json({ token: 'access', refreshToken: 'refresh', user: { ...player, username: 'abc', balance: 1000 } }),
+      );
+      expect(await screen.findByText('abc', { selector: '[title="Signed in as"]' })).toBeInTheDocument();
+      expect(screen.queryByRole('dialog')).not.toBeInTheDocument();
+      expect(screen.getByText('$1,000.00')).toBeInTheDocument();
+      expect(getAccessToken()).toBe('access');
+      expect(getRefreshToken()).toBe('refresh');
+    },
+  );
 
   it('shows the server message, or "Failed to register", and resets the bot check', async () => {
     const api = guestApi({ 'POST /api/auth/register': () => json({ message: 'Username already taken' }, 409) });
@@ -98,6 +119,18 @@ describe('Register modal', () => {
     await user.click(within(dialog).getByRole('checkbox', { name: BOT_CHECK }));
     await user.click(within(dialog).getByRole('button', { name: 'Register' }));
     expect(await within(dialog).findByText('Failed to register')).toBeInTheDocument();
+  });
+
+  it('opens on the Username field and gives focus back to the Register button', async () => {
+    guestApi();
+    const { dialog, user } = await openRegister();
+    await waitFor(() => {
+      expect(within(dialog).getByLabelText('Username')).toHaveFocus();
+    });
+    await user.keyboard('{Escape}');
+    await waitFor(() => {
+      expect(screen.getByRole('button', { name: 'Register' })).toHaveFocus();
+    });
   });
 
   it('closes on Escape and on Cancel', async () => {
@@ -156,7 +189,7 @@ describe('Sign In modal', () => {
     api.on('POST /api/auth/login', () => json({ token: 'a', refreshToken: 'r', user: player }));
     await user.click(within(dialog).getByRole('checkbox', { name: BOT_CHECK }));
     await user.click(within(dialog).getByRole('button', { name: 'Sign In' }));
-    expect(await screen.findByText('alice')).toBeInTheDocument();
+    expect(await screen.findByText('alice', { selector: '[title="Signed in as"]' })).toBeInTheDocument();
     expect(screen.queryByRole('dialog')).not.toBeInTheDocument();
   });
 

@@ -49,7 +49,8 @@ export function RegisterForm({ onSuccess, onSwitchToSignIn }: RegisterFormProps)
   };
 
   return (
-    <form className={styles.form} onSubmit={onSubmit}>
+    // noValidate: the app's own messages (SPEC.md §5), never the browser's bubbles.
+    <form className={styles.form} onSubmit={onSubmit} noValidate>
       <TextField
         label="Username"
         name="username"

@@ -27,6 +27,11 @@ describe('validateRegister', () => {
     ['a long domain', { email: `a@${'b'.repeat(256)}` }, 'Email domain must be at most 255 characters long'],
     ['different passwords', { confirmPassword: 'secret2' }, 'Passwords do not match'],
     ['a short password', { password: 'abc', confirmPassword: 'abc' }, 'Password must be at least 6 characters long'],
+    [
+      'a password over 128 characters',
+      { password: 'a'.repeat(129), confirmPassword: 'a'.repeat(129) },
+      'Password must not exceed 128 characters',
+    ],
     ['no bot check', { turnstileToken: '' }, 'Please complete the Turnstile verification'],
   ])('rejects %s', (_, change, message) => {
     expect(validateRegister({ ...valid, ...change })).toBe(message);
@@ -35,6 +40,7 @@ describe('validateRegister', () => {
   it('accepts the limits exactly', () => {
     expect(validateRegister({ ...valid, username: 'abc' })).toBeNull();
     expect(validateRegister({ ...valid, username: 'a'.repeat(20) })).toBeNull();
+    expect(validateRegister({ ...valid, password: 'a'.repeat(128), confirmPassword: 'a'.repeat(128) })).toBeNull();
     expect(validateRegister({ ...valid, email: `${'a'.repeat(64)}@${'b'.repeat(255)}` })).toBeNull();
   });
 

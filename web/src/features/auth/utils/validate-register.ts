@@ -3,6 +3,8 @@
 
 export const USERNAME_MAX_LENGTH = 20;
 export const PASSWORD_MIN_LENGTH = 6;
+/** PASSWORD_MAX_LENGTH is the server's limit for every password (SPEC.md §9), with its message. */
+export const PASSWORD_MAX_LENGTH = 128;
 export const BOT_CHECK_MESSAGE = 'Please complete the Turnstile verification';
 
 export interface RegisterValues {
@@ -36,6 +38,7 @@ export function validateRegister(values: RegisterValues): string | null {
   if (domain.length > 255) return 'Email domain must be at most 255 characters long';
   if (password !== confirmPassword) return 'Passwords do not match';
   if (password.length < PASSWORD_MIN_LENGTH) return 'Password must be at least 6 characters long';
+  if (password.length > PASSWORD_MAX_LENGTH) return 'Password must not exceed 128 characters';
   if (!turnstileToken) return BOT_CHECK_MESSAGE;
   return null;
 }

@@ -1,8 +1,7 @@
-import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useMutation } from '@tanstack/react-query';
 import type { DoubleBlackjackRequestSchema, DoubleBlackjackResponseSchema } from '@/gen/fairplay/v1/game_pb';
 import { apiRequest } from '@/lib/api-client';
 import type { ApiJson, ApiRequest } from '@/lib/api-types';
-import { setUserBalance } from '@/lib/auth';
 
 export type DoubleBlackjackInput = ApiRequest<typeof DoubleBlackjackRequestSchema>;
 export type DoubleBlackjackResult = ApiJson<typeof DoubleBlackjackResponseSchema>;
@@ -13,11 +12,5 @@ export function doubleBlackjack(input: DoubleBlackjackInput): Promise<DoubleBlac
 }
 
 export function useDoubleBlackjack() {
-  const queryClient = useQueryClient();
-  return useMutation({
-    mutationFn: doubleBlackjack,
-    onSuccess: (res) => {
-      setUserBalance(queryClient, res.newBalance);
-    },
-  });
+  return useMutation({ mutationFn: doubleBlackjack });
 }

@@ -1,8 +1,7 @@
-import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useMutation } from '@tanstack/react-query';
 import type { HitBlackjackRequestSchema, HitBlackjackResponseSchema } from '@/gen/fairplay/v1/game_pb';
 import { apiRequest } from '@/lib/api-client';
 import type { ApiJson, ApiRequest } from '@/lib/api-types';
-import { setUserBalance } from '@/lib/auth';
 
 export type HitBlackjackInput = ApiRequest<typeof HitBlackjackRequestSchema>;
 export type HitBlackjackResult = ApiJson<typeof HitBlackjackResponseSchema>;
@@ -13,11 +12,5 @@ export function hitBlackjack(input: HitBlackjackInput): Promise<HitBlackjackResu
 }
 
 export function useHitBlackjack() {
-  const queryClient = useQueryClient();
-  return useMutation({
-    mutationFn: hitBlackjack,
-    onSuccess: (res) => {
-      setUserBalance(queryClient, res.newBalance);
-    },
-  });
+  return useMutation({ mutationFn: hitBlackjack });
 }

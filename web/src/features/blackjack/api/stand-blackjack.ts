@@ -1,8 +1,7 @@
-import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useMutation } from '@tanstack/react-query';
 import type { StandBlackjackRequestSchema, StandBlackjackResponseSchema } from '@/gen/fairplay/v1/game_pb';
 import { apiRequest } from '@/lib/api-client';
 import type { ApiJson, ApiRequest } from '@/lib/api-types';
-import { setUserBalance } from '@/lib/auth';
 
 export type StandBlackjackInput = ApiRequest<typeof StandBlackjackRequestSchema>;
 export type StandBlackjackResult = ApiJson<typeof StandBlackjackResponseSchema>;
@@ -13,11 +12,5 @@ export function standBlackjack(input: StandBlackjackInput): Promise<StandBlackja
 }
 
 export function useStandBlackjack() {
-  const queryClient = useQueryClient();
-  return useMutation({
-    mutationFn: standBlackjack,
-    onSuccess: (res) => {
-      setUserBalance(queryClient, res.newBalance);
-    },
-  });
+  return useMutation({ mutationFn: standBlackjack });
 }

@@ -1,8 +1,7 @@
-import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useMutation } from '@tanstack/react-query';
 import type { StartBlackjackRequestSchema, StartBlackjackResponseSchema } from '@/gen/fairplay/v1/game_pb';
 import { apiRequest } from '@/lib/api-client';
 import type { ApiJson, ApiRequest } from '@/lib/api-types';
-import { setUserBalance } from '@/lib/auth';
 
 export type StartBlackjackInput = ApiRequest<typeof StartBlackjackRequestSchema>;
 export type StartBlackjackResult = ApiJson<typeof StartBlackjackResponseSchema>;
@@ -13,11 +12,5 @@ export function startBlackjack(input: StartBlackjackInput): Promise<StartBlackja
 }
 
 export function useStartBlackjack() {
-  const queryClient = useQueryClient();
-  return useMutation({
-    mutationFn: startBlackjack,
-    onSuccess: (res) => {
-      setUserBalance(queryClient, res.newBalance);
-    },
-  });
+  return useMutation({ mutationFn: startBlackjack });
 }

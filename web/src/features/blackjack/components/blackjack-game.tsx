@@ -13,6 +13,7 @@ import {
   PLAY_MESSAGES,
   playError,
 } from '@/lib/bet';
+import { useBetReveals, type RevealFigures } from '@/lib/bet-reveals';
 import { formatMoney } from '@/lib/format';
 import { toast } from '@/lib/toast';
 import { useDoubleBlackjack } from '../api/double-blackjack';
@@ -84,6 +85,7 @@ export function BlackjackGame() {
   const hit = useHitBlackjack();
   const stand = useStandBlackjack();
   const double = useDoubleBlackjack();
+  const reveals = useBetReveals('blackjack');
   const pending = start.isPending || hit.isPending || stand.isPending || double.isPending;
 
   const schedule = (fn: () => void, ms: number) => {
@@ -121,8 +123,22 @@ export function BlackjackGame() {
     });
   });
 
-  /** revealDealer turns the dealer's cards over one at a time (600 ms, then 400 ms apart), then shows the result. */
-  const revealDealer = (dealer: Card[], result: string, winAmount: number) => {
+  /**
+   * settled are the figures of the game a response ends: the whole stake (a
+   * double's included) and the payout.
+   */
+  const settled = (gameId: string, stake: number, winAmount: number): RevealFigures => ({
+    betId: gameId,
+    amount: stake,
+    multiplier: stake > 0 ? Math.round((winAmount / stake) * 100) / 100 : 0,
+    payout: winAmount,
+  });
+
+  /**
+   * revealDealer turns the dealer's cards over one at a time (600 ms, then 400 ms
+   * apart), then shows the result; the balance and the reveal (ticket) go with it.
+   */
+  const revealDealer = (dealer: Card[], result: string, winAmount: number, ticket: number) => {
     setTable((t) => ({ ...t, phase: 'dealerTurn', dealer, dealerSlots: Math.max(2, t.dealerSlots), dealerFaceUp: 1 }));
     for (let k = 1; k < dealer.length; k++) {
       schedule(
@@ -134,6 +150,7 @@ export function BlackjackGame() {
     }
     schedule(
       () => {
+        reveals.reveal(ticket);
         setTable((t) => ({
           ...t,
           phase: 'gameOver',
@@ -166,6 +183,11 @@ export function BlackjackGame() {
       {
         onSuccess: (res) => {
           clearTimers();
+          // A natural ends the game at the deal: its result shows with the last dealt card.
+          const ticket = reveals.arrive({
+            newBalance: res.newBalance,
+            settles: res.gameOver ? settled(res.gameId, bet, res.winAmount) : undefined,
+          });
           // Dealer's first card, player's first, the dealer's hand, the player's hand: 250 ms apart.
           setTable({
             ...empty,
@@ -176,7 +198,7 @@ export function BlackjackGame() {
             dealer: res.dealerHand,
             dealerSlots: 1,
             dealerFaceUp: 1,
-            balanceAtDeal: res.newBalance,
+            balanceAtDeal: res.newBalance - (res.gameOver ? res.winAmount : 0),
             canDouble: res.canDouble,
           });
           schedule(() => {
@@ -186,6 +208,7 @@ export function BlackjackGame() {
             setTable((t) => ({ ...t, dealerSlots: t.dealer.length, dealerFaceUp: t.dealer.length }));
           }, 2 * DEAL_STEP_MS);
           schedule(() => {
+            reveals.reveal(ticket);
             setTable((t) => ({
               ...t,
               playerShown: t.player.length,
@@ -201,13 +224,18 @@ export function BlackjackGame() {
   };
 
   const onHit = () => {
-    if (pending || table.phase !== 'playing' || !table.gameId) return;
+    const gameId = table.gameId;
+    if (pending || table.phase !== 'playing' || !gameId) return;
     hit.mutate(
-      { gameId: table.gameId },
+      { gameId },
       {
         onSuccess: (res) => {
+          const ticket = reveals.arrive({
+            newBalance: res.newBalance,
+            settles: res.gameOver ? settled(gameId, table.stake, res.winAmount) : undefined,
+          });
           setTable((t) => ({ ...t, player: res.playerHand, playerShown: res.playerHand.length, canDouble: false }));
-          if (res.gameOver) revealDealer(res.dealerHand, res.result, res.winAmount);
+          if (res.gameOver) revealDealer(res.dealerHand, res.result, res.winAmount, ticket);
         },
         onError: failed('hit'),
       },
@@ -215,14 +243,19 @@ export function BlackjackGame() {
   };
 
   const onStand = () => {
-    if (pending || table.phase !== 'playing' || !table.gameId) return;
+    const gameId = table.gameId;
+    if (pending || table.phase !== 'playing' || !gameId) return;
     setTable((t) => ({ ...t, phase: 'dealerTurn' }));
     stand.mutate(
-      { gameId: table.gameId },
+      { gameId },
       {
         onSuccess: (res) => {
+          const ticket = reveals.arrive({
+            newBalance: res.newBalance,
+            settles: settled(gameId, table.stake, res.winAmount),
+          });
           setTable((t) => ({ ...t, player: res.playerHand, playerShown: res.playerHand.length }));
-          revealDealer(res.dealerHand, res.result, res.winAmount);
+          revealDealer(res.dealerHand, res.result, res.winAmount, ticket);
         },
         onError: (err) => {
           // A failed stand returns to playing (SPEC.md §4).
@@ -236,23 +269,26 @@ export function BlackjackGame() {
   const doubleAllowed = table.phase === 'playing' && table.canDouble && table.player.length === 2;
 
   const onDouble = () => {
-    if (pending || !doubleAllowed || !table.gameId) return;
+    const gameId = table.gameId;
+    if (pending || !doubleAllowed || !gameId) return;
     if (!canDoubleDown({ cards: table.player.length, balanceAtDeal: table.balanceAtDeal, stake: table.stake })) {
       toast.error(PLAY_MESSAGES.insufficientDouble);
       return;
     }
     double.mutate(
-      { gameId: table.gameId },
+      { gameId },
       {
         onSuccess: (res) => {
+          const stake = res.betAmount || table.stake * 2;
+          const ticket = reveals.arrive({ newBalance: res.newBalance, settles: settled(gameId, stake, res.winAmount) });
           setTable((t) => ({
             ...t,
-            stake: res.betAmount || t.stake * 2,
+            stake,
             player: res.playerHand,
             playerShown: res.playerHand.length,
             canDouble: false,
           }));
-          revealDealer(res.dealerHand, res.result, res.winAmount);
+          revealDealer(res.dealerHand, res.result, res.winAmount, ticket);
         },
         onError: failed('double'),
       },
@@ -296,7 +332,7 @@ export function BlackjackGame() {
     controls = (
       <form className={styles.controls} onSubmit={onDeal} noValidate aria-label="Blackjack bet">
         <BetAmountField value={betText} onChange={setBetText} disabled={pending} />
-        <Button type="submit" className={styles.play} disabled={pending}>
+        <Button type="submit" className={styles.play} disabled={pending} data-primary-action>
           {start.isPending ? 'Dealing...' : 'Deal'}
         </Button>
       </form>
@@ -307,7 +343,7 @@ export function BlackjackGame() {
         <p className={styles.stake}>
           Bet <strong>{formatMoney(table.stake)}</strong>
         </p>
-        <Button className={styles.play} onClick={onNewGame}>
+        <Button className={styles.play} onClick={onNewGame} data-primary-action>
           New Game
         </Button>
       </div>
@@ -318,7 +354,7 @@ export function BlackjackGame() {
         <p className={styles.stake}>
           Bet <strong>{formatMoney(table.stake)}</strong>
         </p>
-        <div className={styles.actions} role="group" aria-label="Actions">
+        <div className={styles.actions} role="group" aria-label="Actions" data-primary-action>
           <Button className={styles.action} disabled={!acting} onClick={onHit} aria-keyshortcuts="H">
             Hit <kbd className={styles.kbd}>H</kbd>
           </Button>
@@ -348,7 +384,7 @@ export function BlackjackGame() {
   const tone = resultTone(table.result);
   return (
     <GameLayout controls={controls}>
-      <div className={styles.felt}>
+      <div className={styles.felt} data-testid="game-board">
         {inHand ? (
           <>
             <Hand label="Dealer" cards={dealerCards} total={dealerCards.length ? handTotal(dealerCards) : null} />

@@ -1,8 +1,7 @@
-import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useMutation } from '@tanstack/react-query';
 import type { PlayDiceRequestSchema, PlayDiceResponseSchema } from '@/gen/fairplay/v1/game_pb';
 import { apiRequest } from '@/lib/api-client';
 import type { ApiJson, ApiRequest } from '@/lib/api-types';
-import { setUserBalance } from '@/lib/auth';
 
 export type PlayDiceInput = ApiRequest<typeof PlayDiceRequestSchema>;
 export type PlayDiceResult = ApiJson<typeof PlayDiceResponseSchema>;
@@ -12,13 +11,7 @@ export function playDice(input: PlayDiceInput): Promise<PlayDiceResult> {
   return apiRequest<PlayDiceResult>('/games/dice', { method: 'POST', body: input });
 }
 
-/** usePlayDice places a bet; the header's balance follows the settled bet. */
+/** usePlayDice places a bet; the screen shows the balance when the roll lands (lib/bet-reveals). */
 export function usePlayDice() {
-  const queryClient = useQueryClient();
-  return useMutation({
-    mutationFn: playDice,
-    onSuccess: (res) => {
-      setUserBalance(queryClient, res.newBalance);
-    },
-  });
+  return useMutation({ mutationFn: playDice });
 }

@@ -61,10 +61,10 @@ describe('Dice', () => {
     const { user } = await open();
     const bet = screen.getByLabelText('Bet Amount');
     fireEvent.change(bet, { target: { value: '0.1' } });
-    await user.click(screen.getByRole('button', { name: 'Half bet' }));
+    await user.click(screen.getByRole('button', { name: '½' }));
     expect(bet).toHaveValue(0.05);
-    await user.click(screen.getByRole('button', { name: 'Double bet' }));
-    await user.click(screen.getByRole('button', { name: 'Double bet' }));
+    await user.click(screen.getByRole('button', { name: '2×' }));
+    await user.click(screen.getByRole('button', { name: '2×' }));
     expect(bet).toHaveValue(0.2);
   });
 

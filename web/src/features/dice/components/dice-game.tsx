@@ -1,4 +1,4 @@
-import { useId, useState, type SubmitEvent } from 'react';
+import { useEffect, useId, useRef, useState, type SubmitEvent } from 'react';
 import { BetAmountField } from '@/components/ui/bet-amount-field';
 import { Button } from '@/components/ui/button';
 import { SliderField } from '@/components/ui/slider-field';
@@ -6,6 +6,7 @@ import { Stat } from '@/components/ui/stat';
 import { GameLayout } from '@/components/layouts/game-frame';
 import { useUser } from '@/lib/auth';
 import { BET_DEFAULT, betRefusal, formatBetInput, GENERIC_ERROR, parseBetAmount, playError } from '@/lib/bet';
+import { useBetReveals } from '@/lib/bet-reveals';
 import { formatMoney, formatMultiplier } from '@/lib/format';
 import { toast } from '@/lib/toast';
 import { usePlayDice, type PlayDiceResult } from '../api/play-dice';
@@ -14,6 +15,7 @@ import {
   DICE_DEFAULT_TARGET,
   DICE_MAX_TARGET,
   DICE_MIN_TARGET,
+  DICE_ROLL_MS,
   DICE_STEP,
   diceMultiplier,
   formatTarget,
@@ -28,10 +30,21 @@ export function DiceGame() {
   const user = useUser().data;
   const [betText, setBetText] = useState(formatBetInput(BET_DEFAULT));
   const [target, setTarget] = useState(DICE_DEFAULT_TARGET);
+  /** rolling is the roll the marker slides to; result is the one the results panel shows, once it has landed. */
+  const [rolling, setRolling] = useState<PlayDiceResult | null>(null);
   const [result, setResult] = useState<PlayDiceResult | null>(null);
   const roll = usePlayDice();
+  const reveals = useBetReveals('dice');
+  const landTimer = useRef<number | undefined>(undefined);
   const resultsId = useId();
   const busy = roll.isPending;
+
+  useEffect(
+    () => () => {
+      window.clearTimeout(landTimer.current);
+    },
+    [],
+  );
 
   const onSubmit = (event: SubmitEvent<HTMLFormElement>) => {
     event.preventDefault();
@@ -45,7 +58,24 @@ export function DiceGame() {
     roll.mutate(
       { betAmount: bet, rollTarget: target },
       {
-        onSuccess: setResult,
+        onSuccess: (res) => {
+          const ticket = reveals.arrive({
+            newBalance: res.newBalance,
+            settles: {
+              betId: res.betId,
+              amount: bet,
+              multiplier: res.isWin ? res.multiplier : 0,
+              payout: res.winAmount,
+            },
+          });
+          setRolling(res);
+          window.clearTimeout(landTimer.current);
+          // The result, the win and the balance show when the marker lands.
+          landTimer.current = window.setTimeout(() => {
+            reveals.reveal(ticket);
+            setResult(res);
+          }, DICE_ROLL_MS);
+        },
         onError: (err) => {
           console.error('dice: roll failed', err);
           toast.error(betRefusal(err) ?? GENERIC_ERROR);
@@ -76,21 +106,22 @@ export function DiceGame() {
         <Stat label="Roll Under">{formatTarget(target)}</Stat>
         <Stat label="Win Chance">{`${formatTarget(winChance(target))}%`}</Stat>
       </div>
-      <Button type="submit" disabled={busy} className={styles.play}>
+      <Button type="submit" disabled={busy} className={styles.play} data-primary-action>
         {busy ? 'Rolling...' : 'Roll Dice'}
       </Button>
     </form>
   );
 
-  const rolled = result ? result.result : null;
+  const rolled = rolling ? rolling.result : null;
+  const landed = rolling !== null && rolling === result;
   return (
     <GameLayout controls={controls}>
-      <div className={styles.board} aria-hidden="true">
+      <div className={styles.board} aria-hidden="true" data-testid="game-board">
         <div className={styles.track}>
           <div className={styles.win} style={{ transform: `scaleX(${target / 100})` }} />
-          <div className={styles.markerLane} style={{ transform: `translateX(${rolled ?? 0}%)` }}>
+          <div className={styles.markerLane} style={{ left: `${rolled ?? 0}%` }}>
             <span
-              className={`${styles.marker} ${rolled === null ? styles.markerIdle : result?.isWin ? styles.markerWin : styles.markerLoss}`}
+              className={`${styles.marker} ${!landed ? styles.markerIdle : result.isWin ? styles.markerWin : styles.markerLoss}`}
             >
               {rolled === null ? '–' : rolled.toFixed(2)}
             </span>

@@ -32,3 +32,6 @@ export function winChance(target: number): number {
 export function formatTarget(value: number): string {
   return clampTarget(value).toFixed(1);
 }
+
+/** DICE_ROLL_MS is how long the marker slides to the roll (the .markerLane transition); the result shows after it. */
+export const DICE_ROLL_MS = 450;

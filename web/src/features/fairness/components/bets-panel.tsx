@@ -4,8 +4,8 @@ import { Button } from '@/components/ui/button';
 import { Spinner } from '@/components/ui/spinner';
 import { errorMessage } from '@/lib/api-client';
 import { formatMoney, formatMultiplier } from '@/lib/format';
-import { useBets, type Bet } from '../api/get-bets';
-import { formatBetTime, gameTitle } from '../utils/bet-format';
+import { formatBetTime, gameTitle } from '@/lib/bets/bet-format';
+import { useBets, type Bet } from '@/lib/bets/get-bets';
 import styles from './fairness.module.css';
 
 function BetRow({ bet, onOpen }: { bet: Bet; onOpen: (id: string) => void }) {

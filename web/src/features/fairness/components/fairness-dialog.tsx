@@ -1,8 +1,8 @@
 import { useState } from 'react';
+import { BetDetails } from '@/components/bets/bet-details';
 import { Dialog, DialogContent } from '@/components/ui/dialog';
 import { Tabs, TabsContent, TabsList, TabsTrigger } from '@/components/ui/tabs';
 import { useUser } from '@/lib/auth';
-import { BetDetails } from './bet-details';
 import { BetsPanel } from './bets-panel';
 import styles from './fairness.module.css';
 import { SeedsPanel } from './seeds-panel';

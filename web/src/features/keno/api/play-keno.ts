@@ -1,8 +1,7 @@
-import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useMutation } from '@tanstack/react-query';
 import type { PlayKenoRequestSchema, PlayKenoResponseSchema } from '@/gen/fairplay/v1/game_pb';
 import { apiRequest } from '@/lib/api-client';
 import type { ApiJson, ApiRequest } from '@/lib/api-types';
-import { setUserBalance } from '@/lib/auth';
 
 export type PlayKenoInput = ApiRequest<typeof PlayKenoRequestSchema>;
 export type PlayKenoResult = ApiJson<typeof PlayKenoResponseSchema>;
@@ -12,13 +11,7 @@ export function playKeno(input: PlayKenoInput): Promise<PlayKenoResult> {
   return apiRequest<PlayKenoResult>('/games/keno', { method: 'POST', body: input });
 }
 
-/** usePlayKeno plays a round; the header's balance follows the settled bet. */
+/** usePlayKeno plays a round; the screen shows the balance after the last flip (lib/bet-reveals). */
 export function usePlayKeno() {
-  const queryClient = useQueryClient();
-  return useMutation({
-    mutationFn: playKeno,
-    onSuccess: (res) => {
-      setUserBalance(queryClient, res.newBalance);
-    },
-  });
+  return useMutation({ mutationFn: playKeno });
 }

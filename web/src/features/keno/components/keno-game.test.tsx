@@ -84,6 +84,20 @@ describe('Keno', () => {
     expect(server.calls('POST /api/games/keno')).toHaveLength(0);
   });
 
+  it('keeps the balance and the win hidden until the last number flips', { timeout: 20000 }, async () => {
+    gameApi({ 'POST /api/games/keno': () => json(drawn()) });
+    const { user } = await open();
+    await screen.findByText('$1,234.50');
+    for (const n of [30, 26, 1]) await user.click(number(n));
+    await user.click(screen.getByRole('button', { name: 'Draw Numbers' }));
+    // The response is in: the numbers flip, Play Again waits for the last one.
+    expect(await screen.findByRole('button', { name: 'Play Again' })).toBeDisabled();
+    expect(screen.getByTestId('balance')).toHaveTextContent('$1,233.50');
+    expect(screen.queryByText('Win: $3.10')).not.toBeInTheDocument();
+    expect(await screen.findByText('Win: $3.10', undefined, { timeout: 6000 })).toBeInTheDocument();
+    expect(screen.getByTestId('balance')).toHaveTextContent('$1,236.60');
+  });
+
   it('draws, reveals and pays; then plays again, edits and resets', { timeout: 20000 }, async () => {
     const server = gameApi({ 'POST /api/games/keno': () => json(drawn()) });
     const { user } = await open();

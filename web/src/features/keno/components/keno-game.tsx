@@ -6,6 +6,7 @@ import { ToggleGroup } from '@/components/ui/toggle-group';
 import { KENO_MAX_PICKS, KENO_NUMBERS, KENO_RISKS, type KenoRisk } from '@/config/keno-payouts';
 import { useUser } from '@/lib/auth';
 import { BET_DEFAULT, betRefusal, formatBetInput, GENERIC_ERROR, parseBetAmount, playError } from '@/lib/bet';
+import { useBetReveals } from '@/lib/bet-reveals';
 import { capitalize, formatMoney, formatMultiplier } from '@/lib/format';
 import { toast } from '@/lib/toast';
 import { usePlayKeno, type PlayKenoResult } from '../api/play-keno';
@@ -33,6 +34,7 @@ export function KenoGame() {
   const [round, setRound] = useState<PlayKenoResult | null>(null);
   const revealTimer = useRef<number | undefined>(undefined);
   const play = usePlayKeno();
+  const reveals = useBetReveals('keno');
   const resultId = useId();
 
   useEffect(
@@ -60,11 +62,17 @@ export function KenoGame() {
       { betAmount: bet, selectedNumbers: picks, riskLevel: risk },
       {
         onSuccess: (res) => {
+          const ticket = reveals.arrive({
+            newBalance: res.newBalance,
+            settles: { betId: res.betId, amount: bet, multiplier: res.multiplier, payout: res.winAmount },
+          });
           setRound(res);
           setMode('after');
           setPhase('reveal');
           window.clearTimeout(revealTimer.current);
+          // The balance and the result show after the last flip.
           revealTimer.current = window.setTimeout(() => {
+            reveals.reveal(ticket);
             setPhase('idle');
           }, revealDuration(res.drawnNumbers.length));
         },
@@ -159,12 +167,17 @@ export function KenoGame() {
     <form className={styles.controls} onSubmit={onSubmit} noValidate aria-label="Keno bet">
       <BetAmountField value={betText} onChange={setBetText} disabled={busy} />
       <ToggleGroup label="Risk Level" options={RISK_OPTIONS} value={risk} onChange={setRisk} disabled={busy} />
-      <div className={styles.buttons}>{buttons}</div>
+      <div className={styles.buttons} data-primary-action>
+        {buttons}
+      </div>
     </form>
   );
 
   return (
-    <GameLayout controls={controls}>
+    <GameLayout
+      controls={controls}
+      below={<PayoutTable risk={risk} picks={picks.length} hits={finished ? round.matches.length : null} />}
+    >
       <div className={styles.boardHead}>
         <p className={styles.counter}>
           Selected <strong>{`${picks.length}/${KENO_MAX_PICKS}`}</strong>
@@ -184,7 +197,13 @@ export function KenoGame() {
           ) : null}
         </p>
       </div>
-      <div className={styles.board} role="group" aria-label="Keno numbers" aria-describedby={resultId}>
+      <div
+        className={styles.board}
+        role="group"
+        aria-label="Keno numbers"
+        aria-describedby={resultId}
+        data-testid="game-board"
+      >
         {NUMBERS.map((n) => {
           const selected = picks.includes(n);
           const order = showDraw ? drawnOrder.get(n) : undefined;
@@ -213,7 +232,6 @@ export function KenoGame() {
           );
         })}
       </div>
-      <PayoutTable risk={risk} picks={picks.length} hits={finished ? round.matches.length : null} />
     </GameLayout>
   );
 }

@@ -1,8 +1,7 @@
-import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useMutation } from '@tanstack/react-query';
 import type { CashOutMinesRequestSchema, CashOutMinesResponseSchema } from '@/gen/fairplay/v1/game_pb';
 import { apiRequest } from '@/lib/api-client';
 import type { ApiJson, ApiRequest } from '@/lib/api-types';
-import { setUserBalance } from '@/lib/auth';
 
 export type CashOutMinesInput = ApiRequest<typeof CashOutMinesRequestSchema>;
 export type CashOutMinesResult = ApiJson<typeof CashOutMinesResponseSchema>;
@@ -13,11 +12,5 @@ export function cashOutMines(input: CashOutMinesInput): Promise<CashOutMinesResu
 }
 
 export function useCashOutMines() {
-  const queryClient = useQueryClient();
-  return useMutation({
-    mutationFn: cashOutMines,
-    onSuccess: (res) => {
-      setUserBalance(queryClient, res.newBalance);
-    },
-  });
+  return useMutation({ mutationFn: cashOutMines });
 }

@@ -1,8 +1,7 @@
-import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useMutation } from '@tanstack/react-query';
 import type { RevealMinesTileRequestSchema, RevealMinesTileResponseSchema } from '@/gen/fairplay/v1/game_pb';
 import { apiRequest } from '@/lib/api-client';
 import type { ApiJson, ApiRequest } from '@/lib/api-types';
-import { setUserBalance } from '@/lib/auth';
 
 export type RevealTileInput = ApiRequest<typeof RevealMinesTileRequestSchema>;
 export type RevealTileResult = ApiJson<typeof RevealMinesTileResponseSchema>;
@@ -13,11 +12,5 @@ export function revealMinesTile(input: RevealTileInput): Promise<RevealTileResul
 }
 
 export function useRevealMinesTile() {
-  const queryClient = useQueryClient();
-  return useMutation({
-    mutationFn: revealMinesTile,
-    onSuccess: (res) => {
-      setUserBalance(queryClient, res.newBalance);
-    },
-  });
+  return useMutation({ mutationFn: revealMinesTile });
 }

@@ -1,8 +1,7 @@
-import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useMutation } from '@tanstack/react-query';
 import type { StartMinesRequestSchema, StartMinesResponseSchema } from '@/gen/fairplay/v1/game_pb';
 import { apiRequest } from '@/lib/api-client';
 import type { ApiJson, ApiRequest } from '@/lib/api-types';
-import { setUserBalance } from '@/lib/auth';
 
 export type StartMinesInput = ApiRequest<typeof StartMinesRequestSchema>;
 export type StartMinesResult = ApiJson<typeof StartMinesResponseSchema>;
@@ -13,11 +12,5 @@ export function startMines(input: StartMinesInput): Promise<StartMinesResult> {
 }
 
 export function useStartMines() {
-  const queryClient = useQueryClient();
-  return useMutation({
-    mutationFn: startMines,
-    onSuccess: (res) => {
-      setUserBalance(queryClient, res.newBalance);
-    },
-  });
+  return useMutation({ mutationFn: startMines });
 }

@@ -92,6 +92,35 @@ describe('Mines', () => {
     expect(screen.getByRole('button', { name: 'Play' })).toBeEnabled();
   });
 
+  it('moves between tiles with the arrow keys and reveals with Enter or Space', async () => {
+    const server = gameApi({
+      'POST /api/games/mines/start': () => json(started),
+      'POST /api/games/mines/click': () => json(reveal({ revealed: ['1,1'] })),
+    });
+    const { user } = await open();
+    await user.click(screen.getByRole('button', { name: 'Play' }));
+    await screen.findByRole('button', { name: 'Cash Out $0.00' });
+    // One tile takes part in the Tab order.
+    const board = within(screen.getByRole('group', { name: 'Mines board' }));
+    expect(board.getAllByRole('button').filter((b) => b.tabIndex === 0)).toHaveLength(1);
+    tile(1, 1).focus();
+    await user.keyboard('{ArrowRight}');
+    expect(tile(1, 2)).toHaveFocus();
+    await user.keyboard('{ArrowDown}');
+    expect(tile(2, 2)).toHaveFocus();
+    expect(tile(2, 2)).toHaveAttribute('tabindex', '0');
+    expect(tile(1, 1)).toHaveAttribute('tabindex', '-1');
+    await user.keyboard('{ArrowUp}{ArrowUp}{ArrowLeft}{ArrowLeft}');
+    expect(tile(1, 1)).toHaveFocus();
+    await user.keyboard('{End}');
+    expect(tile(1, 5)).toHaveFocus();
+    await user.keyboard('{Home}{ArrowDown}{ArrowRight}');
+    expect(tile(2, 2)).toHaveFocus();
+    await user.keyboard('{Enter}');
+    expect(await screen.findByRole('button', { name: 'Row 2, column 2, gem' })).toBeInTheDocument();
+    expect(server.calls('POST /api/games/mines/click')[0]?.body).toEqual({ gameId: 'g1', row: 1, col: 1 });
+  });
+
   it('ends the game on a mine with Game Over', async () => {
     gameApi({
       'POST /api/games/mines/start': () => json(started),

@@ -1,4 +1,4 @@
-import { useReducer, useState, type SubmitEvent } from 'react';
+import { useReducer, useRef, useState, type KeyboardEvent, type SubmitEvent } from 'react';
 import { GameLayout } from '@/components/layouts/game-frame';
 import { BetAmountField } from '@/components/ui/bet-amount-field';
 import { Button } from '@/components/ui/button';
@@ -7,12 +7,22 @@ import { Stat } from '@/components/ui/stat';
 import { useResumeGame, type ActiveMinesGame } from '@/lib/active-games';
 import { useUser } from '@/lib/auth';
 import { BET_DEFAULT, betRefusal, formatBetInput, GENERIC_ERROR, parseBetAmount, playError } from '@/lib/bet';
+import { useBetReveals, type RevealFigures } from '@/lib/bet-reveals';
 import { formatMoney, formatMultiplier } from '@/lib/format';
 import { toast } from '@/lib/toast';
 import { useCashOutMines, type CashOutMinesResult } from '../api/cash-out-mines';
 import { useRevealMinesTile, type RevealTileResult } from '../api/reveal-mines-tile';
 import { useStartMines, type StartMinesResult } from '../api/start-mines';
-import { boardView, canReveal, DEFAULT_MINES, MAX_MINES, MIN_MINES, tileKey, type TileView } from '../utils/board';
+import {
+  boardView,
+  canReveal,
+  DEFAULT_MINES,
+  MAX_MINES,
+  MIN_MINES,
+  nextTile,
+  tileKey,
+  type TileView,
+} from '../utils/board';
 import styles from './mines.module.css';
 
 type Status = 'idle' | 'active' | 'over';
@@ -127,9 +137,13 @@ export function MinesGame() {
   const [mineCount, setMineCount] = useState(DEFAULT_MINES);
   const [round, dispatch] = useReducer(reducer, initial);
   const [pendingTile, setPendingTile] = useState<string | null>(null);
+  // Roving tabindex: Tab enters the board on one tile, the arrow keys move between tiles.
+  const [focusTile, setFocusTile] = useState(0);
+  const tileButtons = useRef<(HTMLButtonElement | null)[]>([]);
   const start = useStartMines();
   const reveal = useRevealMinesTile();
   const cashOut = useCashOutMines();
+  const reveals = useBetReveals('mines');
   const pending = start.isPending || reveal.isPending || cashOut.isPending;
   const active = round.status === 'active';
 
@@ -152,6 +166,7 @@ export function MinesGame() {
       { betAmount: bet, mineCount },
       {
         onSuccess: (res) => {
+          reveals.arrive({ newBalance: res.newBalance });
           dispatch({ type: 'started', res, stake: bet });
         },
         onError: fail('start'),
@@ -160,13 +175,22 @@ export function MinesGame() {
   };
 
   const onReveal = (tile: TileView) => {
-    if (!round.gameId || !canReveal({ active, pending, tile })) return;
+    const gameId = round.gameId;
+    if (!gameId || !canReveal({ active, pending, tile })) return;
     setPendingTile(tile.key);
     reveal.mutate(
-      { gameId: round.gameId, row: tile.row, col: tile.col },
+      { gameId, row: tile.row, col: tile.col },
       {
         onSuccess: (res) => {
+          // A mine, or the last gem (which cashes out), settles the game: the
+          // balance and the reveal go with the tile's flip, in this render.
+          let settles: RevealFigures | undefined;
+          if (res.hitMine) settles = { betId: gameId, amount: round.stake, multiplier: 0, payout: 0 };
+          else if (res.gameOver)
+            settles = { betId: gameId, amount: round.stake, multiplier: res.multiplier, payout: res.winAmount };
+          const ticket = reveals.arrive({ newBalance: res.newBalance, settles });
           dispatch({ type: 'revealed', res, tile: tileKey(tile.row, tile.col) });
+          reveals.reveal(ticket);
         },
         onError: fail('reveal'),
         onSettled: () => {
@@ -177,12 +201,18 @@ export function MinesGame() {
   };
 
   const onCashOut = () => {
-    if (!round.gameId || pending || round.revealed.length === 0) return;
+    const gameId = round.gameId;
+    if (!gameId || pending || round.revealed.length === 0) return;
     cashOut.mutate(
-      { gameId: round.gameId },
+      { gameId },
       {
         onSuccess: (res) => {
+          const ticket = reveals.arrive({
+            newBalance: res.newBalance,
+            settles: { betId: gameId, amount: round.stake, multiplier: res.multiplier, payout: res.winAmount },
+          });
           dispatch({ type: 'cashedOut', res });
+          reveals.reveal(ticket);
         },
         onError: fail('cash out'),
       },
@@ -196,6 +226,14 @@ export function MinesGame() {
     over: round.status === 'over',
   });
   const locked = active || pending;
+
+  const onBoardKey = (event: KeyboardEvent<HTMLDivElement>) => {
+    const next = nextTile(focusTile, event.key);
+    if (next === null) return;
+    event.preventDefault();
+    setFocusTile(next);
+    tileButtons.current[next]?.focus();
+  };
 
   const controls = (
     <form className={styles.controls} onSubmit={onPlay} noValidate aria-label="Mines bet">
@@ -220,13 +258,14 @@ export function MinesGame() {
         <Button
           variant="primary"
           className={styles.play}
+          data-primary-action
           disabled={pending || round.revealed.length === 0}
           onClick={onCashOut}
         >
           {`Cash Out ${formatMoney(round.potentialWin)}`}
         </Button>
       ) : (
-        <Button type="submit" className={styles.play} disabled={pending}>
+        <Button type="submit" className={styles.play} disabled={pending} data-primary-action>
           {start.isPending ? 'Starting...' : 'Play'}
         </Button>
       )}
@@ -235,14 +274,21 @@ export function MinesGame() {
 
   return (
     <GameLayout controls={controls}>
-      <div className={styles.boardWrap}>
-        <div className={styles.board} role="group" aria-label="Mines board" aria-busy={pending}>
-          {tiles.map((tile) => {
+      <div className={styles.boardWrap} data-testid="game-board">
+        <div className={styles.board} role="group" aria-label="Mines board" aria-busy={pending} onKeyDown={onBoardKey}>
+          {tiles.map((tile, index) => {
             const clickable = canReveal({ active, pending, tile });
             return (
               <button
                 key={tile.key}
+                ref={(el) => {
+                  tileButtons.current[index] = el;
+                }}
                 type="button"
+                tabIndex={index === focusTile ? 0 : -1}
+                onFocus={() => {
+                  setFocusTile(index);
+                }}
                 className={[
                   styles.tile,
                   styles[tile.state],

@@ -59,3 +59,23 @@ export function boardView({ revealed, mines, hit, over }: BoardInput): TileView[
 export function canReveal({ active, pending, tile }: { active: boolean; pending: boolean; tile: TileView }): boolean {
   return active && !pending && tile.state === 'hidden';
 }
+
+/** ARROWS move the focus one tile: [rows, columns]. */
+const ARROWS: Record<string, [number, number]> = {
+  ArrowUp: [-1, 0],
+  ArrowDown: [1, 0],
+  ArrowLeft: [0, -1],
+  ArrowRight: [0, 1],
+};
+
+/** nextTile is the tile index a key moves the focus to from index, or null for any other key. */
+export function nextTile(index: number, key: string): number | null {
+  const row = Math.floor(index / MINES_SIZE);
+  const col = index % MINES_SIZE;
+  const clamp = (n: number) => Math.min(MINES_SIZE - 1, Math.max(0, n));
+  if (key === 'Home') return row * MINES_SIZE;
+  if (key === 'End') return row * MINES_SIZE + MINES_SIZE - 1;
+  const move = ARROWS[key];
+  if (!move) return null;
+  return clamp(row + move[0]) * MINES_SIZE + clamp(col + move[1]);
+}

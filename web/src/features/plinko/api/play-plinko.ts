@@ -1,8 +1,7 @@
-import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useMutation } from '@tanstack/react-query';
 import type { PlayPlinkoRequestSchema, PlayPlinkoResponseSchema } from '@/gen/fairplay/v1/game_pb';
 import { apiRequest } from '@/lib/api-client';
 import type { ApiJson, ApiRequest } from '@/lib/api-types';
-import { setUserBalance } from '@/lib/auth';
 
 export type PlayPlinkoInput = ApiRequest<typeof PlayPlinkoRequestSchema>;
 export type PlayPlinkoResult = ApiJson<typeof PlayPlinkoResponseSchema>;
@@ -12,13 +11,7 @@ export function playPlinko(input: PlayPlinkoInput): Promise<PlayPlinkoResult> {
   return apiRequest<PlayPlinkoResult>('/games/plinko', { method: 'POST', body: input });
 }
 
-/** usePlayPlinko drops a ball; the header's balance follows the response at once. */
+/** usePlayPlinko drops a ball; the screen shows the balance when the ball lands (lib/bet-reveals). */
 export function usePlayPlinko() {
-  const queryClient = useQueryClient();
-  return useMutation({
-    mutationFn: playPlinko,
-    onSuccess: (res) => {
-      setUserBalance(queryClient, res.newBalance);
-    },
-  });
+  return useMutation({ mutationFn: playPlinko });
 }

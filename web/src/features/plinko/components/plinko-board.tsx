@@ -1,5 +1,6 @@
 import { useEffect, useImperativeHandle, useMemo, useRef, type Ref } from 'react';
 import { plinkoMultipliers, type PlinkoRisk } from '@/config/plinko-multipliers';
+import { bucketColor } from '../utils/colors';
 import { formatBucket, pathDuration, pointAt, type PathPoint } from '../utils/path';
 import styles from './plinko.module.css';
 
@@ -32,11 +33,6 @@ interface Ball {
   start: number;
   duration: number;
   onLand: () => void;
-}
-
-function bucketColor(k: number, rows: number): string {
-  const t = Math.abs(k - rows / 2) / (rows / 2);
-  return `hsl(${Math.round(48 - 48 * t)} 92% ${Math.round(56 - 6 * t)}%)`;
 }
 
 /**
@@ -111,7 +107,7 @@ export function PlinkoBoard({ rows, risk, landed, ref }: PlinkoBoardProps) {
 
   const multipliers = plinkoMultipliers(risk, rows);
   return (
-    <div className={styles.board}>
+    <div className={styles.board} data-testid="game-board">
       <svg
         className={styles.svg}
         viewBox={`0 ${-BALL_R * 2 - PIN_R} ${width} ${height + BALL_R * 2 + PIN_R}`}
@@ -125,7 +121,8 @@ export function PlinkoBoard({ rows, risk, landed, ref }: PlinkoBoardProps) {
         <g ref={layer} />
       </svg>
       <ol
-        className={styles.buckets}
+        // Past 10 rows a phone's buckets are too narrow for a label across: it is set upright.
+        className={`${styles.buckets} ${rows > 10 ? styles.dense : ''}`}
         aria-label="Payouts"
         style={{
           gridTemplateColumns: `repeat(${rows + 1}, minmax(0, 1fr))`,
@@ -142,7 +139,7 @@ export function PlinkoBoard({ rows, risk, landed, ref }: PlinkoBoardProps) {
               aria-label={`${m}x`}
               aria-current={hit ? 'true' : undefined}
             >
-              {formatBucket(m)}
+              <span className={styles.bucketLabel}>{formatBucket(m)}</span>
             </li>
           );
         })}

@@ -46,51 +46,57 @@ describe('Plinko', () => {
     expect(screen.getByRole('button', { name: 'Drop Ball' })).toBeEnabled();
   });
 
-  it('drops a ball: balance at once, winnings when it lands', { timeout: 15000 }, async () => {
-    const release = deferred<Response>();
-    const server = gameApi({ 'POST /api/games/plinko': () => release.promise });
+  it(
+    'drops a ball: the stake leaves at once, the balance and the win show when it lands',
+    { timeout: 20000 },
+    async () => {
+      const release = deferred<Response>();
+      const server = gameApi({ 'POST /api/games/plinko': () => release.promise });
+      const { user } = await open();
+      await screen.findByText('$1,234.50');
+      await user.click(screen.getByRole('button', { name: 'Drop Ball' }));
+      expect(await screen.findByRole('button', { name: 'Dropping...' })).toBeDisabled();
+      release.resolve(
+        json({
+          decisions: [1, 1, 0, 1, 1, 1, 1, 1],
+          finalBucket: 7,
+          multiplier: 3,
+          winAmount: 3,
+          newBalance: 1236.5,
+          betId: 'p1',
+          fairness,
+        }),
+      );
+      expect(await within(stat('Balls Dropped')).findByText('1')).toBeInTheDocument();
+      // In flight: only the stake has left the balance; nothing tells the win.
+      expect(screen.getByTestId('balance')).toHaveTextContent('$1,233.50');
+      expect(within(stat('Last Win')).getByText('$0.00')).toBeInTheDocument();
+      expect(within(stat('Total Winnings')).getByText('$0.00')).toBeInTheDocument();
+      expect(screen.getByRole('slider', { name: 'Rows' })).toBeDisabled();
+      expect(server.calls('POST /api/games/plinko')[0]?.body).toEqual({ betAmount: 1, rows: 8, risk: 'medium' });
+
+      // 10 path points at 150 ms each: the ball lands in bucket 7.
+      expect(
+        await within(stat('Total Winnings')).findByText('$3.00', undefined, { timeout: 10000 }),
+      ).toBeInTheDocument();
+      expect(within(stat('Last Win')).getByText('$3.00')).toBeInTheDocument();
+      expect(screen.getByTestId('balance')).toHaveTextContent('$1,236.50');
+      const landed = within(screen.getByRole('list', { name: 'Payouts' })).getAllByRole('listitem')[7];
+      expect(landed).toHaveAttribute('aria-current', 'true');
+      expect(screen.getByRole('slider', { name: 'Rows' })).toBeEnabled();
+
+      await user.click(screen.getByRole('button', { name: 'Reset' }));
+      expect(within(stat('Balls Dropped')).getByText('0')).toBeInTheDocument();
+      expect(within(stat('Total Winnings')).getByText('$0.00')).toBeInTheDocument();
+      expect(screen.getByRole('button', { name: 'Reset' })).toBeDisabled();
+    },
+  );
+
+  it('only logs a failure', async () => {
+    const error = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    const server = gameApi({ 'POST /api/games/plinko': () => json({ message: 'Something went wrong' }, 500) });
     const { user } = await open();
     await screen.findByText('$1,234.50');
-    await user.click(screen.getByRole('button', { name: 'Drop Ball' }));
-    expect(await screen.findByRole('button', { name: 'Dropping...' })).toBeDisabled();
-    release.resolve(
-      json({
-        decisions: [1, 1, 0, 1, 1, 1, 1, 1],
-        finalBucket: 7,
-        multiplier: 3,
-        winAmount: 3,
-        newBalance: 1236.5,
-        betId: 'p1',
-        fairness,
-      }),
-    );
-    expect(await within(stat('Last Win')).findByText('$3.00')).toBeInTheDocument();
-    expect(screen.getByTestId('balance')).toHaveTextContent('$1,236.50');
-    expect(within(stat('Balls Dropped')).getByText('1')).toBeInTheDocument();
-    expect(within(stat('Total Winnings')).getByText('$0.00')).toBeInTheDocument();
-    expect(screen.getByRole('slider', { name: 'Rows' })).toBeDisabled();
-    expect(server.calls('POST /api/games/plinko')[0]?.body).toEqual({ betAmount: 1, rows: 8, risk: 'medium' });
-
-    // 10 path points at 150 ms each: the ball lands in bucket 7.
-    expect(await within(stat('Total Winnings')).findByText('$3.00', undefined, { timeout: 4000 })).toBeInTheDocument();
-    expect(within(stat('Last Win')).getByText('$0.00')).toBeInTheDocument();
-    const landed = within(screen.getByRole('list', { name: 'Payouts' })).getAllByRole('listitem')[7];
-    expect(landed).toHaveAttribute('aria-current', 'true');
-    expect(screen.getByRole('slider', { name: 'Rows' })).toBeEnabled();
-
-    await user.click(screen.getByRole('button', { name: 'Reset' }));
-    expect(within(stat('Balls Dropped')).getByText('0')).toBeInTheDocument();
-    expect(within(stat('Total Winnings')).getByText('$0.00')).toBeInTheDocument();
-    expect(screen.getByRole('button', { name: 'Reset' })).toBeDisabled();
-  });
-
-  it('only logs a failure, even for guests', async () => {
-    const error = vi.spyOn(console, 'error').mockImplementation(() => undefined);
-    const server = gameApi(
-      { 'POST /api/games/plinko': () => json({ message: 'No authentication token, access denied' }, 401) },
-      { user: null },
-    );
-    const { user } = await open();
     await user.click(screen.getByRole('button', { name: 'Drop Ball' }));
     await waitFor(() => {
       expect(error).toHaveBeenCalledWith('plinko: drop failed', expect.anything());
@@ -98,5 +104,16 @@ describe('Plinko', () => {
     expect(server.calls('POST /api/games/plinko')).toHaveLength(1);
     expect(within(screen.getByRole('region', { name: 'Notifications' })).queryAllByRole('listitem')).toHaveLength(0);
     expect(within(stat('Balls Dropped')).getByText('0')).toBeInTheDocument();
+  });
+
+  it('asks a guest to log in, as every game does, and sends nothing', async () => {
+    const server = gameApi({}, { user: null });
+    const { user } = await open();
+    await screen.findByRole('button', { name: 'Sign In' });
+    await user.click(screen.getByRole('button', { name: 'Drop Ball' }));
+    expect(
+      await within(screen.getByRole('region', { name: 'Notifications' })).findByText('Please login to play'),
+    ).toBeInTheDocument();
+    expect(server.calls('POST /api/games/plinko')).toHaveLength(0);
   });
 });

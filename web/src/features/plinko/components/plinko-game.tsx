@@ -6,7 +6,9 @@ import { SliderField } from '@/components/ui/slider-field';
 import { Stat } from '@/components/ui/stat';
 import { ToggleGroup } from '@/components/ui/toggle-group';
 import { PLINKO_MAX_ROWS, PLINKO_MIN_ROWS, PLINKO_RISKS, type PlinkoRisk } from '@/config/plinko-multipliers';
-import { BET_DEFAULT, betRefusal, formatBetInput, parseBetAmount } from '@/lib/bet';
+import { useUser } from '@/lib/auth';
+import { BET_DEFAULT, betRefusal, formatBetInput, parseBetAmount, PLAY_MESSAGES } from '@/lib/bet';
+import { useBetReveals } from '@/lib/bet-reveals';
 import { toast } from '@/lib/toast';
 import { capitalize, formatMoney } from '@/lib/format';
 import { usePlayPlinko } from '../api/play-plinko';
@@ -26,11 +28,13 @@ interface Totals {
 const noTotals: Totals = { dropped: 0, winnings: 0, lastWin: 0 };
 
 /**
- * PlinkoGame drops balls through the pins (SPEC.md §2, §4 Plinko). The balance follows
- * each response at once; the ball then animates, and only when it lands is its win added
- * to Total Winnings and Last Win cleared. Failures are only logged.
+ * PlinkoGame drops balls through the pins (SPEC.md §2, §4 Plinko). A response
+ * takes the stake from the balance at once; the ball then falls, and only when
+ * it lands do the balance, Last Win and Total Winnings show its win
+ * (lib/bet-reveals), so the result keeps its suspense. Failures are only logged.
  */
 export function PlinkoGame() {
+  const user = useUser().data;
   const [betText, setBetText] = useState(formatBetInput(BET_DEFAULT));
   const [rows, setRows] = useState(DEFAULT_ROWS);
   const [risk, setRisk] = useState<PlinkoRisk>('medium');
@@ -41,6 +45,7 @@ export function PlinkoGame() {
   const board = useRef<PlinkoBoardHandle | null>(null);
   const launches = useRef(0);
   const play = usePlayPlinko();
+  const reveals = useBetReveals('plinko');
 
   const attachBoard = useCallback((handle: PlinkoBoardHandle | null) => {
     board.current = handle;
@@ -50,23 +55,33 @@ export function PlinkoGame() {
   const onDrop = (event: SubmitEvent<HTMLFormElement>) => {
     event.preventDefault();
     if (play.isPending || !board.current) return;
+    // The login prompt every game gives; Plinko makes no other client check (SPEC.md §5).
+    if (!user) {
+      toast.error(PLAY_MESSAGES.login);
+      return;
+    }
     const droppedRows = rows;
+    const bet = parseBetAmount(betText);
     play.mutate(
-      { betAmount: parseBetAmount(betText), rows: droppedRows, risk },
+      { betAmount: bet, rows: droppedRows, risk },
       {
         onSuccess: (res) => {
+          const ticket = reveals.arrive({
+            newBalance: res.newBalance,
+            settles: { betId: res.betId, amount: bet, multiplier: res.multiplier, payout: res.winAmount },
+          });
           const handle = board.current;
-          if (!handle) return;
+          if (!handle) {
+            reveals.reveal(ticket);
+            return;
+          }
           const seq = ++launches.current;
-          setTotals((t) => ({ ...t, dropped: t.dropped + 1, lastWin: res.winAmount }));
+          setTotals((t) => ({ ...t, dropped: t.dropped + 1 }));
           setInFlight((n) => n + 1);
           handle.launch(pathFromDecisions(res.decisions, res.finalBucket, droppedRows), () => {
+            reveals.reveal(ticket);
             setInFlight((n) => Math.max(0, n - 1));
-            setTotals((t) => ({
-              ...t,
-              winnings: t.winnings + res.winAmount,
-              lastWin: launches.current === seq ? 0 : t.lastWin,
-            }));
+            setTotals((t) => ({ ...t, winnings: t.winnings + res.winAmount, lastWin: res.winAmount }));
             setLanded({ bucket: res.finalBucket, seq });
           });
         },
@@ -82,6 +97,8 @@ export function PlinkoGame() {
   };
 
   const onReset = () => {
+    // Balls cleared in flight never land: their results show now.
+    reveals.revealAll();
     board.current?.clear();
     launches.current++;
     setInFlight(0);
@@ -104,7 +121,7 @@ export function PlinkoGame() {
         valueText={`${rows} rows`}
       />
       <ToggleGroup label="Risk Level" options={RISK_OPTIONS} value={risk} onChange={setRisk} disabled={boardLocked} />
-      <Button type="submit" className={styles.play} disabled={play.isPending || !ready}>
+      <Button type="submit" className={styles.play} disabled={play.isPending || !ready} data-primary-action>
         {play.isPending ? 'Dropping...' : 'Drop Ball'}
       </Button>
       <Stat label="Last Win">{formatMoney(totals.lastWin)}</Stat>

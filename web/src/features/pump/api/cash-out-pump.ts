@@ -1,8 +1,7 @@
-import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useMutation } from '@tanstack/react-query';
 import type { CashOutPumpRequestSchema, CashOutPumpResponseSchema } from '@/gen/fairplay/v1/game_pb';
 import { apiRequest } from '@/lib/api-client';
 import type { ApiJson, ApiRequest } from '@/lib/api-types';
-import { setUserBalance } from '@/lib/auth';
 
 export type CashOutPumpInput = ApiRequest<typeof CashOutPumpRequestSchema>;
 export type CashOutPumpResult = ApiJson<typeof CashOutPumpResponseSchema>;
@@ -13,11 +12,5 @@ export function cashOutPump(input: CashOutPumpInput): Promise<CashOutPumpResult>
 }
 
 export function useCashOutPump() {
-  const queryClient = useQueryClient();
-  return useMutation({
-    mutationFn: cashOutPump,
-    onSuccess: (res) => {
-      setUserBalance(queryClient, res.newBalance);
-    },
-  });
+  return useMutation({ mutationFn: cashOutPump });
 }

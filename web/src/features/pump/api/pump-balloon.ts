@@ -1,8 +1,7 @@
-import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useMutation } from '@tanstack/react-query';
 import type { PumpBalloonRequestSchema, PumpBalloonResponseSchema } from '@/gen/fairplay/v1/game_pb';
 import { apiRequest } from '@/lib/api-client';
 import type { ApiJson, ApiRequest } from '@/lib/api-types';
-import { setUserBalance } from '@/lib/auth';
 
 export type PumpBalloonInput = ApiRequest<typeof PumpBalloonRequestSchema>;
 export type PumpBalloonResult = ApiJson<typeof PumpBalloonResponseSchema>;
@@ -13,11 +12,5 @@ export function pumpBalloon(input: PumpBalloonInput): Promise<PumpBalloonResult>
 }
 
 export function usePumpBalloon() {
-  const queryClient = useQueryClient();
-  return useMutation({
-    mutationFn: pumpBalloon,
-    onSuccess: (res) => {
-      setUserBalance(queryClient, res.newBalance);
-    },
-  });
+  return useMutation({ mutationFn: pumpBalloon });
 }

@@ -1,8 +1,7 @@
-import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useMutation } from '@tanstack/react-query';
 import type { StartPumpRequestSchema, StartPumpResponseSchema } from '@/gen/fairplay/v1/game_pb';
 import { apiRequest } from '@/lib/api-client';
 import type { ApiJson, ApiRequest } from '@/lib/api-types';
-import { setUserBalance } from '@/lib/auth';
 
 export type StartPumpInput = ApiRequest<typeof StartPumpRequestSchema>;
 export type StartPumpResult = ApiJson<typeof StartPumpResponseSchema>;
@@ -13,11 +12,5 @@ export function startPump(input: StartPumpInput): Promise<StartPumpResult> {
 }
 
 export function useStartPump() {
-  const queryClient = useQueryClient();
-  return useMutation({
-    mutationFn: startPump,
-    onSuccess: (res) => {
-      setUserBalance(queryClient, res.newBalance);
-    },
-  });
+  return useMutation({ mutationFn: startPump });
 }

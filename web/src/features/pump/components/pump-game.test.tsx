@@ -4,7 +4,8 @@ import { json } from '@/testing/mock-api';
 import { renderApp } from '@/testing/test-utils';
 
 const notifications = () => within(screen.getByRole('region', { name: 'Notifications' }));
-const stat = (label: string) => screen.getByText(label, { exact: true }).parentElement!;
+// The game's own figures, not the live bets table's column headers of the same name.
+const stat = (label: string) => screen.getByText(label, { exact: true, ignore: 'th' }).parentElement!;
 
 const started = {
   success: true,
@@ -60,7 +61,7 @@ describe('Pump', () => {
     expect(screen.getByRole('button', { name: 'Cash Out' })).toBeDisabled();
     expect(screen.getByLabelText('Difficulty')).toBeDisabled();
     expect(screen.getByLabelText('Bet Amount')).toBeDisabled();
-    expect(screen.getByRole('button', { name: 'Half bet' })).toBeDisabled();
+    expect(screen.getByRole('button', { name: '½' })).toBeDisabled();
     expect(screen.getByText('Potential win:')).toHaveTextContent('Potential win: $1.00');
     expect(server.calls('POST /api/games/pump/start')[0]?.body).toEqual({ betAmount: 1, difficulty: 'medium' });
 
@@ -89,6 +90,21 @@ describe('Pump', () => {
     await user.click(await screen.findByRole('button', { name: 'Pump' }));
     expect(await screen.findByText('Balloon Burst!')).toHaveTextContent('Balloon Burst! Win: $0.00');
     expect(screen.getByRole('button', { name: 'Start Game' })).toBeEnabled();
+  });
+
+  it('keeps the balance when a burst carries no newBalance', async () => {
+    const burst: Record<string, unknown> = pumped(0, { burst: true, multiplier: 0, gameOver: true, pops: [1, 5, 9] });
+    delete burst.newBalance;
+    gameApi({
+      'POST /api/games/pump/start': () => json(started),
+      'POST /api/games/pump/pump': () => json(burst),
+    });
+    const { user } = await open();
+    await user.click(screen.getByRole('button', { name: 'Start Game' }));
+    await user.click(await screen.findByRole('button', { name: 'Pump' }));
+    expect(await screen.findByText('Balloon Burst!')).toBeInTheDocument();
+    // The start took the stake: 1,234.50 − 1 = 1,233.50, and it stays.
+    expect(screen.getByTestId('balance')).toHaveTextContent('$1,233.50');
   });
 
   it('shows the server message or the fallback of each step', async () => {

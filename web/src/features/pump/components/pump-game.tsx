@@ -9,6 +9,7 @@ import { useResumeGame, type ActivePumpGame } from '@/lib/active-games';
 import { errorMessage } from '@/lib/api-client';
 import { useUser } from '@/lib/auth';
 import { BET_DEFAULT, formatBetInput, parseBetAmount, playError } from '@/lib/bet';
+import { useBetReveals, type RevealFigures } from '@/lib/bet-reveals';
 import { capitalize, formatMoney, formatMultiplier } from '@/lib/format';
 import { toast } from '@/lib/toast';
 import { useCashOutPump, type CashOutPumpResult } from '../api/cash-out-pump';
@@ -88,6 +89,7 @@ export function PumpGame() {
   const start = useStartPump();
   const pump = usePumpBalloon();
   const cashOut = useCashOutPump();
+  const reveals = useBetReveals('pump');
   const statusId = useId();
   const pending = start.isPending || pump.isPending || cashOut.isPending;
   const active = round.status === 'active';
@@ -113,6 +115,7 @@ export function PumpGame() {
       { betAmount: bet, difficulty },
       {
         onSuccess: (res) => {
+          reveals.arrive({ newBalance: res.newBalance });
           dispatch({ type: 'started', res, stake: bet });
         },
         onError: failed('Failed to start game'),
@@ -121,12 +124,23 @@ export function PumpGame() {
   };
 
   const onPump = () => {
-    if (!round.gameId || pending || !active) return;
+    const gameId = round.gameId;
+    if (!gameId || pending || !active) return;
     pump.mutate(
-      { gameId: round.gameId },
+      { gameId },
       {
         onSuccess: (res) => {
+          // A burst or the last possible pump settles the game, shown with the
+          // balloon's animation in this render. A burst may carry no
+          // newBalance (SPEC.md §7: update only if given): the ledger then
+          // keeps the balance shown.
+          let settles: RevealFigures | undefined;
+          if (res.burst) settles = { betId: gameId, amount: round.stake, multiplier: 0, payout: 0 };
+          else if (res.gameOver)
+            settles = { betId: gameId, amount: round.stake, multiplier: res.multiplier, payout: res.winAmount };
+          const ticket = reveals.arrive({ newBalance: res.newBalance, settles });
           dispatch({ type: 'pumped', res });
+          reveals.reveal(ticket);
         },
         onError: failed('Failed to pump balloon'),
       },
@@ -134,12 +148,23 @@ export function PumpGame() {
   };
 
   const onCashOut = () => {
-    if (!round.gameId || pending || !active) return;
+    const gameId = round.gameId;
+    if (!gameId || pending || !active) return;
     cashOut.mutate(
-      { gameId: round.gameId },
+      { gameId },
       {
         onSuccess: (res) => {
+          const ticket = reveals.arrive({
+            newBalance: res.newBalance,
+            settles: {
+              betId: gameId,
+              amount: round.stake,
+              multiplier: res.multiplier || round.multiplier,
+              payout: res.winAmount,
+            },
+          });
           dispatch({ type: 'cashedOut', res });
+          reveals.reveal(ticket);
         },
         onError: failed('Failed to cash out'),
       },
@@ -157,7 +182,7 @@ export function PumpGame() {
         disabled={locked}
       />
       {active ? (
-        <div className={styles.actions}>
+        <div className={styles.actions} data-primary-action>
           <Button className={styles.play} disabled={pending} onClick={onPump}>
             Pump
           </Button>
@@ -171,7 +196,7 @@ export function PumpGame() {
           </Button>
         </div>
       ) : (
-        <Button type="submit" className={styles.play} disabled={pending}>
+        <Button type="submit" className={styles.play} disabled={pending} data-primary-action>
           {start.isPending ? 'Starting...' : 'Start Game'}
         </Button>
       )}
@@ -181,7 +206,7 @@ export function PumpGame() {
   const size = balloonSize(round.pumps);
   return (
     <GameLayout controls={controls}>
-      <div className={styles.sky} aria-hidden="true">
+      <div className={styles.sky} aria-hidden="true" data-testid="game-board">
         <div
           key={round.status === 'burst' ? `burst-${round.gameId ?? ''}` : 'balloon'}
           className={`${styles.balloon} ${round.status === 'burst' ? styles.burst : ''}`}

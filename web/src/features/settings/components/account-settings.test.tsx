@@ -126,6 +126,23 @@ describe('Change password', () => {
     expect(server.calls('POST /api/auth/change-password')).toHaveLength(0);
   });
 
+  it('lets the over-128 message appear: New and Confirm take any length alike', async () => {
+    const server = api();
+    const { user } = await openSecurity();
+    const long = `Aa1!${'x'.repeat(125)}`;
+    expect(long).toHaveLength(129);
+    for (const label of ['New Password', 'Confirm New Password']) {
+      const input = screen.getByLabelText(label);
+      expect(input).not.toHaveAttribute('maxLength');
+      fireEvent.change(input, { target: { value: long } });
+      expect(input).toHaveValue(long);
+    }
+    fireEvent.change(screen.getByLabelText('Current Password'), { target: { value: 'old' } });
+    await user.click(screen.getByRole('button', { name: 'Change Password' }));
+    expect(screen.getByRole('alert')).toHaveTextContent('Password must not exceed 128 characters');
+    expect(server.calls('POST /api/auth/change-password')).toHaveLength(0);
+  });
+
   it('shows the server message, or the fallback', async () => {
     const server = api({
       'POST /api/auth/change-password': () => json({ message: 'Current password is incorrect' }, 400),

@@ -5,6 +5,7 @@ import { logout, type User } from '@/lib/auth';
 import { AccountInfo } from './account-info';
 import { ActiveSessions } from './active-sessions';
 import { ChangePasswordForm } from './change-password-form';
+import { PrivacySettings } from './privacy-settings';
 import styles from './settings.module.css';
 
 type Section = 'account' | 'security';
@@ -40,8 +41,9 @@ export function AccountSettings({ user }: { user: User }) {
             Logout
           </Button>
         </div>
-        <TabsContent value="account">
+        <TabsContent value="account" className={styles.stack}>
           <AccountInfo user={user} />
+          <PrivacySettings user={user} />
         </TabsContent>
         <TabsContent value="security" className={styles.stack}>
           <ChangePasswordForm />

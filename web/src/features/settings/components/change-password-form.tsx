@@ -6,7 +6,7 @@ import { errorMessage } from '@/lib/api-client';
 import { logout } from '@/lib/auth';
 import { toast } from '@/lib/toast';
 import { useChangePassword } from '../api/change-password';
-import { NEW_PASSWORD_MAX, validateChangePassword } from '../utils/validate-password';
+import { validateChangePassword } from '../utils/validate-password';
 import styles from './settings.module.css';
 
 /** LOGOUT_AFTER_CHANGE_MS: after a password change the player is signed out (SPEC.md §4). */
@@ -66,7 +66,6 @@ export function ChangePasswordForm() {
           type="password"
           name="newPassword"
           autoComplete="new-password"
-          maxLength={NEW_PASSWORD_MAX}
           hint={
             '6 to 128 characters with an uppercase letter, a lowercase letter, a number and one of !@#$%^&*(),.?":{}|<>'
           }

@@ -12,7 +12,77 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file fairplay/v1/auth.proto.
  */
 export const file_fairplay_v1_auth: GenFile = /*@__PURE__*/
-  fileDesc("ChZmYWlycGxheS92MS9hdXRoLnByb3RvEgtmYWlycGxheS52MSJdCg9SZWdpc3RlclJlcXVlc3QSEAoIdXNlcm5hbWUYASABKAkSDQoFZW1haWwYAiABKAkSEAoIcGFzc3dvcmQYAyABKAkSFwoPdHVybnN0aWxlX3Rva2VuGAQgASgJIlkKEFJlZ2lzdGVyUmVzcG9uc2USDQoFdG9rZW4YASABKAkSFQoNcmVmcmVzaF90b2tlbhgCIAEoCRIfCgR1c2VyGAMgASgLMhEuZmFpcnBsYXkudjEuVXNlciJLCgxMb2dpblJlcXVlc3QSEAoIdXNlcm5hbWUYASABKAkSEAoIcGFzc3dvcmQYAiABKAkSFwoPdHVybnN0aWxlX3Rva2VuGAMgASgJIlYKDUxvZ2luUmVzcG9uc2USDQoFdG9rZW4YASABKAkSFQoNcmVmcmVzaF90b2tlbhgCIAEoCRIfCgR1c2VyGAMgASgLMhEuZmFpcnBsYXkudjEuVXNlciInCg5SZWZyZXNoUmVxdWVzdBIVCg1yZWZyZXNoX3Rva2VuGAEgASgJIlgKD1JlZnJlc2hSZXNwb25zZRINCgV0b2tlbhgBIAEoCRIfCgR1c2VyGAIgASgLMhEuZmFpcnBsYXkudjEuVXNlchIVCg1yZWZyZXNoX3Rva2VuGAMgASgJIiYKDUxvZ291dFJlcXVlc3QSFQoNcmVmcmVzaF90b2tlbhgBIAEoCSIhCg5Mb2dvdXRSZXNwb25zZRIPCgdtZXNzYWdlGAEgASgJIhAKDkdldFVzZXJSZXF1ZXN0IjIKD0dldFVzZXJSZXNwb25zZRIfCgR1c2VyGAEgASgLMhEuZmFpcnBsYXkudjEuVXNlciIVChNMaXN0U2Vzc2lvbnNSZXF1ZXN0IlMKCkRldmljZUluZm8SEgoKdXNlcl9hZ2VudBgBIAEoCRIQCghwbGF0Zm9ybRgCIAEoCRIPCgdicm93c2VyGAMgASgJEg4KBm1vYmlsZRgEIAEoCSKXAQoHU2Vzc2lvbhIPCgJpZBgBIAEoCVIDX2lkEhQKDGxhc3RfdXNlZF9hdBgCIAEoCRISCgppcF9hZGRyZXNzGAMgASgJEiwKC2RldmljZV9pbmZvGAQgASgLMhcuZmFpcnBsYXkudjEuRGV2aWNlSW5mbxISCgpjcmVhdGVkX2F0GAUgASgJEg8KB2N1cnJlbnQYBiABKAgiPgoUTGlzdFNlc3Npb25zUmVzcG9uc2USJgoIc2Vzc2lvbnMYASADKAsyFC5mYWlycGxheS52MS5TZXNzaW9uIioKFFJldm9rZVNlc3Npb25SZXF1ZXN0EhIKCnNlc3Npb25faWQYASABKAkiKAoVUmV2b2tlU2Vzc2lvblJlc3BvbnNlEg8KB21lc3NhZ2UYASABKAkiOwoaUmV2b2tlT3RoZXJTZXNzaW9uc1JlcXVlc3QSHQoVY3VycmVudF9yZWZyZXNoX3Rva2VuGAEgASgJIj8KG1Jldm9rZU90aGVyU2Vzc2lvbnNSZXNwb25zZRIPCgdtZXNzYWdlGAEgASgJEg8KB3Jldm9rZWQYAiABKAUiRwoVQ2hhbmdlUGFzc3dvcmRSZXF1ZXN0EhgKEGN1cnJlbnRfcGFzc3dvcmQYASABKAkSFAoMbmV3X3Bhc3N3b3JkGAIgASgJIikKFkNoYW5nZVBhc3N3b3JkUmVzcG9uc2USDwoHbWVzc2FnZRgBIAEoCSISChBHZXRDb25maWdSZXF1ZXN0ImkKEUdldENvbmZpZ1Jlc3BvbnNlEhoKEnR1cm5zdGlsZV9zaXRlX2tleRgBIAEoCRIdChVkZXZlbG9wbWVudF9ib3RfY2hlY2sYAiABKAgSGQoRZGV2ZWxvcG1lbnRfdG9rZW4YAyABKAkysgYKC0F1dGhTZXJ2aWNlEkcKCFJlZ2lzdGVyEhwuZmFpcnBsYXkudjEuUmVnaXN0ZXJSZXF1ZXN0Gh0uZmFpcnBsYXkudjEuUmVnaXN0ZXJSZXNwb25zZRI+CgVMb2dpbhIZLmZhaXJwbGF5LnYxLkxvZ2luUmVxdWVzdBoaLmZhaXJwbGF5LnYxLkxvZ2luUmVzcG9uc2USRAoHUmVmcmVzaBIbLmZhaXJwbGF5LnYxLlJlZnJlc2hSZXF1ZXN0GhwuZmFpcnBsYXkudjEuUmVmcmVzaFJlc3BvbnNlEkEKBkxvZ291dBIaLmZhaXJwbGF5LnYxLkxvZ291dFJlcXVlc3QaGy5mYWlycGxheS52MS5Mb2dvdXRSZXNwb25zZRJJCgdHZXRVc2VyEhsuZmFpcnBsYXkudjEuR2V0VXNlclJlcXVlc3QaHC5mYWlycGxheS52MS5HZXRVc2VyUmVzcG9uc2UiA5ACARJYCgxMaXN0U2Vzc2lvbnMSIC5mYWlycGxheS52MS5MaXN0U2Vzc2lvbnNSZXF1ZXN0GiEuZmFpcnBsYXkudjEuTGlzdFNlc3Npb25zUmVzcG9uc2UiA5ACARJWCg1SZXZva2VTZXNzaW9uEiEuZmFpcnBsYXkudjEuUmV2b2tlU2Vzc2lvblJlcXVlc3QaIi5mYWlycGxheS52MS5SZXZva2VTZXNzaW9uUmVzcG9uc2USaAoTUmV2b2tlT3RoZXJTZXNzaW9ucxInLmZhaXJwbGF5LnYxLlJldm9rZU90aGVyU2Vzc2lvbnNSZXF1ZXN0GiguZmFpcnBsYXkudjEuUmV2b2tlT3RoZXJTZXNzaW9uc1Jlc3BvbnNlElkKDkNoYW5nZVBhc3N3b3JkEiIuZmFpcnBsYXkudjEuQ2hhbmdlUGFzc3dvcmRSZXF1ZXN0GiMuZmFpcnBsYXkudjEuQ2hhbmdlUGFzc3dvcmRSZXNwb25zZRJPCglHZXRDb25maWcSHS5mYWlycGxheS52MS5HZXRDb25maWdSZXF1ZXN0Gh4uZmFpcnBsYXkudjEuR2V0Q29uZmlnUmVzcG9uc2UiA5ACAUKrAQoPY29tLmZhaXJwbGF5LnYxQglBdXRoUHJvdG9QAVpAZ2l0aHViLmNvbS9mYWlycGxheS9mYWlycGxheS9pbnRlcm5hbC9nZW4vZmFpcnBsYXkvdjE7ZmFpcnBsYXl2MaICA0ZYWKoCC0ZhaXJwbGF5LlYxygILRmFpcnBsYXlcVjHiAhdGYWlycGxheVxWMVxHUEJNZXRhZGF0YeoCDEZhaXJwbGF5OjpWMWIGcHJvdG8z", [file_fairplay_v1_user]);
+  fileDesc("ChZmYWlycGxheS92MS9hdXRoLnByb3RvEgtmYWlycGxheS52MSJIChhVcGRhdGVQcmVmZXJlbmNlc1JlcXVlc3QSGgoNaGlkZV91c2VybmFtZRgBIAEoCEgAiAEBQhAKDl9oaWRlX3VzZXJuYW1lIjwKGVVwZGF0ZVByZWZlcmVuY2VzUmVzcG9uc2USHwoEdXNlchgBIAEoCzIRLmZhaXJwbGF5LnYxLlVzZXIiXQoPUmVnaXN0ZXJSZXF1ZXN0EhAKCHVzZXJuYW1lGAEgASgJEg0KBWVtYWlsGAIgASgJEhAKCHBhc3N3b3JkGAMgASgJEhcKD3R1cm5zdGlsZV90b2tlbhgEIAEoCSJZChBSZWdpc3RlclJlc3BvbnNlEg0KBXRva2VuGAEgASgJEhUKDXJlZnJlc2hfdG9rZW4YAiABKAkSHwoEdXNlchgDIAEoCzIRLmZhaXJwbGF5LnYxLlVzZXIiSwoMTG9naW5SZXF1ZXN0EhAKCHVzZXJuYW1lGAEgASgJEhAKCHBhc3N3b3JkGAIgASgJEhcKD3R1cm5zdGlsZV90b2tlbhgDIAEoCSJWCg1Mb2dpblJlc3BvbnNlEg0KBXRva2VuGAEgASgJEhUKDXJlZnJlc2hfdG9rZW4YAiABKAkSHwoEdXNlchgDIAEoCzIRLmZhaXJwbGF5LnYxLlVzZXIiJwoOUmVmcmVzaFJlcXVlc3QSFQoNcmVmcmVzaF90b2tlbhgBIAEoCSJYCg9SZWZyZXNoUmVzcG9uc2USDQoFdG9rZW4YASABKAkSHwoEdXNlchgCIAEoCzIRLmZhaXJwbGF5LnYxLlVzZXISFQoNcmVmcmVzaF90b2tlbhgDIAEoCSImCg1Mb2dvdXRSZXF1ZXN0EhUKDXJlZnJlc2hfdG9rZW4YASABKAkiIQoOTG9nb3V0UmVzcG9uc2USDwoHbWVzc2FnZRgBIAEoCSIQCg5HZXRVc2VyUmVxdWVzdCIyCg9HZXRVc2VyUmVzcG9uc2USHwoEdXNlchgBIAEoCzIRLmZhaXJwbGF5LnYxLlVzZXIiFQoTTGlzdFNlc3Npb25zUmVxdWVzdCJTCgpEZXZpY2VJbmZvEhIKCnVzZXJfYWdlbnQYASABKAkSEAoIcGxhdGZvcm0YAiABKAkSDwoHYnJvd3NlchgDIAEoCRIOCgZtb2JpbGUYBCABKAkilwEKB1Nlc3Npb24SDwoCaWQYASABKAlSA19pZBIUCgxsYXN0X3VzZWRfYXQYAiABKAkSEgoKaXBfYWRkcmVzcxgDIAEoCRIsCgtkZXZpY2VfaW5mbxgEIAEoCzIXLmZhaXJwbGF5LnYxLkRldmljZUluZm8SEgoKY3JlYXRlZF9hdBgFIAEoCRIPCgdjdXJyZW50GAYgASgIIj4KFExpc3RTZXNzaW9uc1Jlc3BvbnNlEiYKCHNlc3Npb25zGAEgAygLMhQuZmFpcnBsYXkudjEuU2Vzc2lvbiIqChRSZXZva2VTZXNzaW9uUmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJIigKFVJldm9rZVNlc3Npb25SZXNwb25zZRIPCgdtZXNzYWdlGAEgASgJIjsKGlJldm9rZU90aGVyU2Vzc2lvbnNSZXF1ZXN0Eh0KFWN1cnJlbnRfcmVmcmVzaF90b2tlbhgBIAEoCSI/ChtSZXZva2VPdGhlclNlc3Npb25zUmVzcG9uc2USDwoHbWVzc2FnZRgBIAEoCRIPCgdyZXZva2VkGAIgASgFIkcKFUNoYW5nZVBhc3N3b3JkUmVxdWVzdBIYChBjdXJyZW50X3Bhc3N3b3JkGAEgASgJEhQKDG5ld19wYXNzd29yZBgCIAEoCSIpChZDaGFuZ2VQYXNzd29yZFJlc3BvbnNlEg8KB21lc3NhZ2UYASABKAkiEgoQR2V0Q29uZmlnUmVxdWVzdCJpChFHZXRDb25maWdSZXNwb25zZRIaChJ0dXJuc3RpbGVfc2l0ZV9rZXkYASABKAkSHQoVZGV2ZWxvcG1lbnRfYm90X2NoZWNrGAIgASgIEhkKEWRldmVsb3BtZW50X3Rva2VuGAMgASgJMpYHCgtBdXRoU2VydmljZRJHCghSZWdpc3RlchIcLmZhaXJwbGF5LnYxLlJlZ2lzdGVyUmVxdWVzdBodLmZhaXJwbGF5LnYxLlJlZ2lzdGVyUmVzcG9uc2USPgoFTG9naW4SGS5mYWlycGxheS52MS5Mb2dpblJlcXVlc3QaGi5mYWlycGxheS52MS5Mb2dpblJlc3BvbnNlEkQKB1JlZnJlc2gSGy5mYWlycGxheS52MS5SZWZyZXNoUmVxdWVzdBocLmZhaXJwbGF5LnYxLlJlZnJlc2hSZXNwb25zZRJBCgZMb2dvdXQSGi5mYWlycGxheS52MS5Mb2dvdXRSZXF1ZXN0GhsuZmFpcnBsYXkudjEuTG9nb3V0UmVzcG9uc2USSQoHR2V0VXNlchIbLmZhaXJwbGF5LnYxLkdldFVzZXJSZXF1ZXN0GhwuZmFpcnBsYXkudjEuR2V0VXNlclJlc3BvbnNlIgOQAgESWAoMTGlzdFNlc3Npb25zEiAuZmFpcnBsYXkudjEuTGlzdFNlc3Npb25zUmVxdWVzdBohLmZhaXJwbGF5LnYxLkxpc3RTZXNzaW9uc1Jlc3BvbnNlIgOQAgESVgoNUmV2b2tlU2Vzc2lvbhIhLmZhaXJwbGF5LnYxLlJldm9rZVNlc3Npb25SZXF1ZXN0GiIuZmFpcnBsYXkudjEuUmV2b2tlU2Vzc2lvblJlc3BvbnNlEmgKE1Jldm9rZU90aGVyU2Vzc2lvbnMSJy5mYWlycGxheS52MS5SZXZva2VPdGhlclNlc3Npb25zUmVxdWVzdBooLmZhaXJwbGF5LnYxLlJldm9rZU90aGVyU2Vzc2lvbnNSZXNwb25zZRJZCg5DaGFuZ2VQYXNzd29yZBIiLmZhaXJwbGF5LnYxLkNoYW5nZVBhc3N3b3JkUmVxdWVzdBojLmZhaXJwbGF5LnYxLkNoYW5nZVBhc3N3b3JkUmVzcG9uc2USTwoJR2V0Q29uZmlnEh0uZmFpcnBsYXkudjEuR2V0Q29uZmlnUmVxdWVzdBoeLmZhaXJwbGF5LnYxLkdldENvbmZpZ1Jlc3BvbnNlIgOQAgESYgoRVXBkYXRlUHJlZmVyZW5jZXMSJS5mYWlycGxheS52MS5VcGRhdGVQcmVmZXJlbmNlc1JlcXVlc3QaJi5mYWlycGxheS52MS5VcGRhdGVQcmVmZXJlbmNlc1Jlc3BvbnNlQqsBCg9jb20uZmFpcnBsYXkudjFCCUF1dGhQcm90b1ABWkBnaXRodWIuY29tL2ZhaXJwbGF5L2ZhaXJwbGF5L2ludGVybmFsL2dlbi9mYWlycGxheS92MTtmYWlycGxheXYxogIDRlhYqgILRmFpcnBsYXkuVjHKAgtGYWlycGxheVxWMeICF0ZhaXJwbGF5XFYxXEdQQk1ldGFkYXRh6gIMRmFpcnBsYXk6OlYxYgZwcm90bzM", [file_fairplay_v1_user]);
+
+/**
+ * UpdatePreferencesRequest carries the preferences to change.
+ *
+ * @generated from message fairplay.v1.UpdatePreferencesRequest
+ */
+export type UpdatePreferencesRequest = Message<"fairplay.v1.UpdatePreferencesRequest"> & {
+  /**
+   * hide_username keeps the username off the live bets feed.
+   *
+   * @generated from field: optional bool hide_username = 1;
+   */
+  hideUsername?: boolean | undefined;
+};
+
+/**
+ * UpdatePreferencesRequest carries the preferences to change.
+ *
+ * @generated from message fairplay.v1.UpdatePreferencesRequest
+ */
+export type UpdatePreferencesRequestJson = {
+  /**
+   * hide_username keeps the username off the live bets feed.
+   *
+   * @generated from field: optional bool hide_username = 1;
+   */
+  hideUsername?: boolean;
+};
+
+/**
+ * Describes the message fairplay.v1.UpdatePreferencesRequest.
+ * Use `create(UpdatePreferencesRequestSchema)` to create a new message.
+ */
+export const UpdatePreferencesRequestSchema: GenMessage<UpdatePreferencesRequest, {jsonType: UpdatePreferencesRequestJson}> = /*@__PURE__*/
+  messageDesc(file_fairplay_v1_auth, 0);
+
+/**
+ * UpdatePreferencesResponse carries the user with the new preferences.
+ *
+ * @generated from message fairplay.v1.UpdatePreferencesResponse
+ */
+export type UpdatePreferencesResponse = Message<"fairplay.v1.UpdatePreferencesResponse"> & {
+  /**
+   * user is the signed-in account.
+   *
+   * @generated from field: fairplay.v1.User user = 1;
+   */
+  user?: User | undefined;
+};
+
+/**
+ * UpdatePreferencesResponse carries the user with the new preferences.
+ *
+ * @generated from message fairplay.v1.UpdatePreferencesResponse
+ */
+export type UpdatePreferencesResponseJson = {
+  /**
+   * user is the signed-in account.
+   *
+   * @generated from field: fairplay.v1.User user = 1;
+   */
+  user?: UserJson;
+};
+
+/**
+ * Describes the message fairplay.v1.UpdatePreferencesResponse.
+ * Use `create(UpdatePreferencesResponseSchema)` to create a new message.
+ */
+export const UpdatePreferencesResponseSchema: GenMessage<UpdatePreferencesResponse, {jsonType: UpdatePreferencesResponseJson}> = /*@__PURE__*/
+  messageDesc(file_fairplay_v1_auth, 1);
 
 /**
  * RegisterRequest is the sign-up form.
@@ -89,7 +159,7 @@ export type RegisterRequestJson = {
  * Use `create(RegisterRequestSchema)` to create a new message.
  */
 export const RegisterRequestSchema: GenMessage<RegisterRequest, {jsonType: RegisterRequestJson}> = /*@__PURE__*/
-  messageDesc(file_fairplay_v1_auth, 0);
+  messageDesc(file_fairplay_v1_auth, 2);
 
 /**
  * RegisterResponse carries the new session's tokens and the user.
@@ -152,7 +222,7 @@ export type RegisterResponseJson = {
  * Use `create(RegisterResponseSchema)` to create a new message.
  */
 export const RegisterResponseSchema: GenMessage<RegisterResponse, {jsonType: RegisterResponseJson}> = /*@__PURE__*/
-  messageDesc(file_fairplay_v1_auth, 1);
+  messageDesc(file_fairplay_v1_auth, 3);
 
 /**
  * LoginRequest is the sign-in form.
@@ -215,7 +285,7 @@ export type LoginRequestJson = {
  * Use `create(LoginRequestSchema)` to create a new message.
  */
 export const LoginRequestSchema: GenMessage<LoginRequest, {jsonType: LoginRequestJson}> = /*@__PURE__*/
-  messageDesc(file_fairplay_v1_auth, 2);
+  messageDesc(file_fairplay_v1_auth, 4);
 
 /**
  * LoginResponse carries the new session's tokens and the user.
@@ -278,7 +348,7 @@ export type LoginResponseJson = {
  * Use `create(LoginResponseSchema)` to create a new message.
  */
 export const LoginResponseSchema: GenMessage<LoginResponse, {jsonType: LoginResponseJson}> = /*@__PURE__*/
-  messageDesc(file_fairplay_v1_auth, 3);
+  messageDesc(file_fairplay_v1_auth, 5);
 
 /**
  * RefreshRequest renews an access token.
@@ -313,7 +383,7 @@ export type RefreshRequestJson = {
  * Use `create(RefreshRequestSchema)` to create a new message.
  */
 export const RefreshRequestSchema: GenMessage<RefreshRequest, {jsonType: RefreshRequestJson}> = /*@__PURE__*/
-  messageDesc(file_fairplay_v1_auth, 4);
+  messageDesc(file_fairplay_v1_auth, 6);
 
 /**
  * RefreshResponse carries a fresh access token and the session's next
@@ -382,7 +452,7 @@ export type RefreshResponseJson = {
  * Use `create(RefreshResponseSchema)` to create a new message.
  */
 export const RefreshResponseSchema: GenMessage<RefreshResponse, {jsonType: RefreshResponseJson}> = /*@__PURE__*/
-  messageDesc(file_fairplay_v1_auth, 5);
+  messageDesc(file_fairplay_v1_auth, 7);
 
 /**
  * LogoutRequest ends a session.
@@ -417,7 +487,7 @@ export type LogoutRequestJson = {
  * Use `create(LogoutRequestSchema)` to create a new message.
  */
 export const LogoutRequestSchema: GenMessage<LogoutRequest, {jsonType: LogoutRequestJson}> = /*@__PURE__*/
-  messageDesc(file_fairplay_v1_auth, 6);
+  messageDesc(file_fairplay_v1_auth, 8);
 
 /**
  * LogoutResponse confirms the logout.
@@ -452,7 +522,7 @@ export type LogoutResponseJson = {
  * Use `create(LogoutResponseSchema)` to create a new message.
  */
 export const LogoutResponseSchema: GenMessage<LogoutResponse, {jsonType: LogoutResponseJson}> = /*@__PURE__*/
-  messageDesc(file_fairplay_v1_auth, 7);
+  messageDesc(file_fairplay_v1_auth, 9);
 
 /**
  * GetUserRequest has no fields: the access token names the user.
@@ -475,7 +545,7 @@ export type GetUserRequestJson = {
  * Use `create(GetUserRequestSchema)` to create a new message.
  */
 export const GetUserRequestSchema: GenMessage<GetUserRequest, {jsonType: GetUserRequestJson}> = /*@__PURE__*/
-  messageDesc(file_fairplay_v1_auth, 8);
+  messageDesc(file_fairplay_v1_auth, 10);
 
 /**
  * GetUserResponse carries the signed-in user.
@@ -510,7 +580,7 @@ export type GetUserResponseJson = {
  * Use `create(GetUserResponseSchema)` to create a new message.
  */
 export const GetUserResponseSchema: GenMessage<GetUserResponse, {jsonType: GetUserResponseJson}> = /*@__PURE__*/
-  messageDesc(file_fairplay_v1_auth, 9);
+  messageDesc(file_fairplay_v1_auth, 11);
 
 /**
  * ListSessionsRequest has no fields: the access token names the user.
@@ -533,7 +603,7 @@ export type ListSessionsRequestJson = {
  * Use `create(ListSessionsRequestSchema)` to create a new message.
  */
 export const ListSessionsRequestSchema: GenMessage<ListSessionsRequest, {jsonType: ListSessionsRequestJson}> = /*@__PURE__*/
-  messageDesc(file_fairplay_v1_auth, 10);
+  messageDesc(file_fairplay_v1_auth, 12);
 
 /**
  * DeviceInfo describes the client that opened a session.
@@ -610,7 +680,7 @@ export type DeviceInfoJson = {
  * Use `create(DeviceInfoSchema)` to create a new message.
  */
 export const DeviceInfoSchema: GenMessage<DeviceInfo, {jsonType: DeviceInfoJson}> = /*@__PURE__*/
-  messageDesc(file_fairplay_v1_auth, 11);
+  messageDesc(file_fairplay_v1_auth, 13);
 
 /**
  * Session is one signed-in device.
@@ -715,7 +785,7 @@ export type SessionJson = {
  * Use `create(SessionSchema)` to create a new message.
  */
 export const SessionSchema: GenMessage<Session, {jsonType: SessionJson}> = /*@__PURE__*/
-  messageDesc(file_fairplay_v1_auth, 12);
+  messageDesc(file_fairplay_v1_auth, 14);
 
 /**
  * ListSessionsResponse lists the user's active sessions, most recently used first.
@@ -750,7 +820,7 @@ export type ListSessionsResponseJson = {
  * Use `create(ListSessionsResponseSchema)` to create a new message.
  */
 export const ListSessionsResponseSchema: GenMessage<ListSessionsResponse, {jsonType: ListSessionsResponseJson}> = /*@__PURE__*/
-  messageDesc(file_fairplay_v1_auth, 13);
+  messageDesc(file_fairplay_v1_auth, 15);
 
 /**
  * RevokeSessionRequest names the session to end.
@@ -785,7 +855,7 @@ export type RevokeSessionRequestJson = {
  * Use `create(RevokeSessionRequestSchema)` to create a new message.
  */
 export const RevokeSessionRequestSchema: GenMessage<RevokeSessionRequest, {jsonType: RevokeSessionRequestJson}> = /*@__PURE__*/
-  messageDesc(file_fairplay_v1_auth, 14);
+  messageDesc(file_fairplay_v1_auth, 16);
 
 /**
  * RevokeSessionResponse confirms the revocation.
@@ -820,7 +890,7 @@ export type RevokeSessionResponseJson = {
  * Use `create(RevokeSessionResponseSchema)` to create a new message.
  */
 export const RevokeSessionResponseSchema: GenMessage<RevokeSessionResponse, {jsonType: RevokeSessionResponseJson}> = /*@__PURE__*/
-  messageDesc(file_fairplay_v1_auth, 15);
+  messageDesc(file_fairplay_v1_auth, 17);
 
 /**
  * RevokeOtherSessionsRequest keeps one session and ends the others.
@@ -857,7 +927,7 @@ export type RevokeOtherSessionsRequestJson = {
  * Use `create(RevokeOtherSessionsRequestSchema)` to create a new message.
  */
 export const RevokeOtherSessionsRequestSchema: GenMessage<RevokeOtherSessionsRequest, {jsonType: RevokeOtherSessionsRequestJson}> = /*@__PURE__*/
-  messageDesc(file_fairplay_v1_auth, 16);
+  messageDesc(file_fairplay_v1_auth, 18);
 
 /**
  * RevokeOtherSessionsResponse reports how many sessions ended.
@@ -906,7 +976,7 @@ export type RevokeOtherSessionsResponseJson = {
  * Use `create(RevokeOtherSessionsResponseSchema)` to create a new message.
  */
 export const RevokeOtherSessionsResponseSchema: GenMessage<RevokeOtherSessionsResponse, {jsonType: RevokeOtherSessionsResponseJson}> = /*@__PURE__*/
-  messageDesc(file_fairplay_v1_auth, 17);
+  messageDesc(file_fairplay_v1_auth, 19);
 
 /**
  * ChangePasswordRequest replaces the caller's password.
@@ -957,7 +1027,7 @@ export type ChangePasswordRequestJson = {
  * Use `create(ChangePasswordRequestSchema)` to create a new message.
  */
 export const ChangePasswordRequestSchema: GenMessage<ChangePasswordRequest, {jsonType: ChangePasswordRequestJson}> = /*@__PURE__*/
-  messageDesc(file_fairplay_v1_auth, 18);
+  messageDesc(file_fairplay_v1_auth, 20);
 
 /**
  * ChangePasswordResponse confirms the change.
@@ -992,7 +1062,7 @@ export type ChangePasswordResponseJson = {
  * Use `create(ChangePasswordResponseSchema)` to create a new message.
  */
 export const ChangePasswordResponseSchema: GenMessage<ChangePasswordResponse, {jsonType: ChangePasswordResponseJson}> = /*@__PURE__*/
-  messageDesc(file_fairplay_v1_auth, 19);
+  messageDesc(file_fairplay_v1_auth, 21);
 
 /**
  * GetConfigRequest has no fields.
@@ -1015,7 +1085,7 @@ export type GetConfigRequestJson = {
  * Use `create(GetConfigRequestSchema)` to create a new message.
  */
 export const GetConfigRequestSchema: GenMessage<GetConfigRequest, {jsonType: GetConfigRequestJson}> = /*@__PURE__*/
-  messageDesc(file_fairplay_v1_auth, 20);
+  messageDesc(file_fairplay_v1_auth, 22);
 
 /**
  * GetConfigResponse tells clients how to run the bot check.
@@ -1080,7 +1150,7 @@ export type GetConfigResponseJson = {
  * Use `create(GetConfigResponseSchema)` to create a new message.
  */
 export const GetConfigResponseSchema: GenMessage<GetConfigResponse, {jsonType: GetConfigResponseJson}> = /*@__PURE__*/
-  messageDesc(file_fairplay_v1_auth, 21);
+  messageDesc(file_fairplay_v1_auth, 23);
 
 /**
  * AuthService registers players, signs them in and out, and manages their
@@ -1196,6 +1266,17 @@ export const AuthService: GenService<{
     methodKind: "unary";
     input: typeof GetConfigRequestSchema;
     output: typeof GetConfigResponseSchema;
+  },
+  /**
+   * UpdatePreferences changes the caller's preferences; fields left out stay
+   * as they are (POST /api/auth/preferences).
+   *
+   * @generated from rpc fairplay.v1.AuthService.UpdatePreferences
+   */
+  updatePreferences: {
+    methodKind: "unary";
+    input: typeof UpdatePreferencesRequestSchema;
+    output: typeof UpdatePreferencesResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_fairplay_v1_auth, 0);

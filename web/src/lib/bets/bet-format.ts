@@ -1,6 +1,6 @@
 import { capitalize } from '@/lib/format';
 
-// Small display helpers of My Bets.
+// Small display helpers of the bet history (My Bets, the Fairness panel, the live table).
 
 const timeFormat = new Intl.DateTimeFormat('en-US', { dateStyle: 'short', timeStyle: 'medium' });
 

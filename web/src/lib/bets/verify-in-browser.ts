@@ -1,5 +1,5 @@
 import { queryOptions } from '@tanstack/react-query';
-import type { Bet } from '../api/get-bets';
+import type { Bet } from './get-bets';
 import { parseObject } from './bet-format';
 import { mismatches, recompute, sha256Hex, type Verification } from './provably-fair';
 
@@ -22,7 +22,7 @@ export async function verifyInBrowser(bet: Bet): Promise<BrowserCheck> {
 /** The check is pure, so its answer is kept for as long as the panel lives. */
 export const browserCheckQueryOptions = (bet: Bet) =>
   queryOptions({
-    queryKey: ['fairness', 'browser-check', bet._id, bet.fairness.serverSeed],
+    queryKey: ['bets', 'browser-check', bet._id, bet.fairness.serverSeed],
     queryFn: () => verifyInBrowser(bet),
     staleTime: Infinity,
     retry: false,

@@ -2,7 +2,7 @@ import { queryOptions, useQuery } from '@tanstack/react-query';
 import type { VerifyBetResponseSchema } from '@/gen/fairplay/v1/fairness_pb';
 import { apiRequest } from '@/lib/api-client';
 import type { ApiJson } from '@/lib/api-types';
-import { fairnessKey } from './get-seeds';
+import { betsKey } from './get-bets';
 
 export type BetVerification = ApiJson<typeof VerifyBetResponseSchema>;
 
@@ -12,7 +12,7 @@ export function verifyBet(betId: string): Promise<BetVerification> {
 }
 
 export const verifyBetQueryOptions = (betId: string) =>
-  queryOptions({ queryKey: [...fairnessKey, 'verify', betId], queryFn: () => verifyBet(betId) });
+  queryOptions({ queryKey: [...betsKey, 'verify', betId], queryFn: () => verifyBet(betId) });
 
 export function useVerifyBet(betId: string, { enabled }: { enabled: boolean }) {
   return useQuery({ ...verifyBetQueryOptions(betId), enabled });

@@ -2,7 +2,7 @@ import { queryOptions, useQuery } from '@tanstack/react-query';
 import type { GetBetResponseSchema } from '@/gen/fairplay/v1/game_pb';
 import { apiRequest } from '@/lib/api-client';
 import type { ApiJson } from '@/lib/api-types';
-import { fairnessKey } from './get-seeds';
+import { betsKey } from './get-bets';
 
 export type BetResponse = ApiJson<typeof GetBetResponseSchema>;
 
@@ -12,7 +12,7 @@ export function getBet(betId: string): Promise<BetResponse> {
 }
 
 export const betQueryOptions = (betId: string) =>
-  queryOptions({ queryKey: [...fairnessKey, 'bet', betId], queryFn: () => getBet(betId), staleTime: 0 });
+  queryOptions({ queryKey: [...betsKey, 'bet', betId], queryFn: () => getBet(betId), staleTime: 0 });
 
 export function useBet(betId: string) {
   return useQuery(betQueryOptions(betId));

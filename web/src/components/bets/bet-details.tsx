@@ -1,15 +1,16 @@
 import { useQuery } from '@tanstack/react-query';
+import type { ReactNode } from 'react';
 import { Alert } from '@/components/ui/alert';
 import { Button } from '@/components/ui/button';
 import { Spinner } from '@/components/ui/spinner';
 import { errorMessage } from '@/lib/api-client';
 import { formatCount, formatMoney, formatMultiplier } from '@/lib/format';
-import { useBet } from '../api/get-bet';
-import type { Bet } from '../api/get-bets';
-import { useVerifyBet } from '../api/verify-bet';
-import { formatBetTime, gameTitle, parseObject, prettyJson } from '../utils/bet-format';
-import { browserCheckQueryOptions } from '../utils/verify-in-browser';
-import styles from './fairness.module.css';
+import { formatBetTime, gameTitle, parseObject, prettyJson } from '@/lib/bets/bet-format';
+import { useBet } from '@/lib/bets/get-bet';
+import type { Bet } from '@/lib/bets/get-bets';
+import { useVerifyBet } from '@/lib/bets/verify-bet';
+import { browserCheckQueryOptions } from '@/lib/bets/verify-in-browser';
+import styles from './bet-details.module.css';
 
 function BrowserVerification({ bet }: { bet: Bet }) {
   const check = useQuery(browserCheckQueryOptions(bet));
@@ -66,14 +67,25 @@ function ServerVerification({ betId }: { betId: string }) {
   );
 }
 
-/** BetDetails shows one bet, its seeds and, once the seed is revealed, its verification. */
-export function BetDetails({ betId, onBack }: { betId: string; onBack: () => void }) {
+export interface BetDetailsProps {
+  betId: string;
+  /** onBack, when given, adds a way back to the list (the Fairness panel); the My Bets page's dialog closes instead. */
+  onBack?: () => void;
+  /** revealAction, when given, replaces the advice to rotate under Seeds for a bet whose seed is still secret. */
+  revealAction?: ReactNode;
+}
+
+/**
+ * BetDetails shows one bet, its seeds and, once the seed is revealed, its verification
+ * (in the browser and on the server, at once).
+ */
+export function BetDetails({ betId, onBack, revealAction }: BetDetailsProps) {
   const query = useBet(betId);
-  const back = (
+  const back = onBack ? (
     <Button variant="link" onClick={onBack}>
       ← Back to My Bets
     </Button>
-  );
+  ) : null;
   if (query.isPending) return <Spinner label="Loading the bet" />;
   if (query.isError)
     return (
@@ -138,6 +150,13 @@ export function BetDetails({ betId, onBack }: { betId: string; onBack: () => voi
         <h3 className={styles.subTitle}>Verification</h3>
         {!settled ? (
           <p className={styles.muted}>This game is still running. Finish it to verify it.</p>
+        ) : !revealed && revealAction ? (
+          <>
+            <p className={styles.muted}>
+              The server seed of this bet is still secret. Rotating your seed pair reveals it and verifies the bet.
+            </p>
+            {revealAction}
+          </>
         ) : !revealed ? (
           <p className={styles.muted}>
             The server seed of this bet is still secret. Rotate your seed pair under Seeds to reveal it, then come back

@@ -1,0 +1,157 @@
+package live_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/fairplay/fairplay/internal/live"
+	"github.com/fairplay/fairplay/internal/money"
+)
+
+func bets(n int, amount money.Amount) []live.Bet {
+	out := make([]live.Bet, n)
+	for i := range out {
+		out[i] = live.Bet{ID: uuid.New(), Game: "dice", Amount: amount}
+	}
+	return out
+}
+
+// A watcher keeps at most MaxPending bets, the newest, however many
+// arrive between two messages, and gets them oldest first.
+func TestWatcherKeepsTheNewest(t *testing.T) {
+	t.Parallel()
+	h := live.NewHub(live.HubOptions{MaxPending: 5, Interval: time.Millisecond})
+	w, err := h.Watch(live.Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	all := bets(12, money.Dollars(1))
+	h.Broadcast(all[:7])
+	h.Broadcast(all[7:])
+	got, err := w.Next(context.Background(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 5 {
+		t.Fatalf("%d bets, want the newest 5", len(got))
+	}
+	for i, b := range got {
+		if b.ID != all[7+i].ID {
+			t.Fatalf("bet %d is %s, want %s", i, b.ID, all[7+i].ID)
+		}
+	}
+}
+
+// The filter keeps high rollers only.
+func TestWatcherFilter(t *testing.T) {
+	t.Parallel()
+	h := live.NewHub(live.HubOptions{})
+	w, _ := h.Watch(live.Filter{MinAmount: money.Dollars(5)})
+	defer w.Stop()
+	h.Broadcast(append(bets(3, money.Dollars(1)), bets(1, money.Dollars(5))...))
+	got, err := w.Next(context.Background(), 0)
+	if err != nil || len(got) != 1 || got[0].Amount != money.Dollars(5) {
+		t.Fatalf("got %v, %v", got, err)
+	}
+}
+
+// Messages to a watcher are at least the interval apart; bets that arrive
+// meanwhile go out together in the next one.
+func TestWatcherCoalesces(t *testing.T) {
+	t.Parallel()
+	now := time.Unix(0, 0)
+	clock := func() time.Time { return now }
+	h := live.NewHub(live.HubOptions{Interval: time.Hour, Now: clock})
+	w, _ := h.Watch(live.Filter{})
+	defer w.Stop()
+	h.Broadcast(bets(1, 1))
+	if got, _ := w.Next(context.Background(), 0); len(got) != 1 {
+		t.Fatalf("first message: %d bets", len(got))
+	}
+	h.Broadcast(bets(2, 1))
+	h.Broadcast(bets(3, 1))
+	// Within the interval (an hour of the fake clock) no message goes out:
+	// Next waits, and gives up on its context.
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	if got, err := w.Next(ctx, 0); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("a second message within the interval: %v %v", got, err)
+	}
+	now = now.Add(time.Hour)
+	if got, _ := w.Next(context.Background(), 0); len(got) != 5 {
+		t.Fatalf("after the interval: %d bets, want the 5 together", len(got))
+	}
+}
+
+// A watcher that leaves its bets untaken longer than the stall time is
+// disconnected (and counted); the others go on.
+func TestStalledWatcherIsDropped(t *testing.T) {
+	t.Parallel()
+	now := time.Unix(0, 0)
+	h := live.NewHub(live.HubOptions{Stall: time.Second, Now: func() time.Time { return now }})
+	slow, _ := h.Watch(live.Filter{})
+	fast, _ := h.Watch(live.Filter{})
+	defer fast.Stop()
+	for range 10 {
+		h.Broadcast(bets(3, 1))
+		if _, err := fast.Next(context.Background(), 0); err != nil {
+			t.Fatal(err)
+		}
+		now = now.Add(300 * time.Millisecond)
+	}
+	select {
+	case <-slow.Done():
+	default:
+		t.Fatal("the stalled watcher is still connected")
+	}
+	if _, err := slow.Next(context.Background(), 0); !errors.Is(err, live.ErrTooSlow) {
+		t.Fatalf("stalled watcher: %v", err)
+	}
+	if fast.Err() != nil {
+		t.Fatalf("the fast watcher was dropped: %v", fast.Err())
+	}
+	if s := h.Stats(); s.Watchers != 1 || s.Dropped != 1 {
+		t.Fatalf("stats %+v", s)
+	}
+}
+
+// The hub refuses watchers beyond its limit and, once closed, any.
+func TestHubLimitAndClose(t *testing.T) {
+	t.Parallel()
+	h := live.NewHub(live.HubOptions{MaxWatchers: 2})
+	a, _ := h.Watch(live.Filter{})
+	b, _ := h.Watch(live.Filter{})
+	if _, err := h.Watch(live.Filter{}); !errors.Is(err, live.ErrFull) {
+		t.Fatalf("third watcher: %v", err)
+	}
+	a.Stop()
+	c, err := h.Watch(live.Filter{})
+	if err != nil {
+		t.Fatalf("after a stop: %v", err)
+	}
+	h.Close()
+	for _, w := range []*live.Watcher{b, c} {
+		if _, err := w.Next(context.Background(), 0); !errors.Is(err, live.ErrClosed) {
+			t.Fatalf("after close: %v", err)
+		}
+	}
+	if _, err := h.Watch(live.Filter{}); !errors.Is(err, live.ErrClosed) {
+		t.Fatalf("watch after close: %v", err)
+	}
+}
+
+// An idle stream returns nothing after the idle time: a heartbeat.
+func TestNextIdle(t *testing.T) {
+	t.Parallel()
+	h := live.NewHub(live.HubOptions{})
+	w, _ := h.Watch(live.Filter{})
+	defer w.Stop()
+	if got, err := w.Next(context.Background(), 10*time.Millisecond); got != nil || err != nil {
+		t.Fatalf("idle: %v %v", got, err)
+	}
+}

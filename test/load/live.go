@@ -1,0 +1,176 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// liveWatchers holds open n GET /api/live/bets streams while the load runs
+// (BENCH_WATCHERS), reading every event as a browser would, and counts the
+// bets they receive, so a run measures bets with the feed's fan-out on.
+type liveWatchers struct {
+	cancel   context.CancelFunc
+	wg       sync.WaitGroup
+	bets     atomic.Int64
+	messages atomic.Int64
+	ended    atomic.Int64
+}
+
+func startWatchers(base string, n int) (*liveWatchers, error) {
+	ctx, cancel := context.WithCancel(context.Background())
+	w := &liveWatchers{cancel: cancel}
+	client := &http.Client{Transport: &http.Transport{MaxConnsPerHost: 0, MaxIdleConnsPerHost: n}}
+	for range n {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/api/live/bets", nil)
+		if err != nil {
+			cancel()
+			return nil, err
+		}
+		res, err := client.Do(req)
+		if err != nil {
+			cancel()
+			return nil, err
+		}
+		if res.StatusCode != http.StatusOK {
+			res.Body.Close()
+			cancel()
+			return nil, fmt.Errorf("GET /api/live/bets: %d", res.StatusCode)
+		}
+		w.wg.Go(func() {
+			defer res.Body.Close()
+			r := bufio.NewReader(res.Body)
+			for {
+				line, err := r.ReadString('\n')
+				if err != nil {
+					if ctx.Err() == nil {
+						w.ended.Add(1)
+					}
+					return
+				}
+				if data, ok := strings.CutPrefix(line, "data: "); ok {
+					var msg struct {
+						Bets []json.RawMessage `json:"bets"`
+					}
+					if json.Unmarshal([]byte(data), &msg) == nil {
+						w.messages.Add(1)
+						w.bets.Add(int64(len(msg.Bets)))
+					}
+				}
+			}
+		})
+	}
+	return w, nil
+}
+
+func (w *liveWatchers) stop() {
+	w.cancel()
+	w.wg.Wait()
+}
+
+// runLiveLatency measures how long a settled bet takes to reach a second
+// client's live stream: one player places n dice bets one after another,
+// and for each, the time from its response arriving (the bet has
+// committed) to the bet's id arriving on a GET /api/live/bets stream
+// opened by another client. It prints p50, p90, p99 and the maximum.
+func runLiveLatency(ctx context.Context, base string, p *player, n int) error {
+	sctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	req, err := http.NewRequestWithContext(sctx, http.MethodGet, base+"/api/live/bets", nil)
+	if err != nil {
+		return err
+	}
+	res, err := http.DefaultClient.Do(req) //nolint:bodyclose // closed by the deferred close below
+	if err != nil {
+		return err
+	}
+	defer func() { _ = res.Body.Close() }()
+	if res.StatusCode != http.StatusOK {
+		return fmt.Errorf("GET /api/live/bets: %d", res.StatusCode)
+	}
+	var mu sync.Mutex
+	seen := map[string]time.Time{}
+	arrived := make(chan struct{}, 1)
+	go func() {
+		r := bufio.NewReader(res.Body)
+		for {
+			line, err := r.ReadString('\n')
+			if err != nil {
+				return
+			}
+			data, ok := strings.CutPrefix(line, "data: ")
+			if !ok {
+				continue
+			}
+			at := time.Now()
+			var msg struct {
+				Bets []struct {
+					ID string `json:"_id"`
+				} `json:"bets"`
+			}
+			if json.Unmarshal([]byte(data), &msg) != nil {
+				continue
+			}
+			mu.Lock()
+			for _, b := range msg.Bets {
+				seen[b.ID] = at
+			}
+			mu.Unlock()
+			select {
+			case arrived <- struct{}{}:
+			default:
+			}
+		}
+	}()
+	var lat []time.Duration
+	missing := 0
+	for range n {
+		var out struct {
+			BetID string `json:"betId"`
+		}
+		if err := p.do(ctx, "POST", "/api/games/dice", map[string]any{"betAmount": 1, "rollTarget": 50}, &out); err != nil {
+			return err
+		}
+		answered := time.Now()
+		deadline := time.NewTimer(5 * time.Second)
+		got := false
+		for !got {
+			mu.Lock()
+			at, ok := seen[out.BetID]
+			mu.Unlock()
+			if ok {
+				lat = append(lat, max(0, at.Sub(answered)))
+				got = true
+				break
+			}
+			select {
+			case <-arrived:
+			case <-deadline.C:
+				missing++
+				got = true
+			}
+		}
+		deadline.Stop()
+		// Bets a little apart, as a player clicks: each message then holds
+		// one bet and the figure is the feed's own delay, not the
+		// coalescing of a burst (a message per 100 ms at most).
+		time.Sleep(120 * time.Millisecond)
+	}
+	if len(lat) == 0 {
+		return fmt.Errorf("no bet reached the live stream (%d missing)", missing)
+	}
+	slices.Sort(lat)
+	q := func(p float64) time.Duration { return lat[min(len(lat)-1, int(p*float64(len(lat))))] }
+	fmt.Printf("\nlive-bet latency, commit (response) to a second client's SSE stream, %d bets: p50 %.1f ms, p90 %.1f ms, "+
+		"p99 %.1f ms, max %.1f ms; %d missing\n", len(lat), ms(q(0.5)), ms(q(0.9)), ms(q(0.99)), ms(lat[len(lat)-1]), missing)
+	return nil
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
