@@ -52,22 +52,10 @@ innet() { nsenter --net=/run/netns/$NS "$@"; }
 [ "$(id -u)" = 0 ] || die "needs root (network namespace, containerd, kubelet)"
 
 install_debian() {
-  local need=()
-  command -v containerd >/dev/null || need+=(containerd)
-  command -v runc >/dev/null || need+=(runc)
-  [ -x /usr/lib/cni/bridge ] || need+=(containernetworking-plugins)
-  command -v etcd >/dev/null || [ -x /usr/bin/etcd ] || need+=(etcd-server)
-  command -v iptables >/dev/null || need+=(iptables)
-  command -v conntrack >/dev/null || need+=(conntrack)
-  command -v openssl >/dev/null || need+=(openssl)
-  command -v nsenter >/dev/null || need+=(util-linux)
-  command -v ip >/dev/null || need+=(iproute2)
-  if [ ${#need[@]} -gt 0 ]; then
-    log "installing ${need[*]} with apt-get"
-    export DEBIAN_FRONTEND=noninteractive
-    apt-get update -qq >&2
-    apt-get install -y -qq --no-install-recommends "${need[@]}" >&2
-  fi
+  local etcd=etcd-server:/usr/bin/etcd
+  command -v etcd >/dev/null && etcd=
+  hack/apt.sh containerd:containerd runc:runc containernetworking-plugins:/usr/lib/cni/bridge $etcd \
+    iptables:iptables conntrack:conntrack openssl:openssl util-linux:nsenter iproute2:ip >&2
 }
 
 pgbin() { ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1; }

@@ -13,7 +13,8 @@ if [ -z "${DATABASE_URL:-}" ] || [ -z "${REDIS_URL:-}" ]; then
   hack/services.sh start
   eval "$(hack/services.sh env)"
 fi
-[ -x /usr/bin/chromium ] || { echo "e2e: /usr/bin/chromium is missing (apt-get install chromium)" >&2; exit 1; }
+# Debian's Chromium (Playwright downloads no browser here), and psql.
+hack/apt.sh chromium:/usr/bin/chromium postgresql-client:psql
 
 SERVER_URL=${DATABASE_URL%/*}
 psql -q "$SERVER_URL/postgres" -c "DROP DATABASE IF EXISTS fairplay_e2e WITH (FORCE)" -c "CREATE DATABASE fairplay_e2e" >/dev/null

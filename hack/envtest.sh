@@ -24,16 +24,7 @@ log() { echo "envtest: $*" >&2; }
 mkdir -p "$ASSETS"
 
 # etcd: Debian's package (3.4.x works with kube-apiserver's etcd3 client).
-if ! command -v etcd >/dev/null && [ ! -x /usr/bin/etcd ]; then
-  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-    log "installing etcd-server with apt-get"
-    export DEBIAN_FRONTEND=noninteractive
-    apt-get update -qq >&2
-    apt-get install -y -qq --no-install-recommends etcd-server >&2
-  else
-    log "etcd not found: apt-get install etcd-server"; exit 1
-  fi
-fi
+command -v etcd >/dev/null || hack/apt.sh etcd-server:/usr/bin/etcd
 etcd_bin=$(command -v etcd || echo /usr/bin/etcd)
 ln -sf "$etcd_bin" "$ASSETS/etcd"
 

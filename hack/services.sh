@@ -62,15 +62,10 @@ pg_bin() {
 }
 
 ensure_installed() {
-  local missing=()
-  pg_bin >/dev/null || missing+=(postgresql)
-  command -v redis-server >/dev/null || missing+=(redis-server)
-  [ ${#missing[@]} -eq 0 ] && return 0
-  echo "installing ${missing[*]}" >&2
-  local sudo=""
-  [ "$(id -u)" -ne 0 ] && sudo=sudo
-  $sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+  local pkgs=(redis-server:redis-server)
+  pg_bin >/dev/null || pkgs+=(postgresql)
   # Debian starts a cluster on install on some machines; ours runs on its own port, so it does not matter.
+  hack/apt.sh "${pkgs[@]}"
 }
 
 # as_pg runs a Postgres binary; as root it runs as the postgres system user,

@@ -9,6 +9,10 @@ cd "$(dirname "$0")/.."
 mkdir -p .data/test
 export PATH=$PWD/bin:$PATH
 
+# What a fresh Debian machine lacks (the summary's python3, Chromium for the
+# end-to-end step, etcd for envtest); each step's own script checks again.
+hack/apt.sh python3:python3 chromium:/usr/bin/chromium etcd-server:/usr/bin/etcd
+
 if [ -z "${DATABASE_URL:-}" ] || [ -z "${REDIS_URL:-}" ]; then
   hack/services.sh start
   eval "$(hack/services.sh env)"
