@@ -27,18 +27,20 @@ trap cleanup EXIT
 eval "$(hack/cluster.sh up)"
 echo "cluster: node up after $(($(date +%s) - start))s"
 
-# Images: one build of the binaries, three tags. The broken tag carries one
-# extra migration that fails, so its migration Job fails the way a bad
-# release's would.
+# Images: one build of the binaries, three tags. B carries one extra,
+# expand-only migration, so A -> B is an upgrade across a migration and B -> A
+# a rollback across one; the broken tag carries it and one more that fails, so
+# its migration Job fails the way a bad release's would.
 images=.data/cluster/images
 mkdir -p "$images"
 run=$(date +%s)
 export FAIRPLAY_CLUSTER_TAG_A=cluster-a-$run FAIRPLAY_CLUSTER_TAG_B=cluster-b-$run FAIRPLAY_CLUSTER_TAG_BROKEN=cluster-broken-$run
 IMAGE=ghcr.io/fairplay/fairplay TAG=$FAIRPLAY_CLUSTER_TAG_A VERSION=$FAIRPLAY_CLUSTER_TAG_A hack/image.sh fairplay "$images/a.tar"
-IMAGE=ghcr.io/fairplay/fairplay TAG=$FAIRPLAY_CLUSTER_TAG_B VERSION=$FAIRPLAY_CLUSTER_TAG_B hack/image.sh fairplay "$images/b.tar"
+IMAGE=ghcr.io/fairplay/fairplay TAG=$FAIRPLAY_CLUSTER_TAG_B VERSION=$FAIRPLAY_CLUSTER_TAG_B \
+  EXTRA_MIGRATION=hack/testdata/99990_cluster_expand.sql hack/image.sh fairplay "$images/b.tar"
 if [ -z "${FAIRPLAY_CLUSTER_SHORT:-}" ]; then
   IMAGE=ghcr.io/fairplay/fairplay TAG=$FAIRPLAY_CLUSTER_TAG_BROKEN VERSION=$FAIRPLAY_CLUSTER_TAG_BROKEN \
-    EXTRA_MIGRATION=hack/testdata/99999_fails.sql hack/image.sh fairplay "$images/broken.tar"
+    EXTRA_MIGRATION="hack/testdata/99990_cluster_expand.sql hack/testdata/99999_fails.sql" hack/image.sh fairplay "$images/broken.tar"
 fi
 hack/image.sh pause "$images/pause.tar"
 for f in pause a b broken; do

@@ -20,8 +20,8 @@
 #               registry.k8s.io/pause:3.10 and registry.k8s.io/pause:3.6, containerd 1.6's
 #               default sandbox_image), so any of these sandbox_image settings finds it
 #   ARCH        GOARCH / image architecture (default go env GOARCH)
-#   EXTRA_MIGRATION  a .sql file added to the embedded migrations (a build overlay; the
-#               real-node suite's broken release)
+#   EXTRA_MIGRATION  .sql files (space-separated) added to the embedded migrations (a build
+#               overlay; the real-node suite's release B and its broken release)
 # OUT defaults to bin/image/fairplay-TAG.tar or bin/image/pause-TAG.tar. A second
 # tag is cheap: `VERSION=v2 TAG=v2 hack/image.sh` relinks the binaries (compiles come from
 # Go's cache), reuses web/dist and writes the identical base layer.
@@ -93,14 +93,23 @@ fairplay)
   mkdir -p "$stage/out"
   log "go build $VERSION (linux/$ARCH)"
   export CGO_ENABLED=0 GOOS=linux GOARCH=$ARCH
-  # EXTRA_MIGRATION=FILE adds one migration to the embedded set through a
+  # EXTRA_MIGRATION="FILE..." adds migrations to the embedded set through a
   # build overlay (the sources stay as they are): the real-node suite's
-  # release whose migration fails.
+  # release B (an expand-only migration) and its release whose migration fails.
   if [ -n "${EXTRA_MIGRATION:-}" ]; then
-    printf '{"Replace": {"%s": "%s"}}\n' "$ROOT/internal/postgres/migrations/$(basename "$EXTRA_MIGRATION")" \
-      "$(realpath "$EXTRA_MIGRATION")" >"$stage/overlay.json"
+    read -r -a extra <<<"$EXTRA_MIGRATION"
+    {
+      printf '{"Replace": {'
+      sep=
+      for f in "${extra[@]}"; do
+        [ -r "$f" ] || { log "EXTRA_MIGRATION: no such file $f"; exit 2; }
+        printf '%s"%s": "%s"' "$sep" "$ROOT/internal/postgres/migrations/$(basename "$f")" "$(realpath "$f")"
+        sep=", "
+      done
+      printf '}}\n'
+    } >"$stage/overlay.json"
     export GOFLAGS="${GOFLAGS:-} -overlay=$stage/overlay.json"
-    log "with the extra migration $EXTRA_MIGRATION"
+    log "with the extra migrations ${extra[*]}"
   fi
   go build -trimpath -ldflags "-s -w -X main.version=${VERSION}" -o "$stage/out/fairplay" ./cmd/fairplay
   go build -trimpath -ldflags "-s -w -X main.version=${VERSION}" -o "$stage/out/operator" ./cmd/operator

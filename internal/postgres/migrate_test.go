@@ -159,3 +159,40 @@ func TestCheckMigratedIgnoresTheMigrationsLock(t *testing.T) {
 		t.Fatalf("check with the migrations lock held: %v", err)
 	}
 }
+
+// A rollback of spec.image runs the previous release against a database a
+// newer release has migrated further (docs/upgrades.md, expand/contract):
+// its migrate is a no-op that keeps the newer migration, and it serves.
+func TestOlderReleaseRunsOnANewerSchema(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	url := pgtest.EmptyURL(t)
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	if err := postgres.Migrate(ctx, url, quiet); err != nil {
+		t.Fatal(err)
+	}
+	pool, err := postgres.Open(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	// What the newer release's expand-only migration left behind.
+	if _, err := pool.Exec(ctx, `CREATE TABLE newer_release_table (id bigint PRIMARY KEY);
+		ALTER TABLE users ADD COLUMN newer_release_note text;
+		INSERT INTO goose_db_version (version_id, is_applied) VALUES (99990, true)`); err != nil {
+		t.Fatal(err)
+	}
+	if err := postgres.Migrate(ctx, url, quiet); err != nil {
+		t.Fatalf("the older release's migrate on a newer schema: %v", err)
+	}
+	if err := postgres.CheckMigrated(ctx, pool); err != nil {
+		t.Fatalf("the older release refuses a newer schema: %v", err)
+	}
+	var newest int64
+	if err := pool.QueryRow(ctx, `SELECT max(version_id) FROM goose_db_version WHERE is_applied`).Scan(&newest); err != nil {
+		t.Fatal(err)
+	}
+	if newest != 99990 {
+		t.Fatalf("schema version %d after the older release's migrate, want the newer 99990 kept", newest)
+	}
+}

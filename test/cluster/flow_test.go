@@ -322,6 +322,9 @@ func TestFairplayOnARealNode(t *testing.T) {
 			t.Fatalf("the Deployment did not roll (ReplicaSet %s)", newRS.Name)
 		}
 		dumpCasino(t, "after-upgrade")
+		if !expandApplied(t) {
+			t.Error("B's expand-only migration (99990) is not in the database after the upgrade")
+		}
 		if newRS.CreationTimestamp.Before(c.Status.LastMigration.CompletionTime) {
 			t.Errorf("the new ReplicaSet (%s) was made before the migration completed (%s)",
 				newRS.CreationTimestamp, c.Status.LastMigration.CompletionTime)
@@ -380,6 +383,32 @@ func TestFairplayOnARealNode(t *testing.T) {
 			d := condition(getCasino(t), casinov1alpha1.ConditionDegraded)
 			return d == nil || d.Status == metav1.ConditionFalse, fmt.Sprintf("%+v", d)
 		})
+	})
+
+	step("rolling spec.image back across a migration: A serves on B's newer schema, under load, then forward again", true, func(t *testing.T) {
+		if !expandApplied(t) {
+			t.Fatal("B's expand-only migration is not applied: nothing to roll back across")
+		}
+		l := runLoad(players)
+		time.Sleep(3 * time.Second)
+		sh(t, "helm upgrade "+release+" ./charts/fairplay -n "+namespace+" --reuse-values --set image.tag="+tagA)
+		waitReady(t, imageA, 5*time.Minute)
+		time.Sleep(5 * time.Second)
+		l.finish()
+		t.Logf("rollback B -> A: %s", l.summary())
+		l.assertNoFailures(t, "rollback")
+		checkAcks(t, l)
+		dumpCasino(t, "after-rollback")
+		c := getCasino(t)
+		if r := condition(c, casinov1alpha1.ConditionDegraded); r != nil && r.Status == metav1.ConditionTrue {
+			t.Errorf("Degraded after the rollback: %s: %s", r.Reason, r.Message)
+		}
+		if !expandApplied(t) {
+			t.Error("the rollback undid B's migration: migrations are forward-only")
+		}
+		// Forward again, so the steps after this one run B as before.
+		sh(t, "helm upgrade "+release+" ./charts/fairplay -n "+namespace+" --reuse-values --set image.tag="+tagB)
+		waitReady(t, imageB, 5*time.Minute)
 	})
 
 	step("scheduled signing-key rotation under load: no 401 for tokens in flight", true, func(t *testing.T) {
@@ -675,6 +704,20 @@ func adminPool(t testing.TB) *pgxpool.Pool {
 	}
 	t.Cleanup(pool.Close)
 	return pool
+}
+
+// expandApplied reports whether release B's expand-only migration
+// (hack/testdata/99990_cluster_expand.sql) has run: its table exists and goose
+// recorded the version.
+func expandApplied(t testing.TB) bool {
+	t.Helper()
+	var table, recorded bool
+	err := adminPool(t).QueryRow(context.Background(), `SELECT to_regclass('fairplay_cluster_expand') IS NOT NULL,
+		EXISTS (SELECT 1 FROM goose_db_version WHERE version_id = 99990 AND is_applied)`).Scan(&table, &recorded)
+	if err != nil {
+		t.Fatalf("read the schema: %v", err)
+	}
+	return table && recorded
 }
 
 // checkAcks fails unless every bet the load got a 200 for is in the
