@@ -317,6 +317,7 @@ func main() {
 		fmt.Print(t.String())
 		for _, sc := range scs {
 			var r *Result
+			before := takeSample(*serverPID)
 			if sc.name == "pwflood" {
 				if r, err = runPwflood(ctx, cfg, c); err != nil {
 					fail("%v", err)
@@ -324,11 +325,17 @@ func main() {
 			} else {
 				r = run(ctx, cfg, sc, c)
 			}
+			if after := takeSample(*serverPID); before.ok && after.ok && r.Requests > 0 {
+				r.ServerCPUus = float64((after.serverCPU - before.serverCPU).Microseconds()) / float64(r.Requests)
+			}
 			report.Runs = append(report.Runs, r)
 			var t table
 			t.result(r)
 			t.errors(r)
 			fmt.Print(t.String())
+			if r.ServerCPUus > 0 {
+				fmt.Printf("  server CPU: %.1f µs per %s operation (%d operations)\n", r.ServerCPUus, r.Scenario, r.Requests)
+			}
 			if sc.name == "pwflood" {
 				fmt.Print(pwfloodSummary(r))
 			}

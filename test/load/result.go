@@ -72,6 +72,9 @@ type Result struct {
 	// HTTPRequests and HTTPRPS count every HTTP request of the run.
 	HTTPRequests int     `json:"http_requests,omitempty"`
 	HTTPRPS      float64 `json:"http_rps,omitempty"`
+	// ServerCPUus is the server process's CPU time (user + system) during
+	// the run divided by its operations, in microseconds (needs -server-pid).
+	ServerCPUus float64 `json:"server_cpu_us_per_op,omitempty"`
 	// ByOp splits the run by operation and, for stateful rounds, by endpoint.
 	ByOp map[string]*Result `json:"by_op,omitempty"`
 	// Order is the display order of ByOp.
