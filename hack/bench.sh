@@ -20,6 +20,9 @@
 #                      for a before/after; it migrates its own fresh database)
 #   BENCH_LABEL        the report's label (default: git describe of this tree)
 #   BENCH_WATCHERS     live bets streams (GET /api/live/bets) held open during the load (default 0)
+#   BENCH_WATCHERS_AB  instead of the load: what this many open live bets streams cost the first scenario at
+#                      the first level, runs without and with them alternating (BENCH_AB_ROUNDS pairs,
+#                      default 3), medians compared (req/s, p99, server CPU per operation)
 #   BENCH_LIVE_LATENCY measure the live feed's commit-to-stream latency over this many bets instead of the
 #                      load (p50/p99; e.g. 300)
 #   BENCH_SERVER_ENV   extra VAR=value words for the server's environment (say, what an older
@@ -120,6 +123,11 @@ result=$OUT/bench-$stamp.json
 rc=0
 if [ -n "${BENCH_LIVE_LATENCY:-}" ]; then
   bin/fairplay-load -url "http://127.0.0.1:$PORT" -users 1 -live-latency "$BENCH_LIVE_LATENCY"
+  exit
+fi
+if [ -n "${BENCH_WATCHERS_AB:-}" ]; then
+  bin/fairplay-load -url "http://127.0.0.1:$PORT" -scenario "$SCEN" -c "$CONC" -d "$DUR" -users 64 -server-pid "$server" \
+    -watchers-ab "$BENCH_WATCHERS_AB" -ab-rounds "${BENCH_AB_ROUNDS:-3}"
   exit
 fi
 bin/fairplay-load -url "http://127.0.0.1:$PORT" -scenario "$SCEN" -c "$CONC" -d "$DUR" -users 64 -watchers "${BENCH_WATCHERS:-0}" \

@@ -174,3 +174,69 @@ func runLiveLatency(ctx context.Context, base string, p *player, n int) error {
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// abRun is one run of the -watchers-ab comparison.
+type abRun struct {
+	rps, p99, cpuUs float64
+	errors          int
+}
+
+// runWatchersAB measures what n open live bets streams cost the bets: it
+// alternates runs of the scenario without and with the streams open (the
+// same players, server and database; pairs, so a machine growing busier
+// or quieter during the measurement weighs on both sides alike) and prints
+// each run and the medians' difference in throughput, p99 and the server's
+// CPU per operation.
+func runWatchersAB(ctx context.Context, cfg runConfig, base string, sc scenario, conc, n, rounds int) error {
+	fmt.Printf("\n== live streams A/B: %s at %d concurrent players, %s per run, %d pairs; B holds %d live bets streams open ==\n",
+		sc.name, conc, cfg.dur, rounds, n)
+	fmt.Printf("%-6s %-4s %10s %9s %12s %7s\n", "round", "side", "req/s", "p99 ms", "srv µs/op", "errors")
+	var off, on []abRun
+	measure := func(round int, side string) abRun {
+		before := takeSample(cfg.pid)
+		r := run(ctx, cfg, sc, conc)
+		after := takeSample(cfg.pid)
+		out := abRun{rps: r.RPS, p99: r.P99ms, errors: r.Errors}
+		if before.ok && after.ok && r.Requests > 0 {
+			out.cpuUs = float64((after.serverCPU - before.serverCPU).Microseconds()) / float64(r.Requests)
+		}
+		fmt.Printf("%-6d %-4s %10.1f %9.2f %12.1f %7d\n", round, side, out.rps, out.p99, out.cpuUs, out.errors)
+		return out
+	}
+	for i := 1; i <= rounds; i++ {
+		off = append(off, measure(i, "A"))
+		w, err := startWatchers(base, n)
+		if err != nil {
+			return fmt.Errorf("live watchers: %w", err)
+		}
+		b := measure(i, "B")
+		w.stop()
+		if w.bets.Load() == 0 {
+			return fmt.Errorf("round %d: %d streams open but none received a bet", i, n)
+		}
+		on = append(on, b)
+	}
+	med := func(runs []abRun, f func(abRun) float64) float64 {
+		v := make([]float64, len(runs))
+		for i, r := range runs {
+			v[i] = f(r)
+		}
+		slices.Sort(v)
+		if len(v)%2 == 1 {
+			return v[len(v)/2]
+		}
+		return (v[len(v)/2-1] + v[len(v)/2]) / 2
+	}
+	pct := func(a, b float64) string {
+		if a == 0 {
+			return "n/a"
+		}
+		return fmt.Sprintf("%+.1f%%", 100*(b-a)/a)
+	}
+	rpsA, rpsB := med(off, func(r abRun) float64 { return r.rps }), med(on, func(r abRun) float64 { return r.rps })
+	p99A, p99B := med(off, func(r abRun) float64 { return r.p99 }), med(on, func(r abRun) float64 { return r.p99 })
+	cpuA, cpuB := med(off, func(r abRun) float64 { return r.cpuUs }), med(on, func(r abRun) float64 { return r.cpuUs })
+	fmt.Printf("\nmedians: without streams %.1f req/s, p99 %.2f ms, %.1f µs/op; with %d streams %.1f req/s (%s), p99 %.2f ms (%s), %.1f µs/op (%s)\n",
+		rpsA, p99A, cpuA, n, rpsB, pct(rpsA, rpsB), p99B, pct(p99A, p99B), cpuB, pct(cpuA, cpuB))
+	return nil
+}

@@ -240,6 +240,8 @@ func main() {
 	flag.IntVar(&pwfloodRounds, "rounds", pwfloodRounds, "pwflood: how many times the idle and flooded phases alternate within -d each")
 	jsonOut := flag.String("json", "", "write the report as JSON to this file")
 	watchers := flag.Int("watchers", 0, "live bets streams (GET /api/live/bets) to hold open while the load runs")
+	watchersAB := flag.Int("watchers-ab", 0, "instead of the load: measure what this many open live bets streams cost the first scenario at the first level, alternating runs without and with them (-ab-rounds pairs), then exit")
+	abRounds := flag.Int("ab-rounds", 3, "with -watchers-ab: how many pairs of runs (without, with)")
 	liveLatency := flag.Int("live-latency", 0, "measure commit-to-stream latency of the live feed over this many bets, then exit")
 	compareOld := flag.String("compare", "", "print a before/after table of this older report against the report given as the argument, and exit")
 	flag.Parse()
@@ -299,6 +301,17 @@ func main() {
 		}
 		return
 	}
+	if *watchersAB > 0 {
+		if *abRounds < 1 || *abRounds > 20 {
+			fail("-ab-rounds %d: want 1 to 20", *abRounds)
+		}
+		cfg := runConfig{players: players, pid: *serverPID, dur: *dur}
+		if err := runWatchersAB(ctx, cfg, *url, scs[0], levels[0], *watchersAB, *abRounds); err != nil {
+			fail("%v", err)
+		}
+		return
+	}
+
 	var lw *liveWatchers
 	if *watchers > 0 {
 		if lw, err = startWatchers(*url, *watchers); err != nil {
