@@ -113,6 +113,12 @@ bin/fairplay-bench migrate >"$log" 2>&1 || { cat "$log" >&2; exit 1; }
 keys=$(mktemp -d)
 bin/fairplay-bench keys generate --dir "$keys" >/dev/null
 
+# Another bench (or anything) on the port would answer the readiness checks
+# and the load in our server's place.
+if (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null; then
+  echo "BENCH_PORT=$PORT: something already listens there (another bench?); choose another port" >&2
+  exit 1
+fi
 FAIRPLAY_HTTP_ADDR=127.0.0.1:$PORT FAIRPLAY_METRICS_ADDR=127.0.0.1:0 FAIRPLAY_SIGNING_KEYS_DIR=$keys FAIRPLAY_LOG_LEVEL=warn FAIRPLAY_DRAIN_DELAY=0s \
 FAIRPLAY_RATE_LOGIN_IP=0 FAIRPLAY_RATE_LOGIN_ACCOUNT_IP=0 FAIRPLAY_RATE_LOGIN_ACCOUNT_FAILURES=0 FAIRPLAY_RATE_REGISTER_IP=0 \
 FAIRPLAY_RATE_PASSWORD_USER=0 FAIRPLAY_RATE_PASSWORD_IP=0 FAIRPLAY_RATE_BETS_USER=0 \
@@ -126,7 +132,7 @@ for _ in $(seq 150); do
   kill -0 "$server" 2>/dev/null || break
   sleep 0.1
 done
-[ -n "$ready" ] || { echo "the server did not become ready; its log:" >&2; tail -30 "$log" >&2; exit 1; }
+[ -n "$ready" ] && kill -0 "$server" 2>/dev/null || { echo "the server did not become ready; its log:" >&2; tail -30 "$log" >&2; exit 1; }
 
 # The postmaster, so Postgres' CPU per transaction and per request can be
 # told: its own time, its exited children's (cutime, cstime) and its live

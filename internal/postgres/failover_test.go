@@ -88,7 +88,12 @@ func TestReadOnlyRefusalClosesTheConnection(t *testing.T) {
 func TestCheckWritableRefusesAReadOnlyServer(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
-	pool, err := postgres.Open(ctx, pgtest.URL(t)+"&default_transaction_read_only=on")
+	u := pgtest.URL(t)
+	sep := "?"
+	if strings.Contains(u, "?") {
+		sep = "&"
+	}
+	pool, err := postgres.Open(ctx, u+sep+"default_transaction_read_only=on")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -44,7 +44,7 @@ func loadFailoverConfig(t *testing.T) failoverConfig {
 		c.modes = nil
 		for m := range strings.SplitSeq(s, ",") {
 			if m = strings.TrimSpace(m); m != "sync" && m != "async" {
-				t.Fatalf("FAILOVER_REPLICATION=%q: want sync, async or both (sync,async)", s)
+				t.Fatalf("FAILOVER_REPLICATION=%q: want sync, async or sync,async", s)
 			}
 			c.modes = append(c.modes, strings.TrimSpace(m))
 		}
@@ -103,10 +103,10 @@ func loadFailoverConfig(t *testing.T) failoverConfig {
 // docs/deploy.md gives the production advice (three instances, so that one
 // standby is left after a failover and strict mode costs nothing).
 //
-// The short form (one round in each mode, about 20 s each plus the build)
-// runs in `make test`. Knobs: FAILOVER_ROUNDS (default 1), FAILOVER_REPLICATION
-// (sync, async, or both: sync,async, the default), FAILOVER_PAUSE (default
-// 2s of load after each step). A long run:
+// The short form (one round in each mode, about 30 s each on a busy 2-core
+// machine, plus the build) runs in `make test`. Knobs: FAILOVER_ROUNDS
+// (default 1), FAILOVER_REPLICATION (sync, async, or both: sync,async, the
+// default), FAILOVER_PAUSE (default 2s of load after each step). A long run:
 //
 //	FAILOVER_ROUNDS=10 FAILOVER_PAUSE=5s go test -race -count=1 -v -timeout 60m -run Failover ./test/chaos/
 func TestFailover(t *testing.T) {
@@ -119,8 +119,8 @@ func TestFailover(t *testing.T) {
 // roundFigures is what one failover cost the players.
 type roundFigures struct {
 	unready, promoted, firstBet time.Duration // after the kill
-	errors503, noAnswer        int
-	span503                    time.Duration // first to last 503
+	errors503, noAnswer         int
+	span503                     time.Duration // first to last 503
 }
 
 func (f roundFigures) String() string {
@@ -161,7 +161,7 @@ func (s *stats) outage(killed time.Time) roundFigures {
 	return f
 }
 
-// node is one Postgres server of the pair.
+// newNode makes the directory of one Postgres server of the pair.
 func newNode(t *testing.T, dir, name string) string {
 	t.Helper()
 	d := filepath.Join(dir, name)
