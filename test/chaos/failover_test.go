@@ -119,13 +119,14 @@ func TestFailover(t *testing.T) {
 // roundFigures is what one failover cost the players.
 type roundFigures struct {
 	unready, promoted, firstBet time.Duration // after the kill
+	promote                     time.Duration // pg_ctl promote's own time
 	errors503, noAnswer         int
 	span503                     time.Duration // first to last 503
 }
 
 func (f roundFigures) String() string {
-	return fmt.Sprintf("not ready after %.2fs, promoted after %.2fs, first acknowledged bet after %.2fs; %d bet answers 503 over %.2fs, %d without an answer",
-		f.unready.Seconds(), f.promoted.Seconds(), f.firstBet.Seconds(), f.errors503, f.span503.Seconds(), f.noAnswer)
+	return fmt.Sprintf("not ready after %.2fs, promoted after %.2fs (pg_ctl promote %.2fs), first acknowledged bet after %.2fs; %d bet answers 503 over %.2fs, %d without an answer",
+		f.unready.Seconds(), f.promoted.Seconds(), f.promote.Seconds(), f.firstBet.Seconds(), f.errors503, f.span503.Seconds(), f.noAnswer)
 }
 
 // outage measures, from the bet requests, what the kill at killed cost.
@@ -284,10 +285,11 @@ func failoverDrill(t *testing.T, cfg failoverConfig, synchronous bool) {
 		if err := standby.SetSynchronousStandbys(ctx, ""); err != nil {
 			t.Fatal(err)
 		}
+		promoting := time.Now()
 		if err := standby.Promote(); err != nil {
 			t.Fatal(err)
 		}
-		promoted := time.Since(killed)
+		promoted, promote := time.Since(killed), time.Since(promoting)
 
 		// 3. The server finds the new primary by itself.
 		ph.enter(fmt.Sprintf("r%d promoted", round))
@@ -307,7 +309,7 @@ func failoverDrill(t *testing.T, cfg failoverConfig, synchronous bool) {
 		running(ph.enter(fmt.Sprintf("r%d standby back", round)), 20)
 
 		f := st.outage(killed)
-		f.unready, f.promoted = unready, promoted
+		f.unready, f.promoted, f.promote = unready, promoted, promote
 		figures = append(figures, f)
 		t.Logf("round %d: %s", round, f)
 		primary, standby = standby, primary
