@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
+
 	"github.com/fairplay/fairplay/internal/postgres"
 	"github.com/fairplay/fairplay/internal/postgres/pgtest"
 )
@@ -88,12 +90,15 @@ func TestReadOnlyRefusalClosesTheConnection(t *testing.T) {
 func TestCheckWritableRefusesAReadOnlyServer(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
-	u := pgtest.URL(t)
-	sep := "?"
-	if strings.Contains(u, "?") {
-		sep = "&"
+	cfg, err := pgxpool.ParseConfig(pgtest.URL(t))
+	if err != nil {
+		t.Fatal(err)
 	}
-	pool, err := postgres.Open(ctx, u+sep+"default_transaction_read_only=on")
+	// The first server only, as is, whatever DATABASE_URL asks of it
+	// (target_session_attrs=read-write would refuse the connection).
+	cfg.ConnConfig.Fallbacks, cfg.ConnConfig.ValidateConnect = nil, nil
+	cfg.ConnConfig.RuntimeParams["default_transaction_read_only"] = "on"
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
