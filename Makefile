@@ -146,7 +146,7 @@ clean: ## remove build output (keeps .data and bin tools)
 ##@ Measuring
 
 .PHONY: bench
-bench: ## load-test a release build next to pgbench -N and print the table (BENCH_DURATION, BENCH_CONCURRENCY)
+bench: ## load-test a release build next to pgbench -N and print the table (BENCH_DURATION, BENCH_CONCURRENCY, BENCH_STANDBY=none,sync for the cost of synchronous commit)
 	hack/bench.sh
 
 .PHONY: fuzz

@@ -27,6 +27,12 @@
 #                      load (p50/p99; e.g. 300)
 #   BENCH_SERVER_ENV   extra VAR=value words for the server's environment (say, what an older
 #                      binary needs to run with its rate limits off)
+#   BENCH_STANDBY      none (default: the primary alone), sync (a streaming standby named in
+#                      synchronous_standby_names: each commit waits for its flush on the standby)
+#                      or async (the standby, not waited for); see hack/services.sh. A list, e.g.
+#                      none,sync, runs the bench once per mode (BENCH_SCENARIOS default dice) and
+#                      prints each mode's dice bets/s and p99 next to the first's: the cost of
+#                      synchronous commit
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -37,9 +43,42 @@ PORT=${BENCH_PORT:-18090}
 COMPARE=${BENCH_COMPARE:-}
 SERVER_BIN=${BENCH_SERVER:-}
 read -r -a SERVER_ENV <<<"${BENCH_SERVER_ENV:-}"
+STANDBY=${BENCH_STANDBY:-none}
 OUT=$ROOT/.data/bench
 mkdir -p "$OUT"
 stamp=$(date -u +%Y%m%dT%H%M%SZ)
+
+for m in ${STANDBY//,/ }; do
+  case $m in none | sync | async) ;; *) echo "BENCH_STANDBY=$STANDBY: want none, sync or async, or a list such as none,sync" >&2; exit 2 ;; esac
+done
+if [[ $STANDBY == *,* ]]; then
+  # One run per mode, then the table of the cost.
+  [ -n "${BENCH_LIVE_LATENCY:-}" ] && { echo "BENCH_LIVE_LATENCY measures one mode: give BENCH_STANDBY one mode" >&2; exit 2; }
+  results=()
+  for m in ${STANDBY//,/ }; do
+    echo "==> BENCH_STANDBY=$m"
+    log=$(mktemp)
+    BENCH_STANDBY=$m BENCH_SCENARIOS=${BENCH_SCENARIOS:-dice} BENCH_COMPARE= \
+      BENCH_LABEL="${BENCH_LABEL:-$(git describe --tags --always --dirty 2>/dev/null || echo dev)} standby=$m" \
+      "$0" | tee "$log"
+    results+=("$(sed -n 's/^results: \([^ ]*\) .*/\1/p' "$log" | tail -1)")
+    rm -f "$log"
+  done
+  modes=(${STANDBY//,/ })
+  echo
+  echo "==> the cost of the standby: dice bets/s and p99 per mode"
+  for i in "${!results[@]}"; do
+    jq -r --arg m "${modes[$i]}" '.runs[] | select(.scenario == "dice")
+      | "  standby \($m | . + "      " | .[:6])  dice  c=\(.concurrency)  \(.rps * 10 | round / 10) bets/s  p50 \(.p50_ms) ms  p99 \(.p99_ms) ms  errors \(.errors)"' "${results[$i]}"
+  done
+  for i in "${!results[@]}"; do
+    [ "$i" -eq 0 ] && continue
+    echo
+    echo "==> ${modes[$i]} against ${modes[0]}"
+    bin/fairplay-load -compare "${results[0]}" "${results[$i]}"
+  done
+  exit 0
+fi
 
 case $DUR in
   *[0-9]s) secs=${DUR%s} ;;
@@ -50,14 +89,19 @@ esac
 if [ -n "$COMPARE" ] && [ ! -r "$COMPARE" ]; then echo "BENCH_COMPARE=$COMPARE: no such file" >&2; exit 2; fi
 if [ -n "$SERVER_BIN" ] && [ ! -x "$SERVER_BIN" ]; then echo "BENCH_SERVER=$SERVER_BIN: not an executable" >&2; exit 2; fi
 
-hack/services.sh start
+FAIRPLAY_PG_STANDBY=$STANDBY hack/services.sh start
 eval "$(hack/services.sh env)"
 SERVER_URL=${DATABASE_URL%/*}
+# The URL's parameters (with a standby: target_session_attrs=read-write).
+URL_PARAMS=${DATABASE_URL#*\?}
 BENCH_DB=fairplay_bench
 PGBENCH_DB=fairplay_pgbench
 psql -q "$SERVER_URL/postgres" -c "DROP DATABASE IF EXISTS $BENCH_DB WITH (FORCE)" -c "CREATE DATABASE $BENCH_DB" \
   -c "DROP DATABASE IF EXISTS $PGBENCH_DB WITH (FORCE)" -c "CREATE DATABASE $PGBENCH_DB"
-export DATABASE_URL="$SERVER_URL/$BENCH_DB?sslmode=disable"
+export DATABASE_URL="$SERVER_URL/$BENCH_DB?$URL_PARAMS"
+if [ "$STANDBY" != none ]; then
+  echo "==> with a standby ($STANDBY): $(psql -Atq "$SERVER_URL/postgres" -c "SELECT string_agg(application_name || ' ' || state || ' ' || sync_state, ', ') FROM pg_stat_replication")"
+fi
 
 if [ -n "$SERVER_BIN" ]; then
   echo "==> building the load generator (measuring the server $SERVER_BIN)"
@@ -72,6 +116,12 @@ bin/fairplay-bench migrate >"$log" 2>&1 || { cat "$log" >&2; exit 1; }
 keys=$(mktemp -d)
 bin/fairplay-bench keys generate --dir "$keys" >/dev/null
 
+# Another bench (or anything) on the port would answer the readiness checks
+# and the load in our server's place.
+if (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null; then
+  echo "BENCH_PORT=$PORT: something already listens there (another bench?); choose another port" >&2
+  exit 1
+fi
 FAIRPLAY_HTTP_ADDR=127.0.0.1:$PORT FAIRPLAY_METRICS_ADDR=127.0.0.1:0 FAIRPLAY_SIGNING_KEYS_DIR=$keys FAIRPLAY_LOG_LEVEL=warn FAIRPLAY_DRAIN_DELAY=0s \
 FAIRPLAY_RATE_LOGIN_IP=0 FAIRPLAY_RATE_LOGIN_ACCOUNT_IP=0 FAIRPLAY_RATE_LOGIN_ACCOUNT_FAILURES=0 FAIRPLAY_RATE_REGISTER_IP=0 \
 FAIRPLAY_RATE_PASSWORD_USER=0 FAIRPLAY_RATE_PASSWORD_IP=0 FAIRPLAY_RATE_BETS_USER=0 \
@@ -85,7 +135,7 @@ for _ in $(seq 150); do
   kill -0 "$server" 2>/dev/null || break
   sleep 0.1
 done
-[ -n "$ready" ] || { echo "the server did not become ready; its log:" >&2; tail -30 "$log" >&2; exit 1; }
+[ -n "$ready" ] && kill -0 "$server" 2>/dev/null || { echo "the server did not become ready; its log:" >&2; tail -30 "$log" >&2; exit 1; }
 
 # The postmaster, so Postgres' CPU per transaction and per request can be
 # told: its own time, its exited children's (cutime, cstime) and its live

@@ -149,6 +149,7 @@ func New(ctx context.Context, cfg settings.Config, log *slog.Logger, o Options) 
 		},
 		OnShutdown:     a.Live.Close,
 		Postgres:       pool,
+		PostgresCheck:  func(ctx context.Context) error { return postgres.CheckWritable(ctx, pool) },
 		Redis:          a.Redis,
 		Metrics:        a.Metrics,
 		Logger:         log,

@@ -11,6 +11,7 @@ import (
 	"io"
 	"net"
 	neturl "net/url"
+	"regexp"
 	"runtime"
 	"strings"
 	"syscall"
@@ -31,12 +32,32 @@ type DB interface {
 }
 
 // Open connects a pool to url, traced with OpenTelemetry, and pings it.
+//
+// The URL may name several hosts (a primary and its standbys, in any order)
+// with target_session_attrs=read-write (or primary): each new connection then
+// tries the hosts in turn and keeps the first that accepts writes, so after a
+// failover the pool reconnects to the promoted standby by itself. A URL with
+// several hosts and no such attribute is refused, since a connection could
+// land on a standby and every bet through it would fail. A connection that
+// meets a read-only server (SQLSTATE 25006: the server it reached was demoted
+// or fenced after it connected) is closed at once rather than returned to the
+// pool, so the pool's next connection looks for the primary again.
 func Open(ctx context.Context, url string) (*pgxpool.Pool, error) {
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
 		return nil, fmt.Errorf("parse DATABASE_URL: %w", err)
 	}
+	if err := checkHosts(url, cfg.ConnConfig.Config); err != nil {
+		return nil, err
+	}
 	cfg.ConnConfig.Tracer = otelpgx.NewTracer()
+	onPgError := cfg.ConnConfig.OnPgError
+	cfg.ConnConfig.OnPgError = func(c *pgconn.PgConn, pgErr *pgconn.PgError) bool {
+		if pgErr.Code == codeReadOnlyTransaction {
+			return false // close: this server no longer takes writes
+		}
+		return onPgError == nil || onPgError(c, pgErr)
+	}
 	// Four connections per core. A bet holds its connection for two round
 	// trips, so more connections only add Postgres backends competing for
 	// the same cores: dice at 64 players on 2 cores measured 2160 bets/s
@@ -62,6 +83,56 @@ func Open(ctx context.Context, url string) (*pgxpool.Pool, error) {
 	return pool, nil
 }
 
+// targetSessionAttrs finds the target_session_attrs setting of a connection
+// string, in either form (URL or key=value).
+var targetSessionAttrs = regexp.MustCompile(`target_session_attrs\s*=\s*'?([A-Za-z-]+)`)
+
+// checkHosts refuses a connection string naming several servers without
+// asking for the writable one.
+func checkHosts(url string, cfg pgconn.Config) error {
+	hosts := map[string]bool{fmt.Sprintf("%s:%d", cfg.Host, cfg.Port): true}
+	for _, f := range cfg.Fallbacks { // sslmode=prefer adds a fallback per host too
+		hosts[fmt.Sprintf("%s:%d", f.Host, f.Port)] = true
+	}
+	if len(hosts) < 2 {
+		return nil
+	}
+	attrs := "any"
+	if m := targetSessionAttrs.FindStringSubmatch(url); m != nil {
+		attrs = strings.ToLower(m[1])
+	}
+	if attrs != "read-write" && attrs != "primary" {
+		return fmt.Errorf("DATABASE_URL names %d servers with target_session_attrs=%s: add target_session_attrs=read-write, "+
+			"so that the server connects to the primary and not to a standby", len(hosts), attrs)
+	}
+	return nil
+}
+
+// CheckWritable asks the server behind one of the pool's connections whether
+// it takes writes: nil from a primary, an error when it cannot be reached or
+// is a standby (in recovery) or otherwise read-only. Readiness uses it, so a
+// server whose database was demoted under it leaves the load balancers until
+// the pool finds the new primary. A connection found read-only is closed.
+func CheckWritable(ctx context.Context, pool *pgxpool.Pool) error {
+	c, err := pool.Acquire(ctx)
+	if err != nil {
+		return err
+	}
+	defer c.Release()
+	var readOnly bool
+	if err := c.QueryRow(ctx, `SELECT pg_is_in_recovery() OR current_setting('transaction_read_only')::bool`).Scan(&readOnly); err != nil {
+		return err
+	}
+	if readOnly {
+		_ = c.Conn().Close(ctx) // released closed, the pool drops it
+		return ErrReadOnly
+	}
+	return nil
+}
+
+// ErrReadOnly reports a database server that does not take writes (a standby).
+var ErrReadOnly = errors.New("the database server is read-only (a standby): waiting for a primary")
+
 // InTx runs fn in a transaction on pool, committing when fn returns nil and
 // rolling back otherwise.
 func InTx(ctx context.Context, pool *pgxpool.Pool, fn func(tx pgx.Tx) error) error {
@@ -72,6 +143,10 @@ func InTx(ctx context.Context, pool *pgxpool.Pool, fn func(tx pgx.Tx) error) err
 const (
 	codeUniqueViolation = "23505"
 	codeCheckViolation  = "23514"
+	// codeReadOnlyTransaction is read_only_sql_transaction: a write reached a
+	// server that does not take writes (a standby, or a primary fenced read-only
+	// during a failover).
+	codeReadOnlyTransaction = "25006"
 )
 
 // constraintError returns the violated constraint's name when err is a
@@ -115,7 +190,8 @@ func IsUnavailable(err error) bool {
 		switch {
 		case strings.HasPrefix(pgErr.Code, "08"), // connection exception
 			pgErr.Code == "57P01", pgErr.Code == "57P02", pgErr.Code == "57P03", // shutdown, crash, starting up
-			pgErr.Code == "53300": // too many connections
+			pgErr.Code == "53300",                 // too many connections
+			pgErr.Code == codeReadOnlyTransaction: // a standby or a fenced primary: a failover under way
 			return true
 		}
 		return false
@@ -128,7 +204,7 @@ func IsUnavailable(err error) bool {
 	if errors.As(err, &netErr) {
 		return true
 	}
-	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, net.ErrClosed) ||
+	return errors.Is(err, ErrReadOnly) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, net.ErrClosed) ||
 		errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) ||
 		pgconn.SafeToRetry(err) || strings.Contains(err.Error(), "conn closed")
 }

@@ -33,9 +33,13 @@ import (
 type Deps struct {
 	Handlers rpc.Handlers
 	Postgres *pgxpool.Pool
-	Redis    *redis.Client
-	Metrics  *telemetry.Metrics
-	Logger   *slog.Logger
+	// PostgresCheck is readiness's check of Postgres (Postgres.Ping when
+	// nil); the app checks that the server reached takes writes, so a
+	// replica stays out of the endpoints while its pool has no primary.
+	PostgresCheck func(context.Context) error
+	Redis         *redis.Client
+	Metrics       *telemetry.Metrics
+	Logger        *slog.Logger
 	// TrustedProxies are the CIDRs whose X-Forwarded-For is believed.
 	TrustedProxies []netip.Prefix
 	// SecureCookies marks the anti-forgery cookie Secure.
@@ -65,7 +69,11 @@ type Server struct {
 // New builds the server's handler tree.
 func New(d Deps) *Server {
 	s := &Server{deps: d}
-	s.postgres = newDependency("postgres", d.Postgres.Ping, d.Readiness, d.Logger, d.Metrics.DependencyUp.WithLabelValues("postgres"),
+	check := d.PostgresCheck
+	if check == nil {
+		check = d.Postgres.Ping
+	}
+	s.postgres = newDependency("postgres", check, d.Readiness, d.Logger, d.Metrics.DependencyUp.WithLabelValues("postgres"),
 		"not ready: postgres does not answer", "ready again: postgres answers")
 	if d.Redis != nil {
 		s.redis = newDependency("redis", func(ctx context.Context) error { return d.Redis.Ping(ctx).Err() }, d.Readiness, d.Logger,

@@ -78,8 +78,24 @@ type env struct {
 // and starts the server; everything is stopped when the test ends.
 func setUp(t *testing.T) *env {
 	t.Helper()
-	// Not t.TempDir: as root, Postgres runs as the postgres user, which must
-	// be able to enter the directory.
+	dir := tempDir(t)
+	pg, err := proc.NewPostgres(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	startPostgres(t, pg)
+	if err := pg.CreateDatabase(t.Context(), "fairplay"); err != nil {
+		t.Fatal(err)
+	}
+	e := startStack(t, dir, pg.URL("fairplay"))
+	e.pg = pg
+	return e
+}
+
+// tempDir is a directory removed when the test ends. Not t.TempDir: as
+// root, Postgres runs as the postgres user, which must be able to enter it.
+func tempDir(t *testing.T) string {
+	t.Helper()
 	dir, err := os.MkdirTemp("", "fairplay-chaos-")
 	if err != nil {
 		t.Fatal(err)
@@ -88,24 +104,29 @@ func setUp(t *testing.T) *env {
 	if err := os.Chmod(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	e := &env{t: t, dir: dir, srvLog: proc.NewLog()}
+	return dir
+}
 
-	if e.pg, err = proc.NewPostgres(dir); err != nil {
-		t.Fatal(err)
-	}
-	if err := e.pg.Start(time.Minute); err != nil {
+// startPostgres starts pg, to be stopped (fast) when the test ends.
+func startPostgres(t *testing.T, pg *proc.Postgres) {
+	t.Helper()
+	if err := pg.Start(time.Minute); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		if err := e.pg.Stop(proc.Fast); err != nil {
-			t.Errorf("stop postgres: %v\n%s", err, e.pg.Log().Tail(3000))
+		if err := pg.Stop(proc.Fast); err != nil {
+			t.Errorf("stop postgres: %v\n%s", err, pg.Log().Tail(3000))
 		}
 	})
-	if err := e.pg.CreateDatabase(t.Context(), "fairplay"); err != nil {
-		t.Fatal(err)
-	}
-	e.dbURL = e.pg.URL("fairplay")
+}
 
+// startStack starts Redis, migrates the database at dbURL, makes a signing
+// key, creates the administrator and starts the server, with extra
+// environment variables for it; everything is stopped when the test ends.
+func startStack(t *testing.T, dir, dbURL string, extra ...string) *env {
+	t.Helper()
+	e := &env{t: t, dir: dir, srvLog: proc.NewLog(), dbURL: dbURL}
+	var err error
 	if e.redis, err = proc.NewRedis(dir); err != nil {
 		t.Fatal(err)
 	}
@@ -142,6 +163,7 @@ func setUp(t *testing.T) *env {
 		"FAIRPLAY_DRAIN_DELAY=1s", "FAIRPLAY_READINESS_INTERVAL=500ms",
 		"OTEL_SDK_DISABLED=true",
 	}
+	e.srvEnv = append(e.srvEnv, extra...)
 	e.fairplay("keys", "generate", "--dir", keyDir)
 	e.fairplay("migrate")
 	e.fairplay("admin", "create", "--username", "admin", "--password", adminPassword)
@@ -418,7 +440,7 @@ func TestChaos(t *testing.T) {
 	if !strings.Contains(out, "ledger verify: clean") {
 		t.Errorf("fairplay ledger verify exited 0 without saying clean:\n%s", out)
 	}
-	audit(t, e.dbURL, ps)
+	audit(t, e.dbURL, ps, false)
 	auditStats(t, e.dbURL, newClient(e.url, st, ph))
 }
 

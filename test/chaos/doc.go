@@ -28,6 +28,13 @@
 // stops them: the shared instances of `make test` serve other packages at the
 // same time. Missing binaries fail the test.
 //
+// TestFailover (failover_test.go) runs the same load and the same end-of-run
+// checks through the loss of the database's primary: a primary and a
+// streaming standby, the primary SIGKILLed, the standby promoted and the old
+// primary rebuilt as the new standby, round after round, in synchronous and
+// asynchronous replication (FAILOVER_ROUNDS, FAILOVER_REPLICATION,
+// FAILOVER_PAUSE).
+//
 // The short form (one round, about 20 s plus the build) runs in `make test`.
 // Knobs: CHAOS_ROUNDS (default 1) repeats the three drills; CHAOS_PAUSE
 // (default 2s) is how long the load runs after each recovery before the next

@@ -14,6 +14,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -279,7 +280,7 @@ func readmeCommands(t testing.TB) []string {
 }
 
 var (
-	dbURLPlaceholder    = regexp.MustCompile(`postgres://USER:PASSWORD@HOST:5432/fairplay`)
+	dbURLPlaceholder    = regexp.MustCompile(`postgres://USER:PASSWORD@HOST:5432/fairplay(\?[^'"\s]*)?`)
 	redisURLPlaceholder = regexp.MustCompile(`redis://:PASSWORD@HOST:6379/0`)
 	tagFlag             = regexp.MustCompile(`image\.tag=\S+`)
 )
@@ -289,8 +290,24 @@ var (
 // the image tag.
 func asWritten(t testing.TB, cmd, tag string) string {
 	t.Helper()
-	dbBase, _, _ := strings.Cut(databaseURL, "?")
-	cmd = dbURLPlaceholder.ReplaceAllLiteralString(cmd, dbBase)
+	dbBase, dbParams, _ := strings.Cut(databaseURL, "?")
+	// The README's own parameters (sslmode) stay; a URL naming a primary and
+	// its standby brings its target_session_attrs along (the server refuses
+	// several hosts without it).
+	var attrs string
+	if q, err := url.ParseQuery(dbParams); err == nil && q.Get("target_session_attrs") != "" {
+		attrs = "target_session_attrs=" + q.Get("target_session_attrs")
+	}
+	cmd = dbURLPlaceholder.ReplaceAllStringFunc(cmd, func(m string) string {
+		_, params, _ := strings.Cut(m, "?")
+		if attrs != "" && params != "" {
+			params += "&"
+		}
+		if params += attrs; params != "" {
+			return dbBase + "?" + params
+		}
+		return dbBase
+	})
 	cmd = redisURLPlaceholder.ReplaceAllLiteralString(cmd, redisURL)
 	cmd = tagFlag.ReplaceAllLiteralString(cmd, "image.tag="+tag)
 	return cmd
