@@ -173,7 +173,7 @@ func (s *stats) record(phase int, method, path string, r result, elapsed time.Du
 		if !isJSON {
 			s.problems = append(s.problems, fmt.Sprintf("%s: %d without a JSON message: %q", where, r.status, r.raw))
 		}
-		if r.status != http.StatusServiceUnavailable && !(s.clientErrorsOK && r.status < 500) {
+		if r.status != http.StatusServiceUnavailable && (!s.clientErrorsOK || r.status >= 500) {
 			s.problems = append(s.problems, fmt.Sprintf("%s: %d %s (an outage must be a 503 or no answer: never a client error, nor a 500 that hides it)", where, r.status, r.raw))
 		}
 	}

@@ -296,7 +296,7 @@ func (pg *Postgres) WaitStreaming(name, want string, timeout time.Duration) erro
 			return nil
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("no standby %s streaming in state %s after %s (state %q, %v)", name, want, timeout, state, err)
+			return fmt.Errorf("no standby %s streaming in state %s after %s (state %q, %w)", name, want, timeout, state, err)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
