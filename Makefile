@@ -50,7 +50,7 @@ ifneq ($(HAS_WEB),)
 	hack/web.sh deps
 	bin/buf generate --template buf.gen.web.yaml
 endif
-	go run ./hack/openapi -o internal/gen/openapi/openapi.json
+	go run ./hack/openapi -o internal/gen/openapi
 
 .PHONY: manifests
 manifests: ## regenerate CRDs and RBAC from the operator's markers (and the deepcopy code), then sync the chart
