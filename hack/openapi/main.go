@@ -16,6 +16,7 @@ import (
 	"flag"
 	"fmt"
 	"log"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -96,8 +97,7 @@ func readComments(buf string) (map[string]string, error) {
 	out := map[string]string{}
 	files.RangeFilesByPackage(routes.Package, func(f protoreflect.FileDescriptor) bool {
 		locs := f.SourceLocations()
-		var walk func(d protoreflect.Descriptor)
-		walk = func(d protoreflect.Descriptor) {
+		walk := func(d protoreflect.Descriptor) {
 			if c := strings.TrimSpace(locs.ByDescriptor(d).LeadingComments); c != "" {
 				out[string(d.FullName())] = strings.Join(strings.Fields(c), " ")
 			}
@@ -248,14 +248,15 @@ func (g *generator) operation(r routes.Route) (obj, error) {
 			}
 		}
 	}
-	body := r.Method != "GET" && r.Method != "DELETE"
+	body := r.Body != ""
+	csrf := r.Method != http.MethodGet // every method but GET echoes the cookie
 	var security []any
 	switch {
-	case r.Access == fairplayv1.Access_ACCESS_PUBLIC && body:
+	case r.Access == fairplayv1.Access_ACCESS_PUBLIC && csrf:
 		security = []any{obj{"csrf": []string{}}}
 	case r.Access == fairplayv1.Access_ACCESS_PUBLIC:
 		security = []any{}
-	case body:
+	case csrf:
 		security = []any{obj{"bearer": []string{}, "csrf": []string{}}}
 	default:
 		security = []any{obj{"bearer": []string{}}}
@@ -326,7 +327,7 @@ func (g *generator) operation(r routes.Route) (obj, error) {
 	if r.Access != fairplayv1.Access_ACCESS_PUBLIC {
 		responses["401"] = obj{"$ref": "#/components/responses/Unauthorized"}
 	}
-	if body || r.Access == fairplayv1.Access_ACCESS_ADMIN {
+	if csrf || r.Access == fairplayv1.Access_ACCESS_ADMIN {
 		responses["403"] = obj{"$ref": "#/components/responses/Forbidden"}
 	}
 	if body {

@@ -8,6 +8,7 @@ package routes
 
 import (
 	"fmt"
+	"net/http"
 	"slices"
 	"strings"
 
@@ -140,22 +141,22 @@ func routeOf(md protoreflect.MethodDescriptor) (Route, error) {
 	var template string
 	switch p := rule.GetPattern().(type) {
 	case *annotations.HttpRule_Get:
-		r.Method, template = "GET", p.Get
+		r.Method, template = http.MethodGet, p.Get
 	case *annotations.HttpRule_Post:
-		r.Method, template = "POST", p.Post
+		r.Method, template = http.MethodPost, p.Post
 	case *annotations.HttpRule_Put:
-		r.Method, template = "PUT", p.Put
+		r.Method, template = http.MethodPut, p.Put
 	case *annotations.HttpRule_Patch:
-		r.Method, template = "PATCH", p.Patch
+		r.Method, template = http.MethodPatch, p.Patch
 	case *annotations.HttpRule_Delete:
-		r.Method, template = "DELETE", p.Delete
+		r.Method, template = http.MethodDelete, p.Delete
 	default:
 		return r, fmt.Errorf("unsupported HTTP pattern %v", rule.GetPattern())
 	}
 	switch r.Body = rule.GetBody(); {
 	case r.Body != "" && r.Body != "*":
 		return r, fmt.Errorf("body %q: only \"*\" or none is supported", r.Body)
-	case r.Body != "" && (r.Method == "GET" || r.Method == "DELETE"):
+	case r.Body != "" && (r.Method == http.MethodGet || r.Method == http.MethodDelete):
 		return r, fmt.Errorf("a %s has no body", r.Method)
 	}
 	if !strings.HasPrefix(template, "/api/") {
