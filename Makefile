@@ -44,11 +44,13 @@ tools: ## install the pinned code-generation tools into bin/
 	hack/tools.sh buf protoc-gen-go protoc-gen-connect-go
 
 .PHONY: generate
-generate: tools ## regenerate code from the protos (Go, and TypeScript for the web app)
+generate: tools ## regenerate code from the protos (Go, TypeScript for the web app, the /api OpenAPI document)
+	bin/buf generate
 ifneq ($(HAS_WEB),)
 	hack/web.sh deps
+	bin/buf generate --template buf.gen.web.yaml
 endif
-	bin/buf generate
+	go run ./hack/openapi -o internal/gen/openapi
 
 .PHONY: manifests
 manifests: ## regenerate CRDs and RBAC from the operator's markers (and the deepcopy code), then sync the chart

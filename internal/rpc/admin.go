@@ -3,7 +3,6 @@ package rpc
 import (
 	"context"
 	"log/slog"
-	"net/http"
 	"time"
 
 	"connectrpc.com/connect"
@@ -29,42 +28,9 @@ func NewAdminHandler(acc *accounts.Service, adm *admin.Service, log *slog.Logger
 	return &AdminHandler{accounts: acc, admin: adm, log: log}
 }
 
-// routes lists the admin paths of SPEC.md §7 (and the activity and audit
-// additions) served by this handler.
-func (h *AdminHandler) routes() []route {
-	return []route{
-		unary(h.log, "GET /api/auth/stats/users", h.GetUserStats),
-		unary(h.log, "GET /api/auth/stats/wagering", h.GetWageringStats),
-		unary(h.log, "GET /api/auth/stats/activity", h.GetActivityStats),
-		unary(h.log, "GET /api/auth/users", h.ListUsers),
-		unary(h.log, "GET /api/auth/users/search", h.SearchUsers),
-		unary(h.log, "PATCH /api/auth/users/{id}/balance", h.AdjustBalance, pathField("id", "userId")),
-		unary(h.log, "DELETE /api/auth/users/{id}", h.DeleteUser, pathField("id", "userId")),
-		unary(h.log, "GET /api/auth/audit", h.ListAuditEntries),
-	}
-}
-
-// requireAdmin returns the caller of a request carrying an administrator's
-// bearer token: ErrNoToken or ErrBadToken (401) without a valid one,
-// ErrAdminRequired (403) for anyone else. The admin use cases check the role
-// again; this keeps a player from learning anything about the input rules.
-func requireAdmin(ctx context.Context, svc *accounts.Service, h http.Header) (accounts.Principal, error) {
-	p, err := authenticate(ctx, svc, h)
-	if err != nil {
-		return accounts.Principal{}, err
-	}
-	if !p.IsAdmin {
-		return accounts.Principal{}, accounts.ErrAdminRequired
-	}
-	return p, nil
-}
-
 // GetUserStats implements AdminService.GetUserStats.
 func (h *AdminHandler) GetUserStats(ctx context.Context, req *connect.Request[fairplayv1.GetUserStatsRequest]) (*connect.Response[fairplayv1.GetUserStatsResponse], error) {
-	p, err := requireAdmin(ctx, h.accounts, req.Header())
-	if err != nil {
-		return nil, err
-	}
+	p := principal(ctx)
 	st, err := h.admin.UserStats(ctx, p)
 	if err != nil {
 		return nil, err
@@ -80,10 +46,7 @@ func (h *AdminHandler) GetUserStats(ctx context.Context, req *connect.Request[fa
 
 // GetWageringStats implements AdminService.GetWageringStats.
 func (h *AdminHandler) GetWageringStats(ctx context.Context, req *connect.Request[fairplayv1.GetWageringStatsRequest]) (*connect.Response[fairplayv1.GetWageringStatsResponse], error) {
-	p, err := requireAdmin(ctx, h.accounts, req.Header())
-	if err != nil {
-		return nil, err
-	}
+	p := principal(ctx)
 	st, err := h.admin.WageringStats(ctx, p)
 	if err != nil {
 		return nil, err
@@ -99,10 +62,7 @@ func (h *AdminHandler) GetWageringStats(ctx context.Context, req *connect.Reques
 
 // GetActivityStats implements AdminService.GetActivityStats.
 func (h *AdminHandler) GetActivityStats(ctx context.Context, req *connect.Request[fairplayv1.GetActivityStatsRequest]) (*connect.Response[fairplayv1.GetActivityStatsResponse], error) {
-	p, err := requireAdmin(ctx, h.accounts, req.Header())
-	if err != nil {
-		return nil, err
-	}
+	p := principal(ctx)
 	a, err := h.admin.Activity(ctx, p)
 	if err != nil {
 		return nil, err
@@ -119,10 +79,7 @@ func (h *AdminHandler) GetActivityStats(ctx context.Context, req *connect.Reques
 
 // ListUsers implements AdminService.ListUsers.
 func (h *AdminHandler) ListUsers(ctx context.Context, req *connect.Request[fairplayv1.ListUsersRequest]) (*connect.Response[fairplayv1.ListUsersResponse], error) {
-	p, err := requireAdmin(ctx, h.accounts, req.Header())
-	if err != nil {
-		return nil, err
-	}
+	p := principal(ctx)
 	page, err := h.admin.ListUsers(ctx, p, optionalInt(req.Msg.Page), optionalInt(req.Msg.Limit))
 	if err != nil {
 		return nil, err
@@ -134,10 +91,7 @@ func (h *AdminHandler) ListUsers(ctx context.Context, req *connect.Request[fairp
 
 // SearchUsers implements AdminService.SearchUsers.
 func (h *AdminHandler) SearchUsers(ctx context.Context, req *connect.Request[fairplayv1.SearchUsersRequest]) (*connect.Response[fairplayv1.SearchUsersResponse], error) {
-	p, err := requireAdmin(ctx, h.accounts, req.Header())
-	if err != nil {
-		return nil, err
-	}
+	p := principal(ctx)
 	page, err := h.admin.SearchUsers(ctx, p, req.Msg.GetQuery(), optionalInt(req.Msg.Page), optionalInt(req.Msg.Limit))
 	if err != nil {
 		return nil, err
@@ -150,10 +104,7 @@ func (h *AdminHandler) SearchUsers(ctx context.Context, req *connect.Request[fai
 
 // AdjustBalance implements AdminService.AdjustBalance.
 func (h *AdminHandler) AdjustBalance(ctx context.Context, req *connect.Request[fairplayv1.AdjustBalanceRequest]) (*connect.Response[fairplayv1.AdjustBalanceResponse], error) {
-	p, err := requireAdmin(ctx, h.accounts, req.Header())
-	if err != nil {
-		return nil, err
-	}
+	p := principal(ctx)
 	u, err := h.admin.AdjustBalance(ctx, p, req.Msg.GetUserId(), req.Msg.GetAmount(), req.Msg.GetNote())
 	if err != nil {
 		return nil, err
@@ -163,10 +114,7 @@ func (h *AdminHandler) AdjustBalance(ctx context.Context, req *connect.Request[f
 
 // DeleteUser implements AdminService.DeleteUser.
 func (h *AdminHandler) DeleteUser(ctx context.Context, req *connect.Request[fairplayv1.DeleteUserRequest]) (*connect.Response[fairplayv1.DeleteUserResponse], error) {
-	p, err := requireAdmin(ctx, h.accounts, req.Header())
-	if err != nil {
-		return nil, err
-	}
+	p := principal(ctx)
 	d, err := h.admin.DeleteUser(ctx, p, req.Msg.GetUserId())
 	if err != nil {
 		return nil, err
@@ -176,10 +124,7 @@ func (h *AdminHandler) DeleteUser(ctx context.Context, req *connect.Request[fair
 
 // ListAuditEntries implements AdminService.ListAuditEntries.
 func (h *AdminHandler) ListAuditEntries(ctx context.Context, req *connect.Request[fairplayv1.ListAuditEntriesRequest]) (*connect.Response[fairplayv1.ListAuditEntriesResponse], error) {
-	p, err := requireAdmin(ctx, h.accounts, req.Header())
-	if err != nil {
-		return nil, err
-	}
+	p := principal(ctx)
 	page, err := h.admin.AuditLog(ctx, p, req.Msg.GetUserId(), optionalInt(req.Msg.Page), optionalInt(req.Msg.Limit))
 	if err != nil {
 		return nil, err

@@ -3,7 +3,6 @@ package rpc
 import (
 	"context"
 	"log/slog"
-	"net/http"
 	"time"
 
 	"connectrpc.com/connect"
@@ -24,44 +23,6 @@ var _ fairplayv1connect.AuthServiceHandler = (*AuthHandler)(nil)
 // NewAuthHandler returns the AuthService handler.
 func NewAuthHandler(svc *accounts.Service, log *slog.Logger) *AuthHandler {
 	return &AuthHandler{accounts: svc, log: log}
-}
-
-// routes lists the /api/auth paths of SPEC.md §7 served by this handler.
-func (h *AuthHandler) routes() []route {
-	return []route{
-		unary(h.log, "POST /api/auth/register", h.Register),
-		unary(h.log, "POST /api/auth/login", h.Login),
-		unary(h.log, "POST /api/auth/refresh", h.Refresh),
-		unary(h.log, "POST /api/auth/logout", h.Logout),
-		unary(h.log, "GET /api/auth/user", h.GetUser),
-		unary(h.log, "GET /api/auth/sessions", h.ListSessions),
-		unary(h.log, "POST /api/auth/revoke-session", h.RevokeSession),
-		unary(h.log, "POST /api/auth/revoke-other-sessions", h.RevokeOtherSessions),
-		unary(h.log, "POST /api/auth/change-password", h.ChangePassword, withCheck(checkChangePassword)),
-		unary(h.log, "GET /api/auth/config", h.GetConfig),
-		unary(h.log, "POST /api/auth/preferences", h.UpdatePreferences),
-	}
-}
-
-// checkChangePassword applies SPEC.md §5's JSON-level rule that the new
-// password must be a string ('Password is required'), in the spec's order.
-func checkChangePassword(obj map[string]any) error {
-	if s, ok := obj["currentPassword"].(string); !ok || s == "" {
-		return accounts.ErrCurrentRequired
-	}
-	v, present := obj["newPassword"]
-	if !present || v == nil || v == "" {
-		return accounts.ErrNewRequired
-	}
-	if _, ok := v.(string); !ok {
-		return accounts.ErrPasswordRequired
-	}
-	return nil
-}
-
-// authenticate returns the caller of a request carrying a bearer token.
-func authenticate(ctx context.Context, svc *accounts.Service, h http.Header) (accounts.Principal, error) {
-	return svc.Authenticate(ctx, bearer(h))
 }
 
 // Register implements AuthService.Register.
@@ -113,10 +74,7 @@ func (h *AuthHandler) Logout(ctx context.Context, req *connect.Request[fairplayv
 
 // GetUser implements AuthService.GetUser.
 func (h *AuthHandler) GetUser(ctx context.Context, req *connect.Request[fairplayv1.GetUserRequest]) (*connect.Response[fairplayv1.GetUserResponse], error) {
-	p, err := authenticate(ctx, h.accounts, req.Header())
-	if err != nil {
-		return nil, err
-	}
+	p := principal(ctx)
 	u, err := h.accounts.CurrentUser(ctx, p)
 	if err != nil {
 		return nil, err
@@ -126,10 +84,7 @@ func (h *AuthHandler) GetUser(ctx context.Context, req *connect.Request[fairplay
 
 // ListSessions implements AuthService.ListSessions.
 func (h *AuthHandler) ListSessions(ctx context.Context, req *connect.Request[fairplayv1.ListSessionsRequest]) (*connect.Response[fairplayv1.ListSessionsResponse], error) {
-	p, err := authenticate(ctx, h.accounts, req.Header())
-	if err != nil {
-		return nil, err
-	}
+	p := principal(ctx)
 	list, err := h.accounts.Sessions(ctx, p)
 	if err != nil {
 		return nil, err
@@ -143,10 +98,7 @@ func (h *AuthHandler) ListSessions(ctx context.Context, req *connect.Request[fai
 
 // RevokeSession implements AuthService.RevokeSession.
 func (h *AuthHandler) RevokeSession(ctx context.Context, req *connect.Request[fairplayv1.RevokeSessionRequest]) (*connect.Response[fairplayv1.RevokeSessionResponse], error) {
-	p, err := authenticate(ctx, h.accounts, req.Header())
-	if err != nil {
-		return nil, err
-	}
+	p := principal(ctx)
 	if err := h.accounts.RevokeSession(ctx, p, req.Msg.GetSessionId()); err != nil {
 		return nil, err
 	}
@@ -155,10 +107,7 @@ func (h *AuthHandler) RevokeSession(ctx context.Context, req *connect.Request[fa
 
 // RevokeOtherSessions implements AuthService.RevokeOtherSessions.
 func (h *AuthHandler) RevokeOtherSessions(ctx context.Context, req *connect.Request[fairplayv1.RevokeOtherSessionsRequest]) (*connect.Response[fairplayv1.RevokeOtherSessionsResponse], error) {
-	p, err := authenticate(ctx, h.accounts, req.Header())
-	if err != nil {
-		return nil, err
-	}
+	p := principal(ctx)
 	n, err := h.accounts.RevokeOtherSessions(ctx, p, req.Msg.GetCurrentRefreshToken())
 	if err != nil {
 		return nil, err
@@ -168,10 +117,7 @@ func (h *AuthHandler) RevokeOtherSessions(ctx context.Context, req *connect.Requ
 
 // ChangePassword implements AuthService.ChangePassword.
 func (h *AuthHandler) ChangePassword(ctx context.Context, req *connect.Request[fairplayv1.ChangePasswordRequest]) (*connect.Response[fairplayv1.ChangePasswordResponse], error) {
-	p, err := authenticate(ctx, h.accounts, req.Header())
-	if err != nil {
-		return nil, err
-	}
+	p := principal(ctx)
 	if err := h.accounts.ChangePassword(ctx, p, req.Msg.GetCurrentPassword(), req.Msg.GetNewPassword(), clientFrom(ctx)); err != nil {
 		return nil, err
 	}
@@ -218,10 +164,7 @@ func toProtoSession(s accounts.Session, current bool) *fairplayv1.Session {
 // UpdatePreferences implements AuthService.UpdatePreferences: the caller's
 // own account only (the token names it; the request names no user).
 func (h *AuthHandler) UpdatePreferences(ctx context.Context, req *connect.Request[fairplayv1.UpdatePreferencesRequest]) (*connect.Response[fairplayv1.UpdatePreferencesResponse], error) {
-	p, err := authenticate(ctx, h.accounts, req.Header())
-	if err != nil {
-		return nil, err
-	}
+	p := principal(ctx)
 	u, err := h.accounts.UpdatePreferences(ctx, p, accounts.Preferences{HideUsername: req.Msg.HideUsername})
 	if err != nil {
 		return nil, err

@@ -104,6 +104,8 @@ func httpStatus(c connect.Code) int {
 		return http.StatusServiceUnavailable
 	case connect.CodeDeadlineExceeded:
 		return http.StatusGatewayTimeout
+	case connect.CodeCanceled:
+		return 499 // nginx's "client closed request": nobody reads it
 	default:
 		return http.StatusInternalServerError
 	}
@@ -126,6 +128,9 @@ func ErrorInterceptor(log *slog.Logger) connect.Interceptor {
 	return connect.UnaryInterceptorFunc(func(next connect.UnaryFunc) connect.UnaryFunc {
 		return func(ctx context.Context, req connect.AnyRequest) (connect.AnyResponse, error) {
 			res, err := next(ctx, req)
+			if ce := new(connect.Error); errors.As(err, &ce) {
+				return nil, ce // already deliberate (and its metadata kept)
+			}
 			if err != nil {
 				return nil, connectError(ctx, log, err)
 			}

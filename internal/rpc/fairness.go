@@ -26,25 +26,13 @@ func NewFairnessHandler(acc *accounts.Service, p *play.Service, log *slog.Logger
 	return &FairnessHandler{accounts: acc, play: p, log: log}
 }
 
-func (h *FairnessHandler) routes() []route {
-	return []route{
-		unary(h.log, "GET /api/fair/seeds", h.GetSeeds),
-		unary(h.log, "POST /api/fair/client-seed", h.SetClientSeed),
-		unary(h.log, "POST /api/fair/rotate", h.RotateSeed),
-		unary(h.log, "GET /api/fair/verify/{betId}", h.VerifyBet, pathField("betId", "betId")),
-	}
-}
-
 func toProtoSeeds(p play.SeedPair) *fairplayv1.SeedPair {
 	return &fairplayv1.SeedPair{ServerSeedHash: p.ServerSeedHash, ClientSeed: p.ClientSeed, Nonce: p.Nonce}
 }
 
 // GetSeeds implements FairnessService.GetSeeds.
 func (h *FairnessHandler) GetSeeds(ctx context.Context, req *connect.Request[fairplayv1.GetSeedsRequest]) (*connect.Response[fairplayv1.GetSeedsResponse], error) {
-	p, err := authenticate(ctx, h.accounts, req.Header())
-	if err != nil {
-		return nil, err
-	}
+	p := principal(ctx)
 	pair, err := h.play.Seeds(ctx, p)
 	if err != nil {
 		return nil, err
@@ -54,10 +42,7 @@ func (h *FairnessHandler) GetSeeds(ctx context.Context, req *connect.Request[fai
 
 // SetClientSeed implements FairnessService.SetClientSeed.
 func (h *FairnessHandler) SetClientSeed(ctx context.Context, req *connect.Request[fairplayv1.SetClientSeedRequest]) (*connect.Response[fairplayv1.SetClientSeedResponse], error) {
-	p, err := authenticate(ctx, h.accounts, req.Header())
-	if err != nil {
-		return nil, err
-	}
+	p := principal(ctx)
 	pair, err := h.play.SetClientSeed(ctx, p, req.Msg.GetClientSeed())
 	if err != nil {
 		return nil, err
@@ -67,10 +52,7 @@ func (h *FairnessHandler) SetClientSeed(ctx context.Context, req *connect.Reques
 
 // RotateSeed implements FairnessService.RotateSeed.
 func (h *FairnessHandler) RotateSeed(ctx context.Context, req *connect.Request[fairplayv1.RotateSeedRequest]) (*connect.Response[fairplayv1.RotateSeedResponse], error) {
-	p, err := authenticate(ctx, h.accounts, req.Header())
-	if err != nil {
-		return nil, err
-	}
+	p := principal(ctx)
 	r, err := h.play.Rotate(ctx, p, req.Msg.GetClientSeed())
 	if err != nil {
 		return nil, err
@@ -83,10 +65,7 @@ func (h *FairnessHandler) RotateSeed(ctx context.Context, req *connect.Request[f
 
 // VerifyBet implements FairnessService.VerifyBet.
 func (h *FairnessHandler) VerifyBet(ctx context.Context, req *connect.Request[fairplayv1.VerifyBetRequest]) (*connect.Response[fairplayv1.VerifyBetResponse], error) {
-	p, err := authenticate(ctx, h.accounts, req.Header())
-	if err != nil {
-		return nil, err
-	}
+	p := principal(ctx)
 	v, err := h.play.Verify(ctx, p, req.Msg.GetBetId())
 	if err != nil {
 		return nil, err

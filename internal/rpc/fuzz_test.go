@@ -10,80 +10,24 @@ import (
 
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/reflect/protoregistry"
 
-	fairplayv1 "github.com/fairplay/fairplay/internal/gen/fairplay/v1"
+	"github.com/fairplay/fairplay/internal/routes"
 )
 
-// apiRequests is the request message of every /api route, by pattern.
-// TestAPIRequestsCoverRoutes keeps it in step with the route tables.
-var apiRequests = map[string]func() proto.Message{
-	"POST /api/auth/register":              func() proto.Message { return &fairplayv1.RegisterRequest{} },
-	"POST /api/auth/login":                 func() proto.Message { return &fairplayv1.LoginRequest{} },
-	"POST /api/auth/refresh":               func() proto.Message { return &fairplayv1.RefreshRequest{} },
-	"POST /api/auth/logout":                func() proto.Message { return &fairplayv1.LogoutRequest{} },
-	"GET /api/auth/user":                   func() proto.Message { return &fairplayv1.GetUserRequest{} },
-	"GET /api/auth/sessions":               func() proto.Message { return &fairplayv1.ListSessionsRequest{} },
-	"POST /api/auth/revoke-session":        func() proto.Message { return &fairplayv1.RevokeSessionRequest{} },
-	"POST /api/auth/revoke-other-sessions": func() proto.Message { return &fairplayv1.RevokeOtherSessionsRequest{} },
-	"POST /api/auth/change-password":       func() proto.Message { return &fairplayv1.ChangePasswordRequest{} },
-	"GET /api/auth/config":                 func() proto.Message { return &fairplayv1.GetConfigRequest{} },
-	"POST /api/auth/preferences":           func() proto.Message { return &fairplayv1.UpdatePreferencesRequest{} },
-	"GET /api/wallet/top-up":               func() proto.Message { return &fairplayv1.GetTopUpRequest{} },
-	"POST /api/wallet/top-up":              func() proto.Message { return &fairplayv1.ClaimTopUpRequest{} },
-	"GET /api/live/bets":                   func() proto.Message { return &fairplayv1.WatchBetsRequest{} },
-
-	"POST /api/games/dice":               func() proto.Message { return &fairplayv1.PlayDiceRequest{} },
-	"POST /api/games/plinko":             func() proto.Message { return &fairplayv1.PlayPlinkoRequest{} },
-	"POST /api/games/keno":               func() proto.Message { return &fairplayv1.PlayKenoRequest{} },
-	"GET /api/games/bets":                func() proto.Message { return &fairplayv1.ListBetsRequest{} },
-	"GET /api/games/bets/{betId}":        func() proto.Message { return &fairplayv1.GetBetRequest{} },
-	"POST /api/games/mines/start":        func() proto.Message { return &fairplayv1.StartMinesRequest{} },
-	"POST /api/games/mines/click":        func() proto.Message { return &fairplayv1.RevealMinesTileRequest{} },
-	"POST /api/games/mines/cashout":      func() proto.Message { return &fairplayv1.CashOutMinesRequest{} },
-	"POST /api/games/pump/start":         func() proto.Message { return &fairplayv1.StartPumpRequest{} },
-	"POST /api/games/pump/pump":          func() proto.Message { return &fairplayv1.PumpBalloonRequest{} },
-	"POST /api/games/pump/cashout":       func() proto.Message { return &fairplayv1.CashOutPumpRequest{} },
-	"POST /api/games/blackjack/start":    func() proto.Message { return &fairplayv1.StartBlackjackRequest{} },
-	"POST /api/games/blackjack/hit":      func() proto.Message { return &fairplayv1.HitBlackjackRequest{} },
-	"POST /api/games/blackjack/stand":    func() proto.Message { return &fairplayv1.StandBlackjackRequest{} },
-	"POST /api/games/blackjack/double":   func() proto.Message { return &fairplayv1.DoubleBlackjackRequest{} },
-	"GET /api/games/active":              func() proto.Message { return &fairplayv1.GetActiveGamesRequest{} },
-	"GET /api/fair/seeds":                func() proto.Message { return &fairplayv1.GetSeedsRequest{} },
-	"POST /api/fair/client-seed":         func() proto.Message { return &fairplayv1.SetClientSeedRequest{} },
-	"POST /api/fair/rotate":              func() proto.Message { return &fairplayv1.RotateSeedRequest{} },
-	"GET /api/fair/verify/{betId}":       func() proto.Message { return &fairplayv1.VerifyBetRequest{} },
-	"GET /api/auth/stats/users":          func() proto.Message { return &fairplayv1.GetUserStatsRequest{} },
-	"GET /api/auth/stats/wagering":       func() proto.Message { return &fairplayv1.GetWageringStatsRequest{} },
-	"GET /api/auth/stats/activity":       func() proto.Message { return &fairplayv1.GetActivityStatsRequest{} },
-	"GET /api/auth/users":                func() proto.Message { return &fairplayv1.ListUsersRequest{} },
-	"GET /api/auth/users/search":         func() proto.Message { return &fairplayv1.SearchUsersRequest{} },
-	"PATCH /api/auth/users/{id}/balance": func() proto.Message { return &fairplayv1.AdjustBalanceRequest{} },
-	"DELETE /api/auth/users/{id}":        func() proto.Message { return &fairplayv1.DeleteUserRequest{} },
-	"GET /api/auth/audit":                func() proto.Message { return &fairplayv1.ListAuditEntriesRequest{} },
-}
-
-func TestAPIRequestsCoverRoutes(t *testing.T) {
-	t.Parallel()
-	var routes []route
-	routes = append(routes, (&AuthHandler{}).routes()...)
-	routes = append(routes, (&GameHandler{}).routes()...)
-	routes = append(routes, (&FairnessHandler{}).routes()...)
-	routes = append(routes, (&AdminHandler{}).routes()...)
-	routes = append(routes, (&WalletHandler{}).routes()...)
-	routes = append(routes, (&LiveHandler{}).routes()...)
-	seen := map[string]bool{}
-	for _, r := range routes {
-		seen[r.pattern] = true
-		if apiRequests[r.pattern] == nil {
-			t.Errorf("route %s has no request type in apiRequests", r.pattern)
+// apiRequests is the request message of every /api route, by pattern, as
+// the protos declare them.
+var apiRequests = func() map[string]func() proto.Message {
+	out := map[string]func() proto.Message{}
+	for _, rt := range routes.MustAll() {
+		mt, err := protoregistry.GlobalTypes.FindMessageByName(rt.Procedure.Input().FullName())
+		if err != nil {
+			panic(err)
 		}
+		out[rt.Pattern()] = func() proto.Message { return mt.New().Interface() }
 	}
-	for p := range apiRequests {
-		if !seen[p] {
-			t.Errorf("apiRequests lists %s, which is no route", p)
-		}
-	}
-}
+	return out
+}()
 
 // requestSeeds are the documented example bodies of the /api routes, valid
 // and invalid, plus JSON edge cases.

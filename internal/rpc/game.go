@@ -30,37 +30,21 @@ func NewGameHandler(acc *accounts.Service, p *play.Service, log *slog.Logger) *G
 }
 
 // playAs runs play, which places a bet or acts on a running game, for the
-// caller. Only the token is verified here: its session is checked in the
-// bet's own transaction (see accounts.Service.Claims), a round trip saved on
-// the hottest path. A play refused for any other reason checks the session
-// first, so a revoked session hears 401 before anything else, as on every
-// other call.
+// caller. AccessInterceptor verified only the token (ACCESS_PLAYER): its
+// session is checked in the bet's own transaction (see
+// accounts.Service.Claims), a round trip saved on the hottest path. A play
+// refused for any other reason checks the session first, so a revoked
+// session hears 401 before anything else, as on every other call.
 func playAs[T any](ctx context.Context, h *GameHandler, header http.Header, play func(accounts.Principal) (T, error)) (T, error) {
-	token := bearer(header)
-	p, err := h.accounts.Claims(token)
-	if err != nil {
-		var zero T
-		return zero, err
-	}
-	r, err := play(p)
+	r, err := play(principal(ctx))
 	if pe, ok := problem.As(err); ok && pe.Kind != problem.KindUnauthenticated {
-		if _, aerr := h.accounts.Authenticate(ctx, token); aerr != nil {
+		if _, aerr := h.accounts.Authenticate(ctx, bearer(header)); aerr != nil {
 			if ae, ok := problem.As(aerr); ok && ae.Kind == problem.KindUnauthenticated {
 				return r, aerr
 			}
 		}
 	}
 	return r, err
-}
-
-func (h *GameHandler) routes() []route {
-	return append([]route{
-		unary(h.log, "POST /api/games/dice", h.PlayDice),
-		unary(h.log, "POST /api/games/plinko", h.PlayPlinko),
-		unary(h.log, "POST /api/games/keno", h.PlayKeno),
-		unary(h.log, "GET /api/games/bets", h.ListBets),
-		unary(h.log, "GET /api/games/bets/{betId}", h.GetBet, pathField("betId", "betId")),
-	}, h.statefulRoutes()...)
 }
 
 // PlayDice implements GameService.PlayDice.
@@ -114,10 +98,7 @@ func (h *GameHandler) PlayKeno(ctx context.Context, req *connect.Request[fairpla
 
 // ListBets implements GameService.ListBets.
 func (h *GameHandler) ListBets(ctx context.Context, req *connect.Request[fairplayv1.ListBetsRequest]) (*connect.Response[fairplayv1.ListBetsResponse], error) {
-	p, err := authenticate(ctx, h.accounts, req.Header())
-	if err != nil {
-		return nil, err
-	}
+	p := principal(ctx)
 	page, err := h.play.History(ctx, p, optionalInt(req.Msg.Page), optionalInt(req.Msg.Limit), req.Msg.GetGame())
 	if err != nil {
 		return nil, err
@@ -132,10 +113,7 @@ func (h *GameHandler) ListBets(ctx context.Context, req *connect.Request[fairpla
 
 // GetBet implements GameService.GetBet.
 func (h *GameHandler) GetBet(ctx context.Context, req *connect.Request[fairplayv1.GetBetRequest]) (*connect.Response[fairplayv1.GetBetResponse], error) {
-	p, err := authenticate(ctx, h.accounts, req.Header())
-	if err != nil {
-		return nil, err
-	}
+	p := principal(ctx)
 	b, err := h.play.Bet(ctx, p, req.Msg.GetBetId())
 	if err != nil {
 		return nil, err

@@ -10,58 +10,60 @@ import (
 	"mime"
 	"net/http"
 	"strconv"
+	"strings"
 
 	"connectrpc.com/connect"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoregistry"
+
+	"github.com/fairplay/fairplay/internal/accounts"
+	"github.com/fairplay/fairplay/internal/gen/fairplay/v1/fairplayv1connect"
+	"github.com/fairplay/fairplay/internal/routes"
 )
 
 // maxBody bounds /api request bodies.
 const maxBody = 64 << 10
 
-// route is one /api path served by a Connect handler method.
-type route struct {
-	pattern string
-	handler http.Handler
+// jsonChecks are rules about the raw JSON of a request that its typed
+// message cannot express, by procedure, applied before it is decoded.
+var jsonChecks = map[string]func(map[string]any) error{
+	fairplayv1connect.AuthServiceChangePasswordProcedure: checkChangePassword,
 }
 
-// routeOption adjusts how a route reads its request.
-type routeOption func(*routeConfig)
-
-type routeConfig struct {
-	// pathFields maps path wildcards to request field JSON names.
-	pathFields map[string]string
-	// check runs on the raw JSON object before decoding, for rules about
-	// JSON types that the typed Connect API cannot express.
-	check func(map[string]any) error
-}
-
-// pathField copies the path wildcard {name} into the request field field.
-func pathField(name, field string) routeOption {
-	return func(c *routeConfig) {
-		if c.pathFields == nil {
-			c.pathFields = map[string]string{}
-		}
-		c.pathFields[name] = field
+// checkChangePassword applies SPEC.md §5's JSON-level rule that the new
+// password must be a string ('Password is required'), in the spec's order.
+func checkChangePassword(obj map[string]any) error {
+	if s, ok := obj["currentPassword"].(string); !ok || s == "" {
+		return accounts.ErrCurrentRequired
 	}
-}
-
-// withCheck validates the raw JSON body before it is decoded.
-func withCheck(fn func(map[string]any) error) routeOption {
-	return func(c *routeConfig) { c.check = fn }
-}
-
-// unary serves pattern ("METHOD /api/path") by decoding the JSON body,
-// query and path into the request message and calling the Connect method
-// itself, so /api and Connect share every line of handler code.
-func unary[Req, Res any](log *slog.Logger, pattern string,
-	call func(context.Context, *connect.Request[Req]) (*connect.Response[Res], error), opts ...routeOption,
-) route {
-	var cfg routeConfig
-	for _, o := range opts {
-		o(&cfg)
+	v, present := obj["newPassword"]
+	if !present || v == nil || v == "" {
+		return accounts.ErrNewRequired
 	}
-	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ctx := r.Context()
+	if _, ok := v.(string); !ok {
+		return accounts.ErrPasswordRequired
+	}
+	return nil
+}
+
+// transcode serves a unary route as JSON: it reads the body, path and query
+// into the request message (SPEC.md's field names, decimals as numbers),
+// calls the procedure through its Connect handler svc — in process, so
+// /api runs through the very interceptors Connect does (errors, text,
+// access) — and writes the response or {"message"} with the HTTP status of
+// the error's code.
+func transcode(rt routes.Route, svc http.Handler, log *slog.Logger) http.Handler {
+	in, err := protoregistry.GlobalTypes.FindMessageByName(rt.Procedure.Input().FullName())
+	if err != nil {
+		panic("rpc: " + err.Error())
+	}
+	out, err := protoregistry.GlobalTypes.FindMessageByName(rt.Procedure.Output().FullName())
+	if err != nil {
+		panic("rpc: " + err.Error())
+	}
+	path := rt.ConnectPath()
+	check := jsonChecks[path]
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		obj, err := readObject(r)
 		if err != nil {
 			status := http.StatusBadRequest
@@ -71,26 +73,22 @@ func unary[Req, Res any](log *slog.Logger, pattern string,
 			writeMessage(w, status, err.Error())
 			return
 		}
-		for name, field := range cfg.pathFields {
-			obj[field] = r.PathValue(name)
+		for _, fd := range rt.PathFields {
+			obj[fd.JSONName()] = r.PathValue(fd.JSONName())
 		}
 		for key, vals := range r.URL.Query() {
 			if _, inBody := obj[key]; !inBody && len(vals) > 0 {
 				obj[key] = vals[0]
 			}
 		}
-		if cfg.check != nil {
-			if err := cfg.check(obj); err != nil {
-				writeError(ctx, log, w, err)
+		if check != nil {
+			if err := check(obj); err != nil {
+				writeError(r.Context(), log, w, err)
 				return
 			}
 		}
-		msg := new(Req)
-		pm, ok := any(msg).(proto.Message)
-		if !ok {
-			panic("rpc: request type is not a proto message")
-		}
-		if err := decodeObject(pm.ProtoReflect(), obj); err != nil {
+		msg := in.New()
+		if err := decodeObject(msg, obj); err != nil {
 			var fe *fieldError
 			if errors.As(err, &fe) {
 				writeMessage(w, http.StatusBadRequest, "Invalid request: "+fe.Error())
@@ -99,31 +97,95 @@ func unary[Req, Res any](log *slog.Logger, pattern string,
 			writeMessage(w, http.StatusBadRequest, "Invalid request body")
 			return
 		}
-		if err := checkText(pm.ProtoReflect()); err != nil {
+		// The Connect handler makes this check too; making it here keeps
+		// invalid UTF-8, which a query or path may carry (JSON bodies are
+		// made valid as they are decoded), from failing the encoding.
+		if err := checkText(msg); err != nil {
 			writeMessage(w, http.StatusBadRequest, "Invalid request: "+err.Error())
 			return
 		}
-		req := connect.NewRequest(msg)
-		for k, v := range r.Header {
-			req.Header()[k] = v
-		}
-		res, err := call(ctx, req)
+		body, err := proto.Marshal(msg.Interface())
 		if err != nil {
-			writeError(ctx, log, w, err)
+			writeMessage(w, http.StatusInternalServerError, internalMessage)
 			return
 		}
-		for k, v := range res.Header() {
-			w.Header()[k] = v
+		req, err := http.NewRequestWithContext(r.Context(), http.MethodPost, path, bytes.NewReader(body))
+		if err != nil {
+			writeMessage(w, http.StatusInternalServerError, internalMessage)
+			return
+		}
+		for k, v := range r.Header {
+			if !protocolHeader(k) {
+				req.Header[k] = v
+			}
+		}
+		req.Header.Set("Content-Type", "application/proto")
+		req.Header.Set("Connect-Protocol-Version", "1")
+		req.RemoteAddr, req.Host = r.RemoteAddr, r.Host
+		res := &bufferedWriter{header: http.Header{}, status: http.StatusOK}
+		svc.ServeHTTP(res, req)
+		for k, v := range res.header {
+			if !protocolHeader(k) {
+				w.Header()[k] = v
+			}
+		}
+		if res.status != http.StatusOK {
+			status, message := connectFailure(res.body.Bytes())
+			writeMessage(w, status, message)
+			return
+		}
+		reply := out.New()
+		if err := proto.Unmarshal(res.body.Bytes(), reply.Interface()); err != nil {
+			writeMessage(w, http.StatusInternalServerError, internalMessage)
+			return
 		}
 		var buf bytes.Buffer
-		encodeMessage(&buf, any(res.Msg).(proto.Message).ProtoReflect())
+		encodeMessage(&buf, reply)
 		w.Header().Set("Content-Type", "application/json")
 		w.Header().Set("Cache-Control", "no-store")
 		w.WriteHeader(http.StatusOK)
 		_, _ = w.Write(buf.Bytes())
 	})
-	return route{pattern: pattern, handler: h}
 }
+
+// protocolHeader reports whether a header belongs to the HTTP or Connect
+// framing of a call rather than to the call: those of the /api request are
+// not passed to the Connect handler, nor its own back.
+func protocolHeader(k string) bool {
+	switch http.CanonicalHeaderKey(k) {
+	case "Content-Type", "Content-Length", "Content-Encoding", "Accept-Encoding", "Transfer-Encoding",
+		"Connection", "Te", "Trailer", "Upgrade":
+		return true
+	}
+	k = strings.ToLower(k)
+	return strings.HasPrefix(k, "connect-") || strings.HasPrefix(k, "trailer-")
+}
+
+// connectFailure reads a Connect unary error body: the HTTP status of its
+// code (as classify gives it) and its message. The handler's
+// ErrorInterceptor has already made the message fit to show.
+func connectFailure(body []byte) (int, string) {
+	var e struct {
+		Code    connect.Code `json:"code"`
+		Message string       `json:"message"`
+	}
+	if err := json.Unmarshal(body, &e); err != nil || e.Message == "" {
+		return http.StatusInternalServerError, internalMessage
+	}
+	return httpStatus(e.Code), e.Message
+}
+
+// bufferedWriter holds a response back so it can be read or edited before
+// sending.
+type bufferedWriter struct {
+	header http.Header
+	status int
+	body   bytes.Buffer
+}
+
+func (b *bufferedWriter) Header() http.Header         { return b.header }
+func (b *bufferedWriter) WriteHeader(status int)      { b.status = status }
+func (b *bufferedWriter) Write(p []byte) (int, error) { return b.body.Write(p) }
 
 // errNotJSON answers (415) a body that is not declared as JSON.
 var errNotJSON = errors.New("Content-Type must be application/json")

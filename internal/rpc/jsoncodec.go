@@ -36,6 +36,13 @@ func isDecimal(fd protoreflect.FieldDescriptor) bool {
 	return v
 }
 
+// isNullable reports whether an unset message field is written as null
+// (fairplay.v1.nullable) rather than left out.
+func isNullable(fd protoreflect.FieldDescriptor) bool {
+	v, _ := proto.GetExtension(fd.Options(), fairplayv1.E_Nullable).(bool)
+	return v
+}
+
 // decodeObject sets m's fields from obj (as decoded with UseNumber). Unknown
 // keys are ignored, so clients may send extra fields such as confirmPassword.
 func decodeObject(m protoreflect.Message, obj map[string]any) error {
@@ -184,16 +191,21 @@ func scalar(fd protoreflect.FieldDescriptor, key string, val any) (protoreflect.
 }
 
 // encodeMessage writes m as a JSON object: every scalar field (zero values
-// included, as clients expect every documented field), set message fields,
-// and lists (empty lists as []).
+// included, as clients expect every documented field), set message fields
+// (unset ones marked (fairplay.v1.nullable) as null), and lists (empty
+// lists as []).
 func encodeMessage(buf *bytes.Buffer, m protoreflect.Message) {
 	buf.WriteByte('{')
 	fields := m.Descriptor().Fields()
 	first := true
 	for i := 0; i < fields.Len(); i++ {
 		fd := fields.Get(i)
+		null := false
 		if fd.Kind() == protoreflect.MessageKind && !fd.IsList() && !fd.IsMap() && !m.Has(fd) {
-			continue
+			if !isNullable(fd) {
+				continue
+			}
+			null = true
 		}
 		if fd.ContainingOneof() != nil && !fd.HasPresence() {
 			continue
@@ -207,6 +219,10 @@ func encodeMessage(buf *bytes.Buffer, m protoreflect.Message) {
 		first = false
 		writeString(buf, fd.JSONName())
 		buf.WriteByte(':')
+		if null {
+			buf.WriteString("null")
+			continue
+		}
 		v := m.Get(fd)
 		switch {
 		case fd.IsMap():

@@ -165,11 +165,6 @@ func (h *LiveHandler) WatchBets(ctx context.Context, req *connect.Request[fairpl
 	}
 }
 
-// routes serves the feed to the JSON world as Server-Sent Events.
-func (h *LiveHandler) routes() []route {
-	return []route{{pattern: "GET /api/live/bets", handler: http.HandlerFunc(h.serveSSE)}}
-}
-
 // serveSSE serves GET /api/live/bets?minAmount=: one "bets" event per
 // message, its data the WatchBetsResponse as /api JSON (decimals as
 // numbers), a comment as heartbeat.

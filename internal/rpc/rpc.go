@@ -7,6 +7,8 @@ import (
 	"connectrpc.com/connect"
 
 	"github.com/fairplay/fairplay/internal/gen/fairplay/v1/fairplayv1connect"
+	"github.com/fairplay/fairplay/internal/gen/openapi"
+	"github.com/fairplay/fairplay/internal/routes"
 )
 
 // Handlers are every service's handler.
@@ -19,18 +21,22 @@ type Handlers struct {
 	Live     *LiveHandler
 }
 
-// Mount registers the Connect services and the /api JSON routes on mux.
-// handle wraps each handler with per-route middleware (metrics labels); csrf
-// wraps the /api routes with the anti-forgery check.
+// Mount registers the Connect services and the /api JSON routes on mux. The
+// /api routes are read off the protos' google.api.http rules
+// (internal/routes) and call their procedures through the Connect
+// handlers, interceptors included. handle wraps each handler with per-route
+// middleware (metrics labels); csrf wraps the /api routes with the
+// anti-forgery check. It returns the /api patterns it registered.
 func Mount(mux *http.ServeMux, h Handlers, log *slog.Logger, csrf func(http.Handler) http.Handler,
-	handle func(pattern string, h http.Handler) http.Handler) {
+	handle func(pattern string, h http.Handler) http.Handler) []string {
 	opts := []connect.HandlerOption{
-		connect.WithInterceptors(ErrorInterceptor(log), TextInterceptor()),
+		connect.WithInterceptors(ErrorInterceptor(log), TextInterceptor(), AccessInterceptor(h.Auth.accounts)),
 		// Browsers cannot send this header cross-site without a CORS
 		// preflight, which is Connect's protection against request forgery.
 		connect.WithRequireConnectProtocolHeader(),
 		connect.WithReadMaxBytes(maxBody),
 	}
+	services := map[string]http.Handler{}
 	for _, svc := range []func() (string, http.Handler){
 		func() (string, http.Handler) { return fairplayv1connect.NewAuthServiceHandler(h.Auth, opts...) },
 		func() (string, http.Handler) { return fairplayv1connect.NewGameServiceHandler(h.Game, opts...) },
@@ -43,20 +49,44 @@ func Mount(mux *http.ServeMux, h Handlers, log *slog.Logger, csrf func(http.Hand
 		},
 	} {
 		path, handler := svc()
+		services[path] = handler
 		mux.Handle(path, handle(path, handler))
 	}
 
-	routes := h.Auth.routes()
-	routes = append(routes, h.Game.routes()...)
-	routes = append(routes, h.Fairness.routes()...)
-	routes = append(routes, h.Admin.routes()...)
-	routes = append(routes, h.Wallet.routes()...)
-	routes = append(routes, h.Live.routes()...)
-	routes = append(routes, route{pattern: "GET /api/csrf", handler: http.HandlerFunc(csrfToken)})
-	for _, r := range routes {
-		mux.Handle(r.pattern, handle(r.pattern, csrf(r.handler)))
+	// Streams are served to the JSON world by hand: the live bets feed as
+	// Server-Sent Events.
+	streams := map[string]http.Handler{
+		fairplayv1connect.LiveServiceWatchBetsProcedure: http.HandlerFunc(h.Live.serveSSE),
 	}
+	var api []string
+	apiHandle := func(pattern string, handler http.Handler) {
+		api = append(api, pattern)
+		mux.Handle(pattern, handle(pattern, csrf(handler)))
+	}
+	for _, rt := range routes.MustAll() {
+		var handler http.Handler
+		if rt.Streaming() {
+			handler = streams[rt.ConnectPath()]
+		} else if svc := services["/"+string(rt.Procedure.Parent().FullName())+"/"]; svc != nil {
+			handler = transcode(rt, svc, log)
+		}
+		if handler == nil {
+			panic("rpc: no handler for " + rt.Pattern() + " (" + rt.ConnectPath() + ")")
+		}
+		apiHandle(rt.Pattern(), handler)
+	}
+	apiHandle("GET /api/csrf", http.HandlerFunc(csrfToken))
+	apiHandle("GET /api/openapi.json", http.HandlerFunc(serveOpenAPI))
 	mux.Handle("/api/", handle("/api/", csrf(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		writeMessage(w, http.StatusNotFound, "Not found")
 	}))))
+	return api
+}
+
+// serveOpenAPI serves the OpenAPI 3.1 document of /api, generated from the
+// protos by hack/openapi.
+func serveOpenAPI(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-cache")
+	_, _ = w.Write(openapi.JSON)
 }

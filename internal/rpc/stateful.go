@@ -1,10 +1,7 @@
 package rpc
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"net/http"
 
 	"connectrpc.com/connect"
 
@@ -13,63 +10,6 @@ import (
 	fairplayv1 "github.com/fairplay/fairplay/internal/gen/fairplay/v1"
 	"github.com/fairplay/fairplay/internal/play"
 )
-
-// statefulRoutes are the /api paths of Mines, Pump and Blackjack (SPEC.md §7)
-// and the running-games lookup.
-func (h *GameHandler) statefulRoutes() []route {
-	return []route{
-		unary(h.log, "POST /api/games/mines/start", h.StartMines),
-		unary(h.log, "POST /api/games/mines/click", h.RevealMinesTile),
-		unary(h.log, "POST /api/games/mines/cashout", h.CashOutMines),
-		unary(h.log, "POST /api/games/pump/start", h.StartPump),
-		unary(h.log, "POST /api/games/pump/pump", h.PumpBalloon),
-		unary(h.log, "POST /api/games/pump/cashout", h.CashOutPump),
-		unary(h.log, "POST /api/games/blackjack/start", h.StartBlackjack),
-		unary(h.log, "POST /api/games/blackjack/hit", h.HitBlackjack),
-		unary(h.log, "POST /api/games/blackjack/stand", h.StandBlackjack),
-		unary(h.log, "POST /api/games/blackjack/double", h.DoubleBlackjack),
-		withNulls(unary(h.log, "GET /api/games/active", h.GetActiveGames), "mines", "pump", "blackjack"),
-	}
-}
-
-// withNulls writes the named top-level fields of a successful JSON response
-// as null when the codec left them out (an unset message), so /api clients
-// read {"mines": null} rather than a missing key.
-func withNulls(r route, fields ...string) route {
-	next := r.handler
-	r.handler = http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		buf := &bufferedWriter{header: w.Header(), status: http.StatusOK}
-		next.ServeHTTP(buf, req)
-		body := buf.body.Bytes()
-		if buf.status == http.StatusOK {
-			var obj map[string]json.RawMessage
-			if err := json.Unmarshal(body, &obj); err == nil {
-				for _, f := range fields {
-					if _, ok := obj[f]; !ok {
-						obj[f] = json.RawMessage("null")
-					}
-				}
-				if b, err := json.Marshal(obj); err == nil {
-					body = b
-				}
-			}
-		}
-		w.WriteHeader(buf.status)
-		_, _ = w.Write(body)
-	})
-	return r
-}
-
-// bufferedWriter holds a response back so it can be edited before sending.
-type bufferedWriter struct {
-	header http.Header
-	status int
-	body   bytes.Buffer
-}
-
-func (b *bufferedWriter) Header() http.Header         { return b.header }
-func (b *bufferedWriter) WriteHeader(status int)      { b.status = status }
-func (b *bufferedWriter) Write(p []byte) (int, error) { return b.body.Write(p) }
 
 // gameRequest is a request naming a running game.
 type gameRequest interface{ GetGameId() string }
@@ -224,10 +164,7 @@ func (h *GameHandler) DoubleBlackjack(ctx context.Context, req *connect.Request[
 
 // GetActiveGames implements GameService.GetActiveGames.
 func (h *GameHandler) GetActiveGames(ctx context.Context, req *connect.Request[fairplayv1.GetActiveGamesRequest]) (*connect.Response[fairplayv1.GetActiveGamesResponse], error) {
-	p, err := authenticate(ctx, h.accounts, req.Header())
-	if err != nil {
-		return nil, err
-	}
+	p := principal(ctx)
 	a, err := h.play.Active(ctx, p)
 	if err != nil {
 		return nil, err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"unicode/utf8"
 
 	"connectrpc.com/connect"
 	"google.golang.org/protobuf/proto"
@@ -13,10 +14,19 @@ import (
 // nulError names a request field whose text holds a NUL byte. Postgres
 // cannot store NUL in text (it fails the statement), and no field of the
 // API has a use for it, so such a request is refused before any handler
-// runs, for /api and Connect alike.
-type nulError struct{ field string }
+// runs, for /api and Connect alike. Text that is not UTF-8 (which only an
+// /api query or path can carry) is refused the same way.
+type nulError struct {
+	field   string
+	invalid bool // not UTF-8, rather than holding NUL
+}
 
-func (e *nulError) Error() string { return e.field + " must not contain NUL characters" }
+func (e *nulError) Error() string {
+	if e.invalid {
+		return e.field + " must be valid UTF-8"
+	}
+	return e.field + " must not contain NUL characters"
+}
 
 // checkText returns a *nulError for the first string of m — at any depth,
 // in lists and maps too — that holds a NUL byte. Fields are named by their
@@ -61,6 +71,9 @@ func checkScalar(fd protoreflect.FieldDescriptor, v protoreflect.Value) error {
 	case protoreflect.StringKind:
 		if strings.IndexByte(v.String(), 0) >= 0 {
 			return &nulError{field: fd.JSONName()}
+		}
+		if !utf8.ValidString(v.String()) {
+			return &nulError{field: fd.JSONName(), invalid: true}
 		}
 	case protoreflect.MessageKind, protoreflect.GroupKind:
 		return checkText(v.Message())

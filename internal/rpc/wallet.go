@@ -27,19 +27,9 @@ func NewWalletHandler(acc *accounts.Service, topUps *wallet.TopUps, log *slog.Lo
 	return &WalletHandler{accounts: acc, topUps: topUps, log: log}
 }
 
-func (h *WalletHandler) routes() []route {
-	return []route{
-		unary(h.log, "GET /api/wallet/top-up", h.GetTopUp),
-		unary(h.log, "POST /api/wallet/top-up", h.ClaimTopUp),
-	}
-}
-
 // GetTopUp implements WalletService.GetTopUp.
 func (h *WalletHandler) GetTopUp(ctx context.Context, req *connect.Request[fairplayv1.GetTopUpRequest]) (*connect.Response[fairplayv1.GetTopUpResponse], error) {
-	p, err := authenticate(ctx, h.accounts, req.Header())
-	if err != nil {
-		return nil, err
-	}
+	p := principal(ctx)
 	t, err := h.topUps.Status(ctx, p.UserID)
 	if err != nil {
 		return nil, err
@@ -54,10 +44,7 @@ func (h *WalletHandler) GetTopUp(ctx context.Context, req *connect.Request[fairp
 
 // ClaimTopUp implements WalletService.ClaimTopUp.
 func (h *WalletHandler) ClaimTopUp(ctx context.Context, req *connect.Request[fairplayv1.ClaimTopUpRequest]) (*connect.Response[fairplayv1.ClaimTopUpResponse], error) {
-	p, err := authenticate(ctx, h.accounts, req.Header())
-	if err != nil {
-		return nil, err
-	}
+	p := principal(ctx)
 	c, err := h.topUps.Claim(ctx, p.UserID)
 	if err != nil {
 		return nil, err

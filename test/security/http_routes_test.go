@@ -2,15 +2,16 @@ package security_test
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"net/url"
 	"slices"
 	"strings"
 	"testing"
 
-	"github.com/google/uuid"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
-	fairplayv1 "github.com/fairplay/fairplay/internal/gen/fairplay/v1"
+	"github.com/fairplay/fairplay/internal/routes"
 	"github.com/fairplay/fairplay/test/apitest"
 )
 
@@ -65,120 +66,75 @@ func (w *hostileWorld) client(r apiRoute) *apitest.Client {
 	return w.player
 }
 
-func noFields(*hostileWorld) map[string]any { return map[string]any{} }
-
-// apiRoutes are every /api route with a Connect procedure behind it (the
-// route tables of internal/rpc); TestRouteTableIsComplete keeps the list
-// whole.
-var apiRoutes = []apiRoute{
-	{procedure: "fairplay.v1.AuthService.Register", method: "POST", path: "/api/auth/register", base: func(*hostileWorld) map[string]any {
-		return map[string]any{"username": "newbie", "email": "newbie@example.com", "password": "secret123", "turnstileToken": apitest.BotToken}
-	}},
-	{procedure: "fairplay.v1.AuthService.Login", method: "POST", path: "/api/auth/login", base: func(*hostileWorld) map[string]any {
+// bases are the requests of the routes whose example (the protos'
+// (fairplay.v1.example)) would not do: those that name the world's own
+// player, session or tokens. Every other route starts from its example.
+var bases = map[string]func(w *hostileWorld) map[string]any{
+	"fairplay.v1.AuthService.Login": func(*hostileWorld) map[string]any {
 		return map[string]any{"username": "mallory", "password": "secret123", "turnstileToken": apitest.BotToken}
-	}},
-	{procedure: "fairplay.v1.AuthService.Refresh", method: "POST", path: "/api/auth/refresh", base: func(w *hostileWorld) map[string]any {
+	},
+	"fairplay.v1.AuthService.Refresh": func(w *hostileWorld) map[string]any {
 		return map[string]any{"refreshToken": w.player.RefreshToken}
-	}},
-	{procedure: "fairplay.v1.AuthService.Logout", method: "POST", path: "/api/auth/logout", base: func(w *hostileWorld) map[string]any {
+	},
+	"fairplay.v1.AuthService.Logout": func(w *hostileWorld) map[string]any {
 		return map[string]any{"refreshToken": w.player.RefreshToken}
-	}},
-	{procedure: "fairplay.v1.AuthService.GetUser", method: "GET", path: "/api/auth/user", base: noFields},
-	{procedure: "fairplay.v1.AuthService.ListSessions", method: "GET", path: "/api/auth/sessions", base: noFields},
-	{procedure: "fairplay.v1.AuthService.RevokeSession", method: "POST", path: "/api/auth/revoke-session", base: func(w *hostileWorld) map[string]any {
+	},
+	"fairplay.v1.AuthService.RevokeSession": func(w *hostileWorld) map[string]any {
 		return map[string]any{"sessionId": w.sessionID}
-	}},
-	{procedure: "fairplay.v1.AuthService.RevokeOtherSessions", method: "POST", path: "/api/auth/revoke-other-sessions", base: func(w *hostileWorld) map[string]any {
+	},
+	"fairplay.v1.AuthService.RevokeOtherSessions": func(w *hostileWorld) map[string]any {
 		return map[string]any{"currentRefreshToken": w.player.RefreshToken}
-	}},
-	{procedure: "fairplay.v1.AuthService.ChangePassword", method: "POST", path: "/api/auth/change-password", base: func(*hostileWorld) map[string]any {
-		return map[string]any{"currentPassword": "secret123", "newPassword": "N3w!password"}
-	}},
-	{procedure: "fairplay.v1.AuthService.GetConfig", method: "GET", path: "/api/auth/config", base: noFields},
-	{procedure: "fairplay.v1.AuthService.UpdatePreferences", method: "POST", path: "/api/auth/preferences", base: func(*hostileWorld) map[string]any {
-		return map[string]any{"hideUsername": true}
-	}},
-
-	{procedure: "fairplay.v1.WalletService.GetTopUp", method: "GET", path: "/api/wallet/top-up", base: noFields},
-	{procedure: "fairplay.v1.WalletService.ClaimTopUp", method: "POST", path: "/api/wallet/top-up", base: noFields},
-
-	// A stream: tests that call every route send it requests that are
-	// refused before it opens (it never ends on its own).
-	{procedure: "fairplay.v1.LiveService.WatchBets", method: "GET", path: "/api/live/bets", base: func(*hostileWorld) map[string]any {
-		return map[string]any{"minAmount": "100"}
-	}},
-
-	{procedure: "fairplay.v1.FairnessService.GetSeeds", method: "GET", path: "/api/fair/seeds", base: noFields},
-	{procedure: "fairplay.v1.FairnessService.SetClientSeed", method: "POST", path: "/api/fair/client-seed", base: func(*hostileWorld) map[string]any {
-		return map[string]any{"clientSeed": "lucky"}
-	}},
-	{procedure: "fairplay.v1.FairnessService.RotateSeed", method: "POST", path: "/api/fair/rotate", base: func(*hostileWorld) map[string]any {
-		return map[string]any{"clientSeed": "lucky"}
-	}},
-	{procedure: "fairplay.v1.FairnessService.VerifyBet", method: "GET", path: "/api/fair/verify/{betId}", pathFields: map[string]string{"betId": "betId"},
-		base: func(*hostileWorld) map[string]any { return map[string]any{"betId": uuid.NewString()} }},
-
-	{procedure: "fairplay.v1.GameService.PlayDice", method: "POST", path: "/api/games/dice", base: func(*hostileWorld) map[string]any {
-		return map[string]any{"betAmount": 1, "rollTarget": 50}
-	}},
-	{procedure: "fairplay.v1.GameService.PlayPlinko", method: "POST", path: "/api/games/plinko", base: func(*hostileWorld) map[string]any {
-		return map[string]any{"betAmount": 1, "rows": 8, "risk": "medium"}
-	}},
-	{procedure: "fairplay.v1.GameService.PlayKeno", method: "POST", path: "/api/games/keno", base: func(*hostileWorld) map[string]any {
-		return map[string]any{"betAmount": 1, "selectedNumbers": []int{1, 2, 3}, "riskLevel": "classic"}
-	}},
-	{procedure: "fairplay.v1.GameService.ListBets", method: "GET", path: "/api/games/bets", base: noFields},
-	{procedure: "fairplay.v1.GameService.GetBet", method: "GET", path: "/api/games/bets/{betId}", pathFields: map[string]string{"betId": "betId"},
-		base: func(*hostileWorld) map[string]any { return map[string]any{"betId": uuid.NewString()} }},
-	{procedure: "fairplay.v1.GameService.StartMines", method: "POST", path: "/api/games/mines/start", base: func(*hostileWorld) map[string]any {
-		return map[string]any{"betAmount": 1, "mineCount": 3}
-	}},
-	{procedure: "fairplay.v1.GameService.RevealMinesTile", method: "POST", path: "/api/games/mines/click", base: func(*hostileWorld) map[string]any {
-		return map[string]any{"gameId": uuid.NewString(), "row": 0, "col": 0}
-	}},
-	{procedure: "fairplay.v1.GameService.CashOutMines", method: "POST", path: "/api/games/mines/cashout", base: gameID},
-	{procedure: "fairplay.v1.GameService.StartPump", method: "POST", path: "/api/games/pump/start", base: func(*hostileWorld) map[string]any {
-		return map[string]any{"betAmount": 1, "difficulty": "medium"}
-	}},
-	{procedure: "fairplay.v1.GameService.PumpBalloon", method: "POST", path: "/api/games/pump/pump", base: gameID},
-	{procedure: "fairplay.v1.GameService.CashOutPump", method: "POST", path: "/api/games/pump/cashout", base: gameID},
-	{procedure: "fairplay.v1.GameService.StartBlackjack", method: "POST", path: "/api/games/blackjack/start", base: func(*hostileWorld) map[string]any {
-		return map[string]any{"betAmount": 1}
-	}},
-	{procedure: "fairplay.v1.GameService.HitBlackjack", method: "POST", path: "/api/games/blackjack/hit", base: gameID},
-	{procedure: "fairplay.v1.GameService.StandBlackjack", method: "POST", path: "/api/games/blackjack/stand", base: gameID},
-	{procedure: "fairplay.v1.GameService.DoubleBlackjack", method: "POST", path: "/api/games/blackjack/double", base: gameID},
-	{procedure: "fairplay.v1.GameService.GetActiveGames", method: "GET", path: "/api/games/active", base: noFields},
-
-	{procedure: "fairplay.v1.AdminService.GetUserStats", method: "GET", path: "/api/auth/stats/users", base: noFields},
-	{procedure: "fairplay.v1.AdminService.GetWageringStats", method: "GET", path: "/api/auth/stats/wagering", base: noFields},
-	{procedure: "fairplay.v1.AdminService.GetActivityStats", method: "GET", path: "/api/auth/stats/activity", base: noFields},
-	{procedure: "fairplay.v1.AdminService.ListUsers", method: "GET", path: "/api/auth/users", base: noFields},
-	{procedure: "fairplay.v1.AdminService.SearchUsers", method: "GET", path: "/api/auth/users/search", base: func(*hostileWorld) map[string]any {
-		return map[string]any{"query": "mall"}
-	}},
-	{procedure: "fairplay.v1.AdminService.AdjustBalance", method: "PATCH", path: "/api/auth/users/{id}/balance", pathFields: map[string]string{"id": "userId"},
-		base: func(w *hostileWorld) map[string]any {
-			return map[string]any{"userId": w.playerID, "amount": 5, "note": "goodwill"}
-		}},
-	{procedure: "fairplay.v1.AdminService.DeleteUser", method: "DELETE", path: "/api/auth/users/{id}", pathFields: map[string]string{"id": "userId"},
-		base: func(w *hostileWorld) map[string]any { return map[string]any{"userId": w.playerID} }},
-	{procedure: "fairplay.v1.AdminService.ListAuditEntries", method: "GET", path: "/api/auth/audit", base: func(w *hostileWorld) map[string]any {
+	},
+	"fairplay.v1.AdminService.AdjustBalance": func(w *hostileWorld) map[string]any {
+		return map[string]any{"userId": w.playerID, "amount": 5, "note": "goodwill"}
+	},
+	"fairplay.v1.AdminService.DeleteUser": func(w *hostileWorld) map[string]any {
 		return map[string]any{"userId": w.playerID}
-	}},
+	},
+	"fairplay.v1.AdminService.ListAuditEntries": func(w *hostileWorld) map[string]any {
+		return map[string]any{"userId": w.playerID}
+	},
 }
 
-func gameID(*hostileWorld) map[string]any { return map[string]any{"gameId": uuid.NewString()} }
+// apiRoutes are every /api route, read off the protos' google.api.http
+// rules (internal/routes), each with its base request.
+var apiRoutes = func() []apiRoute {
+	var out []apiRoute
+	for _, rt := range routes.MustAll() {
+		r := apiRoute{procedure: string(rt.Procedure.FullName()), method: rt.Method, path: rt.Path,
+			pathFields: map[string]string{}, base: bases[string(rt.Procedure.FullName())]}
+		for _, fd := range rt.PathFields {
+			r.pathFields[fd.JSONName()] = fd.JSONName()
+		}
+		if r.base == nil {
+			example, _ := rt.Example()
+			r.base = func(*hostileWorld) map[string]any {
+				fields := map[string]any{}
+				if example != "" {
+					dec := json.NewDecoder(strings.NewReader(example))
+					dec.UseNumber()
+					if err := dec.Decode(&fields); err != nil {
+						panic(fmt.Sprintf("example of %s: %v", r.procedure, err))
+					}
+				}
+				return fields
+			}
+		}
+		out = append(out, r)
+	}
+	return out
+}()
 
-// apiServices are the Connect apiServices the /api routes front.
-var apiServices = []protoreflect.FileDescriptor{
-	fairplayv1.File_fairplay_v1_auth_proto,
-	fairplayv1.File_fairplay_v1_game_proto,
-	fairplayv1.File_fairplay_v1_fairness_proto,
-	fairplayv1.File_fairplay_v1_admin_proto,
-	fairplayv1.File_fairplay_v1_wallet_proto,
-	fairplayv1.File_fairplay_v1_live_proto,
-}
+// apiServices are the files of the services the /api routes front.
+var apiServices = func() []protoreflect.FileDescriptor {
+	var out []protoreflect.FileDescriptor
+	for _, svc := range routes.Services() {
+		if !slices.Contains(out, svc.ParentFile()) {
+			out = append(out, svc.ParentFile())
+		}
+	}
+	return out
+}()
 
 // procedureInput returns the request message of a procedure.
 func procedureInput(t *testing.T, procedure string) protoreflect.MessageDescriptor {
@@ -261,11 +217,7 @@ func (r apiRoute) request(fields map[string]any) (string, map[string]any) {
 	}
 	q := url.Values{}
 	for k, v := range rest {
-		s, ok := v.(string)
-		if !ok {
-			panic("query value of " + k + " is not a string")
-		}
-		q.Set(k, s)
+		q.Set(k, fmt.Sprint(v))
 	}
 	if len(q) > 0 {
 		path += "?" + q.Encode()

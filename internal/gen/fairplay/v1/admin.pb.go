@@ -7,6 +7,7 @@
 package fairplayv1
 
 import (
+	_ "google.golang.org/genproto/googleapis/api/annotations"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
 	reflect "reflect"
@@ -1203,7 +1204,7 @@ var File_fairplay_v1_admin_proto protoreflect.FileDescriptor
 
 const file_fairplay_v1_admin_proto_rawDesc = "" +
 	"\n" +
-	"\x17fairplay/v1/admin.proto\x12\vfairplay.v1\x1a\x19fairplay/v1/options.proto\x1a\x16fairplay/v1/user.proto\"\x15\n" +
+	"\x17fairplay/v1/admin.proto\x12\vfairplay.v1\x1a\x19fairplay/v1/options.proto\x1a\x16fairplay/v1/user.proto\x1a\x1cgoogle/api/annotations.proto\"\x15\n" +
 	"\x13GetUserStatsRequest\"\x9f\x02\n" +
 	"\x14GetUserStatsResponse\x12\x1f\n" +
 	"\vtotal_users\x18\x01 \x01(\x03R\n" +
@@ -1229,10 +1230,10 @@ const file_fairplay_v1_admin_proto_rawDesc = "" +
 	"\x0ftheoretical_rtp\x18\x06 \x01(\tB\x04\x88\xb5\x18\x01R\x0etheoreticalRtp\"r\n" +
 	"\x18GetActivityStatsResponse\x12/\n" +
 	"\x05games\x18\x01 \x03(\v2\x19.fairplay.v1.GameActivityR\x05games\x12%\n" +
-	"\x0eactive_players\x18\x02 \x01(\x03R\ractivePlayers\"Y\n" +
+	"\x0eactive_players\x18\x02 \x01(\x03R\ractivePlayers\"w\n" +
 	"\x10ListUsersRequest\x12\x17\n" +
 	"\x04page\x18\x01 \x01(\x05H\x00R\x04page\x88\x01\x01\x12\x19\n" +
-	"\x05limit\x18\x02 \x01(\x05H\x01R\x05limit\x88\x01\x01B\a\n" +
+	"\x05limit\x18\x02 \x01(\x05H\x01R\x05limit\x88\x01\x01:\x1c\x9a\xb5\x18\x18{\"page\": 1, \"limit\": 10}B\a\n" +
 	"\x05_pageB\b\n" +
 	"\x06_limit\"\x92\x01\n" +
 	"\x11ListUsersResponse\x12'\n" +
@@ -1241,11 +1242,11 @@ const file_fairplay_v1_admin_proto_rawDesc = "" +
 	"totalPages\x12\x12\n" +
 	"\x04page\x18\x03 \x01(\x05R\x04page\x12\x1f\n" +
 	"\vtotal_users\x18\x04 \x01(\x03R\n" +
-	"totalUsers\"q\n" +
+	"totalUsers\"\xa2\x01\n" +
 	"\x12SearchUsersRequest\x12\x14\n" +
 	"\x05query\x18\x01 \x01(\tR\x05query\x12\x17\n" +
 	"\x04page\x18\x02 \x01(\x05H\x00R\x04page\x88\x01\x01\x12\x19\n" +
-	"\x05limit\x18\x03 \x01(\x05H\x01R\x05limit\x88\x01\x01B\a\n" +
+	"\x05limit\x18\x03 \x01(\x05H\x01R\x05limit\x88\x01\x01:/\x9a\xb5\x18+{\"query\": \"player\", \"page\": 1, \"limit\": 10}B\a\n" +
 	"\x05_pageB\b\n" +
 	"\x06_limit\"\xb7\x01\n" +
 	"\x13SearchUsersResponse\x12'\n" +
@@ -1255,23 +1256,23 @@ const file_fairplay_v1_admin_proto_rawDesc = "" +
 	"\x04page\x18\x03 \x01(\x05R\x04page\x12\x1f\n" +
 	"\vtotal_users\x18\x04 \x01(\x03R\n" +
 	"totalUsers\x12!\n" +
-	"\ftotal_capped\x18\x05 \x01(\bR\vtotalCapped\"a\n" +
+	"\ftotal_capped\x18\x05 \x01(\bR\vtotalCapped\"\xc1\x01\n" +
 	"\x14AdjustBalanceRequest\x12\x17\n" +
 	"\auser_id\x18\x01 \x01(\tR\x06userId\x12\x1c\n" +
 	"\x06amount\x18\x02 \x01(\tB\x04\x88\xb5\x18\x01R\x06amount\x12\x12\n" +
-	"\x04note\x18\x03 \x01(\tR\x04note\"X\n" +
+	"\x04note\x18\x03 \x01(\tR\x04note:^\x9a\xb5\x18Z{\"userId\": \"00000000-0000-4000-8000-000000000000\", \"amount\": 100, \"note\": \"welcome bonus\"}\"X\n" +
 	"\x15AdjustBalanceResponse\x12%\n" +
 	"\x04user\x18\x01 \x01(\v2\x11.fairplay.v1.UserR\x04user\x12\x18\n" +
-	"\amessage\x18\x02 \x01(\tR\amessage\",\n" +
+	"\amessage\x18\x02 \x01(\tR\amessage\"d\n" +
 	"\x11DeleteUserRequest\x12\x17\n" +
-	"\auser_id\x18\x01 \x01(\tR\x06userId\"Y\n" +
+	"\auser_id\x18\x01 \x01(\tR\x06userId:6\x9a\xb5\x182{\"userId\": \"00000000-0000-4000-8000-000000000000\"}\"Y\n" +
 	"\x12DeleteUserResponse\x12\x18\n" +
 	"\amessage\x18\x01 \x01(\tR\amessage\x12)\n" +
-	"\x10sessions_revoked\x18\x02 \x01(\x05R\x0fsessionsRevoked\"y\n" +
+	"\x10sessions_revoked\x18\x02 \x01(\x05R\x0fsessionsRevoked\"\x97\x01\n" +
 	"\x17ListAuditEntriesRequest\x12\x17\n" +
 	"\auser_id\x18\x01 \x01(\tR\x06userId\x12\x17\n" +
 	"\x04page\x18\x02 \x01(\x05H\x00R\x04page\x88\x01\x01\x12\x19\n" +
-	"\x05limit\x18\x03 \x01(\x05H\x01R\x05limit\x88\x01\x01B\a\n" +
+	"\x05limit\x18\x03 \x01(\x05H\x01R\x05limit\x88\x01\x01:\x1c\x9a\xb5\x18\x18{\"page\": 1, \"limit\": 20}B\a\n" +
 	"\x05_pageB\b\n" +
 	"\x06_limit\"\x92\x02\n" +
 	"\n" +
@@ -1290,17 +1291,17 @@ const file_fairplay_v1_admin_proto_rawDesc = "" +
 	"\aentries\x18\x01 \x03(\v2\x17.fairplay.v1.AuditEntryR\aentries\x12\x1f\n" +
 	"\vtotal_pages\x18\x02 \x01(\x05R\n" +
 	"totalPages\x12\x12\n" +
-	"\x04page\x18\x03 \x01(\x05R\x04page2\xee\x05\n" +
-	"\fAdminService\x12X\n" +
-	"\fGetUserStats\x12 .fairplay.v1.GetUserStatsRequest\x1a!.fairplay.v1.GetUserStatsResponse\"\x03\x90\x02\x01\x12d\n" +
-	"\x10GetWageringStats\x12$.fairplay.v1.GetWageringStatsRequest\x1a%.fairplay.v1.GetWageringStatsResponse\"\x03\x90\x02\x01\x12d\n" +
-	"\x10GetActivityStats\x12$.fairplay.v1.GetActivityStatsRequest\x1a%.fairplay.v1.GetActivityStatsResponse\"\x03\x90\x02\x01\x12O\n" +
-	"\tListUsers\x12\x1d.fairplay.v1.ListUsersRequest\x1a\x1e.fairplay.v1.ListUsersResponse\"\x03\x90\x02\x01\x12U\n" +
-	"\vSearchUsers\x12\x1f.fairplay.v1.SearchUsersRequest\x1a .fairplay.v1.SearchUsersResponse\"\x03\x90\x02\x01\x12V\n" +
-	"\rAdjustBalance\x12!.fairplay.v1.AdjustBalanceRequest\x1a\".fairplay.v1.AdjustBalanceResponse\x12R\n" +
+	"\x04page\x18\x03 \x01(\x05R\x04page2\x89\b\n" +
+	"\fAdminService\x12y\n" +
+	"\fGetUserStats\x12 .fairplay.v1.GetUserStatsRequest\x1a!.fairplay.v1.GetUserStatsResponse\"$\x90\xb5\x18\x04\x82\xd3\xe4\x93\x02\x17\x12\x15/api/auth/stats/users\x90\x02\x01\x12\x88\x01\n" +
+	"\x10GetWageringStats\x12$.fairplay.v1.GetWageringStatsRequest\x1a%.fairplay.v1.GetWageringStatsResponse\"'\x90\xb5\x18\x04\x82\xd3\xe4\x93\x02\x1a\x12\x18/api/auth/stats/wagering\x90\x02\x01\x12\x88\x01\n" +
+	"\x10GetActivityStats\x12$.fairplay.v1.GetActivityStatsRequest\x1a%.fairplay.v1.GetActivityStatsResponse\"'\x90\xb5\x18\x04\x82\xd3\xe4\x93\x02\x1a\x12\x18/api/auth/stats/activity\x90\x02\x01\x12j\n" +
+	"\tListUsers\x12\x1d.fairplay.v1.ListUsersRequest\x1a\x1e.fairplay.v1.ListUsersResponse\"\x1e\x90\xb5\x18\x04\x82\xd3\xe4\x93\x02\x11\x12\x0f/api/auth/users\x90\x02\x01\x12w\n" +
+	"\vSearchUsers\x12\x1f.fairplay.v1.SearchUsersRequest\x1a .fairplay.v1.SearchUsersResponse\"%\x90\xb5\x18\x04\x82\xd3\xe4\x93\x02\x18\x12\x16/api/auth/users/search\x90\x02\x01\x12\x88\x01\n" +
+	"\rAdjustBalance\x12!.fairplay.v1.AdjustBalanceRequest\x1a\".fairplay.v1.AdjustBalanceResponse\"0\x90\xb5\x18\x04\x82\xd3\xe4\x93\x02&:\x01*2!/api/auth/users/{user_id}/balance\x12w\n" +
 	"\n" +
-	"DeleteUser\x12\x1e.fairplay.v1.DeleteUserRequest\x1a\x1f.fairplay.v1.DeleteUserResponse\"\x03\x90\x02\x02\x12d\n" +
-	"\x10ListAuditEntries\x12$.fairplay.v1.ListAuditEntriesRequest\x1a%.fairplay.v1.ListAuditEntriesResponse\"\x03\x90\x02\x01B\xac\x01\n" +
+	"DeleteUser\x12\x1e.fairplay.v1.DeleteUserRequest\x1a\x1f.fairplay.v1.DeleteUserResponse\"(\x90\xb5\x18\x04\x82\xd3\xe4\x93\x02\x1b*\x19/api/auth/users/{user_id}\x90\x02\x02\x12\x7f\n" +
+	"\x10ListAuditEntries\x12$.fairplay.v1.ListAuditEntriesRequest\x1a%.fairplay.v1.ListAuditEntriesResponse\"\x1e\x90\xb5\x18\x04\x82\xd3\xe4\x93\x02\x11\x12\x0f/api/auth/audit\x90\x02\x01B\xac\x01\n" +
 	"\x0fcom.fairplay.v1B\n" +
 	"AdminProtoP\x01Z@github.com/fairplay/fairplay/internal/gen/fairplay/v1;fairplayv1\xa2\x02\x03FXX\xaa\x02\vFairplay.V1\xca\x02\vFairplay\\V1\xe2\x02\x17Fairplay\\V1\\GPBMetadata\xea\x02\fFairplay::V1b\x06proto3"
 

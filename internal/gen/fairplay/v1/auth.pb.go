@@ -7,6 +7,7 @@
 package fairplayv1
 
 import (
+	_ "google.golang.org/genproto/googleapis/api/annotations"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
 	reflect "reflect"
@@ -1315,37 +1316,37 @@ var File_fairplay_v1_auth_proto protoreflect.FileDescriptor
 
 const file_fairplay_v1_auth_proto_rawDesc = "" +
 	"\n" +
-	"\x16fairplay/v1/auth.proto\x12\vfairplay.v1\x1a\x16fairplay/v1/user.proto\"V\n" +
+	"\x16fairplay/v1/auth.proto\x12\vfairplay.v1\x1a\x19fairplay/v1/options.proto\x1a\x16fairplay/v1/user.proto\x1a\x1cgoogle/api/annotations.proto\"r\n" +
 	"\x18UpdatePreferencesRequest\x12(\n" +
-	"\rhide_username\x18\x01 \x01(\bH\x00R\fhideUsername\x88\x01\x01B\x10\n" +
+	"\rhide_username\x18\x01 \x01(\bH\x00R\fhideUsername\x88\x01\x01:\x1a\x9a\xb5\x18\x16{\"hideUsername\": true}B\x10\n" +
 	"\x0e_hide_username\"B\n" +
 	"\x19UpdatePreferencesResponse\x12%\n" +
-	"\x04user\x18\x01 \x01(\v2\x11.fairplay.v1.UserR\x04user\"\x88\x01\n" +
+	"\x04user\x18\x01 \x01(\v2\x11.fairplay.v1.UserR\x04user\"\x8e\x02\n" +
 	"\x0fRegisterRequest\x12\x1a\n" +
 	"\busername\x18\x01 \x01(\tR\busername\x12\x14\n" +
 	"\x05email\x18\x02 \x01(\tR\x05email\x12\x1a\n" +
 	"\bpassword\x18\x03 \x01(\tR\bpassword\x12'\n" +
-	"\x0fturnstile_token\x18\x04 \x01(\tR\x0eturnstileToken\"t\n" +
+	"\x0fturnstile_token\x18\x04 \x01(\tR\x0eturnstileToken:\x83\x01\x9a\xb5\x18\x7f{\"username\": \"newplayer\", \"email\": \"newplayer@example.com\", \"password\": \"secret123\", \"turnstileToken\": \"XXXX.DUMMY.TOKEN.XXXX\"}\"t\n" +
 	"\x10RegisterResponse\x12\x14\n" +
 	"\x05token\x18\x01 \x01(\tR\x05token\x12#\n" +
 	"\rrefresh_token\x18\x02 \x01(\tR\frefreshToken\x12%\n" +
-	"\x04user\x18\x03 \x01(\v2\x11.fairplay.v1.UserR\x04user\"o\n" +
+	"\x04user\x18\x03 \x01(\v2\x11.fairplay.v1.UserR\x04user\"\xd0\x01\n" +
 	"\fLoginRequest\x12\x1a\n" +
 	"\busername\x18\x01 \x01(\tR\busername\x12\x1a\n" +
 	"\bpassword\x18\x02 \x01(\tR\bpassword\x12'\n" +
-	"\x0fturnstile_token\x18\x03 \x01(\tR\x0eturnstileToken\"q\n" +
+	"\x0fturnstile_token\x18\x03 \x01(\tR\x0eturnstileToken:_\x9a\xb5\x18[{\"username\": \"player1\", \"password\": \"secret123\", \"turnstileToken\": \"XXXX.DUMMY.TOKEN.XXXX\"}\"q\n" +
 	"\rLoginResponse\x12\x14\n" +
 	"\x05token\x18\x01 \x01(\tR\x05token\x12#\n" +
 	"\rrefresh_token\x18\x02 \x01(\tR\frefreshToken\x12%\n" +
-	"\x04user\x18\x03 \x01(\v2\x11.fairplay.v1.UserR\x04user\"5\n" +
+	"\x04user\x18\x03 \x01(\v2\x11.fairplay.v1.UserR\x04user\"`\n" +
 	"\x0eRefreshRequest\x12#\n" +
-	"\rrefresh_token\x18\x01 \x01(\tR\frefreshToken\"s\n" +
+	"\rrefresh_token\x18\x01 \x01(\tR\frefreshToken:)\x9a\xb5\x18%{\"refreshToken\": \"the-refresh-token\"}\"s\n" +
 	"\x0fRefreshResponse\x12\x14\n" +
 	"\x05token\x18\x01 \x01(\tR\x05token\x12%\n" +
 	"\x04user\x18\x02 \x01(\v2\x11.fairplay.v1.UserR\x04user\x12#\n" +
-	"\rrefresh_token\x18\x03 \x01(\tR\frefreshToken\"4\n" +
+	"\rrefresh_token\x18\x03 \x01(\tR\frefreshToken\"_\n" +
 	"\rLogoutRequest\x12#\n" +
-	"\rrefresh_token\x18\x01 \x01(\tR\frefreshToken\"*\n" +
+	"\rrefresh_token\x18\x01 \x01(\tR\frefreshToken:)\x9a\xb5\x18%{\"refreshToken\": \"the-refresh-token\"}\"*\n" +
 	"\x0eLogoutResponse\x12\x18\n" +
 	"\amessage\x18\x01 \x01(\tR\amessage\"\x10\n" +
 	"\x0eGetUserRequest\"8\n" +
@@ -1371,39 +1372,40 @@ const file_fairplay_v1_auth_proto_rawDesc = "" +
 	"created_at\x18\x05 \x01(\tR\tcreatedAt\x12\x18\n" +
 	"\acurrent\x18\x06 \x01(\bR\acurrent\"H\n" +
 	"\x14ListSessionsResponse\x120\n" +
-	"\bsessions\x18\x01 \x03(\v2\x14.fairplay.v1.SessionR\bsessions\"5\n" +
+	"\bsessions\x18\x01 \x03(\v2\x14.fairplay.v1.SessionR\bsessions\"p\n" +
 	"\x14RevokeSessionRequest\x12\x1d\n" +
 	"\n" +
-	"session_id\x18\x01 \x01(\tR\tsessionId\"1\n" +
+	"session_id\x18\x01 \x01(\tR\tsessionId:9\x9a\xb5\x185{\"sessionId\": \"00000000-0000-4000-8000-000000000000\"}\"1\n" +
 	"\x15RevokeSessionResponse\x12\x18\n" +
-	"\amessage\x18\x01 \x01(\tR\amessage\"P\n" +
+	"\amessage\x18\x01 \x01(\tR\amessage\"\x82\x01\n" +
 	"\x1aRevokeOtherSessionsRequest\x122\n" +
-	"\x15current_refresh_token\x18\x01 \x01(\tR\x13currentRefreshToken\"Q\n" +
+	"\x15current_refresh_token\x18\x01 \x01(\tR\x13currentRefreshToken:0\x9a\xb5\x18,{\"currentRefreshToken\": \"the-refresh-token\"}\"Q\n" +
 	"\x1bRevokeOtherSessionsResponse\x12\x18\n" +
 	"\amessage\x18\x01 \x01(\tR\amessage\x12\x18\n" +
-	"\arevoked\x18\x02 \x01(\x05R\arevoked\"e\n" +
+	"\arevoked\x18\x02 \x01(\x05R\arevoked\"\xaa\x01\n" +
 	"\x15ChangePasswordRequest\x12)\n" +
 	"\x10current_password\x18\x01 \x01(\tR\x0fcurrentPassword\x12!\n" +
-	"\fnew_password\x18\x02 \x01(\tR\vnewPassword\"2\n" +
+	"\fnew_password\x18\x02 \x01(\tR\vnewPassword:C\x9a\xb5\x18?{\"currentPassword\": \"secret123\", \"newPassword\": \"N3w!password\"}\"2\n" +
 	"\x16ChangePasswordResponse\x12\x18\n" +
 	"\amessage\x18\x01 \x01(\tR\amessage\"\x12\n" +
 	"\x10GetConfigRequest\"\xa2\x01\n" +
 	"\x11GetConfigResponse\x12,\n" +
 	"\x12turnstile_site_key\x18\x01 \x01(\tR\x10turnstileSiteKey\x122\n" +
 	"\x15development_bot_check\x18\x02 \x01(\bR\x13developmentBotCheck\x12+\n" +
-	"\x11development_token\x18\x03 \x01(\tR\x10developmentToken2\x96\a\n" +
-	"\vAuthService\x12G\n" +
-	"\bRegister\x12\x1c.fairplay.v1.RegisterRequest\x1a\x1d.fairplay.v1.RegisterResponse\x12>\n" +
-	"\x05Login\x12\x19.fairplay.v1.LoginRequest\x1a\x1a.fairplay.v1.LoginResponse\x12D\n" +
-	"\aRefresh\x12\x1b.fairplay.v1.RefreshRequest\x1a\x1c.fairplay.v1.RefreshResponse\x12A\n" +
-	"\x06Logout\x12\x1a.fairplay.v1.LogoutRequest\x1a\x1b.fairplay.v1.LogoutResponse\x12I\n" +
-	"\aGetUser\x12\x1b.fairplay.v1.GetUserRequest\x1a\x1c.fairplay.v1.GetUserResponse\"\x03\x90\x02\x01\x12X\n" +
-	"\fListSessions\x12 .fairplay.v1.ListSessionsRequest\x1a!.fairplay.v1.ListSessionsResponse\"\x03\x90\x02\x01\x12V\n" +
-	"\rRevokeSession\x12!.fairplay.v1.RevokeSessionRequest\x1a\".fairplay.v1.RevokeSessionResponse\x12h\n" +
-	"\x13RevokeOtherSessions\x12'.fairplay.v1.RevokeOtherSessionsRequest\x1a(.fairplay.v1.RevokeOtherSessionsResponse\x12Y\n" +
-	"\x0eChangePassword\x12\".fairplay.v1.ChangePasswordRequest\x1a#.fairplay.v1.ChangePasswordResponse\x12O\n" +
-	"\tGetConfig\x12\x1d.fairplay.v1.GetConfigRequest\x1a\x1e.fairplay.v1.GetConfigResponse\"\x03\x90\x02\x01\x12b\n" +
-	"\x11UpdatePreferences\x12%.fairplay.v1.UpdatePreferencesRequest\x1a&.fairplay.v1.UpdatePreferencesResponseB\xab\x01\n" +
+	"\x11development_token\x18\x03 \x01(\tR\x10developmentToken2\x9c\n" +
+	"\n" +
+	"\vAuthService\x12j\n" +
+	"\bRegister\x12\x1c.fairplay.v1.RegisterRequest\x1a\x1d.fairplay.v1.RegisterResponse\"!\x90\xb5\x18\x01\x82\xd3\xe4\x93\x02\x17:\x01*\"\x12/api/auth/register\x12^\n" +
+	"\x05Login\x12\x19.fairplay.v1.LoginRequest\x1a\x1a.fairplay.v1.LoginResponse\"\x1e\x90\xb5\x18\x01\x82\xd3\xe4\x93\x02\x14:\x01*\"\x0f/api/auth/login\x12f\n" +
+	"\aRefresh\x12\x1b.fairplay.v1.RefreshRequest\x1a\x1c.fairplay.v1.RefreshResponse\" \x90\xb5\x18\x01\x82\xd3\xe4\x93\x02\x16:\x01*\"\x11/api/auth/refresh\x12b\n" +
+	"\x06Logout\x12\x1a.fairplay.v1.LogoutRequest\x1a\x1b.fairplay.v1.LogoutResponse\"\x1f\x90\xb5\x18\x01\x82\xd3\xe4\x93\x02\x15:\x01*\"\x10/api/auth/logout\x12c\n" +
+	"\aGetUser\x12\x1b.fairplay.v1.GetUserRequest\x1a\x1c.fairplay.v1.GetUserResponse\"\x1d\x90\xb5\x18\x02\x82\xd3\xe4\x93\x02\x10\x12\x0e/api/auth/user\x90\x02\x01\x12v\n" +
+	"\fListSessions\x12 .fairplay.v1.ListSessionsRequest\x1a!.fairplay.v1.ListSessionsResponse\"!\x90\xb5\x18\x02\x82\xd3\xe4\x93\x02\x14\x12\x12/api/auth/sessions\x90\x02\x01\x12\x7f\n" +
+	"\rRevokeSession\x12!.fairplay.v1.RevokeSessionRequest\x1a\".fairplay.v1.RevokeSessionResponse\"'\x90\xb5\x18\x02\x82\xd3\xe4\x93\x02\x1d:\x01*\"\x18/api/auth/revoke-session\x12\x98\x01\n" +
+	"\x13RevokeOtherSessions\x12'.fairplay.v1.RevokeOtherSessionsRequest\x1a(.fairplay.v1.RevokeOtherSessionsResponse\".\x90\xb5\x18\x02\x82\xd3\xe4\x93\x02$:\x01*\"\x1f/api/auth/revoke-other-sessions\x12\x83\x01\n" +
+	"\x0eChangePassword\x12\".fairplay.v1.ChangePasswordRequest\x1a#.fairplay.v1.ChangePasswordResponse\"(\x90\xb5\x18\x02\x82\xd3\xe4\x93\x02\x1e:\x01*\"\x19/api/auth/change-password\x12k\n" +
+	"\tGetConfig\x12\x1d.fairplay.v1.GetConfigRequest\x1a\x1e.fairplay.v1.GetConfigResponse\"\x1f\x90\xb5\x18\x01\x82\xd3\xe4\x93\x02\x12\x12\x10/api/auth/config\x90\x02\x01\x12\x88\x01\n" +
+	"\x11UpdatePreferences\x12%.fairplay.v1.UpdatePreferencesRequest\x1a&.fairplay.v1.UpdatePreferencesResponse\"$\x90\xb5\x18\x02\x82\xd3\xe4\x93\x02\x1a:\x01*\"\x15/api/auth/preferencesB\xab\x01\n" +
 	"\x0fcom.fairplay.v1B\tAuthProtoP\x01Z@github.com/fairplay/fairplay/internal/gen/fairplay/v1;fairplayv1\xa2\x02\x03FXX\xaa\x02\vFairplay.V1\xca\x02\vFairplay\\V1\xe2\x02\x17Fairplay\\V1\\GPBMetadata\xea\x02\fFairplay::V1b\x06proto3"
 
 var (
@@ -1488,6 +1490,7 @@ func file_fairplay_v1_auth_proto_init() {
 	if File_fairplay_v1_auth_proto != nil {
 		return
 	}
+	file_fairplay_v1_options_proto_init()
 	file_fairplay_v1_user_proto_init()
 	file_fairplay_v1_auth_proto_msgTypes[0].OneofWrappers = []any{}
 	type x struct{}

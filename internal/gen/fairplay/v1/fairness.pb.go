@@ -7,6 +7,7 @@
 package fairplayv1
 
 import (
+	_ "google.golang.org/genproto/googleapis/api/annotations"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
 	reflect "reflect"
@@ -556,7 +557,7 @@ var File_fairplay_v1_fairness_proto protoreflect.FileDescriptor
 
 const file_fairplay_v1_fairness_proto_rawDesc = "" +
 	"\n" +
-	"\x1afairplay/v1/fairness.proto\x12\vfairplay.v1\"\x11\n" +
+	"\x1afairplay/v1/fairness.proto\x12\vfairplay.v1\x1a\x19fairplay/v1/options.proto\x1a\x1cgoogle/api/annotations.proto\"\x11\n" +
 	"\x0fGetSeedsRequest\"k\n" +
 	"\bSeedPair\x12(\n" +
 	"\x10server_seed_hash\x18\x01 \x01(\tR\x0eserverSeedHash\x12\x1f\n" +
@@ -564,23 +565,23 @@ const file_fairplay_v1_fairness_proto_rawDesc = "" +
 	"clientSeed\x12\x14\n" +
 	"\x05nonce\x18\x03 \x01(\x03R\x05nonce\"?\n" +
 	"\x10GetSeedsResponse\x12+\n" +
-	"\x05seeds\x18\x01 \x01(\v2\x15.fairplay.v1.SeedPairR\x05seeds\"7\n" +
+	"\x05seeds\x18\x01 \x01(\v2\x15.fairplay.v1.SeedPairR\x05seeds\"\\\n" +
 	"\x14SetClientSeedRequest\x12\x1f\n" +
 	"\vclient_seed\x18\x01 \x01(\tR\n" +
-	"clientSeed\"D\n" +
+	"clientSeed:#\x9a\xb5\x18\x1f{\"clientSeed\": \"my lucky seed\"}\"D\n" +
 	"\x15SetClientSeedResponse\x12+\n" +
-	"\x05seeds\x18\x01 \x01(\v2\x15.fairplay.v1.SeedPairR\x05seeds\"4\n" +
+	"\x05seeds\x18\x01 \x01(\v2\x15.fairplay.v1.SeedPairR\x05seeds\"X\n" +
 	"\x11RotateSeedRequest\x12\x1f\n" +
 	"\vclient_seed\x18\x01 \x01(\tR\n" +
-	"clientSeed\"\x87\x02\n" +
+	"clientSeed:\"\x9a\xb5\x18\x1e{\"clientSeed\": \"my next seed\"}\"\x87\x02\n" +
 	"\x12RotateSeedResponse\x120\n" +
 	"\x14revealed_server_seed\x18\x01 \x01(\tR\x12revealedServerSeed\x129\n" +
 	"\x19previous_server_seed_hash\x18\x02 \x01(\tR\x16previousServerSeedHash\x120\n" +
 	"\x14previous_client_seed\x18\x03 \x01(\tR\x12previousClientSeed\x12%\n" +
 	"\x0eprevious_nonce\x18\x04 \x01(\x03R\rpreviousNonce\x12+\n" +
-	"\x05seeds\x18\x05 \x01(\v2\x15.fairplay.v1.SeedPairR\x05seeds\")\n" +
+	"\x05seeds\x18\x05 \x01(\v2\x15.fairplay.v1.SeedPairR\x05seeds\"`\n" +
 	"\x10VerifyBetRequest\x12\x15\n" +
-	"\x06bet_id\x18\x01 \x01(\tR\x05betId\"\x97\x02\n" +
+	"\x06bet_id\x18\x01 \x01(\tR\x05betId:5\x9a\xb5\x181{\"betId\": \"00000000-0000-4000-8000-000000000000\"}\"\x97\x02\n" +
 	"\x11VerifyBetResponse\x12\x12\n" +
 	"\x04game\x18\x01 \x01(\tR\x04game\x12\x1f\n" +
 	"\vserver_seed\x18\x02 \x01(\tR\n" +
@@ -594,13 +595,13 @@ const file_fairplay_v1_fairness_proto_rawDesc = "" +
 	"\n" +
 	"recomputed\x18\b \x01(\tR\n" +
 	"recomputed\x12\x18\n" +
-	"\amatches\x18\t \x01(\bR\amatches2\xd7\x02\n" +
-	"\x0fFairnessService\x12L\n" +
-	"\bGetSeeds\x12\x1c.fairplay.v1.GetSeedsRequest\x1a\x1d.fairplay.v1.GetSeedsResponse\"\x03\x90\x02\x01\x12V\n" +
-	"\rSetClientSeed\x12!.fairplay.v1.SetClientSeedRequest\x1a\".fairplay.v1.SetClientSeedResponse\x12M\n" +
+	"\amatches\x18\t \x01(\bR\amatches2\xde\x03\n" +
+	"\x0fFairnessService\x12g\n" +
+	"\bGetSeeds\x12\x1c.fairplay.v1.GetSeedsRequest\x1a\x1d.fairplay.v1.GetSeedsResponse\"\x1e\x90\xb5\x18\x02\x82\xd3\xe4\x93\x02\x11\x12\x0f/api/fair/seeds\x90\x02\x01\x12|\n" +
+	"\rSetClientSeed\x12!.fairplay.v1.SetClientSeedRequest\x1a\".fairplay.v1.SetClientSeedResponse\"$\x90\xb5\x18\x02\x82\xd3\xe4\x93\x02\x1a:\x01*\"\x15/api/fair/client-seed\x12n\n" +
 	"\n" +
-	"RotateSeed\x12\x1e.fairplay.v1.RotateSeedRequest\x1a\x1f.fairplay.v1.RotateSeedResponse\x12O\n" +
-	"\tVerifyBet\x12\x1d.fairplay.v1.VerifyBetRequest\x1a\x1e.fairplay.v1.VerifyBetResponse\"\x03\x90\x02\x01B\xaf\x01\n" +
+	"RotateSeed\x12\x1e.fairplay.v1.RotateSeedRequest\x1a\x1f.fairplay.v1.RotateSeedResponse\"\x1f\x90\xb5\x18\x02\x82\xd3\xe4\x93\x02\x15:\x01*\"\x10/api/fair/rotate\x12t\n" +
+	"\tVerifyBet\x12\x1d.fairplay.v1.VerifyBetRequest\x1a\x1e.fairplay.v1.VerifyBetResponse\"(\x90\xb5\x18\x02\x82\xd3\xe4\x93\x02\x1b\x12\x19/api/fair/verify/{bet_id}\x90\x02\x01B\xaf\x01\n" +
 	"\x0fcom.fairplay.v1B\rFairnessProtoP\x01Z@github.com/fairplay/fairplay/internal/gen/fairplay/v1;fairplayv1\xa2\x02\x03FXX\xaa\x02\vFairplay.V1\xca\x02\vFairplay\\V1\xe2\x02\x17Fairplay\\V1\\GPBMetadata\xea\x02\fFairplay::V1b\x06proto3"
 
 var (
@@ -651,6 +652,7 @@ func file_fairplay_v1_fairness_proto_init() {
 	if File_fairplay_v1_fairness_proto != nil {
 		return
 	}
+	file_fairplay_v1_options_proto_init()
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{

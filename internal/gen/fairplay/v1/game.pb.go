@@ -7,6 +7,7 @@
 package fairplayv1
 
 import (
+	_ "google.golang.org/genproto/googleapis/api/annotations"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
 	reflect "reflect"
@@ -3085,19 +3086,19 @@ var File_fairplay_v1_game_proto protoreflect.FileDescriptor
 
 const file_fairplay_v1_game_proto_rawDesc = "" +
 	"\n" +
-	"\x16fairplay/v1/game.proto\x12\vfairplay.v1\x1a\x19fairplay/v1/options.proto\"\x8c\x01\n" +
+	"\x16fairplay/v1/game.proto\x12\vfairplay.v1\x1a\x19fairplay/v1/options.proto\x1a\x1cgoogle/api/annotations.proto\"\x8c\x01\n" +
 	"\bFairness\x12(\n" +
 	"\x10server_seed_hash\x18\x01 \x01(\tR\x0eserverSeedHash\x12\x1f\n" +
 	"\vserver_seed\x18\x02 \x01(\tR\n" +
 	"serverSeed\x12\x1f\n" +
 	"\vclient_seed\x18\x03 \x01(\tR\n" +
 	"clientSeed\x12\x14\n" +
-	"\x05nonce\x18\x04 \x01(\x03R\x05nonce\"]\n" +
+	"\x05nonce\x18\x04 \x01(\x03R\x05nonce\"\x89\x01\n" +
 	"\x0fPlayDiceRequest\x12#\n" +
 	"\n" +
 	"bet_amount\x18\x01 \x01(\tB\x04\x88\xb5\x18\x01R\tbetAmount\x12%\n" +
 	"\vroll_target\x18\x02 \x01(\tB\x04\x88\xb5\x18\x01R\n" +
-	"rollTarget\"\x83\x02\n" +
+	"rollTarget:*\x9a\xb5\x18&{\"betAmount\": 1.5, \"rollTarget\": 50.5}\"\x83\x02\n" +
 	"\x10PlayDiceResponse\x12\x1c\n" +
 	"\x06result\x18\x01 \x01(\tB\x04\x88\xb5\x18\x01R\x06result\x12\x15\n" +
 	"\x06is_win\x18\x02 \x01(\bR\x05isWin\x12#\n" +
@@ -3109,12 +3110,12 @@ const file_fairplay_v1_game_proto_rawDesc = "" +
 	"multiplier\x18\x05 \x01(\tB\x04\x88\xb5\x18\x01R\n" +
 	"multiplier\x12\x15\n" +
 	"\x06bet_id\x18\x06 \x01(\tR\x05betId\x121\n" +
-	"\bfairness\x18\a \x01(\v2\x15.fairplay.v1.FairnessR\bfairness\"`\n" +
+	"\bfairness\x18\a \x01(\v2\x15.fairplay.v1.FairnessR\bfairness\"\x94\x01\n" +
 	"\x11PlayPlinkoRequest\x12#\n" +
 	"\n" +
 	"bet_amount\x18\x01 \x01(\tB\x04\x88\xb5\x18\x01R\tbetAmount\x12\x12\n" +
 	"\x04rows\x18\x02 \x01(\x05R\x04rows\x12\x12\n" +
-	"\x04risk\x18\x03 \x01(\tR\x04risk\"\x91\x02\n" +
+	"\x04risk\x18\x03 \x01(\tR\x04risk:2\x9a\xb5\x18.{\"betAmount\": 1, \"rows\": 16, \"risk\": \"medium\"}\"\x91\x02\n" +
 	"\x12PlayPlinkoResponse\x12\x1c\n" +
 	"\tdecisions\x18\x01 \x03(\x05R\tdecisions\x12!\n" +
 	"\ffinal_bucket\x18\x02 \x01(\x05R\vfinalBucket\x12$\n" +
@@ -3126,13 +3127,13 @@ const file_fairplay_v1_game_proto_rawDesc = "" +
 	"\vnew_balance\x18\x05 \x01(\tB\x04\x88\xb5\x18\x01R\n" +
 	"newBalance\x12\x15\n" +
 	"\x06bet_id\x18\x06 \x01(\tR\x05betId\x121\n" +
-	"\bfairness\x18\a \x01(\v2\x15.fairplay.v1.FairnessR\bfairness\"\x80\x01\n" +
+	"\bfairness\x18\a \x01(\v2\x15.fairplay.v1.FairnessR\bfairness\"\xd5\x01\n" +
 	"\x0fPlayKenoRequest\x12#\n" +
 	"\n" +
 	"bet_amount\x18\x01 \x01(\tB\x04\x88\xb5\x18\x01R\tbetAmount\x12)\n" +
 	"\x10selected_numbers\x18\x02 \x03(\x05R\x0fselectedNumbers\x12\x1d\n" +
 	"\n" +
-	"risk_level\x18\x03 \x01(\tR\triskLevel\"\xa7\x02\n" +
+	"risk_level\x18\x03 \x01(\tR\triskLevel:S\x9a\xb5\x18O{\"betAmount\": 1, \"selectedNumbers\": [3, 7, 12, 25, 40], \"riskLevel\": \"classic\"}\"\xa7\x02\n" +
 	"\x10PlayKenoResponse\x12\x18\n" +
 	"\asuccess\x18\x01 \x01(\bR\asuccess\x12#\n" +
 	"\rdrawn_numbers\x18\x02 \x03(\x05R\fdrawnNumbers\x12\x18\n" +
@@ -3160,11 +3161,11 @@ const file_fairplay_v1_game_proto_rawDesc = "" +
 	"\bfairness\x18\b \x01(\v2\x15.fairplay.v1.FairnessR\bfairness\x12\x16\n" +
 	"\x06params\x18\t \x01(\tR\x06params\x12\x18\n" +
 	"\aoutcome\x18\n" +
-	" \x01(\tR\aoutcome\"z\n" +
+	" \x01(\tR\aoutcome\"\xa8\x01\n" +
 	"\x0fListBetsRequest\x12\x17\n" +
 	"\x04page\x18\x01 \x01(\x05H\x00R\x04page\x88\x01\x01\x12\x19\n" +
 	"\x05limit\x18\x02 \x01(\x05H\x01R\x05limit\x88\x01\x01\x12\x17\n" +
-	"\x04game\x18\x03 \x01(\tH\x02R\x04game\x88\x01\x01B\a\n" +
+	"\x04game\x18\x03 \x01(\tH\x02R\x04game\x88\x01\x01:,\x9a\xb5\x18({\"page\": 1, \"limit\": 20, \"game\": \"dice\"}B\a\n" +
 	"\x05_pageB\b\n" +
 	"\x06_limitB\a\n" +
 	"\x05_game\"m\n" +
@@ -3172,16 +3173,16 @@ const file_fairplay_v1_game_proto_rawDesc = "" +
 	"\x04bets\x18\x01 \x03(\v2\x10.fairplay.v1.BetR\x04bets\x12\x1f\n" +
 	"\vtotal_pages\x18\x02 \x01(\x05R\n" +
 	"totalPages\x12\x12\n" +
-	"\x04page\x18\x03 \x01(\x05R\x04page\"&\n" +
+	"\x04page\x18\x03 \x01(\x05R\x04page\"]\n" +
 	"\rGetBetRequest\x12\x15\n" +
-	"\x06bet_id\x18\x01 \x01(\tR\x05betId\"4\n" +
+	"\x06bet_id\x18\x01 \x01(\tR\x05betId:5\x9a\xb5\x181{\"betId\": \"00000000-0000-4000-8000-000000000000\"}\"4\n" +
 	"\x0eGetBetResponse\x12\"\n" +
-	"\x03bet\x18\x01 \x01(\v2\x10.fairplay.v1.BetR\x03bet\"W\n" +
+	"\x03bet\x18\x01 \x01(\v2\x10.fairplay.v1.BetR\x03bet\"}\n" +
 	"\x11StartMinesRequest\x12#\n" +
 	"\n" +
 	"bet_amount\x18\x01 \x01(\tB\x04\x88\xb5\x18\x01R\tbetAmount\x12\x1d\n" +
 	"\n" +
-	"mine_count\x18\x02 \x01(\x05R\tmineCount\"\x95\x02\n" +
+	"mine_count\x18\x02 \x01(\x05R\tmineCount:$\x9a\xb5\x18 {\"betAmount\": 1, \"mineCount\": 3}\"\x95\x02\n" +
 	"\x12StartMinesResponse\x12\x18\n" +
 	"\asuccess\x18\x01 \x01(\bR\asuccess\x12\x17\n" +
 	"\agame_id\x18\x02 \x01(\tR\x06gameId\x12%\n" +
@@ -3193,11 +3194,11 @@ const file_fairplay_v1_game_proto_rawDesc = "" +
 	"multiplier\x18\x05 \x01(\tB\x04\x88\xb5\x18\x01R\n" +
 	"multiplier\x12-\n" +
 	"\x0fnext_multiplier\x18\x06 \x01(\tB\x04\x88\xb5\x18\x01R\x0enextMultiplier\x121\n" +
-	"\bfairness\x18\a \x01(\v2\x15.fairplay.v1.FairnessR\bfairness\"o\n" +
+	"\bfairness\x18\a \x01(\v2\x15.fairplay.v1.FairnessR\bfairness\"\xbb\x01\n" +
 	"\x16RevealMinesTileRequest\x12\x17\n" +
 	"\agame_id\x18\x01 \x01(\tR\x06gameId\x12\x15\n" +
 	"\x03row\x18\x02 \x01(\x05H\x00R\x03row\x88\x01\x01\x12\x15\n" +
-	"\x03col\x18\x03 \x01(\x05H\x01R\x03col\x88\x01\x01B\x06\n" +
+	"\x03col\x18\x03 \x01(\x05H\x01R\x03col\x88\x01\x01:J\x9a\xb5\x18F{\"gameId\": \"00000000-0000-4000-8000-000000000000\", \"row\": 2, \"col\": 3}B\x06\n" +
 	"\x04_rowB\x06\n" +
 	"\x04_col\"\x93\x03\n" +
 	"\x17RevealMinesTileResponse\x12\x18\n" +
@@ -3216,9 +3217,9 @@ const file_fairplay_v1_game_proto_rawDesc = "" +
 	"win_amount\x18\t \x01(\tB\x04\x88\xb5\x18\x01R\twinAmount\x12\x1a\n" +
 	"\brevealed\x18\n" +
 	" \x03(\tR\brevealed\x12-\n" +
-	"\x0fnext_multiplier\x18\v \x01(\tB\x04\x88\xb5\x18\x01R\x0enextMultiplier\".\n" +
+	"\x0fnext_multiplier\x18\v \x01(\tB\x04\x88\xb5\x18\x01R\x0enextMultiplier\"f\n" +
 	"\x13CashOutMinesRequest\x12\x17\n" +
-	"\agame_id\x18\x01 \x01(\tR\x06gameId\"\xe5\x01\n" +
+	"\agame_id\x18\x01 \x01(\tR\x06gameId:6\x9a\xb5\x182{\"gameId\": \"00000000-0000-4000-8000-000000000000\"}\"\xe5\x01\n" +
 	"\x14CashOutMinesResponse\x12\x18\n" +
 	"\asuccess\x18\x01 \x01(\bR\asuccess\x12%\n" +
 	"\x0emine_positions\x18\x02 \x03(\tR\rminePositions\x12#\n" +
@@ -3242,13 +3243,13 @@ const file_fairplay_v1_game_proto_rawDesc = "" +
 	"multiplier\x12)\n" +
 	"\rpotential_win\x18\x06 \x01(\tB\x04\x88\xb5\x18\x01R\fpotentialWin\x12-\n" +
 	"\x0fnext_multiplier\x18\a \x01(\tB\x04\x88\xb5\x18\x01R\x0enextMultiplier\x121\n" +
-	"\bfairness\x18\b \x01(\v2\x15.fairplay.v1.FairnessR\bfairness\"W\n" +
+	"\bfairness\x18\b \x01(\v2\x15.fairplay.v1.FairnessR\bfairness\"\x85\x01\n" +
 	"\x10StartPumpRequest\x12#\n" +
 	"\n" +
 	"bet_amount\x18\x01 \x01(\tB\x04\x88\xb5\x18\x01R\tbetAmount\x12\x1e\n" +
 	"\n" +
 	"difficulty\x18\x02 \x01(\tR\n" +
-	"difficulty\"\xef\x01\n" +
+	"difficulty:,\x9a\xb5\x18({\"betAmount\": 1, \"difficulty\": \"medium\"}\"\xef\x01\n" +
 	"\x11StartPumpResponse\x12\x18\n" +
 	"\asuccess\x18\x01 \x01(\bR\asuccess\x12\x17\n" +
 	"\agame_id\x18\x02 \x01(\tR\x06gameId\x12%\n" +
@@ -3258,9 +3259,9 @@ const file_fairplay_v1_game_proto_rawDesc = "" +
 	"difficulty\x18\x04 \x01(\tR\n" +
 	"difficulty\x12-\n" +
 	"\x0fnext_multiplier\x18\x05 \x01(\tB\x04\x88\xb5\x18\x01R\x0enextMultiplier\x121\n" +
-	"\bfairness\x18\x06 \x01(\v2\x15.fairplay.v1.FairnessR\bfairness\"-\n" +
+	"\bfairness\x18\x06 \x01(\v2\x15.fairplay.v1.FairnessR\bfairness\"e\n" +
 	"\x12PumpBalloonRequest\x12\x17\n" +
-	"\agame_id\x18\x01 \x01(\tR\x06gameId\"\xe1\x02\n" +
+	"\agame_id\x18\x01 \x01(\tR\x06gameId:6\x9a\xb5\x182{\"gameId\": \"00000000-0000-4000-8000-000000000000\"}\"\xe1\x02\n" +
 	"\x13PumpBalloonResponse\x12\x18\n" +
 	"\asuccess\x18\x01 \x01(\bR\asuccess\x12\x1d\n" +
 	"\n" +
@@ -3277,9 +3278,9 @@ const file_fairplay_v1_game_proto_rawDesc = "" +
 	"\rpotential_win\x18\b \x01(\tB\x04\x88\xb5\x18\x01R\fpotentialWin\x12-\n" +
 	"\x0fnext_multiplier\x18\t \x01(\tB\x04\x88\xb5\x18\x01R\x0enextMultiplier\x12\x12\n" +
 	"\x04pops\x18\n" +
-	" \x03(\x05R\x04pops\"-\n" +
+	" \x03(\x05R\x04pops\"e\n" +
 	"\x12CashOutPumpRequest\x12\x17\n" +
-	"\agame_id\x18\x01 \x01(\tR\x06gameId\"\xd4\x01\n" +
+	"\agame_id\x18\x01 \x01(\tR\x06gameId:6\x9a\xb5\x182{\"gameId\": \"00000000-0000-4000-8000-000000000000\"}\"\xd4\x01\n" +
 	"\x13CashOutPumpResponse\x12\x18\n" +
 	"\asuccess\x18\x01 \x01(\bR\asuccess\x12#\n" +
 	"\n" +
@@ -3314,10 +3315,10 @@ const file_fairplay_v1_game_proto_rawDesc = "" +
 	"\x06hidden\x18\x04 \x01(\bR\x06hiddenB\b\n" +
 	"\x06_valueB\a\n" +
 	"\x05_suitB\x10\n" +
-	"\x0e_numeric_value\"<\n" +
+	"\x0e_numeric_value\"R\n" +
 	"\x15StartBlackjackRequest\x12#\n" +
 	"\n" +
-	"bet_amount\x18\x01 \x01(\tB\x04\x88\xb5\x18\x01R\tbetAmount\"\xcc\x03\n" +
+	"bet_amount\x18\x01 \x01(\tB\x04\x88\xb5\x18\x01R\tbetAmount:\x14\x9a\xb5\x18\x10{\"betAmount\": 1}\"\xcc\x03\n" +
 	"\x16StartBlackjackResponse\x12\x18\n" +
 	"\asuccess\x18\x01 \x01(\bR\asuccess\x12\x17\n" +
 	"\agame_id\x18\x02 \x01(\tR\x06gameId\x122\n" +
@@ -3336,9 +3337,9 @@ const file_fairplay_v1_game_proto_rawDesc = "" +
 	" \x01(\x05R\vdealerValue\x12\x1d\n" +
 	"\n" +
 	"can_double\x18\v \x01(\bR\tcanDouble\x121\n" +
-	"\bfairness\x18\f \x01(\v2\x15.fairplay.v1.FairnessR\bfairness\".\n" +
+	"\bfairness\x18\f \x01(\v2\x15.fairplay.v1.FairnessR\bfairness\"f\n" +
 	"\x13HitBlackjackRequest\x12\x17\n" +
-	"\agame_id\x18\x01 \x01(\tR\x06gameId\"\xdf\x02\n" +
+	"\agame_id\x18\x01 \x01(\tR\x06gameId:6\x9a\xb5\x182{\"gameId\": \"00000000-0000-4000-8000-000000000000\"}\"\xdf\x02\n" +
 	"\x14HitBlackjackResponse\x12\x18\n" +
 	"\asuccess\x18\x01 \x01(\bR\asuccess\x122\n" +
 	"\vplayer_hand\x18\x02 \x03(\v2\x11.fairplay.v1.CardR\n" +
@@ -3352,9 +3353,9 @@ const file_fairplay_v1_game_proto_rawDesc = "" +
 	"\vnew_balance\x18\a \x01(\tB\x04\x88\xb5\x18\x01R\n" +
 	"newBalance\x12!\n" +
 	"\fplayer_value\x18\b \x01(\x05R\vplayerValue\x12!\n" +
-	"\fdealer_value\x18\t \x01(\x05R\vdealerValue\"0\n" +
+	"\fdealer_value\x18\t \x01(\x05R\vdealerValue\"h\n" +
 	"\x15StandBlackjackRequest\x12\x17\n" +
-	"\agame_id\x18\x01 \x01(\tR\x06gameId\"\xe1\x02\n" +
+	"\agame_id\x18\x01 \x01(\tR\x06gameId:6\x9a\xb5\x182{\"gameId\": \"00000000-0000-4000-8000-000000000000\"}\"\xe1\x02\n" +
 	"\x16StandBlackjackResponse\x12\x18\n" +
 	"\asuccess\x18\x01 \x01(\bR\asuccess\x122\n" +
 	"\vdealer_hand\x18\x02 \x03(\v2\x11.fairplay.v1.CardR\n" +
@@ -3368,9 +3369,9 @@ const file_fairplay_v1_game_proto_rawDesc = "" +
 	"playerHand\x12!\n" +
 	"\fplayer_value\x18\a \x01(\x05R\vplayerValue\x12!\n" +
 	"\fdealer_value\x18\b \x01(\x05R\vdealerValue\x12\x1b\n" +
-	"\tgame_over\x18\t \x01(\bR\bgameOver\"1\n" +
+	"\tgame_over\x18\t \x01(\bR\bgameOver\"i\n" +
 	"\x16DoubleBlackjackRequest\x12\x17\n" +
-	"\agame_id\x18\x01 \x01(\tR\x06gameId\"\x87\x03\n" +
+	"\agame_id\x18\x01 \x01(\tR\x06gameId:6\x9a\xb5\x182{\"gameId\": \"00000000-0000-4000-8000-000000000000\"}\"\x87\x03\n" +
 	"\x17DoubleBlackjackResponse\x12\x18\n" +
 	"\asuccess\x18\x01 \x01(\bR\asuccess\x122\n" +
 	"\vdealer_hand\x18\x02 \x03(\v2\x11.fairplay.v1.CardR\n" +
@@ -3401,31 +3402,30 @@ const file_fairplay_v1_game_proto_rawDesc = "" +
 	"\n" +
 	"can_double\x18\a \x01(\bR\tcanDouble\x121\n" +
 	"\bfairness\x18\b \x01(\v2\x15.fairplay.v1.FairnessR\bfairness\"\x17\n" +
-	"\x15GetActiveGamesRequest\"\xab\x01\n" +
-	"\x16GetActiveGamesResponse\x12,\n" +
-	"\x05mines\x18\x01 \x01(\v2\x16.fairplay.v1.MinesGameR\x05mines\x12)\n" +
-	"\x04pump\x18\x02 \x01(\v2\x15.fairplay.v1.PumpGameR\x04pump\x128\n" +
-	"\tblackjack\x18\x03 \x01(\v2\x1a.fairplay.v1.BlackjackGameR\tblackjack2\xbf\n" +
+	"\x15GetActiveGamesRequest\"\xbd\x01\n" +
+	"\x16GetActiveGamesResponse\x122\n" +
+	"\x05mines\x18\x01 \x01(\v2\x16.fairplay.v1.MinesGameB\x04\xa0\xb5\x18\x01R\x05mines\x12/\n" +
+	"\x04pump\x18\x02 \x01(\v2\x15.fairplay.v1.PumpGameB\x04\xa0\xb5\x18\x01R\x04pump\x12>\n" +
+	"\tblackjack\x18\x03 \x01(\v2\x1a.fairplay.v1.BlackjackGameB\x04\xa0\xb5\x18\x01R\tblackjack2\x96\x0f\n" +
+	"\vGameService\x12g\n" +
+	"\bPlayDice\x12\x1c.fairplay.v1.PlayDiceRequest\x1a\x1d.fairplay.v1.PlayDiceResponse\"\x1e\x90\xb5\x18\x03\x82\xd3\xe4\x93\x02\x14:\x01*\"\x0f/api/games/dice\x12o\n" +
 	"\n" +
-	"\vGameService\x12G\n" +
-	"\bPlayDice\x12\x1c.fairplay.v1.PlayDiceRequest\x1a\x1d.fairplay.v1.PlayDiceResponse\x12M\n" +
+	"PlayPlinko\x12\x1e.fairplay.v1.PlayPlinkoRequest\x1a\x1f.fairplay.v1.PlayPlinkoResponse\" \x90\xb5\x18\x03\x82\xd3\xe4\x93\x02\x16:\x01*\"\x11/api/games/plinko\x12g\n" +
+	"\bPlayKeno\x12\x1c.fairplay.v1.PlayKenoRequest\x1a\x1d.fairplay.v1.PlayKenoResponse\"\x1e\x90\xb5\x18\x03\x82\xd3\xe4\x93\x02\x14:\x01*\"\x0f/api/games/keno\x12g\n" +
+	"\bListBets\x12\x1c.fairplay.v1.ListBetsRequest\x1a\x1d.fairplay.v1.ListBetsResponse\"\x1e\x90\xb5\x18\x02\x82\xd3\xe4\x93\x02\x11\x12\x0f/api/games/bets\x90\x02\x01\x12j\n" +
+	"\x06GetBet\x12\x1a.fairplay.v1.GetBetRequest\x1a\x1b.fairplay.v1.GetBetResponse\"'\x90\xb5\x18\x02\x82\xd3\xe4\x93\x02\x1a\x12\x18/api/games/bets/{bet_id}\x90\x02\x01\x12t\n" +
 	"\n" +
-	"PlayPlinko\x12\x1e.fairplay.v1.PlayPlinkoRequest\x1a\x1f.fairplay.v1.PlayPlinkoResponse\x12G\n" +
-	"\bPlayKeno\x12\x1c.fairplay.v1.PlayKenoRequest\x1a\x1d.fairplay.v1.PlayKenoResponse\x12L\n" +
-	"\bListBets\x12\x1c.fairplay.v1.ListBetsRequest\x1a\x1d.fairplay.v1.ListBetsResponse\"\x03\x90\x02\x01\x12F\n" +
-	"\x06GetBet\x12\x1a.fairplay.v1.GetBetRequest\x1a\x1b.fairplay.v1.GetBetResponse\"\x03\x90\x02\x01\x12M\n" +
-	"\n" +
-	"StartMines\x12\x1e.fairplay.v1.StartMinesRequest\x1a\x1f.fairplay.v1.StartMinesResponse\x12\\\n" +
-	"\x0fRevealMinesTile\x12#.fairplay.v1.RevealMinesTileRequest\x1a$.fairplay.v1.RevealMinesTileResponse\x12S\n" +
-	"\fCashOutMines\x12 .fairplay.v1.CashOutMinesRequest\x1a!.fairplay.v1.CashOutMinesResponse\x12J\n" +
-	"\tStartPump\x12\x1d.fairplay.v1.StartPumpRequest\x1a\x1e.fairplay.v1.StartPumpResponse\x12P\n" +
-	"\vPumpBalloon\x12\x1f.fairplay.v1.PumpBalloonRequest\x1a .fairplay.v1.PumpBalloonResponse\x12P\n" +
-	"\vCashOutPump\x12\x1f.fairplay.v1.CashOutPumpRequest\x1a .fairplay.v1.CashOutPumpResponse\x12Y\n" +
-	"\x0eStartBlackjack\x12\".fairplay.v1.StartBlackjackRequest\x1a#.fairplay.v1.StartBlackjackResponse\x12S\n" +
-	"\fHitBlackjack\x12 .fairplay.v1.HitBlackjackRequest\x1a!.fairplay.v1.HitBlackjackResponse\x12Y\n" +
-	"\x0eStandBlackjack\x12\".fairplay.v1.StandBlackjackRequest\x1a#.fairplay.v1.StandBlackjackResponse\x12\\\n" +
-	"\x0fDoubleBlackjack\x12#.fairplay.v1.DoubleBlackjackRequest\x1a$.fairplay.v1.DoubleBlackjackResponse\x12^\n" +
-	"\x0eGetActiveGames\x12\".fairplay.v1.GetActiveGamesRequest\x1a#.fairplay.v1.GetActiveGamesResponse\"\x03\x90\x02\x01B\xab\x01\n" +
+	"StartMines\x12\x1e.fairplay.v1.StartMinesRequest\x1a\x1f.fairplay.v1.StartMinesResponse\"%\x90\xb5\x18\x03\x82\xd3\xe4\x93\x02\x1b:\x01*\"\x16/api/games/mines/start\x12\x83\x01\n" +
+	"\x0fRevealMinesTile\x12#.fairplay.v1.RevealMinesTileRequest\x1a$.fairplay.v1.RevealMinesTileResponse\"%\x90\xb5\x18\x03\x82\xd3\xe4\x93\x02\x1b:\x01*\"\x16/api/games/mines/click\x12|\n" +
+	"\fCashOutMines\x12 .fairplay.v1.CashOutMinesRequest\x1a!.fairplay.v1.CashOutMinesResponse\"'\x90\xb5\x18\x03\x82\xd3\xe4\x93\x02\x1d:\x01*\"\x18/api/games/mines/cashout\x12p\n" +
+	"\tStartPump\x12\x1d.fairplay.v1.StartPumpRequest\x1a\x1e.fairplay.v1.StartPumpResponse\"$\x90\xb5\x18\x03\x82\xd3\xe4\x93\x02\x1a:\x01*\"\x15/api/games/pump/start\x12u\n" +
+	"\vPumpBalloon\x12\x1f.fairplay.v1.PumpBalloonRequest\x1a .fairplay.v1.PumpBalloonResponse\"#\x90\xb5\x18\x03\x82\xd3\xe4\x93\x02\x19:\x01*\"\x14/api/games/pump/pump\x12x\n" +
+	"\vCashOutPump\x12\x1f.fairplay.v1.CashOutPumpRequest\x1a .fairplay.v1.CashOutPumpResponse\"&\x90\xb5\x18\x03\x82\xd3\xe4\x93\x02\x1c:\x01*\"\x17/api/games/pump/cashout\x12\x84\x01\n" +
+	"\x0eStartBlackjack\x12\".fairplay.v1.StartBlackjackRequest\x1a#.fairplay.v1.StartBlackjackResponse\")\x90\xb5\x18\x03\x82\xd3\xe4\x93\x02\x1f:\x01*\"\x1a/api/games/blackjack/start\x12|\n" +
+	"\fHitBlackjack\x12 .fairplay.v1.HitBlackjackRequest\x1a!.fairplay.v1.HitBlackjackResponse\"'\x90\xb5\x18\x03\x82\xd3\xe4\x93\x02\x1d:\x01*\"\x18/api/games/blackjack/hit\x12\x84\x01\n" +
+	"\x0eStandBlackjack\x12\".fairplay.v1.StandBlackjackRequest\x1a#.fairplay.v1.StandBlackjackResponse\")\x90\xb5\x18\x03\x82\xd3\xe4\x93\x02\x1f:\x01*\"\x1a/api/games/blackjack/stand\x12\x88\x01\n" +
+	"\x0fDoubleBlackjack\x12#.fairplay.v1.DoubleBlackjackRequest\x1a$.fairplay.v1.DoubleBlackjackResponse\"*\x90\xb5\x18\x03\x82\xd3\xe4\x93\x02 :\x01*\"\x1b/api/games/blackjack/double\x12{\n" +
+	"\x0eGetActiveGames\x12\".fairplay.v1.GetActiveGamesRequest\x1a#.fairplay.v1.GetActiveGamesResponse\" \x90\xb5\x18\x02\x82\xd3\xe4\x93\x02\x13\x12\x11/api/games/active\x90\x02\x01B\xab\x01\n" +
 	"\x0fcom.fairplay.v1B\tGameProtoP\x01Z@github.com/fairplay/fairplay/internal/gen/fairplay/v1;fairplayv1\xa2\x02\x03FXX\xaa\x02\vFairplay.V1\xca\x02\vFairplay\\V1\xe2\x02\x17Fairplay\\V1\\GPBMetadata\xea\x02\fFairplay::V1b\x06proto3"
 
 var (

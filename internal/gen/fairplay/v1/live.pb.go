@@ -7,6 +7,7 @@
 package fairplayv1
 
 import (
+	_ "google.golang.org/genproto/googleapis/api/annotations"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
 	reflect "reflect"
@@ -227,10 +228,10 @@ var File_fairplay_v1_live_proto protoreflect.FileDescriptor
 
 const file_fairplay_v1_live_proto_rawDesc = "" +
 	"\n" +
-	"\x16fairplay/v1/live.proto\x12\vfairplay.v1\x1a\x19fairplay/v1/options.proto\"K\n" +
+	"\x16fairplay/v1/live.proto\x12\vfairplay.v1\x1a\x19fairplay/v1/options.proto\x1a\x1cgoogle/api/annotations.proto\"c\n" +
 	"\x10WatchBetsRequest\x12(\n" +
 	"\n" +
-	"min_amount\x18\x01 \x01(\tB\x04\x88\xb5\x18\x01H\x00R\tminAmount\x88\x01\x01B\r\n" +
+	"min_amount\x18\x01 \x01(\tB\x04\x88\xb5\x18\x01H\x00R\tminAmount\x88\x01\x01:\x16\x9a\xb5\x18\x12{\"minAmount\": 100}B\r\n" +
 	"\v_min_amount\"=\n" +
 	"\x11WatchBetsResponse\x12(\n" +
 	"\x04bets\x18\x01 \x03(\v2\x14.fairplay.v1.LiveBetR\x04bets\"\xe3\x01\n" +
@@ -245,9 +246,9 @@ const file_fairplay_v1_live_proto_rawDesc = "" +
 	"multiplier\x12\x1c\n" +
 	"\x06payout\x18\a \x01(\tB\x04\x88\xb5\x18\x01R\x06payout\x12\x1d\n" +
 	"\n" +
-	"settled_at\x18\b \x01(\tR\tsettledAt2[\n" +
-	"\vLiveService\x12L\n" +
-	"\tWatchBets\x12\x1d.fairplay.v1.WatchBetsRequest\x1a\x1e.fairplay.v1.WatchBetsResponse0\x01B\xab\x01\n" +
+	"settled_at\x18\b \x01(\tR\tsettledAt2w\n" +
+	"\vLiveService\x12h\n" +
+	"\tWatchBets\x12\x1d.fairplay.v1.WatchBetsRequest\x1a\x1e.fairplay.v1.WatchBetsResponse\"\x1a\x90\xb5\x18\x01\x82\xd3\xe4\x93\x02\x10\x12\x0e/api/live/bets0\x01B\xab\x01\n" +
 	"\x0fcom.fairplay.v1B\tLiveProtoP\x01Z@github.com/fairplay/fairplay/internal/gen/fairplay/v1;fairplayv1\xa2\x02\x03FXX\xaa\x02\vFairplay.V1\xca\x02\vFairplay\\V1\xe2\x02\x17Fairplay\\V1\\GPBMetadata\xea\x02\fFairplay::V1b\x06proto3"
 
 var (

@@ -11,6 +11,7 @@ import (
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
 	descriptorpb "google.golang.org/protobuf/types/descriptorpb"
 	reflect "reflect"
+	sync "sync"
 	unsafe "unsafe"
 )
 
@@ -21,6 +22,72 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
+// Access is who may call a procedure. One Connect interceptor enforces it
+// for Connect and /api alike; a procedure without one is refused at start-up.
+type Access int32
+
+const (
+	// ACCESS_UNSPECIFIED is no policy: the server refuses to start.
+	Access_ACCESS_UNSPECIFIED Access = 0
+	// ACCESS_PUBLIC needs no sign-in.
+	Access_ACCESS_PUBLIC Access = 1
+	// ACCESS_USER needs an access token whose session is live (checked before
+	// the handler runs): 401 otherwise.
+	Access_ACCESS_USER Access = 2
+	// ACCESS_PLAYER needs a valid access token; its session is checked inside
+	// the bet's own transaction (a round trip saved on the hottest path), and
+	// a refusal checks it first, so a revoked session still hears 401.
+	Access_ACCESS_PLAYER Access = 3
+	// ACCESS_ADMIN needs an administrator's token with a live session: 401
+	// without one, 403 for anyone else.
+	Access_ACCESS_ADMIN Access = 4
+)
+
+// Enum value maps for Access.
+var (
+	Access_name = map[int32]string{
+		0: "ACCESS_UNSPECIFIED",
+		1: "ACCESS_PUBLIC",
+		2: "ACCESS_USER",
+		3: "ACCESS_PLAYER",
+		4: "ACCESS_ADMIN",
+	}
+	Access_value = map[string]int32{
+		"ACCESS_UNSPECIFIED": 0,
+		"ACCESS_PUBLIC":      1,
+		"ACCESS_USER":        2,
+		"ACCESS_PLAYER":      3,
+		"ACCESS_ADMIN":       4,
+	}
+)
+
+func (x Access) Enum() *Access {
+	p := new(Access)
+	*p = x
+	return p
+}
+
+func (x Access) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (Access) Descriptor() protoreflect.EnumDescriptor {
+	return file_fairplay_v1_options_proto_enumTypes[0].Descriptor()
+}
+
+func (Access) Type() protoreflect.EnumType {
+	return &file_fairplay_v1_options_proto_enumTypes[0]
+}
+
+func (x Access) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use Access.Descriptor instead.
+func (Access) EnumDescriptor() ([]byte, []int) {
+	return file_fairplay_v1_options_proto_rawDescGZIP(), []int{0}
+}
+
 var file_fairplay_v1_options_proto_extTypes = []protoimpl.ExtensionInfo{
 	{
 		ExtendedType:  (*descriptorpb.FieldOptions)(nil),
@@ -28,6 +95,30 @@ var file_fairplay_v1_options_proto_extTypes = []protoimpl.ExtensionInfo{
 		Field:         50001,
 		Name:          "fairplay.v1.decimal",
 		Tag:           "varint,50001,opt,name=decimal",
+		Filename:      "fairplay/v1/options.proto",
+	},
+	{
+		ExtendedType:  (*descriptorpb.FieldOptions)(nil),
+		ExtensionType: (*bool)(nil),
+		Field:         50004,
+		Name:          "fairplay.v1.nullable",
+		Tag:           "varint,50004,opt,name=nullable",
+		Filename:      "fairplay/v1/options.proto",
+	},
+	{
+		ExtendedType:  (*descriptorpb.MethodOptions)(nil),
+		ExtensionType: (*Access)(nil),
+		Field:         50002,
+		Name:          "fairplay.v1.access",
+		Tag:           "varint,50002,opt,name=access,enum=fairplay.v1.Access",
+		Filename:      "fairplay/v1/options.proto",
+	},
+	{
+		ExtendedType:  (*descriptorpb.MessageOptions)(nil),
+		ExtensionType: (*string)(nil),
+		Field:         50003,
+		Name:          "fairplay.v1.example",
+		Tag:           "bytes,50003,opt,name=example",
 		Filename:      "fairplay/v1/options.proto",
 	},
 }
@@ -41,25 +132,78 @@ var (
 	//
 	// optional bool decimal = 50001;
 	E_Decimal = &file_fairplay_v1_options_proto_extTypes[0]
+	// nullable marks a message field that /api writes as null when it is
+	// unset, where other unset message fields are left out.
+	//
+	// optional bool nullable = 50004;
+	E_Nullable = &file_fairplay_v1_options_proto_extTypes[1]
+)
+
+// Extension fields to descriptorpb.MethodOptions.
+var (
+	// access is the procedure's access policy.
+	//
+	// optional fairplay.v1.Access access = 50002;
+	E_Access = &file_fairplay_v1_options_proto_extTypes[2]
+)
+
+// Extension fields to descriptorpb.MessageOptions.
+var (
+	// example is a request the server accepts, as /api JSON (field names as
+	// on /api, decimals as numbers): the request body of a POST or PATCH, the
+	// path and query parameters of a GET or DELETE. It is the example of the
+	// OpenAPI document, and test/api sends every one.
+	//
+	// optional string example = 50003;
+	E_Example = &file_fairplay_v1_options_proto_extTypes[3]
 )
 
 var File_fairplay_v1_options_proto protoreflect.FileDescriptor
 
 const file_fairplay_v1_options_proto_rawDesc = "" +
 	"\n" +
-	"\x19fairplay/v1/options.proto\x12\vfairplay.v1\x1a google/protobuf/descriptor.proto:9\n" +
-	"\adecimal\x12\x1d.google.protobuf.FieldOptions\x18ц\x03 \x01(\bR\adecimalB\xae\x01\n" +
+	"\x19fairplay/v1/options.proto\x12\vfairplay.v1\x1a google/protobuf/descriptor.proto*i\n" +
+	"\x06Access\x12\x16\n" +
+	"\x12ACCESS_UNSPECIFIED\x10\x00\x12\x11\n" +
+	"\rACCESS_PUBLIC\x10\x01\x12\x0f\n" +
+	"\vACCESS_USER\x10\x02\x12\x11\n" +
+	"\rACCESS_PLAYER\x10\x03\x12\x10\n" +
+	"\fACCESS_ADMIN\x10\x04:9\n" +
+	"\adecimal\x12\x1d.google.protobuf.FieldOptions\x18ц\x03 \x01(\bR\adecimal:;\n" +
+	"\bnullable\x12\x1d.google.protobuf.FieldOptions\x18Ԇ\x03 \x01(\bR\bnullable:M\n" +
+	"\x06access\x12\x1e.google.protobuf.MethodOptions\x18҆\x03 \x01(\x0e2\x13.fairplay.v1.AccessR\x06access:;\n" +
+	"\aexample\x12\x1f.google.protobuf.MessageOptions\x18ӆ\x03 \x01(\tR\aexampleB\xae\x01\n" +
 	"\x0fcom.fairplay.v1B\fOptionsProtoP\x01Z@github.com/fairplay/fairplay/internal/gen/fairplay/v1;fairplayv1\xa2\x02\x03FXX\xaa\x02\vFairplay.V1\xca\x02\vFairplay\\V1\xe2\x02\x17Fairplay\\V1\\GPBMetadata\xea\x02\fFairplay::V1b\x06proto3"
 
+var (
+	file_fairplay_v1_options_proto_rawDescOnce sync.Once
+	file_fairplay_v1_options_proto_rawDescData []byte
+)
+
+func file_fairplay_v1_options_proto_rawDescGZIP() []byte {
+	file_fairplay_v1_options_proto_rawDescOnce.Do(func() {
+		file_fairplay_v1_options_proto_rawDescData = protoimpl.X.CompressGZIP(unsafe.Slice(unsafe.StringData(file_fairplay_v1_options_proto_rawDesc), len(file_fairplay_v1_options_proto_rawDesc)))
+	})
+	return file_fairplay_v1_options_proto_rawDescData
+}
+
+var file_fairplay_v1_options_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
 var file_fairplay_v1_options_proto_goTypes = []any{
-	(*descriptorpb.FieldOptions)(nil), // 0: google.protobuf.FieldOptions
+	(Access)(0),                         // 0: fairplay.v1.Access
+	(*descriptorpb.FieldOptions)(nil),   // 1: google.protobuf.FieldOptions
+	(*descriptorpb.MethodOptions)(nil),  // 2: google.protobuf.MethodOptions
+	(*descriptorpb.MessageOptions)(nil), // 3: google.protobuf.MessageOptions
 }
 var file_fairplay_v1_options_proto_depIdxs = []int32{
-	0, // 0: fairplay.v1.decimal:extendee -> google.protobuf.FieldOptions
-	1, // [1:1] is the sub-list for method output_type
-	1, // [1:1] is the sub-list for method input_type
-	1, // [1:1] is the sub-list for extension type_name
-	0, // [0:1] is the sub-list for extension extendee
+	1, // 0: fairplay.v1.decimal:extendee -> google.protobuf.FieldOptions
+	1, // 1: fairplay.v1.nullable:extendee -> google.protobuf.FieldOptions
+	2, // 2: fairplay.v1.access:extendee -> google.protobuf.MethodOptions
+	3, // 3: fairplay.v1.example:extendee -> google.protobuf.MessageOptions
+	0, // 4: fairplay.v1.access:type_name -> fairplay.v1.Access
+	5, // [5:5] is the sub-list for method output_type
+	5, // [5:5] is the sub-list for method input_type
+	4, // [4:5] is the sub-list for extension type_name
+	0, // [0:4] is the sub-list for extension extendee
 	0, // [0:0] is the sub-list for field type_name
 }
 
@@ -73,13 +217,14 @@ func file_fairplay_v1_options_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_fairplay_v1_options_proto_rawDesc), len(file_fairplay_v1_options_proto_rawDesc)),
-			NumEnums:      0,
+			NumEnums:      1,
 			NumMessages:   0,
-			NumExtensions: 1,
+			NumExtensions: 4,
 			NumServices:   0,
 		},
 		GoTypes:           file_fairplay_v1_options_proto_goTypes,
 		DependencyIndexes: file_fairplay_v1_options_proto_depIdxs,
+		EnumInfos:         file_fairplay_v1_options_proto_enumTypes,
 		ExtensionInfos:    file_fairplay_v1_options_proto_extTypes,
 	}.Build()
 	File_fairplay_v1_options_proto = out.File

@@ -7,6 +7,7 @@
 package fairplayv1
 
 import (
+	_ "google.golang.org/genproto/googleapis/api/annotations"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
 	reflect "reflect"
@@ -238,7 +239,7 @@ var File_fairplay_v1_wallet_proto protoreflect.FileDescriptor
 
 const file_fairplay_v1_wallet_proto_rawDesc = "" +
 	"\n" +
-	"\x18fairplay/v1/wallet.proto\x12\vfairplay.v1\x1a\x19fairplay/v1/options.proto\"\x11\n" +
+	"\x18fairplay/v1/wallet.proto\x12\vfairplay.v1\x1a\x19fairplay/v1/options.proto\x1a\x1cgoogle/api/annotations.proto\"\x11\n" +
 	"\x0fGetTopUpRequest\"\x9c\x01\n" +
 	"\x10GetTopUpResponse\x12\x1c\n" +
 	"\tavailable\x18\x01 \x01(\bR\tavailable\x12\x1c\n" +
@@ -252,11 +253,11 @@ const file_fairplay_v1_wallet_proto_rawDesc = "" +
 	"\vnew_balance\x18\x01 \x01(\tB\x04\x88\xb5\x18\x01R\n" +
 	"newBalance\x12\x1c\n" +
 	"\x06amount\x18\x02 \x01(\tB\x04\x88\xb5\x18\x01R\x06amount\x12\x17\n" +
-	"\anext_at\x18\x03 \x01(\tR\x06nextAt2\xac\x01\n" +
-	"\rWalletService\x12L\n" +
-	"\bGetTopUp\x12\x1c.fairplay.v1.GetTopUpRequest\x1a\x1d.fairplay.v1.GetTopUpResponse\"\x03\x90\x02\x01\x12M\n" +
+	"\anext_at\x18\x03 \x01(\tR\x06nextAt2\xed\x01\n" +
+	"\rWalletService\x12j\n" +
+	"\bGetTopUp\x12\x1c.fairplay.v1.GetTopUpRequest\x1a\x1d.fairplay.v1.GetTopUpResponse\"!\x90\xb5\x18\x02\x82\xd3\xe4\x93\x02\x14\x12\x12/api/wallet/top-up\x90\x02\x01\x12p\n" +
 	"\n" +
-	"ClaimTopUp\x12\x1e.fairplay.v1.ClaimTopUpRequest\x1a\x1f.fairplay.v1.ClaimTopUpResponseB\xad\x01\n" +
+	"ClaimTopUp\x12\x1e.fairplay.v1.ClaimTopUpRequest\x1a\x1f.fairplay.v1.ClaimTopUpResponse\"!\x90\xb5\x18\x02\x82\xd3\xe4\x93\x02\x17:\x01*\"\x12/api/wallet/top-upB\xad\x01\n" +
 	"\x0fcom.fairplay.v1B\vWalletProtoP\x01Z@github.com/fairplay/fairplay/internal/gen/fairplay/v1;fairplayv1\xa2\x02\x03FXX\xaa\x02\vFairplay.V1\xca\x02\vFairplay\\V1\xe2\x02\x17Fairplay\\V1\\GPBMetadata\xea\x02\fFairplay::V1b\x06proto3"
 
 var (

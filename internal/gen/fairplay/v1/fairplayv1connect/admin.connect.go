@@ -59,31 +59,25 @@ const (
 
 // AdminServiceClient is a client for the fairplay.v1.AdminService service.
 type AdminServiceClient interface {
-	// GetUserStats counts live accounts (GET /api/auth/stats/users).
+	// GetUserStats counts live accounts.
 	GetUserStats(context.Context, *connect.Request[v1.GetUserStatsRequest]) (*connect.Response[v1.GetUserStatsResponse], error)
-	// GetWageringStats sums the stakes of all bets
-	// (GET /api/auth/stats/wagering).
+	// GetWageringStats sums the stakes of all bets.
 	GetWageringStats(context.Context, *connect.Request[v1.GetWageringStatsRequest]) (*connect.Response[v1.GetWageringStatsResponse], error)
 	// GetActivityStats reports each game's last 24 hours and the players
-	// active in the last 15 minutes (GET /api/auth/stats/activity).
+	// active in the last 15 minutes.
 	GetActivityStats(context.Context, *connect.Request[v1.GetActivityStatsRequest]) (*connect.Response[v1.GetActivityStatsResponse], error)
-	// ListUsers pages through the live accounts, newest first
-	// (GET /api/auth/users?page=&limit=).
+	// ListUsers pages through the live accounts, newest first.
 	ListUsers(context.Context, *connect.Request[v1.ListUsersRequest]) (*connect.Response[v1.ListUsersResponse], error)
 	// SearchUsers pages through the live accounts whose username or email
-	// contains the query, case-insensitively, newest first
-	// (GET /api/auth/users/search?query=&page=&limit=).
+	// contains the query, case-insensitively, newest first.
 	SearchUsers(context.Context, *connect.Request[v1.SearchUsersRequest]) (*connect.Response[v1.SearchUsersResponse], error)
 	// AdjustBalance adds to or subtracts from a user's balance, writing an
-	// admin_adjustment ledger entry that names the administrator
-	// (PATCH /api/auth/users/{id}/balance).
+	// admin_adjustment ledger entry that names the administrator.
 	AdjustBalance(context.Context, *connect.Request[v1.AdjustBalanceRequest]) (*connect.Response[v1.AdjustBalanceResponse], error)
 	// DeleteUser deletes an account: it can no longer sign in and all its
-	// sessions end at once, while its bets and ledger entries are kept
-	// (DELETE /api/auth/users/{id}).
+	// sessions end at once, while its bets and ledger entries are kept.
 	DeleteUser(context.Context, *connect.Request[v1.DeleteUserRequest]) (*connect.Response[v1.DeleteUserResponse], error)
-	// ListAuditEntries pages through the audit log, newest first
-	// (GET /api/auth/audit?userId=&page=&limit=).
+	// ListAuditEntries pages through the audit log, newest first.
 	ListAuditEntries(context.Context, *connect.Request[v1.ListAuditEntriesRequest]) (*connect.Response[v1.ListAuditEntriesResponse], error)
 }
 
@@ -210,31 +204,25 @@ func (c *adminServiceClient) ListAuditEntries(ctx context.Context, req *connect.
 
 // AdminServiceHandler is an implementation of the fairplay.v1.AdminService service.
 type AdminServiceHandler interface {
-	// GetUserStats counts live accounts (GET /api/auth/stats/users).
+	// GetUserStats counts live accounts.
 	GetUserStats(context.Context, *connect.Request[v1.GetUserStatsRequest]) (*connect.Response[v1.GetUserStatsResponse], error)
-	// GetWageringStats sums the stakes of all bets
-	// (GET /api/auth/stats/wagering).
+	// GetWageringStats sums the stakes of all bets.
 	GetWageringStats(context.Context, *connect.Request[v1.GetWageringStatsRequest]) (*connect.Response[v1.GetWageringStatsResponse], error)
 	// GetActivityStats reports each game's last 24 hours and the players
-	// active in the last 15 minutes (GET /api/auth/stats/activity).
+	// active in the last 15 minutes.
 	GetActivityStats(context.Context, *connect.Request[v1.GetActivityStatsRequest]) (*connect.Response[v1.GetActivityStatsResponse], error)
-	// ListUsers pages through the live accounts, newest first
-	// (GET /api/auth/users?page=&limit=).
+	// ListUsers pages through the live accounts, newest first.
 	ListUsers(context.Context, *connect.Request[v1.ListUsersRequest]) (*connect.Response[v1.ListUsersResponse], error)
 	// SearchUsers pages through the live accounts whose username or email
-	// contains the query, case-insensitively, newest first
-	// (GET /api/auth/users/search?query=&page=&limit=).
+	// contains the query, case-insensitively, newest first.
 	SearchUsers(context.Context, *connect.Request[v1.SearchUsersRequest]) (*connect.Response[v1.SearchUsersResponse], error)
 	// AdjustBalance adds to or subtracts from a user's balance, writing an
-	// admin_adjustment ledger entry that names the administrator
-	// (PATCH /api/auth/users/{id}/balance).
+	// admin_adjustment ledger entry that names the administrator.
 	AdjustBalance(context.Context, *connect.Request[v1.AdjustBalanceRequest]) (*connect.Response[v1.AdjustBalanceResponse], error)
 	// DeleteUser deletes an account: it can no longer sign in and all its
-	// sessions end at once, while its bets and ledger entries are kept
-	// (DELETE /api/auth/users/{id}).
+	// sessions end at once, while its bets and ledger entries are kept.
 	DeleteUser(context.Context, *connect.Request[v1.DeleteUserRequest]) (*connect.Response[v1.DeleteUserResponse], error)
-	// ListAuditEntries pages through the audit log, newest first
-	// (GET /api/auth/audit?userId=&page=&limit=).
+	// ListAuditEntries pages through the audit log, newest first.
 	ListAuditEntries(context.Context, *connect.Request[v1.ListAuditEntriesRequest]) (*connect.Response[v1.ListAuditEntriesResponse], error)
 }
 

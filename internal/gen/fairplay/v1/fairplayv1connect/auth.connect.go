@@ -64,35 +64,30 @@ const (
 
 // AuthServiceClient is a client for the fairplay.v1.AuthService service.
 type AuthServiceClient interface {
-	// Register creates an account and signs it in (POST /api/auth/register).
+	// Register creates an account and signs it in.
 	Register(context.Context, *connect.Request[v1.RegisterRequest]) (*connect.Response[v1.RegisterResponse], error)
-	// Login signs an existing account in (POST /api/auth/login).
+	// Login signs an existing account in.
 	Login(context.Context, *connect.Request[v1.LoginRequest]) (*connect.Response[v1.LoginResponse], error)
 	// Refresh exchanges a refresh token for a new access token and the next
-	// refresh token (POST /api/auth/refresh).
+	// refresh token.
 	Refresh(context.Context, *connect.Request[v1.RefreshRequest]) (*connect.Response[v1.RefreshResponse], error)
-	// Logout ends the session that owns the refresh token
-	// (POST /api/auth/logout).
+	// Logout ends the session that owns the refresh token.
 	Logout(context.Context, *connect.Request[v1.LogoutRequest]) (*connect.Response[v1.LogoutResponse], error)
-	// GetUser returns the signed-in user (GET /api/auth/user).
+	// GetUser returns the signed-in user.
 	GetUser(context.Context, *connect.Request[v1.GetUserRequest]) (*connect.Response[v1.GetUserResponse], error)
-	// ListSessions returns the signed-in user's active sessions
-	// (GET /api/auth/sessions).
+	// ListSessions returns the signed-in user's active sessions.
 	ListSessions(context.Context, *connect.Request[v1.ListSessionsRequest]) (*connect.Response[v1.ListSessionsResponse], error)
-	// RevokeSession ends one of the user's sessions
-	// (POST /api/auth/revoke-session).
+	// RevokeSession ends one of the user's sessions.
 	RevokeSession(context.Context, *connect.Request[v1.RevokeSessionRequest]) (*connect.Response[v1.RevokeSessionResponse], error)
 	// RevokeOtherSessions ends every session of the user except the one that
-	// owns current_refresh_token (POST /api/auth/revoke-other-sessions).
+	// owns current_refresh_token.
 	RevokeOtherSessions(context.Context, *connect.Request[v1.RevokeOtherSessionsRequest]) (*connect.Response[v1.RevokeOtherSessionsResponse], error)
-	// ChangePassword replaces the password and ends every other session
-	// (POST /api/auth/change-password).
+	// ChangePassword replaces the password and ends every other session.
 	ChangePassword(context.Context, *connect.Request[v1.ChangePasswordRequest]) (*connect.Response[v1.ChangePasswordResponse], error)
-	// GetConfig tells the web app how to render the bot check
-	// (GET /api/auth/config).
+	// GetConfig tells the web app how to render the bot check.
 	GetConfig(context.Context, *connect.Request[v1.GetConfigRequest]) (*connect.Response[v1.GetConfigResponse], error)
 	// UpdatePreferences changes the caller's preferences; fields left out stay
-	// as they are (POST /api/auth/preferences).
+	// as they are.
 	UpdatePreferences(context.Context, *connect.Request[v1.UpdatePreferencesRequest]) (*connect.Response[v1.UpdatePreferencesResponse], error)
 }
 
@@ -251,35 +246,30 @@ func (c *authServiceClient) UpdatePreferences(ctx context.Context, req *connect.
 
 // AuthServiceHandler is an implementation of the fairplay.v1.AuthService service.
 type AuthServiceHandler interface {
-	// Register creates an account and signs it in (POST /api/auth/register).
+	// Register creates an account and signs it in.
 	Register(context.Context, *connect.Request[v1.RegisterRequest]) (*connect.Response[v1.RegisterResponse], error)
-	// Login signs an existing account in (POST /api/auth/login).
+	// Login signs an existing account in.
 	Login(context.Context, *connect.Request[v1.LoginRequest]) (*connect.Response[v1.LoginResponse], error)
 	// Refresh exchanges a refresh token for a new access token and the next
-	// refresh token (POST /api/auth/refresh).
+	// refresh token.
 	Refresh(context.Context, *connect.Request[v1.RefreshRequest]) (*connect.Response[v1.RefreshResponse], error)
-	// Logout ends the session that owns the refresh token
-	// (POST /api/auth/logout).
+	// Logout ends the session that owns the refresh token.
 	Logout(context.Context, *connect.Request[v1.LogoutRequest]) (*connect.Response[v1.LogoutResponse], error)
-	// GetUser returns the signed-in user (GET /api/auth/user).
+	// GetUser returns the signed-in user.
 	GetUser(context.Context, *connect.Request[v1.GetUserRequest]) (*connect.Response[v1.GetUserResponse], error)
-	// ListSessions returns the signed-in user's active sessions
-	// (GET /api/auth/sessions).
+	// ListSessions returns the signed-in user's active sessions.
 	ListSessions(context.Context, *connect.Request[v1.ListSessionsRequest]) (*connect.Response[v1.ListSessionsResponse], error)
-	// RevokeSession ends one of the user's sessions
-	// (POST /api/auth/revoke-session).
+	// RevokeSession ends one of the user's sessions.
 	RevokeSession(context.Context, *connect.Request[v1.RevokeSessionRequest]) (*connect.Response[v1.RevokeSessionResponse], error)
 	// RevokeOtherSessions ends every session of the user except the one that
-	// owns current_refresh_token (POST /api/auth/revoke-other-sessions).
+	// owns current_refresh_token.
 	RevokeOtherSessions(context.Context, *connect.Request[v1.RevokeOtherSessionsRequest]) (*connect.Response[v1.RevokeOtherSessionsResponse], error)
-	// ChangePassword replaces the password and ends every other session
-	// (POST /api/auth/change-password).
+	// ChangePassword replaces the password and ends every other session.
 	ChangePassword(context.Context, *connect.Request[v1.ChangePasswordRequest]) (*connect.Response[v1.ChangePasswordResponse], error)
-	// GetConfig tells the web app how to render the bot check
-	// (GET /api/auth/config).
+	// GetConfig tells the web app how to render the bot check.
 	GetConfig(context.Context, *connect.Request[v1.GetConfigRequest]) (*connect.Response[v1.GetConfigResponse], error)
 	// UpdatePreferences changes the caller's preferences; fields left out stay
-	// as they are (POST /api/auth/preferences).
+	// as they are.
 	UpdatePreferences(context.Context, *connect.Request[v1.UpdatePreferencesRequest]) (*connect.Response[v1.UpdatePreferencesResponse], error)
 }
 

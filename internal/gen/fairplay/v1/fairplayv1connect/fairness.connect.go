@@ -50,16 +50,16 @@ const (
 // FairnessServiceClient is a client for the fairplay.v1.FairnessService service.
 type FairnessServiceClient interface {
 	// GetSeeds shows the active pair: the server seed's hash, the client seed
-	// and the nonce (GET /api/fair/seeds).
+	// and the nonce.
 	GetSeeds(context.Context, *connect.Request[v1.GetSeedsRequest]) (*connect.Response[v1.GetSeedsResponse], error)
 	// SetClientSeed replaces the active pair's client seed; the nonce keeps
-	// counting (POST /api/fair/client-seed).
+	// counting.
 	SetClientSeed(context.Context, *connect.Request[v1.SetClientSeedRequest]) (*connect.Response[v1.SetClientSeedResponse], error)
 	// RotateSeed reveals the active server seed and starts a new pair
-	// (POST /api/fair/rotate). Refused while a stateful game is running.
+	// . Refused while a stateful game is running.
 	RotateSeed(context.Context, *connect.Request[v1.RotateSeedRequest]) (*connect.Response[v1.RotateSeedResponse], error)
 	// VerifyBet recomputes a settled bet from its revealed seeds
-	// (GET /api/fair/verify/{betId}). Refused while its server seed is secret.
+	// . Refused while its server seed is secret.
 	VerifyBet(context.Context, *connect.Request[v1.VerifyBetRequest]) (*connect.Response[v1.VerifyBetResponse], error)
 }
 
@@ -134,16 +134,16 @@ func (c *fairnessServiceClient) VerifyBet(ctx context.Context, req *connect.Requ
 // FairnessServiceHandler is an implementation of the fairplay.v1.FairnessService service.
 type FairnessServiceHandler interface {
 	// GetSeeds shows the active pair: the server seed's hash, the client seed
-	// and the nonce (GET /api/fair/seeds).
+	// and the nonce.
 	GetSeeds(context.Context, *connect.Request[v1.GetSeedsRequest]) (*connect.Response[v1.GetSeedsResponse], error)
 	// SetClientSeed replaces the active pair's client seed; the nonce keeps
-	// counting (POST /api/fair/client-seed).
+	// counting.
 	SetClientSeed(context.Context, *connect.Request[v1.SetClientSeedRequest]) (*connect.Response[v1.SetClientSeedResponse], error)
 	// RotateSeed reveals the active server seed and starts a new pair
-	// (POST /api/fair/rotate). Refused while a stateful game is running.
+	// . Refused while a stateful game is running.
 	RotateSeed(context.Context, *connect.Request[v1.RotateSeedRequest]) (*connect.Response[v1.RotateSeedResponse], error)
 	// VerifyBet recomputes a settled bet from its revealed seeds
-	// (GET /api/fair/verify/{betId}). Refused while its server seed is secret.
+	// . Refused while its server seed is secret.
 	VerifyBet(context.Context, *connect.Request[v1.VerifyBetRequest]) (*connect.Response[v1.VerifyBetResponse], error)
 }
 

@@ -76,51 +76,46 @@ const (
 
 // GameServiceClient is a client for the fairplay.v1.GameService service.
 type GameServiceClient interface {
-	// PlayDice rolls 0.00-100.00 and wins when the roll is under the target
-	// (POST /api/games/dice).
+	// PlayDice rolls 0.00-100.00 and wins when the roll is under the target.
 	PlayDice(context.Context, *connect.Request[v1.PlayDiceRequest]) (*connect.Response[v1.PlayDiceResponse], error)
-	// PlayPlinko drops one ball (POST /api/games/plinko).
+	// PlayPlinko drops one ball.
 	PlayPlinko(context.Context, *connect.Request[v1.PlayPlinkoRequest]) (*connect.Response[v1.PlayPlinkoResponse], error)
-	// PlayKeno draws 10 of 40 numbers (POST /api/games/keno).
+	// PlayKeno draws 10 of 40 numbers.
 	PlayKeno(context.Context, *connect.Request[v1.PlayKenoRequest]) (*connect.Response[v1.PlayKenoResponse], error)
-	// ListBets pages through the caller's bets, newest first
-	// (GET /api/games/bets?page=&limit=&game=).
+	// ListBets pages through the caller's bets, newest first.
 	ListBets(context.Context, *connect.Request[v1.ListBetsRequest]) (*connect.Response[v1.ListBetsResponse], error)
-	// GetBet returns one of the caller's bets (GET /api/games/bets/{betId}).
+	// GetBet returns one of the caller's bets.
 	GetBet(context.Context, *connect.Request[v1.GetBetRequest]) (*connect.Response[v1.GetBetResponse], error)
-	// StartMines debits the stake and hides the mines on the 5x5 board
-	// (POST /api/games/mines/start).
+	// StartMines debits the stake and hides the mines on the 5x5 board.
 	StartMines(context.Context, *connect.Request[v1.StartMinesRequest]) (*connect.Response[v1.StartMinesResponse], error)
 	// RevealMinesTile reveals one tile: a gem raises the multiplier, a mine
-	// loses the game, and the last gem cashes out by itself
-	// (POST /api/games/mines/click).
+	// loses the game, and the last gem cashes out by itself.
 	RevealMinesTile(context.Context, *connect.Request[v1.RevealMinesTileRequest]) (*connect.Response[v1.RevealMinesTileResponse], error)
 	// CashOutMines ends a game with at least one gem and pays the stake times
-	// the displayed multiplier (POST /api/games/mines/cashout).
+	// the displayed multiplier.
 	CashOutMines(context.Context, *connect.Request[v1.CashOutMinesRequest]) (*connect.Response[v1.CashOutMinesResponse], error)
-	// StartPump debits the stake and starts a balloon
-	// (POST /api/games/pump/start).
+	// StartPump debits the stake and starts a balloon.
 	StartPump(context.Context, *connect.Request[v1.StartPumpRequest]) (*connect.Response[v1.StartPumpResponse], error)
 	// PumpBalloon pumps once: the balloon either grows (and on the last
-	// possible pump cashes out by itself) or bursts (POST /api/games/pump/pump).
+	// possible pump cashes out by itself) or bursts.
 	PumpBalloon(context.Context, *connect.Request[v1.PumpBalloonRequest]) (*connect.Response[v1.PumpBalloonResponse], error)
 	// CashOutPump ends a game with at least one pump and pays the stake times
-	// the multiplier reached (POST /api/games/pump/cashout).
+	// the multiplier reached.
 	CashOutPump(context.Context, *connect.Request[v1.CashOutPumpRequest]) (*connect.Response[v1.CashOutPumpResponse], error)
 	// StartBlackjack debits the stake and deals; a natural ends the game at
-	// once (POST /api/games/blackjack/start).
+	// once.
 	StartBlackjack(context.Context, *connect.Request[v1.StartBlackjackRequest]) (*connect.Response[v1.StartBlackjackResponse], error)
 	// HitBlackjack deals the player one card; a bust ends the game and 21
-	// stands by itself (POST /api/games/blackjack/hit).
+	// stands by itself.
 	HitBlackjack(context.Context, *connect.Request[v1.HitBlackjackRequest]) (*connect.Response[v1.HitBlackjackResponse], error)
 	// StandBlackjack ends the player's turn; the dealer plays and the game
-	// settles (POST /api/games/blackjack/stand).
+	// settles.
 	StandBlackjack(context.Context, *connect.Request[v1.StandBlackjackRequest]) (*connect.Response[v1.StandBlackjackResponse], error)
 	// DoubleBlackjack takes a second stake on the first two cards, deals one
-	// card and lets the dealer play (POST /api/games/blackjack/double).
+	// card and lets the dealer play.
 	DoubleBlackjack(context.Context, *connect.Request[v1.DoubleBlackjackRequest]) (*connect.Response[v1.DoubleBlackjackResponse], error)
 	// GetActiveGames returns the caller's running game of each kind, so a
-	// reloaded page can resume it (GET /api/games/active). Hidden layouts
+	// reloaded page can resume it. Hidden layouts
 	// (mines, pops, the dealer's hole card) are never included.
 	GetActiveGames(context.Context, *connect.Request[v1.GetActiveGamesRequest]) (*connect.Response[v1.GetActiveGamesResponse], error)
 }
@@ -340,51 +335,46 @@ func (c *gameServiceClient) GetActiveGames(ctx context.Context, req *connect.Req
 
 // GameServiceHandler is an implementation of the fairplay.v1.GameService service.
 type GameServiceHandler interface {
-	// PlayDice rolls 0.00-100.00 and wins when the roll is under the target
-	// (POST /api/games/dice).
+	// PlayDice rolls 0.00-100.00 and wins when the roll is under the target.
 	PlayDice(context.Context, *connect.Request[v1.PlayDiceRequest]) (*connect.Response[v1.PlayDiceResponse], error)
-	// PlayPlinko drops one ball (POST /api/games/plinko).
+	// PlayPlinko drops one ball.
 	PlayPlinko(context.Context, *connect.Request[v1.PlayPlinkoRequest]) (*connect.Response[v1.PlayPlinkoResponse], error)
-	// PlayKeno draws 10 of 40 numbers (POST /api/games/keno).
+	// PlayKeno draws 10 of 40 numbers.
 	PlayKeno(context.Context, *connect.Request[v1.PlayKenoRequest]) (*connect.Response[v1.PlayKenoResponse], error)
-	// ListBets pages through the caller's bets, newest first
-	// (GET /api/games/bets?page=&limit=&game=).
+	// ListBets pages through the caller's bets, newest first.
 	ListBets(context.Context, *connect.Request[v1.ListBetsRequest]) (*connect.Response[v1.ListBetsResponse], error)
-	// GetBet returns one of the caller's bets (GET /api/games/bets/{betId}).
+	// GetBet returns one of the caller's bets.
 	GetBet(context.Context, *connect.Request[v1.GetBetRequest]) (*connect.Response[v1.GetBetResponse], error)
-	// StartMines debits the stake and hides the mines on the 5x5 board
-	// (POST /api/games/mines/start).
+	// StartMines debits the stake and hides the mines on the 5x5 board.
 	StartMines(context.Context, *connect.Request[v1.StartMinesRequest]) (*connect.Response[v1.StartMinesResponse], error)
 	// RevealMinesTile reveals one tile: a gem raises the multiplier, a mine
-	// loses the game, and the last gem cashes out by itself
-	// (POST /api/games/mines/click).
+	// loses the game, and the last gem cashes out by itself.
 	RevealMinesTile(context.Context, *connect.Request[v1.RevealMinesTileRequest]) (*connect.Response[v1.RevealMinesTileResponse], error)
 	// CashOutMines ends a game with at least one gem and pays the stake times
-	// the displayed multiplier (POST /api/games/mines/cashout).
+	// the displayed multiplier.
 	CashOutMines(context.Context, *connect.Request[v1.CashOutMinesRequest]) (*connect.Response[v1.CashOutMinesResponse], error)
-	// StartPump debits the stake and starts a balloon
-	// (POST /api/games/pump/start).
+	// StartPump debits the stake and starts a balloon.
 	StartPump(context.Context, *connect.Request[v1.StartPumpRequest]) (*connect.Response[v1.StartPumpResponse], error)
 	// PumpBalloon pumps once: the balloon either grows (and on the last
-	// possible pump cashes out by itself) or bursts (POST /api/games/pump/pump).
+	// possible pump cashes out by itself) or bursts.
 	PumpBalloon(context.Context, *connect.Request[v1.PumpBalloonRequest]) (*connect.Response[v1.PumpBalloonResponse], error)
 	// CashOutPump ends a game with at least one pump and pays the stake times
-	// the multiplier reached (POST /api/games/pump/cashout).
+	// the multiplier reached.
 	CashOutPump(context.Context, *connect.Request[v1.CashOutPumpRequest]) (*connect.Response[v1.CashOutPumpResponse], error)
 	// StartBlackjack debits the stake and deals; a natural ends the game at
-	// once (POST /api/games/blackjack/start).
+	// once.
 	StartBlackjack(context.Context, *connect.Request[v1.StartBlackjackRequest]) (*connect.Response[v1.StartBlackjackResponse], error)
 	// HitBlackjack deals the player one card; a bust ends the game and 21
-	// stands by itself (POST /api/games/blackjack/hit).
+	// stands by itself.
 	HitBlackjack(context.Context, *connect.Request[v1.HitBlackjackRequest]) (*connect.Response[v1.HitBlackjackResponse], error)
 	// StandBlackjack ends the player's turn; the dealer plays and the game
-	// settles (POST /api/games/blackjack/stand).
+	// settles.
 	StandBlackjack(context.Context, *connect.Request[v1.StandBlackjackRequest]) (*connect.Response[v1.StandBlackjackResponse], error)
 	// DoubleBlackjack takes a second stake on the first two cards, deals one
-	// card and lets the dealer play (POST /api/games/blackjack/double).
+	// card and lets the dealer play.
 	DoubleBlackjack(context.Context, *connect.Request[v1.DoubleBlackjackRequest]) (*connect.Response[v1.DoubleBlackjackResponse], error)
 	// GetActiveGames returns the caller's running game of each kind, so a
-	// reloaded page can resume it (GET /api/games/active). Hidden layouts
+	// reloaded page can resume it. Hidden layouts
 	// (mines, pops, the dealer's hole card) are never included.
 	GetActiveGames(context.Context, *connect.Request[v1.GetActiveGamesRequest]) (*connect.Response[v1.GetActiveGamesResponse], error)
 }

@@ -39,8 +39,8 @@ const (
 
 // LiveServiceClient is a client for the fairplay.v1.LiveService service.
 type LiveServiceClient interface {
-	// WatchBets streams settled bets, a batch per message
-	// (GET /api/live/bets, as Server-Sent Events: one "bets" event per message).
+	// WatchBets streams settled bets, a batch per message (on /api as
+	// Server-Sent Events: one "bets" event per message).
 	WatchBets(context.Context, *connect.Request[v1.WatchBetsRequest]) (*connect.ServerStreamForClient[v1.WatchBetsResponse], error)
 }
 
@@ -76,8 +76,8 @@ func (c *liveServiceClient) WatchBets(ctx context.Context, req *connect.Request[
 
 // LiveServiceHandler is an implementation of the fairplay.v1.LiveService service.
 type LiveServiceHandler interface {
-	// WatchBets streams settled bets, a batch per message
-	// (GET /api/live/bets, as Server-Sent Events: one "bets" event per message).
+	// WatchBets streams settled bets, a batch per message (on /api as
+	// Server-Sent Events: one "bets" event per message).
 	WatchBets(context.Context, *connect.Request[v1.WatchBetsRequest], *connect.ServerStream[v1.WatchBetsResponse]) error
 }
 

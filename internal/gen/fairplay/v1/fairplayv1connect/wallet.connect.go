@@ -42,10 +42,9 @@ const (
 
 // WalletServiceClient is a client for the fairplay.v1.WalletService service.
 type WalletServiceClient interface {
-	// GetTopUp tells whether the caller may claim the top-up now
-	// (GET /api/wallet/top-up).
+	// GetTopUp tells whether the caller may claim the top-up now.
 	GetTopUp(context.Context, *connect.Request[v1.GetTopUpRequest]) (*connect.Response[v1.GetTopUpResponse], error)
-	// ClaimTopUp credits the top-up (POST /api/wallet/top-up). Refused (409,
+	// ClaimTopUp credits the top-up. Refused (409,
 	// changing nothing) while the balance is at or above the threshold,
 	// before next_at, and while a Mines, Pump or Blackjack game runs: a
 	// running game's stake counts as balance (it may still be paid back), so
@@ -99,10 +98,9 @@ func (c *walletServiceClient) ClaimTopUp(ctx context.Context, req *connect.Reque
 
 // WalletServiceHandler is an implementation of the fairplay.v1.WalletService service.
 type WalletServiceHandler interface {
-	// GetTopUp tells whether the caller may claim the top-up now
-	// (GET /api/wallet/top-up).
+	// GetTopUp tells whether the caller may claim the top-up now.
 	GetTopUp(context.Context, *connect.Request[v1.GetTopUpRequest]) (*connect.Response[v1.GetTopUpResponse], error)
-	// ClaimTopUp credits the top-up (POST /api/wallet/top-up). Refused (409,
+	// ClaimTopUp credits the top-up. Refused (409,
 	// changing nothing) while the balance is at or above the threshold,
 	// before next_at, and while a Mines, Pump or Blackjack game runs: a
 	// running game's stake counts as balance (it may still be paid back), so

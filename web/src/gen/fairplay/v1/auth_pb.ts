@@ -4,15 +4,17 @@
 
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
+import { file_fairplay_v1_options } from "./options_pb";
 import type { User, UserJson } from "./user_pb";
 import { file_fairplay_v1_user } from "./user_pb";
+import { file_google_api_annotations } from "../../google/api/annotations_pb";
 import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file fairplay/v1/auth.proto.
  */
 export const file_fairplay_v1_auth: GenFile = /*@__PURE__*/
-  fileDesc("ChZmYWlycGxheS92MS9hdXRoLnByb3RvEgtmYWlycGxheS52MSJIChhVcGRhdGVQcmVmZXJlbmNlc1JlcXVlc3QSGgoNaGlkZV91c2VybmFtZRgBIAEoCEgAiAEBQhAKDl9oaWRlX3VzZXJuYW1lIjwKGVVwZGF0ZVByZWZlcmVuY2VzUmVzcG9uc2USHwoEdXNlchgBIAEoCzIRLmZhaXJwbGF5LnYxLlVzZXIiXQoPUmVnaXN0ZXJSZXF1ZXN0EhAKCHVzZXJuYW1lGAEgASgJEg0KBWVtYWlsGAIgASgJEhAKCHBhc3N3b3JkGAMgASgJEhcKD3R1cm5zdGlsZV90b2tlbhgEIAEoCSJZChBSZWdpc3RlclJlc3BvbnNlEg0KBXRva2VuGAEgASgJEhUKDXJlZnJlc2hfdG9rZW4YAiABKAkSHwoEdXNlchgDIAEoCzIRLmZhaXJwbGF5LnYxLlVzZXIiSwoMTG9naW5SZXF1ZXN0EhAKCHVzZXJuYW1lGAEgASgJEhAKCHBhc3N3b3JkGAIgASgJEhcKD3R1cm5zdGlsZV90b2tlbhgDIAEoCSJWCg1Mb2dpblJlc3BvbnNlEg0KBXRva2VuGAEgASgJEhUKDXJlZnJlc2hfdG9rZW4YAiABKAkSHwoEdXNlchgDIAEoCzIRLmZhaXJwbGF5LnYxLlVzZXIiJwoOUmVmcmVzaFJlcXVlc3QSFQoNcmVmcmVzaF90b2tlbhgBIAEoCSJYCg9SZWZyZXNoUmVzcG9uc2USDQoFdG9rZW4YASABKAkSHwoEdXNlchgCIAEoCzIRLmZhaXJwbGF5LnYxLlVzZXISFQoNcmVmcmVzaF90b2tlbhgDIAEoCSImCg1Mb2dvdXRSZXF1ZXN0EhUKDXJlZnJlc2hfdG9rZW4YASABKAkiIQoOTG9nb3V0UmVzcG9uc2USDwoHbWVzc2FnZRgBIAEoCSIQCg5HZXRVc2VyUmVxdWVzdCIyCg9HZXRVc2VyUmVzcG9uc2USHwoEdXNlchgBIAEoCzIRLmZhaXJwbGF5LnYxLlVzZXIiFQoTTGlzdFNlc3Npb25zUmVxdWVzdCJTCgpEZXZpY2VJbmZvEhIKCnVzZXJfYWdlbnQYASABKAkSEAoIcGxhdGZvcm0YAiABKAkSDwoHYnJvd3NlchgDIAEoCRIOCgZtb2JpbGUYBCABKAkilwEKB1Nlc3Npb24SDwoCaWQYASABKAlSA19pZBIUCgxsYXN0X3VzZWRfYXQYAiABKAkSEgoKaXBfYWRkcmVzcxgDIAEoCRIsCgtkZXZpY2VfaW5mbxgEIAEoCzIXLmZhaXJwbGF5LnYxLkRldmljZUluZm8SEgoKY3JlYXRlZF9hdBgFIAEoCRIPCgdjdXJyZW50GAYgASgIIj4KFExpc3RTZXNzaW9uc1Jlc3BvbnNlEiYKCHNlc3Npb25zGAEgAygLMhQuZmFpcnBsYXkudjEuU2Vzc2lvbiIqChRSZXZva2VTZXNzaW9uUmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJIigKFVJldm9rZVNlc3Npb25SZXNwb25zZRIPCgdtZXNzYWdlGAEgASgJIjsKGlJldm9rZU90aGVyU2Vzc2lvbnNSZXF1ZXN0Eh0KFWN1cnJlbnRfcmVmcmVzaF90b2tlbhgBIAEoCSI/ChtSZXZva2VPdGhlclNlc3Npb25zUmVzcG9uc2USDwoHbWVzc2FnZRgBIAEoCRIPCgdyZXZva2VkGAIgASgFIkcKFUNoYW5nZVBhc3N3b3JkUmVxdWVzdBIYChBjdXJyZW50X3Bhc3N3b3JkGAEgASgJEhQKDG5ld19wYXNzd29yZBgCIAEoCSIpChZDaGFuZ2VQYXNzd29yZFJlc3BvbnNlEg8KB21lc3NhZ2UYASABKAkiEgoQR2V0Q29uZmlnUmVxdWVzdCJpChFHZXRDb25maWdSZXNwb25zZRIaChJ0dXJuc3RpbGVfc2l0ZV9rZXkYASABKAkSHQoVZGV2ZWxvcG1lbnRfYm90X2NoZWNrGAIgASgIEhkKEWRldmVsb3BtZW50X3Rva2VuGAMgASgJMpYHCgtBdXRoU2VydmljZRJHCghSZWdpc3RlchIcLmZhaXJwbGF5LnYxLlJlZ2lzdGVyUmVxdWVzdBodLmZhaXJwbGF5LnYxLlJlZ2lzdGVyUmVzcG9uc2USPgoFTG9naW4SGS5mYWlycGxheS52MS5Mb2dpblJlcXVlc3QaGi5mYWlycGxheS52MS5Mb2dpblJlc3BvbnNlEkQKB1JlZnJlc2gSGy5mYWlycGxheS52MS5SZWZyZXNoUmVxdWVzdBocLmZhaXJwbGF5LnYxLlJlZnJlc2hSZXNwb25zZRJBCgZMb2dvdXQSGi5mYWlycGxheS52MS5Mb2dvdXRSZXF1ZXN0GhsuZmFpcnBsYXkudjEuTG9nb3V0UmVzcG9uc2USSQoHR2V0VXNlchIbLmZhaXJwbGF5LnYxLkdldFVzZXJSZXF1ZXN0GhwuZmFpcnBsYXkudjEuR2V0VXNlclJlc3BvbnNlIgOQAgESWAoMTGlzdFNlc3Npb25zEiAuZmFpcnBsYXkudjEuTGlzdFNlc3Npb25zUmVxdWVzdBohLmZhaXJwbGF5LnYxLkxpc3RTZXNzaW9uc1Jlc3BvbnNlIgOQAgESVgoNUmV2b2tlU2Vzc2lvbhIhLmZhaXJwbGF5LnYxLlJldm9rZVNlc3Npb25SZXF1ZXN0GiIuZmFpcnBsYXkudjEuUmV2b2tlU2Vzc2lvblJlc3BvbnNlEmgKE1Jldm9rZU90aGVyU2Vzc2lvbnMSJy5mYWlycGxheS52MS5SZXZva2VPdGhlclNlc3Npb25zUmVxdWVzdBooLmZhaXJwbGF5LnYxLlJldm9rZU90aGVyU2Vzc2lvbnNSZXNwb25zZRJZCg5DaGFuZ2VQYXNzd29yZBIiLmZhaXJwbGF5LnYxLkNoYW5nZVBhc3N3b3JkUmVxdWVzdBojLmZhaXJwbGF5LnYxLkNoYW5nZVBhc3N3b3JkUmVzcG9uc2USTwoJR2V0Q29uZmlnEh0uZmFpcnBsYXkudjEuR2V0Q29uZmlnUmVxdWVzdBoeLmZhaXJwbGF5LnYxLkdldENvbmZpZ1Jlc3BvbnNlIgOQAgESYgoRVXBkYXRlUHJlZmVyZW5jZXMSJS5mYWlycGxheS52MS5VcGRhdGVQcmVmZXJlbmNlc1JlcXVlc3QaJi5mYWlycGxheS52MS5VcGRhdGVQcmVmZXJlbmNlc1Jlc3BvbnNlQqsBCg9jb20uZmFpcnBsYXkudjFCCUF1dGhQcm90b1ABWkBnaXRodWIuY29tL2ZhaXJwbGF5L2ZhaXJwbGF5L2ludGVybmFsL2dlbi9mYWlycGxheS92MTtmYWlycGxheXYxogIDRlhYqgILRmFpcnBsYXkuVjHKAgtGYWlycGxheVxWMeICF0ZhaXJwbGF5XFYxXEdQQk1ldGFkYXRh6gIMRmFpcnBsYXk6OlYxYgZwcm90bzM", [file_fairplay_v1_user]);
+  fileDesc("ChZmYWlycGxheS92MS9hdXRoLnByb3RvEgtmYWlycGxheS52MSJkChhVcGRhdGVQcmVmZXJlbmNlc1JlcXVlc3QSGgoNaGlkZV91c2VybmFtZRgBIAEoCEgAiAEBOhqatRgWeyJoaWRlVXNlcm5hbWUiOiB0cnVlfUIQCg5faGlkZV91c2VybmFtZSI8ChlVcGRhdGVQcmVmZXJlbmNlc1Jlc3BvbnNlEh8KBHVzZXIYASABKAsyES5mYWlycGxheS52MS5Vc2VyIuMBCg9SZWdpc3RlclJlcXVlc3QSEAoIdXNlcm5hbWUYASABKAkSDQoFZW1haWwYAiABKAkSEAoIcGFzc3dvcmQYAyABKAkSFwoPdHVybnN0aWxlX3Rva2VuGAQgASgJOoMBmrUYf3sidXNlcm5hbWUiOiAibmV3cGxheWVyIiwgImVtYWlsIjogIm5ld3BsYXllckBleGFtcGxlLmNvbSIsICJwYXNzd29yZCI6ICJzZWNyZXQxMjMiLCAidHVybnN0aWxlVG9rZW4iOiAiWFhYWC5EVU1NWS5UT0tFTi5YWFhYIn0iWQoQUmVnaXN0ZXJSZXNwb25zZRINCgV0b2tlbhgBIAEoCRIVCg1yZWZyZXNoX3Rva2VuGAIgASgJEh8KBHVzZXIYAyABKAsyES5mYWlycGxheS52MS5Vc2VyIqwBCgxMb2dpblJlcXVlc3QSEAoIdXNlcm5hbWUYASABKAkSEAoIcGFzc3dvcmQYAiABKAkSFwoPdHVybnN0aWxlX3Rva2VuGAMgASgJOl+atRhbeyJ1c2VybmFtZSI6ICJwbGF5ZXIxIiwgInBhc3N3b3JkIjogInNlY3JldDEyMyIsICJ0dXJuc3RpbGVUb2tlbiI6ICJYWFhYLkRVTU1ZLlRPS0VOLlhYWFgifSJWCg1Mb2dpblJlc3BvbnNlEg0KBXRva2VuGAEgASgJEhUKDXJlZnJlc2hfdG9rZW4YAiABKAkSHwoEdXNlchgDIAEoCzIRLmZhaXJwbGF5LnYxLlVzZXIiUgoOUmVmcmVzaFJlcXVlc3QSFQoNcmVmcmVzaF90b2tlbhgBIAEoCTopmrUYJXsicmVmcmVzaFRva2VuIjogInRoZS1yZWZyZXNoLXRva2VuIn0iWAoPUmVmcmVzaFJlc3BvbnNlEg0KBXRva2VuGAEgASgJEh8KBHVzZXIYAiABKAsyES5mYWlycGxheS52MS5Vc2VyEhUKDXJlZnJlc2hfdG9rZW4YAyABKAkiUQoNTG9nb3V0UmVxdWVzdBIVCg1yZWZyZXNoX3Rva2VuGAEgASgJOimatRgleyJyZWZyZXNoVG9rZW4iOiAidGhlLXJlZnJlc2gtdG9rZW4ifSIhCg5Mb2dvdXRSZXNwb25zZRIPCgdtZXNzYWdlGAEgASgJIhAKDkdldFVzZXJSZXF1ZXN0IjIKD0dldFVzZXJSZXNwb25zZRIfCgR1c2VyGAEgASgLMhEuZmFpcnBsYXkudjEuVXNlciIVChNMaXN0U2Vzc2lvbnNSZXF1ZXN0IlMKCkRldmljZUluZm8SEgoKdXNlcl9hZ2VudBgBIAEoCRIQCghwbGF0Zm9ybRgCIAEoCRIPCgdicm93c2VyGAMgASgJEg4KBm1vYmlsZRgEIAEoCSKXAQoHU2Vzc2lvbhIPCgJpZBgBIAEoCVIDX2lkEhQKDGxhc3RfdXNlZF9hdBgCIAEoCRISCgppcF9hZGRyZXNzGAMgASgJEiwKC2RldmljZV9pbmZvGAQgASgLMhcuZmFpcnBsYXkudjEuRGV2aWNlSW5mbxISCgpjcmVhdGVkX2F0GAUgASgJEg8KB2N1cnJlbnQYBiABKAgiPgoUTGlzdFNlc3Npb25zUmVzcG9uc2USJgoIc2Vzc2lvbnMYASADKAsyFC5mYWlycGxheS52MS5TZXNzaW9uImUKFFJldm9rZVNlc3Npb25SZXF1ZXN0EhIKCnNlc3Npb25faWQYASABKAk6OZq1GDV7InNlc3Npb25JZCI6ICIwMDAwMDAwMC0wMDAwLTQwMDAtODAwMC0wMDAwMDAwMDAwMDAifSIoChVSZXZva2VTZXNzaW9uUmVzcG9uc2USDwoHbWVzc2FnZRgBIAEoCSJtChpSZXZva2VPdGhlclNlc3Npb25zUmVxdWVzdBIdChVjdXJyZW50X3JlZnJlc2hfdG9rZW4YASABKAk6MJq1GCx7ImN1cnJlbnRSZWZyZXNoVG9rZW4iOiAidGhlLXJlZnJlc2gtdG9rZW4ifSI/ChtSZXZva2VPdGhlclNlc3Npb25zUmVzcG9uc2USDwoHbWVzc2FnZRgBIAEoCRIPCgdyZXZva2VkGAIgASgFIowBChVDaGFuZ2VQYXNzd29yZFJlcXVlc3QSGAoQY3VycmVudF9wYXNzd29yZBgBIAEoCRIUCgxuZXdfcGFzc3dvcmQYAiABKAk6Q5q1GD97ImN1cnJlbnRQYXNzd29yZCI6ICJzZWNyZXQxMjMiLCAibmV3UGFzc3dvcmQiOiAiTjN3IXBhc3N3b3JkIn0iKQoWQ2hhbmdlUGFzc3dvcmRSZXNwb25zZRIPCgdtZXNzYWdlGAEgASgJIhIKEEdldENvbmZpZ1JlcXVlc3QiaQoRR2V0Q29uZmlnUmVzcG9uc2USGgoSdHVybnN0aWxlX3NpdGVfa2V5GAEgASgJEh0KFWRldmVsb3BtZW50X2JvdF9jaGVjaxgCIAEoCBIZChFkZXZlbG9wbWVudF90b2tlbhgDIAEoCTKcCgoLQXV0aFNlcnZpY2USagoIUmVnaXN0ZXISHC5mYWlycGxheS52MS5SZWdpc3RlclJlcXVlc3QaHS5mYWlycGxheS52MS5SZWdpc3RlclJlc3BvbnNlIiGQtRgBgtPkkwIXOgEqIhIvYXBpL2F1dGgvcmVnaXN0ZXISXgoFTG9naW4SGS5mYWlycGxheS52MS5Mb2dpblJlcXVlc3QaGi5mYWlycGxheS52MS5Mb2dpblJlc3BvbnNlIh6QtRgBgtPkkwIUOgEqIg8vYXBpL2F1dGgvbG9naW4SZgoHUmVmcmVzaBIbLmZhaXJwbGF5LnYxLlJlZnJlc2hSZXF1ZXN0GhwuZmFpcnBsYXkudjEuUmVmcmVzaFJlc3BvbnNlIiCQtRgBgtPkkwIWOgEqIhEvYXBpL2F1dGgvcmVmcmVzaBJiCgZMb2dvdXQSGi5mYWlycGxheS52MS5Mb2dvdXRSZXF1ZXN0GhsuZmFpcnBsYXkudjEuTG9nb3V0UmVzcG9uc2UiH5C1GAGC0+STAhU6ASoiEC9hcGkvYXV0aC9sb2dvdXQSYwoHR2V0VXNlchIbLmZhaXJwbGF5LnYxLkdldFVzZXJSZXF1ZXN0GhwuZmFpcnBsYXkudjEuR2V0VXNlclJlc3BvbnNlIh2QAgGQtRgCgtPkkwIQEg4vYXBpL2F1dGgvdXNlchJ2CgxMaXN0U2Vzc2lvbnMSIC5mYWlycGxheS52MS5MaXN0U2Vzc2lvbnNSZXF1ZXN0GiEuZmFpcnBsYXkudjEuTGlzdFNlc3Npb25zUmVzcG9uc2UiIZACAZC1GAKC0+STAhQSEi9hcGkvYXV0aC9zZXNzaW9ucxJ/Cg1SZXZva2VTZXNzaW9uEiEuZmFpcnBsYXkudjEuUmV2b2tlU2Vzc2lvblJlcXVlc3QaIi5mYWlycGxheS52MS5SZXZva2VTZXNzaW9uUmVzcG9uc2UiJ5C1GAKC0+STAh06ASoiGC9hcGkvYXV0aC9yZXZva2Utc2Vzc2lvbhKYAQoTUmV2b2tlT3RoZXJTZXNzaW9ucxInLmZhaXJwbGF5LnYxLlJldm9rZU90aGVyU2Vzc2lvbnNSZXF1ZXN0GiguZmFpcnBsYXkudjEuUmV2b2tlT3RoZXJTZXNzaW9uc1Jlc3BvbnNlIi6QtRgCgtPkkwIkOgEqIh8vYXBpL2F1dGgvcmV2b2tlLW90aGVyLXNlc3Npb25zEoMBCg5DaGFuZ2VQYXNzd29yZBIiLmZhaXJwbGF5LnYxLkNoYW5nZVBhc3N3b3JkUmVxdWVzdBojLmZhaXJwbGF5LnYxLkNoYW5nZVBhc3N3b3JkUmVzcG9uc2UiKJC1GAKC0+STAh46ASoiGS9hcGkvYXV0aC9jaGFuZ2UtcGFzc3dvcmQSawoJR2V0Q29uZmlnEh0uZmFpcnBsYXkudjEuR2V0Q29uZmlnUmVxdWVzdBoeLmZhaXJwbGF5LnYxLkdldENvbmZpZ1Jlc3BvbnNlIh+QAgGQtRgBgtPkkwISEhAvYXBpL2F1dGgvY29uZmlnEogBChFVcGRhdGVQcmVmZXJlbmNlcxIlLmZhaXJwbGF5LnYxLlVwZGF0ZVByZWZlcmVuY2VzUmVxdWVzdBomLmZhaXJwbGF5LnYxLlVwZGF0ZVByZWZlcmVuY2VzUmVzcG9uc2UiJJC1GAKC0+STAho6ASoiFS9hcGkvYXV0aC9wcmVmZXJlbmNlc0KrAQoPY29tLmZhaXJwbGF5LnYxQglBdXRoUHJvdG9QAVpAZ2l0aHViLmNvbS9mYWlycGxheS9mYWlycGxheS9pbnRlcm5hbC9nZW4vZmFpcnBsYXkvdjE7ZmFpcnBsYXl2MaICA0ZYWKoCC0ZhaXJwbGF5LlYxygILRmFpcnBsYXlcVjHiAhdGYWlycGxheVxWMVxHUEJNZXRhZGF0YeoCDEZhaXJwbGF5OjpWMWIGcHJvdG8z", [file_fairplay_v1_options, file_fairplay_v1_user, file_google_api_annotations]);
 
 /**
  * UpdatePreferencesRequest carries the preferences to change.
@@ -1161,7 +1163,7 @@ export const GetConfigResponseSchema: GenMessage<GetConfigResponse, {jsonType: G
  */
 export const AuthService: GenService<{
   /**
-   * Register creates an account and signs it in (POST /api/auth/register).
+   * Register creates an account and signs it in.
    *
    * @generated from rpc fairplay.v1.AuthService.Register
    */
@@ -1171,7 +1173,7 @@ export const AuthService: GenService<{
     output: typeof RegisterResponseSchema;
   },
   /**
-   * Login signs an existing account in (POST /api/auth/login).
+   * Login signs an existing account in.
    *
    * @generated from rpc fairplay.v1.AuthService.Login
    */
@@ -1182,7 +1184,7 @@ export const AuthService: GenService<{
   },
   /**
    * Refresh exchanges a refresh token for a new access token and the next
-   * refresh token (POST /api/auth/refresh).
+   * refresh token.
    *
    * @generated from rpc fairplay.v1.AuthService.Refresh
    */
@@ -1192,8 +1194,7 @@ export const AuthService: GenService<{
     output: typeof RefreshResponseSchema;
   },
   /**
-   * Logout ends the session that owns the refresh token
-   * (POST /api/auth/logout).
+   * Logout ends the session that owns the refresh token.
    *
    * @generated from rpc fairplay.v1.AuthService.Logout
    */
@@ -1203,7 +1204,7 @@ export const AuthService: GenService<{
     output: typeof LogoutResponseSchema;
   },
   /**
-   * GetUser returns the signed-in user (GET /api/auth/user).
+   * GetUser returns the signed-in user.
    *
    * @generated from rpc fairplay.v1.AuthService.GetUser
    */
@@ -1213,8 +1214,7 @@ export const AuthService: GenService<{
     output: typeof GetUserResponseSchema;
   },
   /**
-   * ListSessions returns the signed-in user's active sessions
-   * (GET /api/auth/sessions).
+   * ListSessions returns the signed-in user's active sessions.
    *
    * @generated from rpc fairplay.v1.AuthService.ListSessions
    */
@@ -1224,8 +1224,7 @@ export const AuthService: GenService<{
     output: typeof ListSessionsResponseSchema;
   },
   /**
-   * RevokeSession ends one of the user's sessions
-   * (POST /api/auth/revoke-session).
+   * RevokeSession ends one of the user's sessions.
    *
    * @generated from rpc fairplay.v1.AuthService.RevokeSession
    */
@@ -1236,7 +1235,7 @@ export const AuthService: GenService<{
   },
   /**
    * RevokeOtherSessions ends every session of the user except the one that
-   * owns current_refresh_token (POST /api/auth/revoke-other-sessions).
+   * owns current_refresh_token.
    *
    * @generated from rpc fairplay.v1.AuthService.RevokeOtherSessions
    */
@@ -1246,8 +1245,7 @@ export const AuthService: GenService<{
     output: typeof RevokeOtherSessionsResponseSchema;
   },
   /**
-   * ChangePassword replaces the password and ends every other session
-   * (POST /api/auth/change-password).
+   * ChangePassword replaces the password and ends every other session.
    *
    * @generated from rpc fairplay.v1.AuthService.ChangePassword
    */
@@ -1257,8 +1255,7 @@ export const AuthService: GenService<{
     output: typeof ChangePasswordResponseSchema;
   },
   /**
-   * GetConfig tells the web app how to render the bot check
-   * (GET /api/auth/config).
+   * GetConfig tells the web app how to render the bot check.
    *
    * @generated from rpc fairplay.v1.AuthService.GetConfig
    */
@@ -1269,7 +1266,7 @@ export const AuthService: GenService<{
   },
   /**
    * UpdatePreferences changes the caller's preferences; fields left out stay
-   * as they are (POST /api/auth/preferences).
+   * as they are.
    *
    * @generated from rpc fairplay.v1.AuthService.UpdatePreferences
    */

@@ -4,13 +4,15 @@
 
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
+import { file_fairplay_v1_options } from "./options_pb";
+import { file_google_api_annotations } from "../../google/api/annotations_pb";
 import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file fairplay/v1/fairness.proto.
  */
 export const file_fairplay_v1_fairness: GenFile = /*@__PURE__*/
-  fileDesc("ChpmYWlycGxheS92MS9mYWlybmVzcy5wcm90bxILZmFpcnBsYXkudjEiEQoPR2V0U2VlZHNSZXF1ZXN0IkgKCFNlZWRQYWlyEhgKEHNlcnZlcl9zZWVkX2hhc2gYASABKAkSEwoLY2xpZW50X3NlZWQYAiABKAkSDQoFbm9uY2UYAyABKAMiOAoQR2V0U2VlZHNSZXNwb25zZRIkCgVzZWVkcxgBIAEoCzIVLmZhaXJwbGF5LnYxLlNlZWRQYWlyIisKFFNldENsaWVudFNlZWRSZXF1ZXN0EhMKC2NsaWVudF9zZWVkGAEgASgJIj0KFVNldENsaWVudFNlZWRSZXNwb25zZRIkCgVzZWVkcxgBIAEoCzIVLmZhaXJwbGF5LnYxLlNlZWRQYWlyIigKEVJvdGF0ZVNlZWRSZXF1ZXN0EhMKC2NsaWVudF9zZWVkGAEgASgJIrEBChJSb3RhdGVTZWVkUmVzcG9uc2USHAoUcmV2ZWFsZWRfc2VydmVyX3NlZWQYASABKAkSIQoZcHJldmlvdXNfc2VydmVyX3NlZWRfaGFzaBgCIAEoCRIcChRwcmV2aW91c19jbGllbnRfc2VlZBgDIAEoCRIWCg5wcmV2aW91c19ub25jZRgEIAEoAxIkCgVzZWVkcxgFIAEoCzIVLmZhaXJwbGF5LnYxLlNlZWRQYWlyIiIKEFZlcmlmeUJldFJlcXVlc3QSDgoGYmV0X2lkGAEgASgJIrsBChFWZXJpZnlCZXRSZXNwb25zZRIMCgRnYW1lGAEgASgJEhMKC3NlcnZlcl9zZWVkGAIgASgJEhgKEHNlcnZlcl9zZWVkX2hhc2gYAyABKAkSEwoLY2xpZW50X3NlZWQYBCABKAkSDQoFbm9uY2UYBSABKAMSDgoGcGFyYW1zGAYgASgJEhAKCHJlY29yZGVkGAcgASgJEhIKCnJlY29tcHV0ZWQYCCABKAkSDwoHbWF0Y2hlcxgJIAEoCDLXAgoPRmFpcm5lc3NTZXJ2aWNlEkwKCEdldFNlZWRzEhwuZmFpcnBsYXkudjEuR2V0U2VlZHNSZXF1ZXN0Gh0uZmFpcnBsYXkudjEuR2V0U2VlZHNSZXNwb25zZSIDkAIBElYKDVNldENsaWVudFNlZWQSIS5mYWlycGxheS52MS5TZXRDbGllbnRTZWVkUmVxdWVzdBoiLmZhaXJwbGF5LnYxLlNldENsaWVudFNlZWRSZXNwb25zZRJNCgpSb3RhdGVTZWVkEh4uZmFpcnBsYXkudjEuUm90YXRlU2VlZFJlcXVlc3QaHy5mYWlycGxheS52MS5Sb3RhdGVTZWVkUmVzcG9uc2USTwoJVmVyaWZ5QmV0Eh0uZmFpcnBsYXkudjEuVmVyaWZ5QmV0UmVxdWVzdBoeLmZhaXJwbGF5LnYxLlZlcmlmeUJldFJlc3BvbnNlIgOQAgFCrwEKD2NvbS5mYWlycGxheS52MUINRmFpcm5lc3NQcm90b1ABWkBnaXRodWIuY29tL2ZhaXJwbGF5L2ZhaXJwbGF5L2ludGVybmFsL2dlbi9mYWlycGxheS92MTtmYWlycGxheXYxogIDRlhYqgILRmFpcnBsYXkuVjHKAgtGYWlycGxheVxWMeICF0ZhaXJwbGF5XFYxXEdQQk1ldGFkYXRh6gIMRmFpcnBsYXk6OlYxYgZwcm90bzM");
+  fileDesc("ChpmYWlycGxheS92MS9mYWlybmVzcy5wcm90bxILZmFpcnBsYXkudjEiEQoPR2V0U2VlZHNSZXF1ZXN0IkgKCFNlZWRQYWlyEhgKEHNlcnZlcl9zZWVkX2hhc2gYASABKAkSEwoLY2xpZW50X3NlZWQYAiABKAkSDQoFbm9uY2UYAyABKAMiOAoQR2V0U2VlZHNSZXNwb25zZRIkCgVzZWVkcxgBIAEoCzIVLmZhaXJwbGF5LnYxLlNlZWRQYWlyIlAKFFNldENsaWVudFNlZWRSZXF1ZXN0EhMKC2NsaWVudF9zZWVkGAEgASgJOiOatRgfeyJjbGllbnRTZWVkIjogIm15IGx1Y2t5IHNlZWQifSI9ChVTZXRDbGllbnRTZWVkUmVzcG9uc2USJAoFc2VlZHMYASABKAsyFS5mYWlycGxheS52MS5TZWVkUGFpciJMChFSb3RhdGVTZWVkUmVxdWVzdBITCgtjbGllbnRfc2VlZBgBIAEoCToimrUYHnsiY2xpZW50U2VlZCI6ICJteSBuZXh0IHNlZWQifSKxAQoSUm90YXRlU2VlZFJlc3BvbnNlEhwKFHJldmVhbGVkX3NlcnZlcl9zZWVkGAEgASgJEiEKGXByZXZpb3VzX3NlcnZlcl9zZWVkX2hhc2gYAiABKAkSHAoUcHJldmlvdXNfY2xpZW50X3NlZWQYAyABKAkSFgoOcHJldmlvdXNfbm9uY2UYBCABKAMSJAoFc2VlZHMYBSABKAsyFS5mYWlycGxheS52MS5TZWVkUGFpciJZChBWZXJpZnlCZXRSZXF1ZXN0Eg4KBmJldF9pZBgBIAEoCTo1mrUYMXsiYmV0SWQiOiAiMDAwMDAwMDAtMDAwMC00MDAwLTgwMDAtMDAwMDAwMDAwMDAwIn0iuwEKEVZlcmlmeUJldFJlc3BvbnNlEgwKBGdhbWUYASABKAkSEwoLc2VydmVyX3NlZWQYAiABKAkSGAoQc2VydmVyX3NlZWRfaGFzaBgDIAEoCRITCgtjbGllbnRfc2VlZBgEIAEoCRINCgVub25jZRgFIAEoAxIOCgZwYXJhbXMYBiABKAkSEAoIcmVjb3JkZWQYByABKAkSEgoKcmVjb21wdXRlZBgIIAEoCRIPCgdtYXRjaGVzGAkgASgIMt4DCg9GYWlybmVzc1NlcnZpY2USZwoIR2V0U2VlZHMSHC5mYWlycGxheS52MS5HZXRTZWVkc1JlcXVlc3QaHS5mYWlycGxheS52MS5HZXRTZWVkc1Jlc3BvbnNlIh6QAgGQtRgCgtPkkwIREg8vYXBpL2ZhaXIvc2VlZHMSfAoNU2V0Q2xpZW50U2VlZBIhLmZhaXJwbGF5LnYxLlNldENsaWVudFNlZWRSZXF1ZXN0GiIuZmFpcnBsYXkudjEuU2V0Q2xpZW50U2VlZFJlc3BvbnNlIiSQtRgCgtPkkwIaOgEqIhUvYXBpL2ZhaXIvY2xpZW50LXNlZWQSbgoKUm90YXRlU2VlZBIeLmZhaXJwbGF5LnYxLlJvdGF0ZVNlZWRSZXF1ZXN0Gh8uZmFpcnBsYXkudjEuUm90YXRlU2VlZFJlc3BvbnNlIh+QtRgCgtPkkwIVOgEqIhAvYXBpL2ZhaXIvcm90YXRlEnQKCVZlcmlmeUJldBIdLmZhaXJwbGF5LnYxLlZlcmlmeUJldFJlcXVlc3QaHi5mYWlycGxheS52MS5WZXJpZnlCZXRSZXNwb25zZSIokAIBkLUYAoLT5JMCGxIZL2FwaS9mYWlyL3ZlcmlmeS97YmV0X2lkfUKvAQoPY29tLmZhaXJwbGF5LnYxQg1GYWlybmVzc1Byb3RvUAFaQGdpdGh1Yi5jb20vZmFpcnBsYXkvZmFpcnBsYXkvaW50ZXJuYWwvZ2VuL2ZhaXJwbGF5L3YxO2ZhaXJwbGF5djGiAgNGWFiqAgtGYWlycGxheS5WMcoCC0ZhaXJwbGF5XFYx4gIXRmFpcnBsYXlcVjFcR1BCTWV0YWRhdGHqAgxGYWlycGxheTo6VjFiBnByb3RvMw", [file_fairplay_v1_options, file_google_api_annotations]);
 
 /**
  * GetSeedsRequest has no fields.
@@ -521,7 +523,7 @@ export const VerifyBetResponseSchema: GenMessage<VerifyBetResponse, {jsonType: V
 export const FairnessService: GenService<{
   /**
    * GetSeeds shows the active pair: the server seed's hash, the client seed
-   * and the nonce (GET /api/fair/seeds).
+   * and the nonce.
    *
    * @generated from rpc fairplay.v1.FairnessService.GetSeeds
    */
@@ -532,7 +534,7 @@ export const FairnessService: GenService<{
   },
   /**
    * SetClientSeed replaces the active pair's client seed; the nonce keeps
-   * counting (POST /api/fair/client-seed).
+   * counting.
    *
    * @generated from rpc fairplay.v1.FairnessService.SetClientSeed
    */
@@ -543,7 +545,7 @@ export const FairnessService: GenService<{
   },
   /**
    * RotateSeed reveals the active server seed and starts a new pair
-   * (POST /api/fair/rotate). Refused while a stateful game is running.
+   * . Refused while a stateful game is running.
    *
    * @generated from rpc fairplay.v1.FairnessService.RotateSeed
    */
@@ -554,7 +556,7 @@ export const FairnessService: GenService<{
   },
   /**
    * VerifyBet recomputes a settled bet from its revealed seeds
-   * (GET /api/fair/verify/{betId}). Refused while its server seed is secret.
+   * . Refused while its server seed is secret.
    *
    * @generated from rpc fairplay.v1.FairnessService.VerifyBet
    */

@@ -5,13 +5,14 @@
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
 import { file_fairplay_v1_options } from "./options_pb";
+import { file_google_api_annotations } from "../../google/api/annotations_pb";
 import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file fairplay/v1/live.proto.
  */
 export const file_fairplay_v1_live: GenFile = /*@__PURE__*/
-  fileDesc("ChZmYWlycGxheS92MS9saXZlLnByb3RvEgtmYWlycGxheS52MSJAChBXYXRjaEJldHNSZXF1ZXN0Eh0KCm1pbl9hbW91bnQYASABKAlCBIi1GAFIAIgBAUINCgtfbWluX2Ftb3VudCI3ChFXYXRjaEJldHNSZXNwb25zZRIiCgRiZXRzGAEgAygLMhQuZmFpcnBsYXkudjEuTGl2ZUJldCKkAQoHTGl2ZUJldBIPCgJpZBgBIAEoCVIDX2lkEgwKBGdhbWUYAiABKAkSEAoIdXNlcm5hbWUYAyABKAkSDgoGaGlkZGVuGAQgASgIEhQKBmFtb3VudBgFIAEoCUIEiLUYARIYCgptdWx0aXBsaWVyGAYgASgJQgSItRgBEhQKBnBheW91dBgHIAEoCUIEiLUYARISCgpzZXR0bGVkX2F0GAggASgJMlsKC0xpdmVTZXJ2aWNlEkwKCVdhdGNoQmV0cxIdLmZhaXJwbGF5LnYxLldhdGNoQmV0c1JlcXVlc3QaHi5mYWlycGxheS52MS5XYXRjaEJldHNSZXNwb25zZTABQqsBCg9jb20uZmFpcnBsYXkudjFCCUxpdmVQcm90b1ABWkBnaXRodWIuY29tL2ZhaXJwbGF5L2ZhaXJwbGF5L2ludGVybmFsL2dlbi9mYWlycGxheS92MTtmYWlycGxheXYxogIDRlhYqgILRmFpcnBsYXkuVjHKAgtGYWlycGxheVxWMeICF0ZhaXJwbGF5XFYxXEdQQk1ldGFkYXRh6gIMRmFpcnBsYXk6OlYxYgZwcm90bzM", [file_fairplay_v1_options]);
+  fileDesc("ChZmYWlycGxheS92MS9saXZlLnByb3RvEgtmYWlycGxheS52MSJYChBXYXRjaEJldHNSZXF1ZXN0Eh0KCm1pbl9hbW91bnQYASABKAlCBIi1GAFIAIgBAToWmrUYEnsibWluQW1vdW50IjogMTAwfUINCgtfbWluX2Ftb3VudCI3ChFXYXRjaEJldHNSZXNwb25zZRIiCgRiZXRzGAEgAygLMhQuZmFpcnBsYXkudjEuTGl2ZUJldCKkAQoHTGl2ZUJldBIPCgJpZBgBIAEoCVIDX2lkEgwKBGdhbWUYAiABKAkSEAoIdXNlcm5hbWUYAyABKAkSDgoGaGlkZGVuGAQgASgIEhQKBmFtb3VudBgFIAEoCUIEiLUYARIYCgptdWx0aXBsaWVyGAYgASgJQgSItRgBEhQKBnBheW91dBgHIAEoCUIEiLUYARISCgpzZXR0bGVkX2F0GAggASgJMncKC0xpdmVTZXJ2aWNlEmgKCVdhdGNoQmV0cxIdLmZhaXJwbGF5LnYxLldhdGNoQmV0c1JlcXVlc3QaHi5mYWlycGxheS52MS5XYXRjaEJldHNSZXNwb25zZSIakLUYAYLT5JMCEBIOL2FwaS9saXZlL2JldHMwAUKrAQoPY29tLmZhaXJwbGF5LnYxQglMaXZlUHJvdG9QAVpAZ2l0aHViLmNvbS9mYWlycGxheS9mYWlycGxheS9pbnRlcm5hbC9nZW4vZmFpcnBsYXkvdjE7ZmFpcnBsYXl2MaICA0ZYWKoCC0ZhaXJwbGF5LlYxygILRmFpcnBsYXlcVjHiAhdGYWlycGxheVxWMVxHUEJNZXRhZGF0YeoCDEZhaXJwbGF5OjpWMWIGcHJvdG8z", [file_fairplay_v1_options, file_google_api_annotations]);
 
 /**
  * WatchBetsRequest chooses which bets to stream.
@@ -229,8 +230,8 @@ export const LiveBetSchema: GenMessage<LiveBet, {jsonType: LiveBetJson}> = /*@__
  */
 export const LiveService: GenService<{
   /**
-   * WatchBets streams settled bets, a batch per message
-   * (GET /api/live/bets, as Server-Sent Events: one "bets" event per message).
+   * WatchBets streams settled bets, a batch per message (on /api as
+   * Server-Sent Events: one "bets" event per message).
    *
    * @generated from rpc fairplay.v1.LiveService.WatchBets
    */

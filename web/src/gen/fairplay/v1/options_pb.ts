@@ -2,16 +2,77 @@
 // @generated from file fairplay/v1/options.proto (package fairplay.v1, syntax proto3)
 /* eslint-disable */
 
-import type { GenExtension, GenFile } from "@bufbuild/protobuf/codegenv2";
-import { extDesc, fileDesc } from "@bufbuild/protobuf/codegenv2";
-import type { FieldOptions } from "@bufbuild/protobuf/wkt";
+import type { GenEnum, GenExtension, GenFile } from "@bufbuild/protobuf/codegenv2";
+import { enumDesc, extDesc, fileDesc } from "@bufbuild/protobuf/codegenv2";
+import type { FieldOptions, MessageOptions, MethodOptions } from "@bufbuild/protobuf/wkt";
 import { file_google_protobuf_descriptor } from "@bufbuild/protobuf/wkt";
 
 /**
  * Describes the file fairplay/v1/options.proto.
  */
 export const file_fairplay_v1_options: GenFile = /*@__PURE__*/
-  fileDesc("ChlmYWlycGxheS92MS9vcHRpb25zLnByb3RvEgtmYWlycGxheS52MTo5CgdkZWNpbWFsEh0uZ29vZ2xlLnByb3RvYnVmLkZpZWxkT3B0aW9ucxjRhgMgASgIUgdkZWNpbWFsQq4BCg9jb20uZmFpcnBsYXkudjFCDE9wdGlvbnNQcm90b1ABWkBnaXRodWIuY29tL2ZhaXJwbGF5L2ZhaXJwbGF5L2ludGVybmFsL2dlbi9mYWlycGxheS92MTtmYWlycGxheXYxogIDRlhYqgILRmFpcnBsYXkuVjHKAgtGYWlycGxheVxWMeICF0ZhaXJwbGF5XFYxXEdQQk1ldGFkYXRh6gIMRmFpcnBsYXk6OlYxYgZwcm90bzM", [file_google_protobuf_descriptor]);
+  fileDesc("ChlmYWlycGxheS92MS9vcHRpb25zLnByb3RvEgtmYWlycGxheS52MSppCgZBY2Nlc3MSFgoSQUNDRVNTX1VOU1BFQ0lGSUVEEAASEQoNQUNDRVNTX1BVQkxJQxABEg8KC0FDQ0VTU19VU0VSEAISEQoNQUNDRVNTX1BMQVlFUhADEhAKDEFDQ0VTU19BRE1JThAEOjkKB2RlY2ltYWwSHS5nb29nbGUucHJvdG9idWYuRmllbGRPcHRpb25zGNGGAyABKAhSB2RlY2ltYWw6OwoIbnVsbGFibGUSHS5nb29nbGUucHJvdG9idWYuRmllbGRPcHRpb25zGNSGAyABKAhSCG51bGxhYmxlOk0KBmFjY2VzcxIeLmdvb2dsZS5wcm90b2J1Zi5NZXRob2RPcHRpb25zGNKGAyABKA4yEy5mYWlycGxheS52MS5BY2Nlc3NSBmFjY2Vzczo7CgdleGFtcGxlEh8uZ29vZ2xlLnByb3RvYnVmLk1lc3NhZ2VPcHRpb25zGNOGAyABKAlSB2V4YW1wbGVCrgEKD2NvbS5mYWlycGxheS52MUIMT3B0aW9uc1Byb3RvUAFaQGdpdGh1Yi5jb20vZmFpcnBsYXkvZmFpcnBsYXkvaW50ZXJuYWwvZ2VuL2ZhaXJwbGF5L3YxO2ZhaXJwbGF5djGiAgNGWFiqAgtGYWlycGxheS5WMcoCC0ZhaXJwbGF5XFYx4gIXRmFpcnBsYXlcVjFcR1BCTWV0YWRhdGHqAgxGYWlycGxheTo6VjFiBnByb3RvMw", [file_google_protobuf_descriptor]);
+
+/**
+ * Access is who may call a procedure. One Connect interceptor enforces it
+ * for Connect and /api alike; a procedure without one is refused at start-up.
+ *
+ * @generated from enum fairplay.v1.Access
+ */
+export enum Access {
+  /**
+   * ACCESS_UNSPECIFIED is no policy: the server refuses to start.
+   *
+   * @generated from enum value: ACCESS_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * ACCESS_PUBLIC needs no sign-in.
+   *
+   * @generated from enum value: ACCESS_PUBLIC = 1;
+   */
+  PUBLIC = 1,
+
+  /**
+   * ACCESS_USER needs an access token whose session is live (checked before
+   * the handler runs): 401 otherwise.
+   *
+   * @generated from enum value: ACCESS_USER = 2;
+   */
+  USER = 2,
+
+  /**
+   * ACCESS_PLAYER needs a valid access token; its session is checked inside
+   * the bet's own transaction (a round trip saved on the hottest path), and
+   * a refusal checks it first, so a revoked session still hears 401.
+   *
+   * @generated from enum value: ACCESS_PLAYER = 3;
+   */
+  PLAYER = 3,
+
+  /**
+   * ACCESS_ADMIN needs an administrator's token with a live session: 401
+   * without one, 403 for anyone else.
+   *
+   * @generated from enum value: ACCESS_ADMIN = 4;
+   */
+  ADMIN = 4,
+}
+
+/**
+ * Access is who may call a procedure. One Connect interceptor enforces it
+ * for Connect and /api alike; a procedure without one is refused at start-up.
+ *
+ * @generated from enum fairplay.v1.Access
+ */
+export type AccessJson = "ACCESS_UNSPECIFIED" | "ACCESS_PUBLIC" | "ACCESS_USER" | "ACCESS_PLAYER" | "ACCESS_ADMIN";
+
+/**
+ * Describes the enum fairplay.v1.Access.
+ */
+export const AccessSchema: GenEnum<Access, AccessJson> = /*@__PURE__*/
+  enumDesc(file_fairplay_v1_options, 0);
 
 /**
  * decimal marks a string field that holds an exact decimal number (money,
@@ -23,4 +84,32 @@ export const file_fairplay_v1_options: GenFile = /*@__PURE__*/
  */
 export const decimal: GenExtension<FieldOptions, boolean> = /*@__PURE__*/
   extDesc(file_fairplay_v1_options, 0);
+
+/**
+ * nullable marks a message field that /api writes as null when it is
+ * unset, where other unset message fields are left out.
+ *
+ * @generated from extension: bool nullable = 50004;
+ */
+export const nullable: GenExtension<FieldOptions, boolean> = /*@__PURE__*/
+  extDesc(file_fairplay_v1_options, 1);
+
+/**
+ * access is the procedure's access policy.
+ *
+ * @generated from extension: fairplay.v1.Access access = 50002;
+ */
+export const access: GenExtension<MethodOptions, Access> = /*@__PURE__*/
+  extDesc(file_fairplay_v1_options, 2);
+
+/**
+ * example is a request the server accepts, as /api JSON (field names as
+ * on /api, decimals as numbers): the request body of a POST or PATCH, the
+ * path and query parameters of a GET or DELETE. It is the example of the
+ * OpenAPI document, and test/api sends every one.
+ *
+ * @generated from extension: string example = 50003;
+ */
+export const example: GenExtension<MessageOptions, string> = /*@__PURE__*/
+  extDesc(file_fairplay_v1_options, 3);
 

@@ -5,13 +5,14 @@
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
 import { file_fairplay_v1_options } from "./options_pb";
+import { file_google_api_annotations } from "../../google/api/annotations_pb";
 import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file fairplay/v1/wallet.proto.
  */
 export const file_fairplay_v1_wallet: GenFile = /*@__PURE__*/
-  fileDesc("ChhmYWlycGxheS92MS93YWxsZXQucHJvdG8SC2ZhaXJwbGF5LnYxIhEKD0dldFRvcFVwUmVxdWVzdCJ2ChBHZXRUb3BVcFJlc3BvbnNlEhEKCWF2YWlsYWJsZRgBIAEoCBIUCgZhbW91bnQYAiABKAlCBIi1GAESFwoJdGhyZXNob2xkGAMgASgJQgSItRgBEhQKB25leHRfYXQYBCABKAlIAIgBAUIKCghfbmV4dF9hdCITChFDbGFpbVRvcFVwUmVxdWVzdCJWChJDbGFpbVRvcFVwUmVzcG9uc2USGQoLbmV3X2JhbGFuY2UYASABKAlCBIi1GAESFAoGYW1vdW50GAIgASgJQgSItRgBEg8KB25leHRfYXQYAyABKAkyrAEKDVdhbGxldFNlcnZpY2USTAoIR2V0VG9wVXASHC5mYWlycGxheS52MS5HZXRUb3BVcFJlcXVlc3QaHS5mYWlycGxheS52MS5HZXRUb3BVcFJlc3BvbnNlIgOQAgESTQoKQ2xhaW1Ub3BVcBIeLmZhaXJwbGF5LnYxLkNsYWltVG9wVXBSZXF1ZXN0Gh8uZmFpcnBsYXkudjEuQ2xhaW1Ub3BVcFJlc3BvbnNlQq0BCg9jb20uZmFpcnBsYXkudjFCC1dhbGxldFByb3RvUAFaQGdpdGh1Yi5jb20vZmFpcnBsYXkvZmFpcnBsYXkvaW50ZXJuYWwvZ2VuL2ZhaXJwbGF5L3YxO2ZhaXJwbGF5djGiAgNGWFiqAgtGYWlycGxheS5WMcoCC0ZhaXJwbGF5XFYx4gIXRmFpcnBsYXlcVjFcR1BCTWV0YWRhdGHqAgxGYWlycGxheTo6VjFiBnByb3RvMw", [file_fairplay_v1_options]);
+  fileDesc("ChhmYWlycGxheS92MS93YWxsZXQucHJvdG8SC2ZhaXJwbGF5LnYxIhEKD0dldFRvcFVwUmVxdWVzdCJ2ChBHZXRUb3BVcFJlc3BvbnNlEhEKCWF2YWlsYWJsZRgBIAEoCBIUCgZhbW91bnQYAiABKAlCBIi1GAESFwoJdGhyZXNob2xkGAMgASgJQgSItRgBEhQKB25leHRfYXQYBCABKAlIAIgBAUIKCghfbmV4dF9hdCITChFDbGFpbVRvcFVwUmVxdWVzdCJWChJDbGFpbVRvcFVwUmVzcG9uc2USGQoLbmV3X2JhbGFuY2UYASABKAlCBIi1GAESFAoGYW1vdW50GAIgASgJQgSItRgBEg8KB25leHRfYXQYAyABKAky7QEKDVdhbGxldFNlcnZpY2USagoIR2V0VG9wVXASHC5mYWlycGxheS52MS5HZXRUb3BVcFJlcXVlc3QaHS5mYWlycGxheS52MS5HZXRUb3BVcFJlc3BvbnNlIiGQAgGQtRgCgtPkkwIUEhIvYXBpL3dhbGxldC90b3AtdXAScAoKQ2xhaW1Ub3BVcBIeLmZhaXJwbGF5LnYxLkNsYWltVG9wVXBSZXF1ZXN0Gh8uZmFpcnBsYXkudjEuQ2xhaW1Ub3BVcFJlc3BvbnNlIiGQtRgCgtPkkwIXOgEqIhIvYXBpL3dhbGxldC90b3AtdXBCrQEKD2NvbS5mYWlycGxheS52MUILV2FsbGV0UHJvdG9QAVpAZ2l0aHViLmNvbS9mYWlycGxheS9mYWlycGxheS9pbnRlcm5hbC9nZW4vZmFpcnBsYXkvdjE7ZmFpcnBsYXl2MaICA0ZYWKoCC0ZhaXJwbGF5LlYxygILRmFpcnBsYXlcVjHiAhdGYWlycGxheVxWMVxHUEJNZXRhZGF0YeoCDEZhaXJwbGF5OjpWMWIGcHJvdG8z", [file_fairplay_v1_options, file_google_api_annotations]);
 
 /**
  * GetTopUpRequest has no fields: the access token names the player.
@@ -213,8 +214,7 @@ export const ClaimTopUpResponseSchema: GenMessage<ClaimTopUpResponse, {jsonType:
  */
 export const WalletService: GenService<{
   /**
-   * GetTopUp tells whether the caller may claim the top-up now
-   * (GET /api/wallet/top-up).
+   * GetTopUp tells whether the caller may claim the top-up now.
    *
    * @generated from rpc fairplay.v1.WalletService.GetTopUp
    */
@@ -224,7 +224,7 @@ export const WalletService: GenService<{
     output: typeof GetTopUpResponseSchema;
   },
   /**
-   * ClaimTopUp credits the top-up (POST /api/wallet/top-up). Refused (409,
+   * ClaimTopUp credits the top-up. Refused (409,
    * changing nothing) while the balance is at or above the threshold,
    * before next_at, and while a Mines, Pump or Blackjack game runs: a
    * running game's stake counts as balance (it may still be paid back), so
