@@ -110,7 +110,14 @@ func TestCheckWritableRefusesAReadOnlyServer(t *testing.T) {
 	if !postgres.IsUnavailable(err) {
 		t.Errorf("IsUnavailable(ErrReadOnly) = false")
 	}
-	if n := pool.Stat().TotalConns(); n != 0 {
+	// A closed connection is released into puddle's Destroy, which removes
+	// it from the pool in a goroutine of its own: wait for that, boundedly.
+	n := pool.Stat().TotalConns()
+	for i := 0; n != 0 && i < 100; i++ {
+		time.Sleep(50 * time.Millisecond)
+		n = pool.Stat().TotalConns()
+	}
+	if n != 0 {
 		t.Errorf("the read-only connection stayed in the pool (%d connections)", n)
 	}
 }
