@@ -44,11 +44,14 @@ tools: ## install the pinned code-generation tools into bin/
 	hack/tools.sh buf protoc-gen-go protoc-gen-connect-go
 
 .PHONY: generate
-generate: tools ## regenerate code from the protos (Go, and TypeScript for the web app)
+generate: tools ## regenerate code from the protos (Go, and TypeScript for the web app) and the web app's game tables
 ifneq ($(HAS_WEB),)
 	hack/web.sh deps
 endif
 	bin/buf generate
+ifneq ($(HAS_WEB),)
+	cd web && node scripts/generate-game-tables.mjs
+endif
 
 .PHONY: manifests
 manifests: ## regenerate CRDs and RBAC from the operator's markers (and the deepcopy code), then sync the chart
@@ -59,9 +62,9 @@ manifests: ## regenerate CRDs and RBAC from the operator's markers (and the deep
 
 .PHONY: check-generated
 check-generated: generate manifests ## fail when committed generated code is stale
-	@if [ -n "$$(git status --porcelain -- internal/gen web/src/gen config api charts/fairplay/crds charts/fairplay/files)" ]; then \
-	  echo "generated code is stale; run 'make generate manifests' and commit:"; git status --porcelain -- internal/gen web/src/gen config api charts/fairplay/crds charts/fairplay/files; \
-	  git --no-pager diff --stat -- internal/gen web/src/gen config api charts/fairplay/crds charts/fairplay/files; exit 1; fi
+	@if [ -n "$$(git status --porcelain -- internal/gen web/src/gen web/src/config/game-tables.ts config api charts/fairplay/crds charts/fairplay/files)" ]; then \
+	  echo "generated code is stale; run 'make generate manifests' and commit:"; git status --porcelain -- internal/gen web/src/gen web/src/config/game-tables.ts config api charts/fairplay/crds charts/fairplay/files; \
+	  git --no-pager diff --stat -- internal/gen web/src/gen web/src/config/game-tables.ts config api charts/fairplay/crds charts/fairplay/files; exit 1; fi
 
 ##@ Quality
 

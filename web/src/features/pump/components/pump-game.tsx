@@ -4,7 +4,7 @@ import { BetAmountField } from '@/components/ui/bet-amount-field';
 import { Button } from '@/components/ui/button';
 import { SelectField } from '@/components/ui/select-field';
 import { Stat } from '@/components/ui/stat';
-import { PUMP_DIFFICULTIES, type PumpDifficulty } from '@/config/pump-multipliers';
+import { PUMP_DIFFICULTIES, type PumpDifficulty } from '@/config/game-tables';
 import { useResumeGame, type ActivePumpGame } from '@/lib/active-games';
 import { errorMessage } from '@/lib/api-client';
 import { useUser } from '@/lib/auth';
