@@ -44,11 +44,12 @@ tools: ## install the pinned code-generation tools into bin/
 	hack/tools.sh buf protoc-gen-go protoc-gen-connect-go
 
 .PHONY: generate
-generate: tools ## regenerate code from the protos (Go, TypeScript for the web app, the /api OpenAPI document)
+generate: tools ## regenerate code from the protos (Go, TypeScript for the web app, the /api OpenAPI document) and the web app's game tables
 	bin/buf generate
 ifneq ($(HAS_WEB),)
 	hack/web.sh deps
 	bin/buf generate --template buf.gen.web.yaml
+	cd web && node scripts/generate-game-tables.mjs
 endif
 	go run ./hack/openapi -o internal/gen/openapi
 
@@ -61,9 +62,9 @@ manifests: ## regenerate CRDs and RBAC from the operator's markers (and the deep
 
 .PHONY: check-generated
 check-generated: generate manifests ## fail when committed generated code is stale
-	@if [ -n "$$(git status --porcelain -- internal/gen web/src/gen config api charts/fairplay/crds charts/fairplay/files)" ]; then \
-	  echo "generated code is stale; run 'make generate manifests' and commit:"; git status --porcelain -- internal/gen web/src/gen config api charts/fairplay/crds charts/fairplay/files; \
-	  git --no-pager diff --stat -- internal/gen web/src/gen config api charts/fairplay/crds charts/fairplay/files; exit 1; fi
+	@if [ -n "$$(git status --porcelain -- internal/gen web/src/gen web/src/config/game-tables.ts config api charts/fairplay/crds charts/fairplay/files)" ]; then \
+	  echo "generated code is stale; run 'make generate manifests' and commit:"; git status --porcelain -- internal/gen web/src/gen web/src/config/game-tables.ts config api charts/fairplay/crds charts/fairplay/files; \
+	  git --no-pager diff --stat -- internal/gen web/src/gen web/src/config/game-tables.ts config api charts/fairplay/crds charts/fairplay/files; exit 1; fi
 
 ##@ Quality
 

@@ -63,7 +63,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['*.{js,ts}', 'e2e/**/*.{js,mjs,ts}'],
+    files: ['*.{js,ts}', 'e2e/**/*.{js,mjs,ts}', 'scripts/**/*.mjs'],
     languageOptions: { globals: globals.node },
   },
 );

@@ -5,26 +5,80 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"flag"
-	"fmt"
+	"io"
 	"time"
 
 	"github.com/fairplay/fairplay/internal/accounts"
 	"github.com/fairplay/fairplay/internal/postgres"
+	"github.com/fairplay/fairplay/internal/settings"
 )
 
-func admin(ctx context.Context, args []string) error {
-	if len(args) == 0 || (args[0] != "create" && args[0] != "promote") {
-		return usageError("usage: fairplay admin create|promote [flags]")
-	}
-	fs := flag.NewFlagSet("admin "+args[0], flag.ContinueOnError)
+// adminCreate is `fairplay admin create`.
+func adminCreate(fs *flag.FlagSet) func(context.Context, io.Writer) error {
 	username := fs.String("username", "admin", "username")
-	email := fs.String("email", "", "email (create; default <username>@fairplay.local)")
-	password := fs.String("password", "", "password (create; default FAIRPLAY_ADMIN_PASSWORD, else generated and printed)")
-	ifMissing := fs.Bool("if-missing", false, "create: when the user exists, make it an administrator instead of failing")
-	resetPassword := fs.Bool("reset-password", false, "create --if-missing: also set the existing user's password")
-	if err := fs.Parse(args[1:]); err != nil {
-		return usageError(err.Error())
+	email := fs.String("email", "", "email (default <username>@fairplay.local)")
+	password := fs.String("password", "", "password (default FAIRPLAY_ADMIN_PASSWORD, else generated and printed)")
+	ifMissing := fs.Bool("if-missing", false, "when the user exists, make it an administrator instead of failing")
+	resetPassword := fs.Bool("reset-password", false, "with --if-missing: also set the existing user's password")
+	return func(ctx context.Context, stdout io.Writer) error {
+		return withAccounts(ctx, func(cfg settings.Config, svc *accounts.Service) error {
+			if *email == "" {
+				*email = *username + "@fairplay.local"
+			}
+			pw, generated := *password, false
+			if pw == "" {
+				pw = cfg.AdminPassword
+			}
+			if pw == "" {
+				b := make([]byte, 12)
+				_, _ = rand.Read(b)
+				pw, generated = base64.RawURLEncoding.EncodeToString(b), true
+			}
+			u, created, err := svc.CreateAdmin(ctx, *username, *email, pw, *ifMissing)
+			if err != nil {
+				return err
+			}
+			if !created {
+				if *resetPassword {
+					if err := svc.SetPassword(ctx, u.Username, pw); err != nil {
+						return err
+					}
+					say(stdout, "administrator %s already exists; password set\n", u.Username)
+					return nil
+				}
+				say(stdout, "administrator %s already exists (password unchanged)\n", u.Username)
+				return nil
+			}
+			say(stdout, "created administrator %s (%s)\n", u.Username, u.Email)
+			if generated {
+				say(stdout, "password: %s\n", pw)
+			}
+			return nil
+		})
 	}
+}
+
+// adminPromote is `fairplay admin promote`.
+func adminPromote(fs *flag.FlagSet) func(context.Context, io.Writer) error {
+	username := fs.String("username", "", "the user to make an administrator")
+	return func(ctx context.Context, stdout io.Writer) error {
+		if *username == "" {
+			return usageError("fairplay admin promote: --username is required")
+		}
+		return withAccounts(ctx, func(_ settings.Config, svc *accounts.Service) error {
+			u, err := svc.Promote(ctx, *username)
+			if err != nil {
+				return err
+			}
+			say(stdout, "%s is now an administrator\n", u.Username)
+			return nil
+		})
+	}
+}
+
+// withAccounts loads the configuration, opens the migrated database and
+// calls f with the accounts service.
+func withAccounts(ctx context.Context, f func(settings.Config, *accounts.Service) error) error {
 	cfg, log, err := loadConfig()
 	if err != nil {
 		return err
@@ -40,79 +94,34 @@ func admin(ctx context.Context, args []string) error {
 	if err := postgres.CheckMigrated(ctx, pool); err != nil {
 		return err
 	}
-	svc := accounts.NewService(accounts.Options{Store: postgres.NewAccountStore(pool), Config: cfg, Logger: log})
+	return f(cfg, accounts.NewService(accounts.Options{Store: postgres.NewAccountStore(pool), Config: cfg, Logger: log}))
+}
 
-	if args[0] == "promote" {
-		u, err := svc.Promote(ctx, *username)
+// keysGenerate is `fairplay keys generate`.
+func keysGenerate(fs *flag.FlagSet) func(context.Context, io.Writer) error {
+	dir := fs.String("dir", "", "key directory (default FAIRPLAY_SIGNING_KEYS_DIR)")
+	ifEmpty := fs.Bool("if-empty", false, "only when the directory holds no key yet")
+	return func(_ context.Context, stdout io.Writer) error {
+		if *dir == "" {
+			cfg, _, err := loadConfig()
+			if err != nil {
+				return err
+			}
+			*dir = cfg.SigningKeysDir
+		}
+		if *dir == "" {
+			return usageError("fairplay keys generate: --dir or FAIRPLAY_SIGNING_KEYS_DIR is required")
+		}
+		if *ifEmpty {
+			if ks, err := accounts.LoadKeySet(*dir, accounts.KeySetOptions{}); err == nil && len(ks.KeyIDs()) > 0 {
+				return nil
+			}
+		}
+		kid, err := accounts.WriteNewKey(*dir, time.Now())
 		if err != nil {
 			return err
 		}
-		fmt.Printf("%s is now an administrator\n", u.Username)
+		say(stdout, "wrote signing key %s to %s\n", kid, *dir)
 		return nil
 	}
-	if *email == "" {
-		*email = *username + "@fairplay.local"
-	}
-	pw, generated := *password, false
-	if pw == "" {
-		pw = cfg.AdminPassword
-	}
-	if pw == "" {
-		b := make([]byte, 12)
-		_, _ = rand.Read(b)
-		pw, generated = base64.RawURLEncoding.EncodeToString(b), true
-	}
-	u, created, err := svc.CreateAdmin(ctx, *username, *email, pw, *ifMissing)
-	if err != nil {
-		return err
-	}
-	if !created {
-		if *resetPassword {
-			if err := svc.SetPassword(ctx, u.Username, pw); err != nil {
-				return err
-			}
-			fmt.Printf("administrator %s already exists; password set\n", u.Username)
-			return nil
-		}
-		fmt.Printf("administrator %s already exists (password unchanged)\n", u.Username)
-		return nil
-	}
-	fmt.Printf("created administrator %s (%s)\n", u.Username, u.Email)
-	if generated {
-		fmt.Printf("password: %s\n", pw)
-	}
-	return nil
-}
-
-func keys(args []string) error {
-	if len(args) == 0 || args[0] != "generate" {
-		return usageError("usage: fairplay keys generate --dir DIR")
-	}
-	fs := flag.NewFlagSet("keys generate", flag.ContinueOnError)
-	dir := fs.String("dir", "", "key directory (default FAIRPLAY_SIGNING_KEYS_DIR)")
-	ifEmpty := fs.Bool("if-empty", false, "only when the directory holds no key yet")
-	if err := fs.Parse(args[1:]); err != nil {
-		return usageError(err.Error())
-	}
-	cfg, _, err := loadConfig()
-	if err != nil {
-		return err
-	}
-	if *dir == "" {
-		*dir = cfg.SigningKeysDir
-	}
-	if *dir == "" {
-		return usageError("keys generate: --dir or FAIRPLAY_SIGNING_KEYS_DIR is required")
-	}
-	if *ifEmpty {
-		if ks, err := accounts.LoadKeySet(*dir, accounts.KeySetOptions{}); err == nil && len(ks.KeyIDs()) > 0 {
-			return nil
-		}
-	}
-	kid, err := accounts.WriteNewKey(*dir, time.Now())
-	if err != nil {
-		return err
-	}
-	fmt.Printf("wrote signing key %s to %s\n", kid, *dir)
-	return nil
 }

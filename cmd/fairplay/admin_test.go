@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"io"
 	"testing"
 
 	"github.com/fairplay/fairplay/internal/accounts"
@@ -43,7 +44,7 @@ func TestAdminCommands(t *testing.T) {
 		{"bad username", []string{"admin", "create", "--username", "No Way", "--password", "secret123"}, accounts.ErrUsernameChars},
 		{"promote unknown", []string{"admin", "promote", "--username", "ghost"}, accounts.ErrUserNotFound},
 	} {
-		if err := run(ctx, tc.args); !errors.Is(err, tc.err) {
+		if err := run(ctx, tc.args, io.Discard); !errors.Is(err, tc.err) {
 			t.Fatalf("%s: %v, want %v", tc.name, err, tc.err)
 		}
 	}
@@ -53,11 +54,11 @@ func TestAdminCommands(t *testing.T) {
 	if _, err := pool.Exec(ctx, `INSERT INTO users (id, username, email, password_hash) VALUES (gen_random_uuid(), 'carl', 'carl@example.com', 'x')`); err != nil {
 		t.Fatal(err)
 	}
-	if err := run(ctx, []string{"admin", "promote", "--username", "carl"}); err != nil || !isAdmin("carl") {
+	if err := run(ctx, []string{"admin", "promote", "--username", "carl"}, io.Discard); err != nil || !isAdmin("carl") {
 		t.Fatalf("promote: %v", err)
 	}
 	var ue usageError
-	if err := run(ctx, []string{"admin", "demote"}); !errors.As(err, &ue) {
+	if err := run(ctx, []string{"admin", "demote"}, io.Discard); !errors.As(err, &ue) {
 		t.Fatalf("unknown subcommand: %v", err)
 	}
 }

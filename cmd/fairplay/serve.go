@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"log/slog"
 	"net"
@@ -34,19 +33,16 @@ func loadConfig() (settings.Config, *slog.Logger, error) {
 // GOMEMLIMIT is set.
 const defaultMemoryLimit = 80 << 20
 
-func serve(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	addr := fs.String("addr", "", "listen address (overrides FAIRPLAY_HTTP_ADDR)")
-	if err := fs.Parse(args); err != nil {
-		return usageError(err.Error())
-	}
+// serve is `fairplay serve`; addr, when set, overrides FAIRPLAY_HTTP_ADDR.
+func serve(ctx context.Context, addr string) error {
 	cfg, log, err := loadConfig()
 	if err != nil {
 		return err
 	}
-	if *addr != "" {
-		cfg.HTTPAddr = *addr
+	if addr != "" {
+		cfg.HTTPAddr = addr
 	}
+	version := currentVersion()
 	if _, set := os.LookupEnv("GOMEMLIMIT"); !set {
 		// A soft limit: sign-ins hash with 19 MiB of argon2id memory each, and
 		// without it the heap doubles past them before the collector runs
@@ -134,11 +130,8 @@ func serveInternal(name string, ln net.Listener, h http.Handler, log *slog.Logge
 	}
 }
 
-func migrate(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet("migrate", flag.ContinueOnError)
-	if err := fs.Parse(args); err != nil {
-		return usageError(err.Error())
-	}
+// migrate is `fairplay migrate`.
+func migrate(ctx context.Context) error {
 	cfg, log, err := loadConfig()
 	if err != nil {
 		return err

@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"os"
+	"io"
 	"strconv"
 	"strings"
 
@@ -15,12 +15,10 @@ import (
 	"github.com/fairplay/fairplay/internal/wallet"
 )
 
-// ledger verify: every balance equals the sum of its ledger entries and every
-// bet's entries equal its stake and payout. Exits 1 on any drift.
-func ledger(ctx context.Context, args []string) error {
-	if len(args) == 0 || args[0] != "verify" {
-		return usageError("usage: fairplay ledger verify")
-	}
+// ledgerVerify is `fairplay ledger verify`: every balance equals the sum of
+// its ledger entries and every bet's entries equal its stake and payout.
+// Exits 1 on any drift.
+func ledgerVerify(ctx context.Context, stdout io.Writer) error {
 	cfg, _, err := loadConfig()
 	if err != nil {
 		return err
@@ -37,27 +35,24 @@ func ledger(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Printf("users: %d  ledger entries: %d  balances: %s\n", r.Totals.Users, r.Totals.Entries, r.Totals.Balances)
+	say(stdout, "users: %d  ledger entries: %d  balances: %s\n", r.Totals.Users, r.Totals.Entries, r.Totals.Balances)
 	for _, d := range r.Drifts {
-		fmt.Printf("DRIFT user %s (%s): balance %s, ledger sum %s\n", d.Username, d.UserID, d.Balance, d.LedgerSum)
+		say(stdout, "DRIFT user %s (%s): balance %s, ledger sum %s\n", d.Username, d.UserID, d.Balance, d.LedgerSum)
 	}
 	for _, m := range r.Mismatches {
-		fmt.Printf("MISMATCH bet %s (%s, %s): amount %s staked %s, payout %s paid %s\n",
+		say(stdout, "MISMATCH bet %s (%s, %s): amount %s staked %s, payout %s paid %s\n",
 			m.BetID, m.Game, m.Status, m.Amount, m.Staked, m.Payout, m.Paid)
 	}
 	if !r.Clean() {
 		return fmt.Errorf("ledger verify: %d balance drifts, %d bet mismatches", len(r.Drifts), len(r.Mismatches))
 	}
-	fmt.Println("ledger verify: clean")
+	say(stdout, "%s\n", "ledger verify: clean")
 	return nil
 }
 
-// fair verify: recompute a bet's outcome offline from its seeds.
-func fairVerify(args []string) error {
-	if len(args) == 0 || args[0] != "verify" {
-		return usageError("usage: fairplay fair verify --server-seed S --client-seed C --nonce N --game G [game flags]")
-	}
-	fs := flag.NewFlagSet("fair verify", flag.ContinueOnError)
+// fairVerify is `fairplay fair verify`: recompute a bet's outcome offline
+// from its seeds.
+func fairVerify(fs *flag.FlagSet) func(context.Context, io.Writer) error {
 	server := fs.String("server-seed", "", "revealed server seed")
 	client := fs.String("client-seed", "", "client seed")
 	nonce := fs.Uint64("nonce", 0, "the bet's nonce (the first bet of a pair is 1)")
@@ -73,38 +68,37 @@ func fairVerify(args []string) error {
 	fs.IntVar(&p.Pumps, "pumps", 0, "pump, optional: pumps before cashing out")
 	fs.StringVar(&p.Actions, "actions", "", "blackjack, optional: h hit, s stand, d double, in order")
 	hash := fs.String("hash", "", "optional: the server seed hash shown before play, to check")
-	if err := fs.Parse(args[1:]); err != nil {
-		return usageError(err.Error())
-	}
-	name, err := games.ParseName(*game)
-	if err != nil {
-		return usageError(err.Error())
-	}
-	if *server == "" || *client == "" {
-		return usageError("fair verify: --server-seed and --client-seed are required")
-	}
-	if p.Picks, err = ints(*picks); err != nil {
-		return usageError("--picks: " + err.Error())
-	}
-	if p.Reveals, err = ints(*reveals); err != nil {
-		return usageError("--reveals: " + err.Error())
-	}
-	out, err := games.Replay(name, fair.NewStream(*server, *client, *nonce), p)
-	if err != nil {
-		return err
-	}
-	sum := fair.HashServerSeed(*server)
-	fmt.Printf("server seed sha256: %s\n", sum)
-	if *hash != "" {
-		if !strings.EqualFold(*hash, sum) {
-			return fmt.Errorf("fair verify: the server seed does not match hash %s", *hash)
+	return func(_ context.Context, stdout io.Writer) error {
+		name, err := games.ParseName(*game)
+		if err != nil {
+			return usageError(err.Error())
 		}
-		fmt.Println("hash matches")
+		if *server == "" || *client == "" {
+			return usageError("fairplay fair verify: --server-seed and --client-seed are required")
+		}
+		if p.Picks, err = ints(*picks); err != nil {
+			return usageError("fairplay fair verify: --picks: " + err.Error())
+		}
+		if p.Reveals, err = ints(*reveals); err != nil {
+			return usageError("fairplay fair verify: --reveals: " + err.Error())
+		}
+		out, err := games.Replay(name, fair.NewStream(*server, *client, *nonce), p)
+		if err != nil {
+			return err
+		}
+		sum := fair.HashServerSeed(*server)
+		say(stdout, "server seed sha256: %s\n", sum)
+		if *hash != "" {
+			if !strings.EqualFold(*hash, sum) {
+				return fmt.Errorf("fair verify: the server seed does not match hash %s", *hash)
+			}
+			say(stdout, "%s\n", "hash matches")
+		}
+		say(stdout, "%s\n", out.String())
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(out)
 	}
-	fmt.Println(out.String())
-	enc := json.NewEncoder(os.Stdout)
-	enc.SetIndent("", "  ")
-	return enc.Encode(out)
 }
 
 func ints(s string) ([]int, error) {

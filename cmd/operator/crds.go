@@ -37,11 +37,12 @@ func applyCRDs(ctx context.Context, args []string, cfg func() (*rest.Config, err
 	fs := flag.NewFlagSet("apply-crds", flag.ContinueOnError)
 	path := fs.String("f", "", "a CRD manifest, or a directory of *.yaml CRD manifests, to server-side apply")
 	timeout := fs.Duration("timeout", 2*time.Minute, "how long to wait for each CRD to be Established")
-	if err := fs.Parse(args); err != nil {
+	const usage = "usage: operator apply-crds -f FILE|DIR [--timeout 2m]"
+	if err := parseFlags(fs, args, usage, stdout); err != nil {
 		return err
 	}
 	if *path == "" || fs.NArg() != 0 {
-		return errors.New("usage: operator apply-crds -f FILE|DIR [--timeout 2m]")
+		return errors.New(usage)
 	}
 	crds, err := readCRDs(*path)
 	if err != nil {
@@ -146,17 +147,50 @@ func waitEstablished(ctx context.Context, c client.Client, name string, timeout 
 }
 
 // runSubcommand runs a subcommand named by the first argument; ok is false
-// when there is none (the manager runs).
-func runSubcommand(args []string) (ok bool, err error) {
+// when there is none (the manager runs). A subcommand's --help prints its
+// usage to stdout and succeeds.
+func runSubcommand(args []string, stdout io.Writer) (ok bool, err error) {
 	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
 		return false, nil
 	}
 	switch args[0] {
 	case "apply-crds":
-		return true, applyCRDs(ctrl.SetupSignalHandler(), args[1:], ctrl.GetConfig, os.Stdout)
+		err = applyCRDs(ctrl.SetupSignalHandler(), args[1:], ctrl.GetConfig, stdout)
 	case "status":
-		return true, status(context.Background(), args[1:], os.Stdout)
+		err = status(context.Background(), args[1:], stdout)
+	case "help":
+		_, err = fmt.Fprintln(stdout, commandsUsage)
 	default:
 		return true, fmt.Errorf("unknown command %q (commands: apply-crds, status; no command runs the manager)", args[0])
 	}
+	if errors.Is(err, errHelpShown) {
+		return true, nil
+	}
+	return true, err
+}
+
+// commandsUsage is the part of the usage about the subcommands.
+const commandsUsage = `usage: operator [flags]                       run the manager (flags below)
+       operator apply-crds -f FILE|DIR [--timeout 2m]  server-side apply CRDs and wait until they are served
+       operator status [-n NAMESPACE] [NAME]          show a Casino's version, conditions, keys and audits
+       operator <command> --help                     a command's flags`
+
+// errHelpShown is returned by parseFlags after it printed the usage for -h.
+var errHelpShown = errors.New("help shown")
+
+// parseFlags parses a subcommand's flags; for -h/--help it prints usage and
+// the flags to stdout and returns errHelpShown.
+func parseFlags(fs *flag.FlagSet, args []string, usage string, stdout io.Writer) error {
+	fs.SetOutput(io.Discard)
+	err := fs.Parse(args)
+	if errors.Is(err, flag.ErrHelp) {
+		fs.SetOutput(stdout)
+		_, _ = fmt.Fprintf(stdout, "%s\n\nflags:\n", usage)
+		fs.PrintDefaults()
+		return errHelpShown
+	}
+	if err != nil {
+		return fmt.Errorf("%w\n%s", err, usage)
+	}
+	return nil
 }

@@ -36,7 +36,7 @@ func main() {
 			args = []string{"status"}
 		}
 	}
-	if ok, err := runSubcommand(args); ok {
+	if ok, err := runSubcommand(args, os.Stdout); ok {
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "operator:", err)
 			os.Exit(1)
@@ -75,7 +75,11 @@ func run() error {
 			"Default: $WATCH_NAMESPACE.")
 	opts := zap.Options{Development: false}
 	opts.BindFlags(flag.CommandLine)
-	flag.Parse()
+	flag.Usage = func() {
+		_, _ = fmt.Fprintf(flag.CommandLine.Output(), "%s\n\nflags:\n", commandsUsage)
+		flag.PrintDefaults()
+	}
+	flag.Parse() // -h prints the usage and exits 0
 
 	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&opts)))
 	log := ctrl.Log.WithName("setup")

@@ -26,11 +26,12 @@ func status(ctx context.Context, args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("status", flag.ContinueOnError)
 	namespace := fs.String("n", "", "namespace (default: the kubeconfig context's)")
 	kubeconfig := fs.String("kubeconfig", "", "kubeconfig file (default: $KUBECONFIG or ~/.kube/config)")
-	if err := fs.Parse(args); err != nil {
+	const usage = "usage: operator status [-n NAMESPACE] [NAME]"
+	if err := parseFlags(fs, args, usage, stdout); err != nil {
 		return err
 	}
 	if fs.NArg() > 1 {
-		return errors.New("usage: operator status [-n NAMESPACE] [NAME]")
+		return errors.New(usage)
 	}
 	rules := clientcmd.NewDefaultClientConfigLoadingRules()
 	if *kubeconfig != "" {

@@ -155,6 +155,7 @@ func toProtoSession(s accounts.Session, current bool) *fairplayv1.Session {
 		Id:         s.ID.String(),
 		LastUsedAt: s.LastUsedAt.UTC().Format(time.RFC3339),
 		IpAddress:  s.IPAddress,
+		IpScope:    string(accounts.ScopeOf(s.IPAddress)),
 		CreatedAt:  s.CreatedAt.UTC().Format(time.RFC3339),
 		Current:    current,
 		DeviceInfo: &fairplayv1.DeviceInfo{UserAgent: s.UserAgent, Platform: d.Platform, Browser: d.Browser, Mobile: mobile},

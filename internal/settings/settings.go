@@ -144,53 +144,128 @@ func ParseRate(s string) (Rate, error) {
 	return Rate{N: count, Period: period}, nil
 }
 
+// Variable is one environment variable of the configuration.
+type Variable struct {
+	// Name is the variable's name.
+	Name string
+	// Default is the value an unset or empty variable takes; "" means off
+	// (or, for DATABASE_URL and REDIS_URL, required by the commands that
+	// connect).
+	Default string
+	// Usage says in a few words what it sets (README.md says more).
+	Usage string
+}
+
+// Variables lists every variable Load reads, with its default: Load takes
+// its defaults from here and a test checks that it reads exactly these, so
+// `fairplay --help` (which prints them) cannot drift from the code.
+var Variables = []Variable{
+	{"DATABASE_URL", "", "Postgres connection string (required)"},
+	{"REDIS_URL", "", "Redis URL, e.g. redis://127.0.0.1:6379/0 (required by serve)"},
+	{"FAIRPLAY_HTTP_ADDR", ":8080", "public listen address: web app, /api, Connect, /healthz, /readyz"},
+	{"FAIRPLAY_METRICS_ADDR", ":9090", "internal listener serving only GET /metrics"},
+	{"FAIRPLAY_DEBUG_ADDR", "", "serve Go's profiler (/debug/pprof/) here; keep it on loopback"},
+	{"FAIRPLAY_SIGNING_KEYS_DIR", "", "directory of Ed25519 signing keys; unset: one in-memory key"},
+	{"FAIRPLAY_SIGNING_KEY_ACTIVATION_DELAY", "3m", "a new key signs this long after its creation (at most 10m)"},
+	{"TURNSTILE_SECRET_KEY", "", "Cloudflare Turnstile secret; unset: development bot check"},
+	{"TURNSTILE_SITE_KEY", "", "Turnstile site key given to the web app"},
+	{"TURNSTILE_VERIFY_URL", "https://challenges.cloudflare.com/turnstile/v0/siteverify", "Turnstile siteverify endpoint"},
+	{"FAIRPLAY_ADMIN_PASSWORD", "", "the development admin's password (admin create); unset: generated"},
+	{"FAIRPLAY_STARTING_BALANCE", "1000", "play money granted to each new account"},
+	{"FAIRPLAY_MIN_BET", "0.1", "the smallest stake (whole cents)"},
+	{"FAIRPLAY_MAX_BET", "10000", "the largest stake"},
+	{"FAIRPLAY_MAX_PAYOUT", "1000000", "the most one bet pays"},
+	{"FAIRPLAY_TOPUP_AMOUNT", "100", "daily top-up for a player below the minimum bet; 0 turns top-ups off"},
+	{"FAIRPLAY_TOPUP_INTERVAL", "24h", "the least time between two top-ups of a player"},
+	{"FAIRPLAY_LIVE_MAX_WATCHERS", "500", "live bets streams one replica serves at once"},
+	{"FAIRPLAY_ACCESS_TOKEN_TTL", "15m", "access-token lifetime (at most 15m)"},
+	{"FAIRPLAY_SESSION_IDLE_TIMEOUT", "720h", "sessions unused this long expire"},
+	{"FAIRPLAY_SESSION_MAX_LIFETIME", "720h", "sessions end this long after their sign-in"},
+	{"FAIRPLAY_RATE_LOGIN_IP", "30/1m", "sign-in attempts per client IP (N/period, 0 = off)"},
+	{"FAIRPLAY_RATE_LOGIN_ACCOUNT_IP", "10/15m", "sign-in attempts per account and client IP"},
+	{"FAIRPLAY_RATE_LOGIN_ACCOUNT_FAILURES", "100/1h", "failed sign-ins per account, from anywhere"},
+	{"FAIRPLAY_RATE_PASSWORD_USER", "5/15m", "password changes per account"},
+	{"FAIRPLAY_RATE_PASSWORD_IP", "20/15m", "password changes per client IP"},
+	{"FAIRPLAY_RATE_REGISTER_IP", "10/1h", "registrations per client IP"},
+	{"FAIRPLAY_RATE_BETS_USER", "50/1s", "bets per player"},
+	{"FAIRPLAY_TRUSTED_PROXIES", "", "comma-separated CIDRs whose X-Forwarded-For is believed"},
+	{"FAIRPLAY_SECURE_COOKIES", "false", "served over HTTPS: Secure cookies and HSTS"},
+	{"FAIRPLAY_REDIS_PREFIX", "fairplay:", "prefix of every Redis key"},
+	{"FAIRPLAY_LOG_LEVEL", "info", "debug, info, warn or error"},
+	{"FAIRPLAY_LOG_FORMAT", "json", "json, or text for humans"},
+	{"FAIRPLAY_DRAIN_DELAY", "10s", "after SIGTERM, keep serving (not ready) this long; 0 = stop at once"},
+	{"FAIRPLAY_SHUTDOWN_TIMEOUT", "20s", "after the drain, how long requests in flight get to finish"},
+	{"FAIRPLAY_READINESS_INTERVAL", "2s", "how often the server pings Postgres for /readyz"},
+	{"FAIRPLAY_READINESS_FAILURES", "3", "failed pings in a row before /readyz turns 503 (1-100)"},
+	{"FAIRPLAY_READINESS_SUCCESSES", "2", "answered pings in a row before /readyz turns 200 again (1-100)"},
+}
+
+// defaultOf is the default of a variable of Variables.
+func defaultOf(name string) string {
+	v, _ := Var(name)
+	return v.Default
+}
+
+// Var returns the entry of Variables named name.
+func Var(name string) (Variable, bool) {
+	for _, v := range Variables {
+		if v.Name == name {
+			return v, true
+		}
+	}
+	return Variable{}, false
+}
+
 // FromEnv reads the configuration from the process environment.
 func FromEnv() (Config, error) { return Load(os.LookupEnv) }
 
 // Load reads the configuration through lookup (os.LookupEnv in production).
 func Load(lookup func(string) (string, bool)) (Config, error) {
-	get := func(name, def string) string {
+	// get reads a variable of Variables, or its default when unset or
+	// empty. A name missing from Variables is a programming error: every
+	// test that loads a configuration panics on it.
+	get := func(name string) string {
 		if v, ok := lookup(name); ok && v != "" {
 			return v
 		}
-		return def
+		v, ok := Var(name)
+		if !ok {
+			panic("settings: " + name + " is not in settings.Variables")
+		}
+		return v.Default
 	}
 	var errs []error
-	dur := func(name, def string) time.Duration {
-		d, err := time.ParseDuration(get(name, def))
+	dur := func(name string) time.Duration {
+		d, err := time.ParseDuration(get(name))
 		if err != nil || d <= 0 {
 			errs = append(errs, fmt.Errorf("%s: want a positive duration such as 15m", name))
 		}
 		return d
 	}
-	rate := func(name, def string) Rate {
-		r, err := ParseRate(get(name, def))
+	rate := func(name string) Rate {
+		r, err := ParseRate(get(name))
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", name, err))
 		}
 		return r
 	}
 	// nonNegative is dur that also takes 0 (off).
-	nonNegative := func(name, def string) time.Duration {
-		d, err := time.ParseDuration(get(name, def))
+	nonNegative := func(name string) time.Duration {
+		d, err := time.ParseDuration(get(name))
 		if err != nil || d < 0 {
 			errs = append(errs, fmt.Errorf("%s: want a duration such as 10s, or 0", name))
 		}
 		return d
 	}
-	count := func(name, def string, maxN int) int {
-		n, err := strconv.Atoi(get(name, def))
+	count := func(name string, maxN int) int {
+		n, err := strconv.Atoi(get(name))
 		if err != nil || n < 1 || n > maxN {
 			errs = append(errs, fmt.Errorf("%s: want a whole number from 1 to %d", name, maxN))
 		}
 		return n
 	}
-	boolean := func(name string, def bool) bool {
-		v, ok := lookup(name)
-		if !ok || v == "" {
-			return def
-		}
-		b, err := strconv.ParseBool(v)
+	boolean := func(name string) bool {
+		b, err := strconv.ParseBool(get(name))
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s: want true or false", name))
 		}
@@ -198,72 +273,72 @@ func Load(lookup func(string) (string, bool)) (Config, error) {
 	}
 
 	c := Config{
-		HTTPAddr:                  get("FAIRPLAY_HTTP_ADDR", ":8080"),
-		DebugAddr:                 get("FAIRPLAY_DEBUG_ADDR", ""),
-		DatabaseURL:               get("DATABASE_URL", ""),
-		RedisURL:                  get("REDIS_URL", ""),
-		RedisPrefix:               get("FAIRPLAY_REDIS_PREFIX", "fairplay:"),
-		SigningKeysDir:            get("FAIRPLAY_SIGNING_KEYS_DIR", ""),
-		SigningKeyActivationDelay: dur("FAIRPLAY_SIGNING_KEY_ACTIVATION_DELAY", "3m"),
-		TurnstileSecretKey:        get("TURNSTILE_SECRET_KEY", ""),
-		TurnstileSiteKey:          get("TURNSTILE_SITE_KEY", ""),
-		TurnstileVerifyURL:        get("TURNSTILE_VERIFY_URL", "https://challenges.cloudflare.com/turnstile/v0/siteverify"),
-		AdminPassword:             get("FAIRPLAY_ADMIN_PASSWORD", ""),
-		AccessTokenTTL:            dur("FAIRPLAY_ACCESS_TOKEN_TTL", "15m"),
-		SessionIdleTimeout:        dur("FAIRPLAY_SESSION_IDLE_TIMEOUT", "720h"),
-		SessionMaxLifetime:        dur("FAIRPLAY_SESSION_MAX_LIFETIME", "720h"),
-		LoginPerIP:                rate("FAIRPLAY_RATE_LOGIN_IP", "30/1m"),
-		LoginPerAccountIP:         rate("FAIRPLAY_RATE_LOGIN_ACCOUNT_IP", "10/15m"),
-		LoginFailuresPerAccount:   rate("FAIRPLAY_RATE_LOGIN_ACCOUNT_FAILURES", "100/1h"),
-		PasswordChangePerUser:     rate("FAIRPLAY_RATE_PASSWORD_USER", "5/15m"),
-		PasswordChangePerIP:       rate("FAIRPLAY_RATE_PASSWORD_IP", "20/15m"),
-		RegisterPerIP:             rate("FAIRPLAY_RATE_REGISTER_IP", "10/1h"),
-		BetsPerUser:               rate("FAIRPLAY_RATE_BETS_USER", "50/1s"),
-		SecureCookies:             boolean("FAIRPLAY_SECURE_COOKIES", false),
-		LogLevel:                  get("FAIRPLAY_LOG_LEVEL", "info"),
-		LogFormat:                 get("FAIRPLAY_LOG_FORMAT", "json"),
-		ShutdownTimeout:           dur("FAIRPLAY_SHUTDOWN_TIMEOUT", "20s"),
-		DrainDelay:                nonNegative("FAIRPLAY_DRAIN_DELAY", "10s"),
-		ReadinessInterval:         dur("FAIRPLAY_READINESS_INTERVAL", "2s"),
-		ReadinessFailures:         count("FAIRPLAY_READINESS_FAILURES", "3", 100),
-		ReadinessSuccesses:        count("FAIRPLAY_READINESS_SUCCESSES", "2", 100),
-		TopUpInterval:             dur("FAIRPLAY_TOPUP_INTERVAL", "24h"),
-		LiveMaxWatchers:           count("FAIRPLAY_LIVE_MAX_WATCHERS", "500", 100_000),
+		HTTPAddr:                  get("FAIRPLAY_HTTP_ADDR"),
+		DebugAddr:                 get("FAIRPLAY_DEBUG_ADDR"),
+		DatabaseURL:               get("DATABASE_URL"),
+		RedisURL:                  get("REDIS_URL"),
+		RedisPrefix:               get("FAIRPLAY_REDIS_PREFIX"),
+		SigningKeysDir:            get("FAIRPLAY_SIGNING_KEYS_DIR"),
+		SigningKeyActivationDelay: dur("FAIRPLAY_SIGNING_KEY_ACTIVATION_DELAY"),
+		TurnstileSecretKey:        get("TURNSTILE_SECRET_KEY"),
+		TurnstileSiteKey:          get("TURNSTILE_SITE_KEY"),
+		TurnstileVerifyURL:        get("TURNSTILE_VERIFY_URL"),
+		AdminPassword:             get("FAIRPLAY_ADMIN_PASSWORD"),
+		AccessTokenTTL:            dur("FAIRPLAY_ACCESS_TOKEN_TTL"),
+		SessionIdleTimeout:        dur("FAIRPLAY_SESSION_IDLE_TIMEOUT"),
+		SessionMaxLifetime:        dur("FAIRPLAY_SESSION_MAX_LIFETIME"),
+		LoginPerIP:                rate("FAIRPLAY_RATE_LOGIN_IP"),
+		LoginPerAccountIP:         rate("FAIRPLAY_RATE_LOGIN_ACCOUNT_IP"),
+		LoginFailuresPerAccount:   rate("FAIRPLAY_RATE_LOGIN_ACCOUNT_FAILURES"),
+		PasswordChangePerUser:     rate("FAIRPLAY_RATE_PASSWORD_USER"),
+		PasswordChangePerIP:       rate("FAIRPLAY_RATE_PASSWORD_IP"),
+		RegisterPerIP:             rate("FAIRPLAY_RATE_REGISTER_IP"),
+		BetsPerUser:               rate("FAIRPLAY_RATE_BETS_USER"),
+		SecureCookies:             boolean("FAIRPLAY_SECURE_COOKIES"),
+		LogLevel:                  get("FAIRPLAY_LOG_LEVEL"),
+		LogFormat:                 get("FAIRPLAY_LOG_FORMAT"),
+		ShutdownTimeout:           dur("FAIRPLAY_SHUTDOWN_TIMEOUT"),
+		DrainDelay:                nonNegative("FAIRPLAY_DRAIN_DELAY"),
+		ReadinessInterval:         dur("FAIRPLAY_READINESS_INTERVAL"),
+		ReadinessFailures:         count("FAIRPLAY_READINESS_FAILURES", 100),
+		ReadinessSuccesses:        count("FAIRPLAY_READINESS_SUCCESSES", 100),
+		TopUpInterval:             dur("FAIRPLAY_TOPUP_INTERVAL"),
+		LiveMaxWatchers:           count("FAIRPLAY_LIVE_MAX_WATCHERS", 100_000),
 	}
 	// The per-username limit counted every attempt, so anyone could lock an
 	// owner out; refuse to start rather than silently drop a setting an
 	// operator believes is in force.
-	if v := get("FAIRPLAY_RATE_LOGIN_USERNAME", ""); v != "" {
+	if v, _ := lookup("FAIRPLAY_RATE_LOGIN_USERNAME"); v != "" {
 		errs = append(errs, errors.New("FAIRPLAY_RATE_LOGIN_USERNAME is no longer read: use FAIRPLAY_RATE_LOGIN_ACCOUNT_IP "+
 			"(sign-in attempts per account and client IP) and FAIRPLAY_RATE_LOGIN_ACCOUNT_FAILURES (failed sign-ins per account)"))
 	}
-	if v := get("FAIRPLAY_TRUSTED_PROXIES", ""); v != "" {
+	if v := get("FAIRPLAY_TRUSTED_PROXIES"); v != "" {
 		for _, p := range strings.Split(v, ",") {
 			if p = strings.TrimSpace(p); p != "" {
 				c.TrustedProxies = append(c.TrustedProxies, p)
 			}
 		}
 	}
-	bal, err := money.Parse(get("FAIRPLAY_STARTING_BALANCE", "1000"))
+	bal, err := money.Parse(get("FAIRPLAY_STARTING_BALANCE"))
 	if err != nil || bal < 0 {
 		errs = append(errs, errors.New("FAIRPLAY_STARTING_BALANCE: want a non-negative amount such as 1000"))
 	}
 	c.StartingBalance = bal
-	amount := func(name, def string) money.Amount {
-		a, err := money.Parse(get(name, def))
+	amount := func(name string) money.Amount {
+		a, err := money.Parse(get(name))
 		if err != nil || a <= 0 {
-			errs = append(errs, fmt.Errorf("%s: want a positive amount such as %s", name, def))
+			errs = append(errs, fmt.Errorf("%s: want a positive amount such as %s", name, defaultOf(name)))
 		}
 		return a
 	}
-	c.MinBet = amount("FAIRPLAY_MIN_BET", "0.1")
-	topUp, err := money.Parse(get("FAIRPLAY_TOPUP_AMOUNT", "100"))
+	c.MinBet = amount("FAIRPLAY_MIN_BET")
+	topUp, err := money.Parse(get("FAIRPLAY_TOPUP_AMOUNT"))
 	if err != nil || topUp < 0 || topUp%money.FromCents(1) != 0 || topUp > money.Dollars(1_000_000) {
 		errs = append(errs, errors.New("FAIRPLAY_TOPUP_AMOUNT: want an amount in whole cents from 0 (off) to 1000000, such as 100"))
 	}
 	c.TopUpAmount = topUp
-	c.MaxBet = amount("FAIRPLAY_MAX_BET", "10000")
-	c.MaxPayout = amount("FAIRPLAY_MAX_PAYOUT", "1000000")
+	c.MaxBet = amount("FAIRPLAY_MAX_BET")
+	c.MaxPayout = amount("FAIRPLAY_MAX_PAYOUT")
 	if c.AccessTokenTTL > 15*time.Minute {
 		errs = append(errs, errors.New("FAIRPLAY_ACCESS_TOKEN_TTL: at most 15m"))
 	}
@@ -273,7 +348,7 @@ func Load(lookup func(string) (string, bool)) (Config, error) {
 		errs = append(errs, errors.New("FAIRPLAY_SIGNING_KEY_ACTIVATION_DELAY: at most 10m "+
 			"(the previous key is retired 30m after its successor: the delay, the token TTL and Secret propagation must fit in that)"))
 	}
-	c.MetricsAddr = get("FAIRPLAY_METRICS_ADDR", ":9090")
+	c.MetricsAddr = get("FAIRPLAY_METRICS_ADDR")
 	if c.MetricsAddr == c.HTTPAddr && !strings.HasSuffix(c.HTTPAddr, ":0") {
 		errs = append(errs, errors.New("FAIRPLAY_METRICS_ADDR: must differ from FAIRPLAY_HTTP_ADDR (metrics are never served on the public port)"))
 	}

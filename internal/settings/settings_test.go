@@ -1,6 +1,7 @@
 package settings_test
 
 import (
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -115,6 +116,47 @@ func TestDrainAndReadinessSettings(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), k) {
 				t.Errorf("%s: %v, want an error naming %s", name, err, k)
 			}
+		}
+	}
+}
+
+// TestVariablesAreWhatLoadReads: Load reads exactly the variables of
+// settings.Variables (plus the retired one it refuses), each once, so the
+// list `fairplay --help` prints cannot miss one or name one nobody reads;
+// every default loads, and README.md's configuration table has every name.
+func TestVariablesAreWhatLoadReads(t *testing.T) {
+	t.Parallel()
+	read := map[string]int{}
+	if _, err := settings.Load(func(k string) (string, bool) { read[k]++; return "", false }); err != nil {
+		t.Fatalf("the defaults do not load: %v", err)
+	}
+	delete(read, "FAIRPLAY_RATE_LOGIN_USERNAME") // retired: set, it stops the server
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	listed := map[string]bool{}
+	for _, v := range settings.Variables {
+		if listed[v.Name] {
+			t.Errorf("%s is listed twice", v.Name)
+		}
+		listed[v.Name] = true
+		if read[v.Name] == 0 {
+			t.Errorf("%s is in settings.Variables but Load never reads it", v.Name)
+		}
+		if v.Usage == "" {
+			t.Errorf("%s has no usage text", v.Name)
+		}
+		if !strings.Contains(string(readme), "| `"+v.Name+"`") && !strings.Contains(string(readme), "/ `"+v.Name+"`") {
+			t.Errorf("README.md's configuration table lacks %s", v.Name)
+		}
+	}
+	for name, n := range read {
+		if !listed[name] {
+			t.Errorf("Load reads %s, which settings.Variables lacks", name)
+		}
+		if n != 1 {
+			t.Errorf("Load reads %s %d times", name, n)
 		}
 	}
 }

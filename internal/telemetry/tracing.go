@@ -5,9 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 
-	"go.opentelemetry.io/contrib/exporters/autoexport"
 	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
@@ -15,24 +16,63 @@ import (
 )
 
 // TracingEnabled reports whether the standard OTEL_* variables ask for traces
-// to be exported: an OTLP endpoint is set, or OTEL_TRACES_EXPORTER names an
-// exporter other than "none".
+// to be exported: an OTLP endpoint is set, or OTEL_TRACES_EXPORTER is "otlp".
+// It is false when the variables are contradictory; SetupTracing then
+// reports why.
 func TracingEnabled() bool {
-	if v := os.Getenv("OTEL_SDK_DISABLED"); v == "true" {
-		return false
+	on, err := tracesExport(os.LookupEnv)
+	return on && err == nil
+}
+
+// tracesExport reads the standard variables the server honours:
+// OTEL_SDK_DISABLED=true turns tracing off; OTEL_TRACES_EXPORTER may be
+// "none" or "otlp" (the only exporter built in; the SDK's other names,
+// "console" and "zipkin", are refused rather than silently ignored);
+// without it, an OTEL_EXPORTER_OTLP_[TRACES_]ENDPOINT turns export on. The
+// exporter speaks OTLP over HTTP (port 4318), so a protocol other than
+// http/protobuf is refused too. otlptracehttp itself reads the rest
+// (endpoint, headers, timeout, compression, certificates).
+func tracesExport(lookup func(string) (string, bool)) (bool, error) {
+	get := func(name string) string {
+		v, _ := lookup(name)
+		return strings.TrimSpace(v)
 	}
-	if v := os.Getenv("OTEL_TRACES_EXPORTER"); v != "" {
-		return v != "none"
+	if strings.EqualFold(get("OTEL_SDK_DISABLED"), "true") {
+		return false, nil
 	}
-	return os.Getenv("OTEL_EXPORTER_OTLP_ENDPOINT") != "" || os.Getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") != ""
+	on := get("OTEL_EXPORTER_OTLP_ENDPOINT") != "" || get("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") != ""
+	switch v := get("OTEL_TRACES_EXPORTER"); v {
+	case "":
+	case "none":
+		return false, nil
+	case "otlp":
+		on = true
+	default:
+		return false, fmt.Errorf("OTEL_TRACES_EXPORTER=%s: want otlp or none (the server exports traces over OTLP/HTTP only)", v)
+	}
+	if !on {
+		return false, nil
+	}
+	for _, name := range []string{"OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "OTEL_EXPORTER_OTLP_PROTOCOL"} {
+		if v := get(name); v != "" {
+			if v != "http/protobuf" {
+				return false, fmt.Errorf("%s=%s: want http/protobuf (the server exports traces over OTLP/HTTP only)", name, v)
+			}
+			break // the traces-specific setting wins
+		}
+	}
+	return true, nil
 }
 
 // SetupTracing installs the global tracer provider and W3C propagators. When
 // TracingEnabled is false spans are still created (so trace ids reach logs
 // from incoming traceparent headers) but not recorded, and nothing is
-// exported. The returned
-// function flushes and stops the exporter.
+// exported. The returned function flushes and stops the exporter.
 func SetupTracing(ctx context.Context, version string) (func(context.Context) error, error) {
+	on, err := tracesExport(os.LookupEnv)
+	if err != nil {
+		return nil, fmt.Errorf("otel: %w", err)
+	}
 	otel.SetTextMapPropagator(propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{}))
 	res, err := resource.Merge(resource.Default(), resource.NewSchemaless(
 		semconv.ServiceName("fairplay"), semconv.ServiceVersion(version)))
@@ -40,8 +80,10 @@ func SetupTracing(ctx context.Context, version string) (func(context.Context) er
 		return nil, fmt.Errorf("otel resource: %w", err)
 	}
 	opts := []sdktrace.TracerProviderOption{sdktrace.WithResource(res)}
-	if TracingEnabled() {
-		exp, err := autoexport.NewSpanExporter(ctx)
+	if on {
+		// Only the trace exporter over HTTP: contrib's autoexport linked the
+		// gRPC, stdout and Prometheus exporters of every signal as well.
+		exp, err := otlptracehttp.New(ctx)
 		if err != nil {
 			return nil, fmt.Errorf("otel exporter: %w", err)
 		}

@@ -230,8 +230,8 @@ func TestSessionsAndRevocation(t *testing.T) {
 				t.Fatalf("session lacks %s: %v", k, m)
 			}
 		}
-		if m["ipAddress"] != "127.0.0.1" {
-			t.Fatalf("ip %v", m["ipAddress"])
+		if m["ipAddress"] != "127.0.0.1" || m["ipScope"] != "loopback" {
+			t.Fatalf("ip %v, scope %v", m["ipAddress"], m["ipScope"])
 		}
 		switch d["mobile"] {
 		case "Mobile":

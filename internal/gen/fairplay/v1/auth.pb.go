@@ -791,7 +791,12 @@ type Session struct {
 	// created_at is the RFC 3339 time the session was opened.
 	CreatedAt string `protobuf:"bytes,5,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
 	// current is true for the session of the access token making the call.
-	Current       bool `protobuf:"varint,6,opt,name=current,proto3" json:"current,omitempty"`
+	Current bool `protobuf:"varint,6,opt,name=current,proto3" json:"current,omitempty"`
+	// ip_scope is where ip_address is, for its label: "loopback" (this device:
+	// 127.0.0.0/8, ::1), "private" (the internal network: RFC 1918, fc00::/7 and
+	// link-local addresses), "public", or "" when ip_address is empty or not an
+	// address. IPv4-mapped IPv6 addresses count as their IPv4 address.
+	IpScope       string `protobuf:"bytes,7,opt,name=ip_scope,json=ipScope,proto3" json:"ip_scope,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -866,6 +871,13 @@ func (x *Session) GetCurrent() bool {
 		return x.Current
 	}
 	return false
+}
+
+func (x *Session) GetIpScope() string {
+	if x != nil {
+		return x.IpScope
+	}
+	return ""
 }
 
 // ListSessionsResponse lists the user's active sessions, most recently used first.
@@ -1359,7 +1371,7 @@ const file_fairplay_v1_auth_proto_rawDesc = "" +
 	"user_agent\x18\x01 \x01(\tR\tuserAgent\x12\x1a\n" +
 	"\bplatform\x18\x02 \x01(\tR\bplatform\x12\x18\n" +
 	"\abrowser\x18\x03 \x01(\tR\abrowser\x12\x16\n" +
-	"\x06mobile\x18\x04 \x01(\tR\x06mobile\"\xce\x01\n" +
+	"\x06mobile\x18\x04 \x01(\tR\x06mobile\"\xe9\x01\n" +
 	"\aSession\x12\x0f\n" +
 	"\x02id\x18\x01 \x01(\tR\x03_id\x12 \n" +
 	"\flast_used_at\x18\x02 \x01(\tR\n" +
@@ -1370,7 +1382,8 @@ const file_fairplay_v1_auth_proto_rawDesc = "" +
 	"deviceInfo\x12\x1d\n" +
 	"\n" +
 	"created_at\x18\x05 \x01(\tR\tcreatedAt\x12\x18\n" +
-	"\acurrent\x18\x06 \x01(\bR\acurrent\"H\n" +
+	"\acurrent\x18\x06 \x01(\bR\acurrent\x12\x19\n" +
+	"\bip_scope\x18\a \x01(\tR\aipScope\"H\n" +
 	"\x14ListSessionsResponse\x120\n" +
 	"\bsessions\x18\x01 \x03(\v2\x14.fairplay.v1.SessionR\bsessions\"p\n" +
 	"\x14RevokeSessionRequest\x12\x1d\n" +

@@ -1,6 +1,6 @@
 import { kenoPayouts, type KenoRisk } from '@/config/keno-payouts';
 import { plinkoMultipliers, type PlinkoRisk } from '@/config/plinko-multipliers';
-import { PUMP_MULTIPLIERS, PUMP_POPS, PUMP_POSITIONS, type PumpDifficulty } from '@/config/pump-multipliers';
+import { PUMP_MULTIPLIERS, PUMP_POPS, PUMP_POSITIONS, type PumpDifficulty } from '@/config/game-tables';
 
 // The provably-fair scheme (Stake's; internal/fair), recomputed in the browser with
 // WebCrypto so a player need not trust the server's own verification:

@@ -1,25 +1,17 @@
-import { useEffect, useRef, useState, type SubmitEvent } from 'react';
+import { useEffect, useReducer, useRef, type SubmitEvent } from 'react';
 import { GameLayout } from '@/components/layouts/game-frame';
 import { BetAmountField } from '@/components/ui/bet-amount-field';
 import { Button } from '@/components/ui/button';
-import { useResumeGame } from '@/lib/active-games';
-import { useUser } from '@/lib/auth';
-import {
-  BET_DEFAULT,
-  betRefusal,
-  formatBetInput,
-  GENERIC_ERROR,
-  parseBetAmount,
-  PLAY_MESSAGES,
-  playError,
-} from '@/lib/bet';
+import { useResumeGame, type ActiveBlackjackGame } from '@/lib/active-games';
+import { useBetInput } from '@/hooks/use-bet-input';
+import { betRefusal, formatBetInput, GENERIC_ERROR, PLAY_MESSAGES } from '@/lib/bet';
 import { useBetReveals, type RevealFigures } from '@/lib/bet-reveals';
 import { formatMoney } from '@/lib/format';
 import { toast } from '@/lib/toast';
 import { useDoubleBlackjack } from '../api/double-blackjack';
 import { useHitBlackjack } from '../api/hit-blackjack';
 import { useStandBlackjack } from '../api/stand-blackjack';
-import { useStartBlackjack } from '../api/start-blackjack';
+import { useStartBlackjack, type StartBlackjackResult } from '../api/start-blackjack';
 import {
   canDoubleDown,
   DEAL_STEP_MS,
@@ -66,6 +58,101 @@ const empty: Table = {
   canDouble: false,
 };
 
+type Action =
+  | { type: 'resumed'; game: ActiveBlackjackGame; balance: number }
+  | { type: 'dealt'; res: StartBlackjackResult; stake: number }
+  | { type: 'playerFirstCardShown' }
+  | { type: 'dealerHandShown' }
+  | { type: 'dealFinished'; res: StartBlackjackResult }
+  | { type: 'playerCards'; cards: Card[] }
+  | { type: 'doubled'; cards: Card[]; stake: number }
+  | { type: 'standing' }
+  | { type: 'standFailed' }
+  | { type: 'dealerTurn'; dealer: Card[] }
+  | { type: 'dealerCardShown'; index: number }
+  | { type: 'over'; dealer: Card[]; result: string; winAmount: number }
+  | { type: 'newGame' };
+
+/** reducer is the table's every move; the timers of the animations only dispatch. */
+function reducer(t: Table, action: Action): Table {
+  switch (action.type) {
+    case 'resumed': {
+      const { game } = action;
+      return {
+        ...empty,
+        phase: 'playing',
+        gameId: game.gameId,
+        stake: game.betAmount,
+        player: game.playerHand,
+        dealer: game.dealerHand,
+        playerShown: game.playerHand.length,
+        dealerSlots: game.dealerHand.length,
+        dealerFaceUp: game.dealerHand.length,
+        balanceAtDeal: action.balance,
+        canDouble: game.canDouble,
+      };
+    }
+    case 'dealt': {
+      // The dealer's first card shows at once; the rest follow (dealerHandShown, dealFinished).
+      const { res } = action;
+      return {
+        ...empty,
+        phase: 'dealing',
+        gameId: res.gameId,
+        stake: action.stake,
+        player: res.playerHand,
+        dealer: res.dealerHand,
+        dealerSlots: 1,
+        dealerFaceUp: 1,
+        balanceAtDeal: res.newBalance - (res.gameOver ? res.winAmount : 0),
+        canDouble: res.canDouble,
+      };
+    }
+    case 'playerFirstCardShown':
+      return { ...t, playerShown: 1 };
+    case 'dealerHandShown':
+      return { ...t, dealerSlots: t.dealer.length, dealerFaceUp: t.dealer.length };
+    case 'dealFinished':
+      return {
+        ...t,
+        playerShown: t.player.length,
+        phase: action.res.gameOver ? 'gameOver' : 'playing',
+        result: action.res.result,
+        winAmount: action.res.winAmount,
+      };
+    case 'playerCards':
+      return { ...t, player: action.cards, playerShown: action.cards.length, canDouble: false };
+    case 'doubled':
+      return { ...t, stake: action.stake, player: action.cards, playerShown: action.cards.length, canDouble: false };
+    case 'standing':
+      return { ...t, phase: 'dealerTurn' };
+    case 'standFailed':
+      // A failed stand returns to playing (SPEC.md §4).
+      return { ...t, phase: 'playing' };
+    case 'dealerTurn':
+      return {
+        ...t,
+        phase: 'dealerTurn',
+        dealer: action.dealer,
+        dealerSlots: Math.max(2, t.dealerSlots),
+        dealerFaceUp: 1,
+      };
+    case 'dealerCardShown':
+      return { ...t, dealerFaceUp: action.index + 1, dealerSlots: Math.max(t.dealerSlots, action.index + 1) };
+    case 'over':
+      return {
+        ...t,
+        phase: 'gameOver',
+        dealerSlots: action.dealer.length,
+        dealerFaceUp: action.dealer.length,
+        result: action.result,
+        winAmount: action.winAmount,
+      };
+    case 'newGame':
+      return empty;
+  }
+}
+
 const HIDDEN: Card = { hidden: true };
 
 function isTyping(target: EventTarget | null): boolean {
@@ -77,9 +164,8 @@ function isTyping(target: EventTarget | null): boolean {
 
 /** BlackjackGame: deal, then hit, stand or double against the dealer (SPEC.md §2, §4 Blackjack). */
 export function BlackjackGame() {
-  const user = useUser().data;
-  const [betText, setBetText] = useState(formatBetInput(BET_DEFAULT));
-  const [table, setTable] = useState<Table>(empty);
+  const { user, betText, setBetText, takeBet } = useBetInput();
+  const [table, dispatch] = useReducer(reducer, empty);
   const timers = useRef<number[]>([]);
   const start = useStartBlackjack();
   const hit = useHitBlackjack();
@@ -108,19 +194,7 @@ export function BlackjackGame() {
 
   useResumeGame('blackjack', Boolean(user), (game) => {
     setBetText(formatBetInput(game.betAmount));
-    setTable({
-      ...empty,
-      phase: 'playing',
-      gameId: game.gameId,
-      stake: game.betAmount,
-      player: game.playerHand,
-      dealer: game.dealerHand,
-      playerShown: game.playerHand.length,
-      dealerSlots: game.dealerHand.length,
-      dealerFaceUp: game.dealerHand.length,
-      balanceAtDeal: user?.balance ?? 0,
-      canDouble: game.canDouble,
-    });
+    dispatch({ type: 'resumed', game, balance: user?.balance ?? 0 });
   });
 
   /**
@@ -139,11 +213,11 @@ export function BlackjackGame() {
    * apart), then shows the result; the balance and the reveal (ticket) go with it.
    */
   const revealDealer = (dealer: Card[], result: string, winAmount: number, ticket: number) => {
-    setTable((t) => ({ ...t, phase: 'dealerTurn', dealer, dealerSlots: Math.max(2, t.dealerSlots), dealerFaceUp: 1 }));
+    dispatch({ type: 'dealerTurn', dealer });
     for (let k = 1; k < dealer.length; k++) {
       schedule(
         () => {
-          setTable((t) => ({ ...t, dealerFaceUp: k + 1, dealerSlots: Math.max(t.dealerSlots, k + 1) }));
+          dispatch({ type: 'dealerCardShown', index: k });
         },
         DEALER_REVEAL_DELAY_MS + (k - 1) * DEALER_CARD_MS,
       );
@@ -151,14 +225,7 @@ export function BlackjackGame() {
     schedule(
       () => {
         reveals.reveal(ticket);
-        setTable((t) => ({
-          ...t,
-          phase: 'gameOver',
-          dealerSlots: dealer.length,
-          dealerFaceUp: dealer.length,
-          result,
-          winAmount,
-        }));
+        dispatch({ type: 'over', dealer, result, winAmount });
       },
       DEALER_REVEAL_DELAY_MS + Math.max(0, dealer.length - 1) * DEALER_CARD_MS,
     );
@@ -172,12 +239,8 @@ export function BlackjackGame() {
   const onDeal = (event: SubmitEvent<HTMLFormElement>) => {
     event.preventDefault();
     if (pending || table.phase !== 'betting') return;
-    const bet = parseBetAmount(betText);
-    const problem = playError({ signedIn: Boolean(user), bet, balance: user?.balance ?? 0 });
-    if (problem) {
-      toast.error(problem);
-      return;
-    }
+    const bet = takeBet();
+    if (bet === null) return;
     start.mutate(
       { betAmount: bet },
       {
@@ -189,33 +252,16 @@ export function BlackjackGame() {
             settles: res.gameOver ? settled(res.gameId, bet, res.winAmount) : undefined,
           });
           // Dealer's first card, player's first, the dealer's hand, the player's hand: 250 ms apart.
-          setTable({
-            ...empty,
-            phase: 'dealing',
-            gameId: res.gameId,
-            stake: bet,
-            player: res.playerHand,
-            dealer: res.dealerHand,
-            dealerSlots: 1,
-            dealerFaceUp: 1,
-            balanceAtDeal: res.newBalance - (res.gameOver ? res.winAmount : 0),
-            canDouble: res.canDouble,
-          });
+          dispatch({ type: 'dealt', res, stake: bet });
           schedule(() => {
-            setTable((t) => ({ ...t, playerShown: 1 }));
+            dispatch({ type: 'playerFirstCardShown' });
           }, DEAL_STEP_MS);
           schedule(() => {
-            setTable((t) => ({ ...t, dealerSlots: t.dealer.length, dealerFaceUp: t.dealer.length }));
+            dispatch({ type: 'dealerHandShown' });
           }, 2 * DEAL_STEP_MS);
           schedule(() => {
             reveals.reveal(ticket);
-            setTable((t) => ({
-              ...t,
-              playerShown: t.player.length,
-              phase: res.gameOver ? 'gameOver' : 'playing',
-              result: res.result,
-              winAmount: res.winAmount,
-            }));
+            dispatch({ type: 'dealFinished', res });
           }, 3 * DEAL_STEP_MS);
         },
         onError: failed('deal'),
@@ -234,7 +280,7 @@ export function BlackjackGame() {
             newBalance: res.newBalance,
             settles: res.gameOver ? settled(gameId, table.stake, res.winAmount) : undefined,
           });
-          setTable((t) => ({ ...t, player: res.playerHand, playerShown: res.playerHand.length, canDouble: false }));
+          dispatch({ type: 'playerCards', cards: res.playerHand });
           if (res.gameOver) revealDealer(res.dealerHand, res.result, res.winAmount, ticket);
         },
         onError: failed('hit'),
@@ -245,7 +291,7 @@ export function BlackjackGame() {
   const onStand = () => {
     const gameId = table.gameId;
     if (pending || table.phase !== 'playing' || !gameId) return;
-    setTable((t) => ({ ...t, phase: 'dealerTurn' }));
+    dispatch({ type: 'standing' });
     stand.mutate(
       { gameId },
       {
@@ -254,12 +300,11 @@ export function BlackjackGame() {
             newBalance: res.newBalance,
             settles: settled(gameId, table.stake, res.winAmount),
           });
-          setTable((t) => ({ ...t, player: res.playerHand, playerShown: res.playerHand.length }));
+          dispatch({ type: 'playerCards', cards: res.playerHand });
           revealDealer(res.dealerHand, res.result, res.winAmount, ticket);
         },
         onError: (err) => {
-          // A failed stand returns to playing (SPEC.md §4).
-          setTable((t) => ({ ...t, phase: 'playing' }));
+          dispatch({ type: 'standFailed' });
           failed('stand')(err);
         },
       },
@@ -281,13 +326,7 @@ export function BlackjackGame() {
         onSuccess: (res) => {
           const stake = res.betAmount || table.stake * 2;
           const ticket = reveals.arrive({ newBalance: res.newBalance, settles: settled(gameId, stake, res.winAmount) });
-          setTable((t) => ({
-            ...t,
-            stake,
-            player: res.playerHand,
-            playerShown: res.playerHand.length,
-            canDouble: false,
-          }));
+          dispatch({ type: 'doubled', cards: res.playerHand, stake });
           revealDealer(res.dealerHand, res.result, res.winAmount, ticket);
         },
         onError: failed('double'),
@@ -297,7 +336,7 @@ export function BlackjackGame() {
 
   const onNewGame = () => {
     clearTimers();
-    setTable(empty);
+    dispatch({ type: 'newGame' });
   };
 
   // Keyboard shortcuts H, S and D while playing (not while typing in a field).

@@ -4,8 +4,8 @@ import { Button } from '@/components/ui/button';
 import { SliderField } from '@/components/ui/slider-field';
 import { Stat } from '@/components/ui/stat';
 import { GameLayout } from '@/components/layouts/game-frame';
-import { useUser } from '@/lib/auth';
-import { BET_DEFAULT, betRefusal, formatBetInput, GENERIC_ERROR, parseBetAmount, playError } from '@/lib/bet';
+import { useBetInput } from '@/hooks/use-bet-input';
+import { betRefusal, GENERIC_ERROR } from '@/lib/bet';
 import { useBetReveals } from '@/lib/bet-reveals';
 import { formatMoney, formatMultiplier } from '@/lib/format';
 import { toast } from '@/lib/toast';
@@ -27,8 +27,7 @@ const SCALE = [0, 25, 50, 75, 100];
 
 /** DiceGame: pick a roll-under target, roll, and see the server's roll (SPEC.md §2 Dice). */
 export function DiceGame() {
-  const user = useUser().data;
-  const [betText, setBetText] = useState(formatBetInput(BET_DEFAULT));
+  const { betText, setBetText, takeBet } = useBetInput();
   const [target, setTarget] = useState(DICE_DEFAULT_TARGET);
   /** rolling is the roll the marker slides to; result is the one the results panel shows, once it has landed. */
   const [rolling, setRolling] = useState<PlayDiceResult | null>(null);
@@ -49,12 +48,8 @@ export function DiceGame() {
   const onSubmit = (event: SubmitEvent<HTMLFormElement>) => {
     event.preventDefault();
     if (busy) return;
-    const bet = parseBetAmount(betText);
-    const problem = playError({ signedIn: Boolean(user), bet, balance: user?.balance ?? 0 });
-    if (problem) {
-      toast.error(problem);
-      return;
-    }
+    const bet = takeBet();
+    if (bet === null) return;
     roll.mutate(
       { betAmount: bet, rollTarget: target },
       {

@@ -4,8 +4,8 @@ import { BetAmountField } from '@/components/ui/bet-amount-field';
 import { Button } from '@/components/ui/button';
 import { ToggleGroup } from '@/components/ui/toggle-group';
 import { KENO_MAX_PICKS, KENO_NUMBERS, KENO_RISKS, type KenoRisk } from '@/config/keno-payouts';
-import { useUser } from '@/lib/auth';
-import { BET_DEFAULT, betRefusal, formatBetInput, GENERIC_ERROR, parseBetAmount, playError } from '@/lib/bet';
+import { useBetInput } from '@/hooks/use-bet-input';
+import { betRefusal, GENERIC_ERROR } from '@/lib/bet';
 import { useBetReveals } from '@/lib/bet-reveals';
 import { capitalize, formatMoney, formatMultiplier } from '@/lib/format';
 import { toast } from '@/lib/toast';
@@ -24,8 +24,7 @@ type Phase = 'idle' | 'drawing' | 'reveal';
 
 /** KenoGame: pick up to 10 of 40 numbers, draw 10, and get paid by the hits (SPEC.md §2 Keno). */
 export function KenoGame() {
-  const user = useUser().data;
-  const [betText, setBetText] = useState(formatBetInput(BET_DEFAULT));
+  const { betText, setBetText, takeBet } = useBetInput();
   const [risk, setRisk] = useState<KenoRisk>('classic');
   const [picks, setPicks] = useState<number[]>([]);
   const [savedPicks, setSavedPicks] = useState<number[]>([]);
@@ -50,12 +49,8 @@ export function KenoGame() {
 
   const draw = () => {
     if (busy) return;
-    const bet = parseBetAmount(betText);
-    const problem = playError({ signedIn: Boolean(user), bet, balance: user?.balance ?? 0, picks: picks.length });
-    if (problem) {
-      toast.error(problem);
-      return;
-    }
+    const bet = takeBet({ picks: picks.length });
+    if (bet === null) return;
     setPhase('drawing');
     setRound(null);
     play.mutate(

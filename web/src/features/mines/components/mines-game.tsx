@@ -5,8 +5,8 @@ import { Button } from '@/components/ui/button';
 import { SliderField } from '@/components/ui/slider-field';
 import { Stat } from '@/components/ui/stat';
 import { useResumeGame, type ActiveMinesGame } from '@/lib/active-games';
-import { useUser } from '@/lib/auth';
-import { BET_DEFAULT, betRefusal, formatBetInput, GENERIC_ERROR, parseBetAmount, playError } from '@/lib/bet';
+import { useBetInput } from '@/hooks/use-bet-input';
+import { betRefusal, formatBetInput, GENERIC_ERROR } from '@/lib/bet';
 import { useBetReveals, type RevealFigures } from '@/lib/bet-reveals';
 import { formatMoney, formatMultiplier } from '@/lib/format';
 import { toast } from '@/lib/toast';
@@ -132,8 +132,7 @@ function fail(step: string) {
 
 /** MinesGame: a 5×5 board of gems and mines; reveal gems and cash out before a mine (SPEC.md §2 Mines). */
 export function MinesGame() {
-  const user = useUser().data;
-  const [betText, setBetText] = useState(formatBetInput(BET_DEFAULT));
+  const { user, betText, setBetText, takeBet } = useBetInput();
   const [mineCount, setMineCount] = useState(DEFAULT_MINES);
   const [round, dispatch] = useReducer(reducer, initial);
   const [pendingTile, setPendingTile] = useState<string | null>(null);
@@ -156,12 +155,8 @@ export function MinesGame() {
   const onPlay = (event: SubmitEvent<HTMLFormElement>) => {
     event.preventDefault();
     if (pending || active) return;
-    const bet = parseBetAmount(betText);
-    const problem = playError({ signedIn: Boolean(user), bet, balance: user?.balance ?? 0 });
-    if (problem) {
-      toast.error(problem);
-      return;
-    }
+    const bet = takeBet();
+    if (bet === null) return;
     start.mutate(
       { betAmount: bet, mineCount },
       {

@@ -6,8 +6,8 @@ import { SliderField } from '@/components/ui/slider-field';
 import { Stat } from '@/components/ui/stat';
 import { ToggleGroup } from '@/components/ui/toggle-group';
 import { PLINKO_MAX_ROWS, PLINKO_MIN_ROWS, PLINKO_RISKS, type PlinkoRisk } from '@/config/plinko-multipliers';
-import { useUser } from '@/lib/auth';
-import { BET_DEFAULT, betRefusal, formatBetInput, parseBetAmount, PLAY_MESSAGES } from '@/lib/bet';
+import { useBetInput } from '@/hooks/use-bet-input';
+import { betRefusal } from '@/lib/bet';
 import { useBetReveals } from '@/lib/bet-reveals';
 import { toast } from '@/lib/toast';
 import { capitalize, formatMoney } from '@/lib/format';
@@ -34,8 +34,7 @@ const noTotals: Totals = { dropped: 0, winnings: 0, lastWin: 0 };
  * (lib/bet-reveals), so the result keeps its suspense. Failures are only logged.
  */
 export function PlinkoGame() {
-  const user = useUser().data;
-  const [betText, setBetText] = useState(formatBetInput(BET_DEFAULT));
+  const { betText, setBetText, takeBet } = useBetInput();
   const [rows, setRows] = useState(DEFAULT_ROWS);
   const [risk, setRisk] = useState<PlinkoRisk>('medium');
   const [totals, setTotals] = useState<Totals>(noTotals);
@@ -56,12 +55,9 @@ export function PlinkoGame() {
     event.preventDefault();
     if (play.isPending || !board.current) return;
     // The login prompt every game gives; Plinko makes no other client check (SPEC.md §5).
-    if (!user) {
-      toast.error(PLAY_MESSAGES.login);
-      return;
-    }
+    const bet = takeBet({ signInOnly: true });
+    if (bet === null) return;
     const droppedRows = rows;
-    const bet = parseBetAmount(betText);
     play.mutate(
       { betAmount: bet, rows: droppedRows, risk },
       {

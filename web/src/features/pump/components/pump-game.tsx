@@ -4,11 +4,11 @@ import { BetAmountField } from '@/components/ui/bet-amount-field';
 import { Button } from '@/components/ui/button';
 import { SelectField } from '@/components/ui/select-field';
 import { Stat } from '@/components/ui/stat';
-import { PUMP_DIFFICULTIES, type PumpDifficulty } from '@/config/pump-multipliers';
+import { PUMP_DIFFICULTIES, type PumpDifficulty } from '@/config/game-tables';
 import { useResumeGame, type ActivePumpGame } from '@/lib/active-games';
 import { errorMessage } from '@/lib/api-client';
-import { useUser } from '@/lib/auth';
-import { BET_DEFAULT, formatBetInput, parseBetAmount, playError } from '@/lib/bet';
+import { useBetInput } from '@/hooks/use-bet-input';
+import { formatBetInput } from '@/lib/bet';
 import { useBetReveals, type RevealFigures } from '@/lib/bet-reveals';
 import { capitalize, formatMoney, formatMultiplier } from '@/lib/format';
 import { toast } from '@/lib/toast';
@@ -82,8 +82,7 @@ function failed(fallback: string) {
 
 /** PumpGame: pump the balloon for a growing multiplier and cash out before it bursts (SPEC.md §2 Pump). */
 export function PumpGame() {
-  const user = useUser().data;
-  const [betText, setBetText] = useState(formatBetInput(BET_DEFAULT));
+  const { user, betText, setBetText, takeBet } = useBetInput();
   const [difficulty, setDifficulty] = useState<PumpDifficulty>('medium');
   const [round, dispatch] = useReducer(reducer, initial);
   const start = useStartPump();
@@ -105,12 +104,8 @@ export function PumpGame() {
   const onStart = (event: SubmitEvent<HTMLFormElement>) => {
     event.preventDefault();
     if (locked) return;
-    const bet = parseBetAmount(betText);
-    const problem = playError({ signedIn: Boolean(user), bet, balance: user?.balance ?? 0 });
-    if (problem) {
-      toast.error(problem);
-      return;
-    }
+    const bet = takeBet();
+    if (bet === null) return;
     start.mutate(
       { betAmount: bet, difficulty },
       {

@@ -43,7 +43,7 @@ export function SessionItem({ session, revoking, onRevoke, now }: SessionItemPro
           {session.current ? <span className={styles.badge}>This device</span> : null}
         </p>
         <p className={styles.muted}>Last active: {formatTimeSince(session.lastUsedAt, now)} ago</p>
-        <p className={styles.muted}>IP: {ipLabel(session.ipAddress)}</p>
+        <p className={styles.muted}>IP: {ipLabel(session.ipAddress, session.ipScope)}</p>
       </div>
       <Button
         variant="danger"

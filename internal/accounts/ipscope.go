@@ -1,0 +1,45 @@
+package accounts
+
+import (
+	"net/netip"
+	"strings"
+)
+
+// IPScope is where a session's address is, as the sessions list labels it
+// (SPEC.md §2: "Local (This Device)", "Internal Network: <ip>", the address).
+type IPScope string
+
+// The scopes of an address.
+const (
+	// ScopeUnknown is an empty address or one that does not parse.
+	ScopeUnknown IPScope = ""
+	// ScopeLoopback is this device: 127.0.0.0/8 and ::1.
+	ScopeLoopback IPScope = "loopback"
+	// ScopePrivate is the internal network: RFC 1918 and fc00::/7 unique
+	// local addresses, and link-local ones (169.254.0.0/16, fe80::/10).
+	ScopePrivate IPScope = "private"
+	// ScopePublic is any other address.
+	ScopePublic IPScope = "public"
+)
+
+// ScopeOf classifies addr with net/netip. It takes what servers and proxies
+// report: an IPv4-mapped IPv6 address counts as its IPv4 address, and
+// brackets ("[::1]") and a zone ("fe80::1%eth0") are allowed.
+func ScopeOf(addr string) IPScope {
+	addr = strings.TrimSpace(addr)
+	if strings.HasPrefix(addr, "[") && strings.HasSuffix(addr, "]") {
+		addr = addr[1 : len(addr)-1]
+	}
+	ip, err := netip.ParseAddr(addr)
+	if err != nil {
+		return ScopeUnknown
+	}
+	ip = ip.Unmap()
+	switch {
+	case ip.IsLoopback():
+		return ScopeLoopback
+	case ip.IsPrivate(), ip.IsLinkLocalUnicast():
+		return ScopePrivate
+	}
+	return ScopePublic
+}
