@@ -236,6 +236,25 @@ func runWatchersAB(ctx context.Context, cfg runConfig, base string, sc scenario,
 	rpsA, rpsB := med(off, func(r abRun) float64 { return r.rps }), med(on, func(r abRun) float64 { return r.rps })
 	p99A, p99B := med(off, func(r abRun) float64 { return r.p99 }), med(on, func(r abRun) float64 { return r.p99 })
 	cpuA, cpuB := med(off, func(r abRun) float64 { return r.cpuUs }), med(on, func(r abRun) float64 { return r.cpuUs })
+	// Paired: each round's B against its own A, so a drift of the machine
+	// or the database over the measurement cancels out.
+	paired := func(f func(abRun) float64) string {
+		d := make([]abRun, 0, len(off))
+		for i := range off {
+			if a := f(off[i]); a > 0 {
+				d = append(d, abRun{rps: 100 * (f(on[i]) - a) / a})
+			}
+		}
+		if len(d) == 0 {
+			return "n/a"
+		}
+		return fmt.Sprintf("%+.1f%%", med(d, func(r abRun) float64 { return r.rps }))
+	}
+	defer func() {
+		fmt.Printf("median of the paired differences (B against its own round's A): req/s %s, p99 %s, server µs/op %s\n",
+			paired(func(r abRun) float64 { return r.rps }), paired(func(r abRun) float64 { return r.p99 }),
+			paired(func(r abRun) float64 { return r.cpuUs }))
+	}()
 	fmt.Printf("\nmedians: without streams %.1f req/s, p99 %.2f ms, %.1f µs/op; with %d streams %.1f req/s (%s), p99 %.2f ms (%s), %.1f µs/op (%s)\n",
 		rpsA, p99A, cpuA, n, rpsB, pct(rpsA, rpsB), p99B, pct(p99A, p99B), cpuB, pct(cpuA, cpuB))
 	return nil
