@@ -25,6 +25,9 @@
 #                      default 3), medians compared (req/s, p99, server CPU per operation)
 #   BENCH_LIVE_LATENCY measure the live feed's commit-to-stream latency over this many bets instead of the
 #                      load (p50/p99; e.g. 300)
+#   BENCH_PROFILE      a directory: Go's profiler is served on loopback and the first run's CPU profile
+#                      (its middle seconds) and the allocations during it are written there (cpu.pprof,
+#                      allocs.pprof) and their top entries printed (go tool pprof -top)
 #   BENCH_SERVER_ENV   extra VAR=value words for the server's environment (say, what an older
 #                      binary needs to run with its rate limits off)
 #   BENCH_STANDBY      none (default: the primary alone), sync (a streaming standby named in
@@ -87,6 +90,9 @@ case $DUR in
 esac
 [[ $secs =~ ^[0-9]+$ && $secs -gt 0 ]] || { echo "BENCH_DURATION=$DUR: want whole seconds or minutes" >&2; exit 2; }
 if [ -n "$COMPARE" ] && [ ! -r "$COMPARE" ]; then echo "BENCH_COMPARE=$COMPARE: no such file" >&2; exit 2; fi
+PROFILE=${BENCH_PROFILE:-}
+DEBUG_PORT=$((PORT + 1))
+if [ -n "$PROFILE" ]; then mkdir -p "$PROFILE" && PROFILE=$(cd "$PROFILE" && pwd); fi
 if [ -n "$SERVER_BIN" ] && [ ! -x "$SERVER_BIN" ]; then echo "BENCH_SERVER=$SERVER_BIN: not an executable" >&2; exit 2; fi
 
 FAIRPLAY_PG_STANDBY=$STANDBY hack/services.sh start
@@ -126,6 +132,7 @@ FAIRPLAY_HTTP_ADDR=127.0.0.1:$PORT FAIRPLAY_METRICS_ADDR=127.0.0.1:0 FAIRPLAY_SI
 FAIRPLAY_RATE_LOGIN_IP=0 FAIRPLAY_RATE_LOGIN_ACCOUNT_IP=0 FAIRPLAY_RATE_LOGIN_ACCOUNT_FAILURES=0 FAIRPLAY_RATE_REGISTER_IP=0 \
 FAIRPLAY_RATE_PASSWORD_USER=0 FAIRPLAY_RATE_PASSWORD_IP=0 FAIRPLAY_RATE_BETS_USER=0 \
 FAIRPLAY_STARTING_BALANCE=1000 FAIRPLAY_REDIS_PREFIX="bench$stamp:" GOGC=${GOGC:-100} \
+FAIRPLAY_DEBUG_ADDR=${PROFILE:+127.0.0.1:$DEBUG_PORT} \
   env ${SERVER_ENV[@]+"${SERVER_ENV[@]}"} bin/fairplay-bench serve >>"$log" 2>&1 &
 server=$!
 trap 'kill $server 2>/dev/null; wait $server 2>/dev/null; rm -rf "$keys"' EXIT
@@ -180,11 +187,37 @@ if [ -n "${BENCH_WATCHERS_AB:-}" ]; then
     -watchers-ab "$BENCH_WATCHERS_AB" -ab-rounds "${BENCH_AB_ROUNDS:-3}"
   exit
 fi
+profiler=
+if [ -n "$PROFILE" ]; then
+  # The first run's middle: past its warm-up (sign-ins), before its end.
+  # The allocations are the difference between two heap profiles (-base).
+  (
+    sleep $(( secs > 6 ? 3 : 1 ))
+    curl -fsS -o "$PROFILE/allocs-0.pprof" "http://127.0.0.1:$DEBUG_PORT/debug/pprof/allocs"
+    curl -fsS -o "$PROFILE/cpu.pprof" "http://127.0.0.1:$DEBUG_PORT/debug/pprof/profile?seconds=$(( secs > 6 ? secs - 5 : 1 ))"
+    curl -fsS -o "$PROFILE/allocs-1.pprof" "http://127.0.0.1:$DEBUG_PORT/debug/pprof/allocs"
+  ) &
+  profiler=$!
+fi
 bin/fairplay-load -url "http://127.0.0.1:$PORT" -scenario "$SCEN" -c "$CONC" -d "$DUR" -users 64 -watchers "${BENCH_WATCHERS:-0}" \
   -server-pid "$server" -postgres-pid "$pg_pid" -pgbench "$pg_arg" -label "${BENCH_LABEL:-$(git describe --tags --always --dirty 2>/dev/null || echo dev)}" \
   -json "$result" || rc=$?
 [ -s "$result" ] || exit "$((rc ? rc : 1))"
 echo "results: $result (server log: $log)"
+if [ -n "$profiler" ]; then
+  wait "$profiler" || echo "bench: the profiler did not answer (profiles incomplete)" >&2
+  echo
+  echo "==> CPU profile of the first run ($PROFILE/cpu.pprof), top entries by own time"
+  go tool pprof -top -nodecount=25 bin/fairplay-bench "$PROFILE/cpu.pprof" 2>/dev/null | sed -n '1,32p'
+  echo
+  echo "==> top entries by cumulative time"
+  go tool pprof -top -cum -nodecount=30 bin/fairplay-bench "$PROFILE/cpu.pprof" 2>/dev/null | sed -n '6,36p'
+  echo
+  echo "==> allocations during it ($PROFILE/allocs-1.pprof -base allocs-0.pprof), by bytes"
+  go tool pprof -top -sample_index=alloc_space -nodecount=20 -base "$PROFILE/allocs-0.pprof" bin/fairplay-bench "$PROFILE/allocs-1.pprof" 2>/dev/null | sed -n '1,27p'
+  echo "==> by count"
+  go tool pprof -top -sample_index=alloc_objects -nodecount=20 -base "$PROFILE/allocs-0.pprof" bin/fairplay-bench "$PROFILE/allocs-1.pprof" 2>/dev/null | sed -n '5,27p'
+fi
 
 if [ -n "$COMPARE" ]; then
   echo

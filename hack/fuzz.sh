@@ -23,6 +23,7 @@ default_targets="
 ./internal/games/blackjack:FuzzGame
 ./internal/rpc:FuzzDecodeRequest
 ./internal/rpc:FuzzIsJSONNumber
+./internal/rpc:FuzzAppendString
 ./internal/rpc:FuzzCleanUserAgent
 ./test/api:FuzzGameBodies
 ./test/api:FuzzAuthBodies

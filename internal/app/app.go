@@ -155,6 +155,7 @@ func New(ctx context.Context, cfg settings.Config, log *slog.Logger, o Options) 
 		Logger:         log,
 		TrustedProxies: trusted,
 		SecureCookies:  cfg.SecureCookies,
+		Tracing:        telemetry.TracingEnabled(),
 		Readiness: server.ReadinessPolicy{
 			Interval: cfg.ReadinessInterval, Failures: cfg.ReadinessFailures, Successes: cfg.ReadinessSuccesses,
 		},

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"sync"
+	"unicode/utf8"
 
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -27,21 +29,34 @@ type fieldError struct {
 
 func (e *fieldError) Error() string { return fmt.Sprintf("%s must be %s", e.field, e.want) }
 
-func isDecimal(fd protoreflect.FieldDescriptor) bool {
-	opts := fd.Options()
-	if opts == nil {
-		return false
-	}
-	v, _ := proto.GetExtension(opts, fairplayv1.E_Decimal).(bool)
-	return v
+// fieldInfo is what the codec reads about a field on every message it
+// encodes or decodes, looked up once per field: reading an extension from
+// the options walks and allocates, and so does quoting the JSON name.
+type fieldInfo struct {
+	decimal  bool   // (fairplay.v1.decimal)
+	nullable bool   // (fairplay.v1.nullable)
+	key      []byte // the quoted JSON name and a colon: "name":
 }
 
-// isNullable reports whether an unset message field is written as null
-// (fairplay.v1.nullable) rather than left out.
-func isNullable(fd protoreflect.FieldDescriptor) bool {
-	v, _ := proto.GetExtension(fd.Options(), fairplayv1.E_Nullable).(bool)
-	return v
+// fieldInfos caches fieldInfo by descriptor (descriptors live as long as the
+// program: the set is bounded by the protos).
+var fieldInfos sync.Map
+
+func infoOf(fd protoreflect.FieldDescriptor) *fieldInfo {
+	if v, ok := fieldInfos.Load(fd); ok {
+		return v.(*fieldInfo)
+	}
+	fi := &fieldInfo{}
+	if opts := fd.Options(); opts != nil {
+		fi.decimal, _ = proto.GetExtension(opts, fairplayv1.E_Decimal).(bool)
+		fi.nullable, _ = proto.GetExtension(opts, fairplayv1.E_Nullable).(bool)
+	}
+	fi.key = append(appendString(nil, fd.JSONName()), ':')
+	v, _ := fieldInfos.LoadOrStore(fd, fi)
+	return v.(*fieldInfo)
 }
+
+func isDecimal(fd protoreflect.FieldDescriptor) bool { return infoOf(fd).decimal }
 
 // decodeObject sets m's fields from obj (as decoded with UseNumber). Unknown
 // keys are ignored, so clients may send extra fields such as confirmPassword.
@@ -201,8 +216,9 @@ func encodeMessage(buf *bytes.Buffer, m protoreflect.Message) {
 	for i := 0; i < fields.Len(); i++ {
 		fd := fields.Get(i)
 		null := false
+		fi := infoOf(fd)
 		if fd.Kind() == protoreflect.MessageKind && !fd.IsList() && !fd.IsMap() && !m.Has(fd) {
-			if !isNullable(fd) {
+			if !fi.nullable {
 				continue
 			}
 			null = true
@@ -217,8 +233,7 @@ func encodeMessage(buf *bytes.Buffer, m protoreflect.Message) {
 			buf.WriteByte(',')
 		}
 		first = false
-		writeString(buf, fd.JSONName())
-		buf.WriteByte(':')
+		buf.Write(fi.key)
 		if null {
 			buf.WriteString("null")
 			continue
@@ -287,8 +302,63 @@ func encodeValue(buf *bytes.Buffer, fd protoreflect.FieldDescriptor, v protorefl
 }
 
 func writeString(buf *bytes.Buffer, s string) {
-	b, _ := json.Marshal(s)
-	buf.Write(b)
+	var scratch [64]byte
+	buf.Write(appendString(scratch[:0], s))
+}
+
+// appendString appends s as a JSON string exactly as encoding/json writes it
+// (HTML-safe: <, > and & escaped, as are U+2028 and U+2029; invalid UTF-8
+// becomes U+FFFD), without its reflection and allocations.
+func appendString(dst []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		if b := s[i]; b < utf8.RuneSelf {
+			if b >= 0x20 && b != '"' && b != '\\' && b != '<' && b != '>' && b != '&' {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			switch b {
+			case '\\', '"':
+				dst = append(dst, '\\', b)
+			case '\b':
+				dst = append(dst, '\\', 'b')
+			case '\f':
+				dst = append(dst, '\\', 'f')
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hex[b>>4], hex[b&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, '\\', 'u', '2', '0', '2', hex[r&0xF])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
 }
 
 // isJSONNumber reports whether s is a number in JSON's grammar.

@@ -89,3 +89,31 @@ func TestJSONNameWinsOverProtoName(t *testing.T) {
 		}
 	}
 }
+
+// appendString must write what encoding/json writes, byte for byte: the
+// /api bodies did not change when it replaced json.Marshal.
+var appendStringCases = []string{
+	"", "plain", `quote " and \ backslash`, "<script>&amp;</script>", "tab\tnew\nline\rcr\bbs\fff",
+	"\x00\x01\x1f\x7f", "é ü 日本 🎲", "\u2028\u2029", "bad \xff\xfe utf8", "\xed\xa0\x80", "end\xc3",
+}
+
+func TestAppendStringMatchesEncodingJSON(t *testing.T) {
+	for _, s := range appendStringCases {
+		want, _ := json.Marshal(s)
+		if got := appendString(nil, s); string(got) != string(want) {
+			t.Errorf("appendString(%q) = %s, encoding/json writes %s", s, got, want)
+		}
+	}
+}
+
+func FuzzAppendString(f *testing.F) {
+	for _, s := range appendStringCases {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		want, _ := json.Marshal(s)
+		if got := appendString(nil, s); string(got) != string(want) {
+			t.Fatalf("appendString(%q) = %s, encoding/json writes %s", s, got, want)
+		}
+	})
+}

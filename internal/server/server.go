@@ -21,9 +21,12 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/redis/go-redis/v9"
 	"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/propagation"
 
 	"github.com/fairplay/fairplay/internal/rpc"
 	"github.com/fairplay/fairplay/internal/telemetry"
@@ -52,6 +55,11 @@ type Deps struct {
 	// streams (the live bets feed), which would otherwise hold the shutdown
 	// for its whole timeout. Their clients reconnect to another replica.
 	OnShutdown func()
+	// Tracing is whether spans are exported (telemetry.TracingEnabled):
+	// only then does every request get a span (otelhttp). Without it a
+	// caller's traceparent still reaches the logs (propagateTrace), and a
+	// request costs no span, attributes or sampler decision.
+	Tracing bool
 }
 
 // Server is the HTTP server.
@@ -96,11 +104,15 @@ func New(d Deps) *Server {
 	var h http.Handler = mux
 	h = rpc.ClientInfo(d.TrustedProxies)(h)
 	h = s.accessLog(h)
-	h = otelhttp.NewHandler(h, "http", otelhttp.WithSpanNameFormatter(func(_ string, r *http.Request) string {
-		return r.Method + " " + r.URL.Path
-	}), otelhttp.WithFilter(func(r *http.Request) bool {
-		return r.URL.Path != "/healthz" && r.URL.Path != "/readyz"
-	}))
+	if d.Tracing {
+		h = otelhttp.NewHandler(h, "http", otelhttp.WithSpanNameFormatter(func(_ string, r *http.Request) string {
+			return r.Method + " " + r.URL.Path
+		}), otelhttp.WithFilter(func(r *http.Request) bool {
+			return r.URL.Path != "/healthz" && r.URL.Path != "/readyz"
+		}))
+	} else {
+		h = propagateTrace(h)
+	}
 	h = s.recoverer(h)
 	h = requestID(h)
 	h = securityHeaders(d.SecureCookies, h)
@@ -275,13 +287,19 @@ func (w *statusWriter) Flush() {
 }
 
 // instrument records request count and latency labelled with the route pattern.
+// The metric children are resolved once per label set (routeMetrics), not
+// hashed from their label values on every request.
 func (s *Server) instrument(pattern string, next http.Handler) http.Handler {
 	m := s.deps.Metrics
+	route := pattern
+	if route == "GET /" {
+		route = "spa"
+	}
+	// A Connect service prefix: label by procedure, which is a bounded set
+	// once unknown paths (404) are folded together.
+	byProcedure := route[0] == '/' && route != "/api/"
+	var children sync.Map // routeKey -> *routeMetrics
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		route := pattern
-		if route == "GET /" {
-			route = "spa"
-		}
 		start := time.Now()
 		m.InFlight.Inc()
 		sw, ok := w.(*statusWriter)
@@ -294,18 +312,53 @@ func (s *Server) instrument(pattern string, next http.Handler) http.Handler {
 			if code == 0 {
 				code = http.StatusOK
 			}
-			if route[0] == '/' && route != "/api/" {
-				// A Connect service prefix: label by procedure, which is a
-				// bounded set once unknown paths (404) are folded together.
-				route = r.URL.Path
+			key := routeKey{route: route, method: r.Method, code: code}
+			if byProcedure {
+				key.route = r.URL.Path
 				if code == http.StatusNotFound {
-					route = "unmatched"
+					key.route = "unmatched"
 				}
 			}
-			m.Requests.WithLabelValues(route, r.Method, strconv.Itoa(code)).Inc()
-			m.Latency.WithLabelValues(route, r.Method).Observe(time.Since(start).Seconds())
+			rm, ok := children.Load(key)
+			if !ok {
+				rm, _ = children.LoadOrStore(key, &routeMetrics{
+					requests: m.Requests.WithLabelValues(key.route, key.method, strconv.Itoa(code)),
+					latency:  m.Latency.WithLabelValues(key.route, key.method),
+				})
+			}
+			c := rm.(*routeMetrics)
+			c.requests.Inc()
+			c.latency.Observe(time.Since(start).Seconds())
 		}()
 		next.ServeHTTP(sw, r)
+	})
+}
+
+// routeKey is one label set of the request metrics. Its values are bounded
+// like the metrics' own: a handler's pattern or a known procedure, the
+// methods the mux routes there, the status codes the server writes. A
+// method the mux does not route is answered 405 before any handler.
+type routeKey struct {
+	route, method string
+	code          int
+}
+
+type routeMetrics struct {
+	requests prometheus.Counter
+	latency  prometheus.Observer
+}
+
+// propagateTrace puts a caller's W3C traceparent into the request's context
+// when spans are not exported, so its trace id still reaches the logs
+// (telemetry's log handler reads it) without a span per request.
+func propagateTrace(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Traceparent") == "" {
+			next.ServeHTTP(w, r)
+			return
+		}
+		ctx := otel.GetTextMapPropagator().Extract(r.Context(), propagation.HeaderCarrier(r.Header))
+		next.ServeHTTP(w, r.WithContext(ctx))
 	})
 }
 
@@ -320,6 +373,9 @@ func (s *Server) accessLog(next http.Handler) http.Handler {
 		lvl := slog.LevelDebug
 		if sw.status >= 500 {
 			lvl = slog.LevelWarn
+		}
+		if !log.Enabled(r.Context(), lvl) {
+			return // no record to build (at the default level, every 2xx)
 		}
 		log.Log(r.Context(), lvl, "http request", "method", r.Method, "path", r.URL.Path, "status", sw.status,
 			"bytes", sw.bytes, "duration_ms", float64(time.Since(start).Microseconds())/1000)
