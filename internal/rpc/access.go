@@ -43,38 +43,43 @@ func accessPolicies() map[string]fairplayv1.Access {
 
 // AccessInterceptor applies each procedure's (fairplay.v1.access) policy
 // before its handler runs, and gives the handler the caller (principal).
-// /api runs through it as Connect does, so no handler checks a token.
+// /api runs through the same rule (accessOf), so no handler checks a token.
 func AccessInterceptor(svc *accounts.Service) connect.Interceptor {
+	return asInterceptor(accessOf(svc))
+}
+
+// accessOf is AccessInterceptor's rule, for Connect and /api alike.
+func accessOf(svc *accounts.Service) callMiddleware {
 	policies := accessPolicies()
-	return connect.UnaryInterceptorFunc(func(next connect.UnaryFunc) connect.UnaryFunc {
-		return func(ctx context.Context, req connect.AnyRequest) (connect.AnyResponse, error) {
+	return func(next unaryCall) unaryCall {
+		return func(ctx context.Context, c *call) (connect.AnyResponse, error) {
 			var (
 				p   accounts.Principal
 				err error
 			)
-			switch a := policies[req.Spec().Procedure]; a {
+			switch a := policies[c.procedure]; a {
 			case fairplayv1.Access_ACCESS_PUBLIC:
-				return next(ctx, req)
+				return next(ctx, c)
 			case fairplayv1.Access_ACCESS_USER:
-				p, err = svc.Authenticate(ctx, bearer(req.Header()))
+				p, err = svc.Authenticate(ctx, bearer(c.header))
 			case fairplayv1.Access_ACCESS_PLAYER:
 				// The session is checked in the bet's own transaction
 				// (see GameHandler.playAs).
-				p, err = svc.Claims(bearer(req.Header()))
+				p, err = svc.Claims(bearer(c.header))
 			case fairplayv1.Access_ACCESS_ADMIN:
 				// The admin use cases check the role again; this keeps a
 				// player from learning anything about their input rules.
-				p, err = svc.Authenticate(ctx, bearer(req.Header()))
+				p, err = svc.Authenticate(ctx, bearer(c.header))
 				if err == nil && !p.IsAdmin {
 					err = accounts.ErrAdminRequired
 				}
 			default:
-				return nil, connect.NewError(connect.CodeUnimplemented, fmt.Errorf("no access policy for %s", req.Spec().Procedure))
+				return nil, connect.NewError(connect.CodeUnimplemented, fmt.Errorf("no access policy for %s", c.procedure))
 			}
 			if err != nil {
 				return nil, err
 			}
-			return next(context.WithValue(ctx, principalKey{}, p), req)
+			return next(context.WithValue(ctx, principalKey{}, p), c)
 		}
-	})
+	}
 }

@@ -124,10 +124,13 @@ func connectError(ctx context.Context, log *slog.Logger, err error) error {
 
 // ErrorInterceptor maps every error a Connect handler returns through
 // classify, so no raw error text ever reaches a client as CodeUnknown.
-func ErrorInterceptor(log *slog.Logger) connect.Interceptor {
-	return connect.UnaryInterceptorFunc(func(next connect.UnaryFunc) connect.UnaryFunc {
-		return func(ctx context.Context, req connect.AnyRequest) (connect.AnyResponse, error) {
-			res, err := next(ctx, req)
+func ErrorInterceptor(log *slog.Logger) connect.Interceptor { return asInterceptor(errorsOf(log)) }
+
+// errorsOf is ErrorInterceptor's rule, for Connect and /api alike.
+func errorsOf(log *slog.Logger) callMiddleware {
+	return func(next unaryCall) unaryCall {
+		return func(ctx context.Context, c *call) (connect.AnyResponse, error) {
+			res, err := next(ctx, c)
 			if ce := new(connect.Error); errors.As(err, &ce) {
 				return nil, ce // already deliberate (and its metadata kept)
 			}
@@ -136,5 +139,5 @@ func ErrorInterceptor(log *slog.Logger) connect.Interceptor {
 			}
 			return res, nil
 		}
-	})
+	}
 }

@@ -48,16 +48,12 @@ func checkChangePassword(obj map[string]any) error {
 
 // transcode serves a unary route as JSON: it reads the body, path and query
 // into the request message (SPEC.md's field names, decimals as numbers),
-// calls the procedure through its Connect handler svc — in process, so
-// /api runs through the very interceptors Connect does (errors, text,
-// access) — and writes the response or {"message"} with the HTTP status of
-// the error's code.
-func transcode(rt routes.Route, svc http.Handler, log *slog.Logger) http.Handler {
+// calls the procedure in process through invoke — the handler method behind
+// the very rules Connect's interceptors apply (errors, text, access) — and
+// writes the response or {"message"} with the HTTP status of the error's
+// code.
+func transcode(rt routes.Route, invoke unaryCall, log *slog.Logger) http.Handler {
 	in, err := protoregistry.GlobalTypes.FindMessageByName(rt.Procedure.Input().FullName())
-	if err != nil {
-		panic("rpc: " + err.Error())
-	}
-	out, err := protoregistry.GlobalTypes.FindMessageByName(rt.Procedure.Output().FullName())
 	if err != nil {
 		panic("rpc: " + err.Error())
 	}
@@ -97,50 +93,47 @@ func transcode(rt routes.Route, svc http.Handler, log *slog.Logger) http.Handler
 			writeMessage(w, http.StatusBadRequest, "Invalid request body")
 			return
 		}
-		// The Connect handler makes this check too; making it here keeps
-		// invalid UTF-8, which a query or path may carry (JSON bodies are
-		// made valid as they are decoded), from failing the encoding.
+		// textRule makes this check too; making it here keeps the message
+		// the /api routes have always given.
 		if err := checkText(msg); err != nil {
 			writeMessage(w, http.StatusBadRequest, "Invalid request: "+err.Error())
 			return
 		}
-		body, err := proto.Marshal(msg.Interface())
-		if err != nil {
-			writeMessage(w, http.StatusInternalServerError, internalMessage)
-			return
-		}
-		req, err := http.NewRequestWithContext(r.Context(), http.MethodPost, path, bytes.NewReader(body))
-		if err != nil {
-			writeMessage(w, http.StatusInternalServerError, internalMessage)
-			return
-		}
+		header := make(http.Header, len(r.Header))
 		for k, v := range r.Header {
 			if !protocolHeader(k) {
-				req.Header[k] = v
+				header[k] = v
 			}
 		}
-		req.Header.Set("Content-Type", "application/proto")
-		req.Header.Set("Connect-Protocol-Version", "1")
-		req.RemoteAddr, req.Host = r.RemoteAddr, r.Host
-		res := &bufferedWriter{header: http.Header{}, status: http.StatusOK}
-		svc.ServeHTTP(res, req)
-		for k, v := range res.header {
+		res, err := invoke(r.Context(), &call{procedure: path, header: header, msg: msg.Interface()})
+		if err != nil {
+			// errorsOf (the outermost rule) made every error a
+			// *connect.Error with a message fit to show.
+			ce := new(connect.Error)
+			if !errors.As(err, &ce) || ce.Message() == "" {
+				writeError(r.Context(), log, w, err)
+				return
+			}
+			for k, v := range ce.Meta() {
+				if !protocolHeader(k) {
+					w.Header()[k] = v
+				}
+			}
+			writeMessage(w, httpStatus(ce.Code()), ce.Message())
+			return
+		}
+		for k, v := range res.Header() {
 			if !protocolHeader(k) {
 				w.Header()[k] = v
 			}
 		}
-		if res.status != http.StatusOK {
-			status, message := connectFailure(res.body.Bytes())
-			writeMessage(w, status, message)
-			return
-		}
-		reply := out.New()
-		if err := proto.Unmarshal(res.body.Bytes(), reply.Interface()); err != nil {
+		reply, ok := res.Any().(proto.Message)
+		if !ok {
 			writeMessage(w, http.StatusInternalServerError, internalMessage)
 			return
 		}
 		var buf bytes.Buffer
-		encodeMessage(&buf, reply)
+		encodeMessage(&buf, reply.ProtoReflect())
 		w.Header().Set("Content-Type", "application/json")
 		w.Header().Set("Cache-Control", "no-store")
 		w.WriteHeader(http.StatusOK)
@@ -160,32 +153,6 @@ func protocolHeader(k string) bool {
 	k = strings.ToLower(k)
 	return strings.HasPrefix(k, "connect-") || strings.HasPrefix(k, "trailer-")
 }
-
-// connectFailure reads a Connect unary error body: the HTTP status of its
-// code (as classify gives it) and its message. The handler's
-// ErrorInterceptor has already made the message fit to show.
-func connectFailure(body []byte) (int, string) {
-	var e struct {
-		Code    connect.Code `json:"code"`
-		Message string       `json:"message"`
-	}
-	if err := json.Unmarshal(body, &e); err != nil || e.Message == "" {
-		return http.StatusInternalServerError, internalMessage
-	}
-	return httpStatus(e.Code), e.Message
-}
-
-// bufferedWriter holds a response back so it can be read or edited before
-// sending.
-type bufferedWriter struct {
-	header http.Header
-	status int
-	body   bytes.Buffer
-}
-
-func (b *bufferedWriter) Header() http.Header         { return b.header }
-func (b *bufferedWriter) WriteHeader(status int)      { b.status = status }
-func (b *bufferedWriter) Write(p []byte) (int, error) { return b.body.Write(p) }
 
 // errNotJSON answers (415) a body that is not declared as JSON.
 var errNotJSON = errors.New("Content-Type must be application/json")

@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"connectrpc.com/connect"
+	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/fairplay/fairplay/internal/gen/fairplay/v1/fairplayv1connect"
 	"github.com/fairplay/fairplay/internal/gen/openapi"
@@ -29,14 +30,20 @@ type Handlers struct {
 // anti-forgery check. It returns the /api patterns it registered.
 func Mount(mux *http.ServeMux, h Handlers, log *slog.Logger, csrf func(http.Handler) http.Handler,
 	handle func(pattern string, h http.Handler) http.Handler) []string {
+	// The rules around every unary call, the first outermost: Connect runs
+	// them as interceptors, /api calls them directly (invoker).
+	rules := []callMiddleware{errorsOf(log), textRule, accessOf(h.Auth.accounts)}
+	interceptors := make([]connect.Interceptor, len(rules))
+	for i, rule := range rules {
+		interceptors[i] = asInterceptor(rule)
+	}
 	opts := []connect.HandlerOption{
-		connect.WithInterceptors(ErrorInterceptor(log), TextInterceptor(), AccessInterceptor(h.Auth.accounts)),
+		connect.WithInterceptors(interceptors...),
 		// Browsers cannot send this header cross-site without a CORS
 		// preflight, which is Connect's protection against request forgery.
 		connect.WithRequireConnectProtocolHeader(),
 		connect.WithReadMaxBytes(maxBody),
 	}
-	services := map[string]http.Handler{}
 	for _, svc := range []func() (string, http.Handler){
 		func() (string, http.Handler) { return fairplayv1connect.NewAuthServiceHandler(h.Auth, opts...) },
 		func() (string, http.Handler) { return fairplayv1connect.NewGameServiceHandler(h.Game, opts...) },
@@ -49,8 +56,17 @@ func Mount(mux *http.ServeMux, h Handlers, log *slog.Logger, csrf func(http.Hand
 		},
 	} {
 		path, handler := svc()
-		services[path] = handler
 		mux.Handle(path, handle(path, handler))
+	}
+
+	// The handler behind each service, for /api's direct calls.
+	impls := map[protoreflect.FullName]any{
+		fairplayv1connect.AuthServiceName:     h.Auth,
+		fairplayv1connect.GameServiceName:     h.Game,
+		fairplayv1connect.FairnessServiceName: h.Fairness,
+		fairplayv1connect.AdminServiceName:    h.Admin,
+		fairplayv1connect.WalletServiceName:   h.Wallet,
+		fairplayv1connect.LiveServiceName:     h.Live,
 	}
 
 	// Streams are served to the JSON world by hand: the live bets feed as
@@ -67,8 +83,12 @@ func Mount(mux *http.ServeMux, h Handlers, log *slog.Logger, csrf func(http.Hand
 		var handler http.Handler
 		if rt.Streaming() {
 			handler = streams[rt.ConnectPath()]
-		} else if svc := services["/"+string(rt.Procedure.Parent().FullName())+"/"]; svc != nil {
-			handler = transcode(rt, svc, log)
+		} else if impl := impls[rt.Procedure.Parent().FullName()]; impl != nil {
+			invoke, err := invoker(impl, rt.Procedure, rules)
+			if err != nil {
+				panic("rpc: " + rt.Pattern() + ": " + err.Error())
+			}
+			handler = transcode(rt, invoke, log)
 		}
 		if handler == nil {
 			panic("rpc: no handler for " + rt.Pattern() + " (" + rt.ConnectPath() + ")")

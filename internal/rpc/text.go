@@ -7,7 +7,6 @@ import (
 	"unicode/utf8"
 
 	"connectrpc.com/connect"
-	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
@@ -84,15 +83,16 @@ func checkScalar(fd protoreflect.FieldDescriptor, v protoreflect.Value) error {
 // TextInterceptor refuses a Connect request whose text holds a NUL byte
 // with CodeInvalidArgument (the /api routes make the same check as they
 // decode), so it never reaches a handler or the database.
-func TextInterceptor() connect.Interceptor {
-	return connect.UnaryInterceptorFunc(func(next connect.UnaryFunc) connect.UnaryFunc {
-		return func(ctx context.Context, req connect.AnyRequest) (connect.AnyResponse, error) {
-			if m, ok := req.Any().(proto.Message); ok {
-				if err := checkText(m.ProtoReflect()); err != nil {
-					return nil, connect.NewError(connect.CodeInvalidArgument, errors.New("Invalid request: "+err.Error()))
-				}
+func TextInterceptor() connect.Interceptor { return asInterceptor(textRule) }
+
+// textRule is TextInterceptor's rule, for Connect and /api alike.
+func textRule(next unaryCall) unaryCall {
+	return func(ctx context.Context, c *call) (connect.AnyResponse, error) {
+		if c.msg != nil {
+			if err := checkText(c.msg.ProtoReflect()); err != nil {
+				return nil, connect.NewError(connect.CodeInvalidArgument, errors.New("Invalid request: "+err.Error()))
 			}
-			return next(ctx, req)
 		}
-	})
+		return next(ctx, c)
+	}
 }
