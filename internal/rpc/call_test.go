@@ -11,7 +11,9 @@ import (
 	fairplayv1 "github.com/fairplay/fairplay/internal/gen/fairplay/v1"
 )
 
-type seedImpl struct{ got *connect.Request[fairplayv1.SetClientSeedRequest] }
+type seedImpl struct {
+	got *connect.Request[fairplayv1.SetClientSeedRequest]
+}
 
 func (s *seedImpl) SetClientSeed(_ context.Context, req *connect.Request[fairplayv1.SetClientSeedRequest]) (*connect.Response[fairplayv1.SetClientSeedResponse], error) {
 	s.got = req
