@@ -188,20 +188,23 @@ if [ -n "${BENCH_WATCHERS_AB:-}" ]; then
   exit
 fi
 profiler=
+loadlog=$(mktemp)
 if [ -n "$PROFILE" ]; then
-  # The first run's middle: past its warm-up (sign-ins), before its end.
-  # The allocations are the difference between two heap profiles (-base).
+  # The first run's middle: once the players are registered (argon2 would
+  # fill the profile), a second into the run, until two seconds before its
+  # end. The allocations are the difference between two heap profiles.
   (
-    sleep $(( secs > 6 ? 3 : 1 ))
+    for _ in $(seq 600); do grep -q '^registered' "$loadlog" && break; sleep 0.1; done
+    sleep 1
     curl -fsS -o "$PROFILE/allocs-0.pprof" "http://127.0.0.1:$DEBUG_PORT/debug/pprof/allocs"
-    curl -fsS -o "$PROFILE/cpu.pprof" "http://127.0.0.1:$DEBUG_PORT/debug/pprof/profile?seconds=$(( secs > 6 ? secs - 5 : 1 ))"
+    curl -fsS -o "$PROFILE/cpu.pprof" "http://127.0.0.1:$DEBUG_PORT/debug/pprof/profile?seconds=$(( secs > 4 ? secs - 3 : 1 ))"
     curl -fsS -o "$PROFILE/allocs-1.pprof" "http://127.0.0.1:$DEBUG_PORT/debug/pprof/allocs"
   ) &
   profiler=$!
 fi
 bin/fairplay-load -url "http://127.0.0.1:$PORT" -scenario "$SCEN" -c "$CONC" -d "$DUR" -users 64 -watchers "${BENCH_WATCHERS:-0}" \
   -server-pid "$server" -postgres-pid "$pg_pid" -pgbench "$pg_arg" -label "${BENCH_LABEL:-$(git describe --tags --always --dirty 2>/dev/null || echo dev)}" \
-  -json "$result" || rc=$?
+  -json "$result" > >(tee "$loadlog") || rc=$?
 [ -s "$result" ] || exit "$((rc ? rc : 1))"
 echo "results: $result (server log: $log)"
 if [ -n "$profiler" ]; then
@@ -218,6 +221,7 @@ if [ -n "$profiler" ]; then
   echo "==> by count"
   go tool pprof -top -sample_index=alloc_objects -nodecount=20 -base "$PROFILE/allocs-0.pprof" bin/fairplay-bench "$PROFILE/allocs-1.pprof" 2>/dev/null | sed -n '5,27p'
 fi
+rm -f "$loadlog"
 
 if [ -n "$COMPARE" ]; then
   echo
