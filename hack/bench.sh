@@ -15,7 +15,8 @@
 #                      pwflood (other players' sign-in latency idle, then while one account floods
 #                      change-password with as many parallel requests as the concurrency level)
 #   BENCH_PORT         the server's port (default 18090)
-#   BENCH_COMPARE      an older .data/bench/bench-*.json: also print a before/after table
+#   BENCH_COMPARE      an older .data/bench/bench-*.json: also print a before/after table (default: the
+#                      previous run's, the newest bench-*.json there; "none" for no table)
 #   BENCH_SERVER       a fairplay binary to measure instead of building this tree (an older version,
 #                      for a before/after; it migrates its own fresh database)
 #   BENCH_LABEL        the report's label (default: git describe of this tree)
@@ -43,7 +44,12 @@ DUR=${BENCH_DURATION:-15s}
 CONC=${BENCH_CONCURRENCY:-32,64}
 SCEN=${BENCH_SCENARIOS:-login,user,dice,mix}
 PORT=${BENCH_PORT:-18090}
-COMPARE=${BENCH_COMPARE:-}
+COMPARE=${BENCH_COMPARE-}
+if [ -z "${BENCH_COMPARE+set}" ]; then
+  # The previous run (the newest results file) is what this one is compared with.
+  COMPARE=$(ls -t "$ROOT"/.data/bench/bench-*.json 2>/dev/null | head -1 || true)
+fi
+[ "$COMPARE" = none ] && COMPARE=
 SERVER_BIN=${BENCH_SERVER:-}
 read -r -a SERVER_ENV <<<"${BENCH_SERVER_ENV:-}"
 STANDBY=${BENCH_STANDBY:-none}
@@ -225,7 +231,7 @@ rm -f "$loadlog"
 
 if [ -n "$COMPARE" ]; then
   echo
-  echo "==> before/after"
+  echo "==> before/after (before: $COMPARE)"
   bin/fairplay-load -compare "$COMPARE" "$result"
 fi
 if [ "$rc" -ne 0 ]; then

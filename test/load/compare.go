@@ -152,6 +152,32 @@ func compare(oldPath, newPath string) (string, error) {
 		fmt.Fprintf(w, f, name, strconv.Itoa(k.conc), num(b, rps, "%.1f"), num(a, rps, "%.1f"), rc,
 			num(b, p99, "%.2f"), num(a, p99, "%.2f"), pc)
 	}
+	// The server's CPU per operation, by scenario (runs that measured it).
+	var cpuRows []string
+	for _, k := range keys {
+		b, a := bm[k], am[k]
+		if k.op != "" || (b == nil || b.ServerCPUus == 0) && (a == nil || a.ServerCPUus == 0) {
+			continue
+		}
+		cpu := func(r *Result) string {
+			if r == nil || r.ServerCPUus == 0 {
+				return "-"
+			}
+			return fmt.Sprintf("%.1f", r.ServerCPUus)
+		}
+		ch := "-"
+		if a != nil && b != nil && a.ServerCPUus > 0 && b.ServerCPUus > 0 {
+			ch = change(b.ServerCPUus, a.ServerCPUus)
+		}
+		cpuRows = append(cpuRows, fmt.Sprintf("%-26s %5d %10s %10s %8s\n", k.scenario, k.conc, cpu(b), cpu(a), ch))
+	}
+	if len(cpuRows) > 0 {
+		fmt.Fprintln(w)
+		fmt.Fprintf(w, "%-26s %5s %10s %10s %8s\n", "server CPU µs/op", "conc", "old", "new", "change")
+		for _, row := range cpuRows {
+			fmt.Fprint(w, row)
+		}
+	}
 	clients := slices.Collect(maps.Keys(before.PgbenchTPS))
 	for c := range after.PgbenchTPS {
 		if !slices.Contains(clients, c) {
