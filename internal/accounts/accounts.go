@@ -27,6 +27,8 @@ type User struct {
 	CreatedAt time.Time
 	// HideUsername keeps the name off the live bets feed ("Hidden").
 	HideUsername bool
+	// TwoFactor is whether sign-in asks for a TOTP code (or a recovery code).
+	TwoFactor bool
 }
 
 // Preferences are the settings a player changes about their own account;
@@ -69,6 +71,8 @@ type Principal struct {
 	// token was checked, for callers that check the session again in their
 	// own transaction (bets do).
 	LiveSince time.Time
+	// TwoFactor is whether the user has two-factor sign-in on.
+	TwoFactor bool
 }
 
 // Client is what the transport knows about the caller's connection.
@@ -131,6 +135,23 @@ type Store interface {
 	// RevokeOtherSessions revokes every unrevoked session of the user but keep
 	// and returns how many it revoked.
 	RevokeOtherSessions(ctx context.Context, userID, keep uuid.UUID, at time.Time) (int, error)
+	// TwoFactorKeys returns a live user's TOTP keys and last accepted step.
+	TwoFactorKeys(ctx context.Context, userID uuid.UUID) (TwoFactorKeys, error)
+	// SetTwoFactorPending stores the key being set up; ErrTwoFactorOn when
+	// two-factor sign-in is on already.
+	SetTwoFactorPending(ctx context.Context, userID uuid.UUID, key []byte) error
+	// EnableTwoFactor confirms the pending key if it is still pending
+	// (ErrTwoFactorNoSetup if not), records step as used and replaces the
+	// recovery codes with these hashes.
+	EnableTwoFactor(ctx context.Context, userID uuid.UUID, pending []byte, step int64, codeHashes [][]byte) error
+	// UseTwoFactorStep records step as used; false if it or a later one was.
+	UseTwoFactorStep(ctx context.Context, userID uuid.UUID, step int64) (bool, error)
+	// UseRecoveryCode spends an unused recovery code; false if there is none.
+	UseRecoveryCode(ctx context.Context, userID uuid.UUID, codeHash []byte, at time.Time) (bool, error)
+	// RecoveryCodesLeft counts the unused recovery codes.
+	RecoveryCodesLeft(ctx context.Context, userID uuid.UUID) (int, error)
+	// DisableTwoFactor turns two-factor sign-in off and drops the codes.
+	DisableTwoFactor(ctx context.Context, userID uuid.UUID) error
 }
 
 // Liveness is what keeps a session alive: not revoked, used at or after
@@ -190,6 +211,15 @@ var (
 	ErrUserNotFound     = problem.NotFound("User not found")
 	ErrAdminRequired    = problem.Forbidden("Admin access required")
 	ErrBotCheckDown     = problem.Unavailable("The bot check is unavailable, please try again")
+
+	ErrTwoFactorCodeRequired = problem.Invalid("Enter the code from your authenticator app")
+	ErrTwoFactorCode         = problem.Invalid("Invalid two-factor code")
+	ErrTwoFactorLogin        = problem.Unauthenticated("Invalid two-factor code")
+	ErrTwoFactorReplay       = problem.Invalid("This code was already used, wait for the next one")
+	ErrTwoFactorOn           = problem.Conflict("Two-factor authentication is already on")
+	ErrTwoFactorOff          = problem.Conflict("Two-factor authentication is not on")
+	ErrTwoFactorNoSetup      = problem.Conflict("Start the two-factor setup again: it was not found or has changed")
+	ErrAdminTwoFactor        = problem.Forbidden("Admin accounts must turn on two-factor authentication in Settings first")
 )
 
 // ErrRateLimited is the message of every exceeded rate limit.

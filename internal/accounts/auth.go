@@ -14,6 +14,9 @@ type AuthResult struct {
 	AccessToken  string
 	RefreshToken string
 	User         User
+	// TwoFactorRequired: the password was right, and the account asks for a
+	// two-factor code, which the login did not carry: no session yet.
+	TwoFactorRequired bool
 }
 
 // RegisterInput is the sign-up form.
@@ -71,6 +74,9 @@ type LoginInput struct {
 	Login    string
 	Password string
 	BotToken string
+	// TwoFactorCode is a TOTP code or a recovery code, for accounts with
+	// two-factor sign-in; the login is sent again with it.
+	TwoFactorCode string
 }
 
 // Login signs an account in. Its limits follow what identity providers do
@@ -125,6 +131,17 @@ func (s *Service) Login(ctx context.Context, in LoginInput, c Client) (AuthResul
 	if !match || !found {
 		s.count(ctx, failures, s.cfg.LoginFailuresPerAccount)
 		return AuthResult{}, ErrBadCredentials
+	}
+	if cred.TwoFactor {
+		// Only the password's holder learns that a code is asked for. A
+		// wrong code counts as a failed sign-in, under the same limits.
+		if normalizeCode(in.TwoFactorCode) == "" {
+			return AuthResult{TwoFactorRequired: true}, nil
+		}
+		if err := s.secondFactor(ctx, cred.ID, in.TwoFactorCode, ErrTwoFactorLogin); err != nil {
+			s.count(ctx, failures, s.cfg.LoginFailuresPerAccount)
+			return AuthResult{}, err
+		}
 	}
 	res, err := s.openSession(ctx, s.store, cred.User, c)
 	if err != nil {

@@ -37,12 +37,12 @@ func (s *AccountStore) InTx(ctx context.Context, fn func(accounts.Store) error) 
 	})
 }
 
-const userColumns = `id, username, email, balance, is_admin, created_at, hide_username, password_hash`
+const userColumns = `id, username, email, balance, is_admin, created_at, hide_username, password_hash, totp_secret IS NOT NULL`
 
 func scanCredentials(row pgx.Row) (accounts.Credentials, error) {
 	var c accounts.Credentials
 	var bal int64
-	err := row.Scan(&c.ID, &c.Username, &c.Email, &bal, &c.IsAdmin, &c.CreatedAt, &c.HideUsername, &c.PasswordHash)
+	err := row.Scan(&c.ID, &c.Username, &c.Email, &bal, &c.IsAdmin, &c.CreatedAt, &c.HideUsername, &c.PasswordHash, &c.TwoFactor)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return c, accounts.ErrUserNotFound
 	}
@@ -196,10 +196,10 @@ func (s *AccountStore) RevokeByRetiredRefreshHash(ctx context.Context, hash []by
 func (s *AccountStore) ActivePrincipal(ctx context.Context, sessionID uuid.UUID, live accounts.Liveness) (accounts.Principal, error) {
 	var p accounts.Principal
 	err := s.db.QueryRow(ctx, `
-		SELECT s.id, u.id, u.username, u.is_admin
+		SELECT s.id, u.id, u.username, u.is_admin, u.totp_secret IS NOT NULL
 		FROM sessions s JOIN users u ON u.id = s.user_id
 		WHERE s.id = $1 AND `+liveSession(2, 3)+` AND u.deleted_at IS NULL`,
-		sessionID, live.UsedSince, live.CreatedSince).Scan(&p.SessionID, &p.UserID, &p.Username, &p.IsAdmin)
+		sessionID, live.UsedSince, live.CreatedSince).Scan(&p.SessionID, &p.UserID, &p.Username, &p.IsAdmin, &p.TwoFactor)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return p, accounts.ErrSessionNotFound
 	}
@@ -241,4 +241,82 @@ func (s *AccountStore) RevokeOtherSessions(ctx context.Context, userID, keep uui
 		return 0, fmt.Errorf("revoke other sessions: %w", err)
 	}
 	return int(tag.RowsAffected()), nil
+}
+
+// TwoFactorKeys returns a live user's confirmed and pending TOTP keys (nil
+// when none) and the step of the last code accepted.
+func (s *AccountStore) TwoFactorKeys(ctx context.Context, userID uuid.UUID) (accounts.TwoFactorKeys, error) {
+	var k accounts.TwoFactorKeys
+	err := s.db.QueryRow(ctx, `SELECT totp_secret, totp_pending, totp_last_step FROM users WHERE id = $1 AND deleted_at IS NULL`,
+		userID).Scan(&k.Secret, &k.Pending, &k.LastStep)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return k, accounts.ErrUserNotFound
+	}
+	return k, err
+}
+
+// SetTwoFactorPending stores the key being set up, unless 2FA is on
+// (accounts.ErrTwoFactorOn).
+func (s *AccountStore) SetTwoFactorPending(ctx context.Context, userID uuid.UUID, key []byte) error {
+	tag, err := s.db.Exec(ctx, `UPDATE users SET totp_pending = $2 WHERE id = $1 AND deleted_at IS NULL AND totp_secret IS NULL`,
+		userID, key)
+	if err == nil && tag.RowsAffected() == 0 {
+		return accounts.ErrTwoFactorOn
+	}
+	return err
+}
+
+// EnableTwoFactor confirms the pending key (if it is still pending) with the
+// step of the code that confirmed it, and replaces the recovery codes, in
+// one statement.
+func (s *AccountStore) EnableTwoFactor(ctx context.Context, userID uuid.UUID, pending []byte, step int64, codeHashes [][]byte) error {
+	var n int
+	err := s.db.QueryRow(ctx, `
+		WITH u AS (
+			UPDATE users SET totp_secret = totp_pending, totp_pending = NULL, totp_last_step = $3
+			WHERE id = $1 AND deleted_at IS NULL AND totp_secret IS NULL AND totp_pending = $2
+			RETURNING id
+		), old AS (
+			DELETE FROM recovery_codes WHERE user_id IN (SELECT id FROM u)
+		), codes AS (
+			INSERT INTO recovery_codes (user_id, code_hash) SELECT u.id, h FROM u, unnest($4::bytea[]) AS h
+		)
+		SELECT count(*) FROM u`, userID, pending, step, codeHashes).Scan(&n)
+	if err == nil && n == 0 {
+		return accounts.ErrTwoFactorNoSetup
+	}
+	return err
+}
+
+// UseTwoFactorStep records that the code of step was accepted; false when a
+// code of this step or a later one was accepted already (a replay).
+func (s *AccountStore) UseTwoFactorStep(ctx context.Context, userID uuid.UUID, step int64) (bool, error) {
+	tag, err := s.db.Exec(ctx, `
+		UPDATE users SET totp_last_step = $2 WHERE id = $1 AND totp_secret IS NOT NULL AND totp_last_step < $2`, userID, step)
+	return err == nil && tag.RowsAffected() == 1, err
+}
+
+// UseRecoveryCode spends an unused recovery code; false when there is none
+// with this hash.
+func (s *AccountStore) UseRecoveryCode(ctx context.Context, userID uuid.UUID, codeHash []byte, at time.Time) (bool, error) {
+	tag, err := s.db.Exec(ctx, `
+		UPDATE recovery_codes SET used_at = $3 WHERE user_id = $1 AND code_hash = $2 AND used_at IS NULL`, userID, codeHash, at)
+	return err == nil && tag.RowsAffected() == 1, err
+}
+
+// RecoveryCodesLeft counts a user's unused recovery codes.
+func (s *AccountStore) RecoveryCodesLeft(ctx context.Context, userID uuid.UUID) (int, error) {
+	var n int
+	err := s.db.QueryRow(ctx, `SELECT count(*) FROM recovery_codes WHERE user_id = $1 AND used_at IS NULL`, userID).Scan(&n)
+	return n, err
+}
+
+// DisableTwoFactor turns 2FA off and drops the recovery codes.
+func (s *AccountStore) DisableTwoFactor(ctx context.Context, userID uuid.UUID) error {
+	_, err := s.db.Exec(ctx, `
+		WITH u AS (
+			UPDATE users SET totp_secret = NULL, totp_pending = NULL, totp_last_step = 0 WHERE id = $1 RETURNING id
+		)
+		DELETE FROM recovery_codes WHERE user_id IN (SELECT id FROM u)`, userID)
+	return err
 }

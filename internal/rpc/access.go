@@ -73,6 +73,9 @@ func accessOf(svc *accounts.Service) callMiddleware {
 				if err == nil && !p.IsAdmin {
 					err = accounts.ErrAdminRequired
 				}
+				if err == nil {
+					err = svc.AdminAllowed(p) // FAIRPLAY_ADMIN_REQUIRE_2FA
+				}
 			default:
 				return nil, connect.NewError(connect.CodeUnimplemented, fmt.Errorf("no access policy for %s", c.procedure))
 			}

@@ -44,9 +44,13 @@ func (h *AuthHandler) Login(ctx context.Context, req *connect.Request[fairplayv1
 	m := req.Msg
 	res, err := h.accounts.Login(ctx, accounts.LoginInput{
 		Login: m.GetUsername(), Password: m.GetPassword(), BotToken: m.GetTurnstileToken(),
+		TwoFactorCode: m.GetTwoFactorCode(),
 	}, clientFrom(ctx))
 	if err != nil {
 		return nil, err
+	}
+	if res.TwoFactorRequired {
+		return connect.NewResponse(&fairplayv1.LoginResponse{TwoFactorRequired: true}), nil
 	}
 	return connect.NewResponse(&fairplayv1.LoginResponse{
 		Token: res.AccessToken, RefreshToken: res.RefreshToken, User: toProtoUser(res.User, false),
@@ -137,7 +141,7 @@ func (h *AuthHandler) GetConfig(_ context.Context, _ *connect.Request[fairplayv1
 // toProtoUser converts an account; withCreated adds createdAt for admin views.
 func toProtoUser(u accounts.User, withCreated bool) *fairplayv1.User {
 	pu := &fairplayv1.User{Id: u.ID.String(), Username: u.Username, Email: u.Email, Balance: u.Balance.String(), IsAdmin: u.IsAdmin,
-		HideUsername: u.HideUsername}
+		HideUsername: u.HideUsername, TwoFactorEnabled: u.TwoFactor}
 	if withCreated {
 		created := u.CreatedAt.UTC().Format(time.RFC3339)
 		pu.CreatedAt = &created
@@ -171,4 +175,54 @@ func (h *AuthHandler) UpdatePreferences(ctx context.Context, req *connect.Reques
 		return nil, err
 	}
 	return connect.NewResponse(&fairplayv1.UpdatePreferencesResponse{User: toProtoUser(u, false)}), nil
+}
+
+// GetTwoFactor implements AuthService.GetTwoFactor.
+func (h *AuthHandler) GetTwoFactor(ctx context.Context, _ *connect.Request[fairplayv1.GetTwoFactorRequest]) (*connect.Response[fairplayv1.GetTwoFactorResponse], error) {
+	p := principal(ctx)
+	u, err := h.accounts.CurrentUser(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	left, err := h.accounts.RecoveryCodesLeft(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	return connect.NewResponse(&fairplayv1.GetTwoFactorResponse{Enabled: u.TwoFactor, RecoveryCodesLeft: int32(min(left, 1000))}), nil //nolint:gosec // bounded
+}
+
+// SetupTwoFactor implements AuthService.SetupTwoFactor.
+func (h *AuthHandler) SetupTwoFactor(ctx context.Context, _ *connect.Request[fairplayv1.SetupTwoFactorRequest]) (*connect.Response[fairplayv1.SetupTwoFactorResponse], error) {
+	s, err := h.accounts.SetupTwoFactor(ctx, principal(ctx))
+	if err != nil {
+		return nil, err
+	}
+	return connect.NewResponse(&fairplayv1.SetupTwoFactorResponse{Secret: s.Secret, OtpauthUrl: s.OtpauthURL}), nil
+}
+
+// EnableTwoFactor implements AuthService.EnableTwoFactor.
+func (h *AuthHandler) EnableTwoFactor(ctx context.Context, req *connect.Request[fairplayv1.EnableTwoFactorRequest]) (*connect.Response[fairplayv1.EnableTwoFactorResponse], error) {
+	p := principal(ctx)
+	codes, err := h.accounts.EnableTwoFactor(ctx, p, req.Msg.GetCode())
+	if err != nil {
+		return nil, err
+	}
+	u, err := h.accounts.CurrentUser(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	return connect.NewResponse(&fairplayv1.EnableTwoFactorResponse{RecoveryCodes: codes, User: toProtoUser(u, false)}), nil
+}
+
+// DisableTwoFactor implements AuthService.DisableTwoFactor.
+func (h *AuthHandler) DisableTwoFactor(ctx context.Context, req *connect.Request[fairplayv1.DisableTwoFactorRequest]) (*connect.Response[fairplayv1.DisableTwoFactorResponse], error) {
+	p := principal(ctx)
+	if err := h.accounts.DisableTwoFactor(ctx, p, req.Msg.GetCode()); err != nil {
+		return nil, err
+	}
+	u, err := h.accounts.CurrentUser(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	return connect.NewResponse(&fairplayv1.DisableTwoFactorResponse{Message: "Two-factor authentication is off", User: toProtoUser(u, false)}), nil
 }

@@ -69,6 +69,10 @@ type Config struct {
 	LoginPerIP              Rate // FAIRPLAY_RATE_LOGIN_IP, default 30/1m: sign-in attempts per client IP
 	LoginPerAccountIP       Rate // FAIRPLAY_RATE_LOGIN_ACCOUNT_IP, default 10/15m: sign-in attempts per account and client IP
 	LoginFailuresPerAccount Rate // FAIRPLAY_RATE_LOGIN_ACCOUNT_FAILURES, default 100/1h: failed sign-ins per account, from anywhere
+	// TwoFactorFailures bounds wrong two-factor codes per account, at sign-in
+	// and in Settings (FAIRPLAY_RATE_2FA_FAILURES, default 10/1h): a
+	// six-digit code must not be guessable by volume.
+	TwoFactorFailures Rate
 	PasswordChangePerUser   Rate // FAIRPLAY_RATE_PASSWORD_USER, default 5/15m: password changes per account
 	PasswordChangePerIP     Rate // FAIRPLAY_RATE_PASSWORD_IP, default 20/15m: password changes per client IP
 	RegisterPerIP           Rate // FAIRPLAY_RATE_REGISTER_IP, default 10/1h
@@ -77,6 +81,9 @@ type Config struct {
 	TrustedProxies []string
 	// SecureCookies marks cookies Secure (FAIRPLAY_SECURE_COOKIES, default false).
 	SecureCookies bool
+	// AdminRequireTwoFactor refuses the admin dashboard's procedures to an
+	// admin without two-factor sign-in (FAIRPLAY_ADMIN_REQUIRE_2FA, default false).
+	AdminRequireTwoFactor bool
 	// LogLevel is debug, info, warn or error (FAIRPLAY_LOG_LEVEL, default info).
 	LogLevel string
 	// LogFormat is json or text (FAIRPLAY_LOG_FORMAT, default json).
@@ -184,12 +191,14 @@ var Variables = []Variable{
 	{"FAIRPLAY_RATE_LOGIN_IP", "30/1m", "sign-in attempts per client IP (N/period, 0 = off)"},
 	{"FAIRPLAY_RATE_LOGIN_ACCOUNT_IP", "10/15m", "sign-in attempts per account and client IP"},
 	{"FAIRPLAY_RATE_LOGIN_ACCOUNT_FAILURES", "100/1h", "failed sign-ins per account, from anywhere"},
+	{"FAIRPLAY_RATE_2FA_FAILURES", "10/1h", "wrong two-factor codes per account (sign-in and Settings)"},
 	{"FAIRPLAY_RATE_PASSWORD_USER", "5/15m", "password changes per account"},
 	{"FAIRPLAY_RATE_PASSWORD_IP", "20/15m", "password changes per client IP"},
 	{"FAIRPLAY_RATE_REGISTER_IP", "10/1h", "registrations per client IP"},
 	{"FAIRPLAY_RATE_BETS_USER", "50/1s", "bets per player"},
 	{"FAIRPLAY_TRUSTED_PROXIES", "", "comma-separated CIDRs whose X-Forwarded-For is believed"},
 	{"FAIRPLAY_SECURE_COOKIES", "false", "served over HTTPS: Secure cookies and HSTS"},
+	{"FAIRPLAY_ADMIN_REQUIRE_2FA", "false", "admins must turn on two-factor sign-in before using the dashboard"},
 	{"FAIRPLAY_REDIS_PREFIX", "fairplay:", "prefix of every Redis key"},
 	{"FAIRPLAY_LOG_LEVEL", "info", "debug, info, warn or error"},
 	{"FAIRPLAY_LOG_FORMAT", "json", "json, or text for humans"},
@@ -290,11 +299,13 @@ func Load(lookup func(string) (string, bool)) (Config, error) {
 		LoginPerIP:                rate("FAIRPLAY_RATE_LOGIN_IP"),
 		LoginPerAccountIP:         rate("FAIRPLAY_RATE_LOGIN_ACCOUNT_IP"),
 		LoginFailuresPerAccount:   rate("FAIRPLAY_RATE_LOGIN_ACCOUNT_FAILURES"),
+		TwoFactorFailures:         rate("FAIRPLAY_RATE_2FA_FAILURES"),
 		PasswordChangePerUser:     rate("FAIRPLAY_RATE_PASSWORD_USER"),
 		PasswordChangePerIP:       rate("FAIRPLAY_RATE_PASSWORD_IP"),
 		RegisterPerIP:             rate("FAIRPLAY_RATE_REGISTER_IP"),
 		BetsPerUser:               rate("FAIRPLAY_RATE_BETS_USER"),
 		SecureCookies:             boolean("FAIRPLAY_SECURE_COOKIES"),
+		AdminRequireTwoFactor:     boolean("FAIRPLAY_ADMIN_REQUIRE_2FA"),
 		LogLevel:                  get("FAIRPLAY_LOG_LEVEL"),
 		LogFormat:                 get("FAIRPLAY_LOG_FORMAT"),
 		ShutdownTimeout:           dur("FAIRPLAY_SHUTDOWN_TIMEOUT"),

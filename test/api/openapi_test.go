@@ -102,7 +102,9 @@ func TestOpenAPIDocumentsEveryProcedure(t *testing.T) {
 // placeholders are the example values that name an object no fresh server
 // has (a bet, a game, a session, a user, a refresh token): a request naming
 // one is accepted when its handler answers, be it 404 or 401.
-var placeholders = []string{"00000000-0000-4000-8000-000000000000", "the-refresh-token"}
+// The two-factor code is one too: no fresh account has two-factor sign-in
+// set up, so its routes answer 409.
+var placeholders = []string{"00000000-0000-4000-8000-000000000000", "the-refresh-token", `"123456"`}
 
 // exampleSetup puts the player in the state an example needs.
 var exampleSetup = map[string]func(t *testing.T, admin, player *apitest.Client){

@@ -22,6 +22,393 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
+// GetTwoFactorRequest asks for the caller's two-factor state.
+type GetTwoFactorRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetTwoFactorRequest) Reset() {
+	*x = GetTwoFactorRequest{}
+	mi := &file_fairplay_v1_auth_proto_msgTypes[0]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetTwoFactorRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetTwoFactorRequest) ProtoMessage() {}
+
+func (x *GetTwoFactorRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_fairplay_v1_auth_proto_msgTypes[0]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetTwoFactorRequest.ProtoReflect.Descriptor instead.
+func (*GetTwoFactorRequest) Descriptor() ([]byte, []int) {
+	return file_fairplay_v1_auth_proto_rawDescGZIP(), []int{0}
+}
+
+// GetTwoFactorResponse is the caller's two-factor state.
+type GetTwoFactorResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// enabled tells whether sign-in asks for a code.
+	Enabled bool `protobuf:"varint,1,opt,name=enabled,proto3" json:"enabled,omitempty"`
+	// recovery_codes_left counts the unused recovery codes.
+	RecoveryCodesLeft int32 `protobuf:"varint,2,opt,name=recovery_codes_left,json=recoveryCodesLeft,proto3" json:"recovery_codes_left,omitempty"`
+	unknownFields     protoimpl.UnknownFields
+	sizeCache         protoimpl.SizeCache
+}
+
+func (x *GetTwoFactorResponse) Reset() {
+	*x = GetTwoFactorResponse{}
+	mi := &file_fairplay_v1_auth_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetTwoFactorResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetTwoFactorResponse) ProtoMessage() {}
+
+func (x *GetTwoFactorResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_fairplay_v1_auth_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetTwoFactorResponse.ProtoReflect.Descriptor instead.
+func (*GetTwoFactorResponse) Descriptor() ([]byte, []int) {
+	return file_fairplay_v1_auth_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *GetTwoFactorResponse) GetEnabled() bool {
+	if x != nil {
+		return x.Enabled
+	}
+	return false
+}
+
+func (x *GetTwoFactorResponse) GetRecoveryCodesLeft() int32 {
+	if x != nil {
+		return x.RecoveryCodesLeft
+	}
+	return 0
+}
+
+// SetupTwoFactorRequest starts a two-factor setup.
+type SetupTwoFactorRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SetupTwoFactorRequest) Reset() {
+	*x = SetupTwoFactorRequest{}
+	mi := &file_fairplay_v1_auth_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SetupTwoFactorRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SetupTwoFactorRequest) ProtoMessage() {}
+
+func (x *SetupTwoFactorRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_fairplay_v1_auth_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SetupTwoFactorRequest.ProtoReflect.Descriptor instead.
+func (*SetupTwoFactorRequest) Descriptor() ([]byte, []int) {
+	return file_fairplay_v1_auth_proto_rawDescGZIP(), []int{2}
+}
+
+// SetupTwoFactorResponse is the new key, for an authenticator app.
+type SetupTwoFactorResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// secret is the key in base32, for typing into the app.
+	Secret string `protobuf:"bytes,1,opt,name=secret,proto3" json:"secret,omitempty"`
+	// otpauth_url is the otpauth://totp/ URI the QR code holds.
+	OtpauthUrl    string `protobuf:"bytes,2,opt,name=otpauth_url,json=otpauthUrl,proto3" json:"otpauth_url,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SetupTwoFactorResponse) Reset() {
+	*x = SetupTwoFactorResponse{}
+	mi := &file_fairplay_v1_auth_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SetupTwoFactorResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SetupTwoFactorResponse) ProtoMessage() {}
+
+func (x *SetupTwoFactorResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_fairplay_v1_auth_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SetupTwoFactorResponse.ProtoReflect.Descriptor instead.
+func (*SetupTwoFactorResponse) Descriptor() ([]byte, []int) {
+	return file_fairplay_v1_auth_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *SetupTwoFactorResponse) GetSecret() string {
+	if x != nil {
+		return x.Secret
+	}
+	return ""
+}
+
+func (x *SetupTwoFactorResponse) GetOtpauthUrl() string {
+	if x != nil {
+		return x.OtpauthUrl
+	}
+	return ""
+}
+
+// EnableTwoFactorRequest confirms the pending key.
+type EnableTwoFactorRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// code is the six-digit code the app shows now.
+	Code          string `protobuf:"bytes,1,opt,name=code,proto3" json:"code,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *EnableTwoFactorRequest) Reset() {
+	*x = EnableTwoFactorRequest{}
+	mi := &file_fairplay_v1_auth_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *EnableTwoFactorRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*EnableTwoFactorRequest) ProtoMessage() {}
+
+func (x *EnableTwoFactorRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_fairplay_v1_auth_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use EnableTwoFactorRequest.ProtoReflect.Descriptor instead.
+func (*EnableTwoFactorRequest) Descriptor() ([]byte, []int) {
+	return file_fairplay_v1_auth_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *EnableTwoFactorRequest) GetCode() string {
+	if x != nil {
+		return x.Code
+	}
+	return ""
+}
+
+// EnableTwoFactorResponse carries the recovery codes.
+type EnableTwoFactorResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// recovery_codes are ten single-use codes (xxxxx-xxxxx) for signing in
+	// without the app; they are not shown again.
+	RecoveryCodes []string `protobuf:"bytes,1,rep,name=recovery_codes,json=recoveryCodes,proto3" json:"recovery_codes,omitempty"`
+	// user is the signed-in account, now with two_factor_enabled.
+	User          *User `protobuf:"bytes,2,opt,name=user,proto3" json:"user,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *EnableTwoFactorResponse) Reset() {
+	*x = EnableTwoFactorResponse{}
+	mi := &file_fairplay_v1_auth_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *EnableTwoFactorResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*EnableTwoFactorResponse) ProtoMessage() {}
+
+func (x *EnableTwoFactorResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_fairplay_v1_auth_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use EnableTwoFactorResponse.ProtoReflect.Descriptor instead.
+func (*EnableTwoFactorResponse) Descriptor() ([]byte, []int) {
+	return file_fairplay_v1_auth_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *EnableTwoFactorResponse) GetRecoveryCodes() []string {
+	if x != nil {
+		return x.RecoveryCodes
+	}
+	return nil
+}
+
+func (x *EnableTwoFactorResponse) GetUser() *User {
+	if x != nil {
+		return x.User
+	}
+	return nil
+}
+
+// DisableTwoFactorRequest turns two-factor sign-in off.
+type DisableTwoFactorRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// code is a current code from the app or an unused recovery code.
+	Code          string `protobuf:"bytes,1,opt,name=code,proto3" json:"code,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DisableTwoFactorRequest) Reset() {
+	*x = DisableTwoFactorRequest{}
+	mi := &file_fairplay_v1_auth_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DisableTwoFactorRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DisableTwoFactorRequest) ProtoMessage() {}
+
+func (x *DisableTwoFactorRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_fairplay_v1_auth_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DisableTwoFactorRequest.ProtoReflect.Descriptor instead.
+func (*DisableTwoFactorRequest) Descriptor() ([]byte, []int) {
+	return file_fairplay_v1_auth_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *DisableTwoFactorRequest) GetCode() string {
+	if x != nil {
+		return x.Code
+	}
+	return ""
+}
+
+// DisableTwoFactorResponse confirms it.
+type DisableTwoFactorResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// message is "Two-factor authentication is off".
+	Message string `protobuf:"bytes,1,opt,name=message,proto3" json:"message,omitempty"`
+	// user is the signed-in account.
+	User          *User `protobuf:"bytes,2,opt,name=user,proto3" json:"user,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DisableTwoFactorResponse) Reset() {
+	*x = DisableTwoFactorResponse{}
+	mi := &file_fairplay_v1_auth_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DisableTwoFactorResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DisableTwoFactorResponse) ProtoMessage() {}
+
+func (x *DisableTwoFactorResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_fairplay_v1_auth_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DisableTwoFactorResponse.ProtoReflect.Descriptor instead.
+func (*DisableTwoFactorResponse) Descriptor() ([]byte, []int) {
+	return file_fairplay_v1_auth_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *DisableTwoFactorResponse) GetMessage() string {
+	if x != nil {
+		return x.Message
+	}
+	return ""
+}
+
+func (x *DisableTwoFactorResponse) GetUser() *User {
+	if x != nil {
+		return x.User
+	}
+	return nil
+}
+
 // UpdatePreferencesRequest carries the preferences to change.
 type UpdatePreferencesRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -33,7 +420,7 @@ type UpdatePreferencesRequest struct {
 
 func (x *UpdatePreferencesRequest) Reset() {
 	*x = UpdatePreferencesRequest{}
-	mi := &file_fairplay_v1_auth_proto_msgTypes[0]
+	mi := &file_fairplay_v1_auth_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -45,7 +432,7 @@ func (x *UpdatePreferencesRequest) String() string {
 func (*UpdatePreferencesRequest) ProtoMessage() {}
 
 func (x *UpdatePreferencesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_fairplay_v1_auth_proto_msgTypes[0]
+	mi := &file_fairplay_v1_auth_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -58,7 +445,7 @@ func (x *UpdatePreferencesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdatePreferencesRequest.ProtoReflect.Descriptor instead.
 func (*UpdatePreferencesRequest) Descriptor() ([]byte, []int) {
-	return file_fairplay_v1_auth_proto_rawDescGZIP(), []int{0}
+	return file_fairplay_v1_auth_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *UpdatePreferencesRequest) GetHideUsername() bool {
@@ -79,7 +466,7 @@ type UpdatePreferencesResponse struct {
 
 func (x *UpdatePreferencesResponse) Reset() {
 	*x = UpdatePreferencesResponse{}
-	mi := &file_fairplay_v1_auth_proto_msgTypes[1]
+	mi := &file_fairplay_v1_auth_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -91,7 +478,7 @@ func (x *UpdatePreferencesResponse) String() string {
 func (*UpdatePreferencesResponse) ProtoMessage() {}
 
 func (x *UpdatePreferencesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_fairplay_v1_auth_proto_msgTypes[1]
+	mi := &file_fairplay_v1_auth_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -104,7 +491,7 @@ func (x *UpdatePreferencesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdatePreferencesResponse.ProtoReflect.Descriptor instead.
 func (*UpdatePreferencesResponse) Descriptor() ([]byte, []int) {
-	return file_fairplay_v1_auth_proto_rawDescGZIP(), []int{1}
+	return file_fairplay_v1_auth_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *UpdatePreferencesResponse) GetUser() *User {
@@ -131,7 +518,7 @@ type RegisterRequest struct {
 
 func (x *RegisterRequest) Reset() {
 	*x = RegisterRequest{}
-	mi := &file_fairplay_v1_auth_proto_msgTypes[2]
+	mi := &file_fairplay_v1_auth_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -143,7 +530,7 @@ func (x *RegisterRequest) String() string {
 func (*RegisterRequest) ProtoMessage() {}
 
 func (x *RegisterRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_fairplay_v1_auth_proto_msgTypes[2]
+	mi := &file_fairplay_v1_auth_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -156,7 +543,7 @@ func (x *RegisterRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RegisterRequest.ProtoReflect.Descriptor instead.
 func (*RegisterRequest) Descriptor() ([]byte, []int) {
-	return file_fairplay_v1_auth_proto_rawDescGZIP(), []int{2}
+	return file_fairplay_v1_auth_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *RegisterRequest) GetUsername() string {
@@ -202,7 +589,7 @@ type RegisterResponse struct {
 
 func (x *RegisterResponse) Reset() {
 	*x = RegisterResponse{}
-	mi := &file_fairplay_v1_auth_proto_msgTypes[3]
+	mi := &file_fairplay_v1_auth_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -214,7 +601,7 @@ func (x *RegisterResponse) String() string {
 func (*RegisterResponse) ProtoMessage() {}
 
 func (x *RegisterResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_fairplay_v1_auth_proto_msgTypes[3]
+	mi := &file_fairplay_v1_auth_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -227,7 +614,7 @@ func (x *RegisterResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RegisterResponse.ProtoReflect.Descriptor instead.
 func (*RegisterResponse) Descriptor() ([]byte, []int) {
-	return file_fairplay_v1_auth_proto_rawDescGZIP(), []int{3}
+	return file_fairplay_v1_auth_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *RegisterResponse) GetToken() string {
@@ -260,13 +647,17 @@ type LoginRequest struct {
 	Password string `protobuf:"bytes,2,opt,name=password,proto3" json:"password,omitempty"`
 	// turnstile_token is the bot-check widget's response.
 	TurnstileToken string `protobuf:"bytes,3,opt,name=turnstile_token,json=turnstileToken,proto3" json:"turnstile_token,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// two_factor_code is a code from the authenticator app or a recovery
+	// code, for accounts with two-factor sign-in: the login is sent again with
+	// it after an answer with two_factor_required.
+	TwoFactorCode string `protobuf:"bytes,4,opt,name=two_factor_code,json=twoFactorCode,proto3" json:"two_factor_code,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *LoginRequest) Reset() {
 	*x = LoginRequest{}
-	mi := &file_fairplay_v1_auth_proto_msgTypes[4]
+	mi := &file_fairplay_v1_auth_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -278,7 +669,7 @@ func (x *LoginRequest) String() string {
 func (*LoginRequest) ProtoMessage() {}
 
 func (x *LoginRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_fairplay_v1_auth_proto_msgTypes[4]
+	mi := &file_fairplay_v1_auth_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -291,7 +682,7 @@ func (x *LoginRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LoginRequest.ProtoReflect.Descriptor instead.
 func (*LoginRequest) Descriptor() ([]byte, []int) {
-	return file_fairplay_v1_auth_proto_rawDescGZIP(), []int{4}
+	return file_fairplay_v1_auth_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *LoginRequest) GetUsername() string {
@@ -315,7 +706,15 @@ func (x *LoginRequest) GetTurnstileToken() string {
 	return ""
 }
 
-// LoginResponse carries the new session's tokens and the user.
+func (x *LoginRequest) GetTwoFactorCode() string {
+	if x != nil {
+		return x.TwoFactorCode
+	}
+	return ""
+}
+
+// LoginResponse carries the new session's tokens and the user, or only
+// two_factor_required.
 type LoginResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// token is the short-lived access token (a JWT).
@@ -323,14 +722,17 @@ type LoginResponse struct {
 	// refresh_token renews the access token.
 	RefreshToken string `protobuf:"bytes,2,opt,name=refresh_token,json=refreshToken,proto3" json:"refresh_token,omitempty"`
 	// user is the signed-in account.
-	User          *User `protobuf:"bytes,3,opt,name=user,proto3" json:"user,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	User *User `protobuf:"bytes,3,opt,name=user,proto3" json:"user,omitempty"`
+	// two_factor_required: the password was right and the account asks for a
+	// two-factor code; no session was opened (no token, no user).
+	TwoFactorRequired bool `protobuf:"varint,4,opt,name=two_factor_required,json=twoFactorRequired,proto3" json:"two_factor_required,omitempty"`
+	unknownFields     protoimpl.UnknownFields
+	sizeCache         protoimpl.SizeCache
 }
 
 func (x *LoginResponse) Reset() {
 	*x = LoginResponse{}
-	mi := &file_fairplay_v1_auth_proto_msgTypes[5]
+	mi := &file_fairplay_v1_auth_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -342,7 +744,7 @@ func (x *LoginResponse) String() string {
 func (*LoginResponse) ProtoMessage() {}
 
 func (x *LoginResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_fairplay_v1_auth_proto_msgTypes[5]
+	mi := &file_fairplay_v1_auth_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -355,7 +757,7 @@ func (x *LoginResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LoginResponse.ProtoReflect.Descriptor instead.
 func (*LoginResponse) Descriptor() ([]byte, []int) {
-	return file_fairplay_v1_auth_proto_rawDescGZIP(), []int{5}
+	return file_fairplay_v1_auth_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *LoginResponse) GetToken() string {
@@ -379,6 +781,13 @@ func (x *LoginResponse) GetUser() *User {
 	return nil
 }
 
+func (x *LoginResponse) GetTwoFactorRequired() bool {
+	if x != nil {
+		return x.TwoFactorRequired
+	}
+	return false
+}
+
 // RefreshRequest renews an access token.
 type RefreshRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -390,7 +799,7 @@ type RefreshRequest struct {
 
 func (x *RefreshRequest) Reset() {
 	*x = RefreshRequest{}
-	mi := &file_fairplay_v1_auth_proto_msgTypes[6]
+	mi := &file_fairplay_v1_auth_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -402,7 +811,7 @@ func (x *RefreshRequest) String() string {
 func (*RefreshRequest) ProtoMessage() {}
 
 func (x *RefreshRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_fairplay_v1_auth_proto_msgTypes[6]
+	mi := &file_fairplay_v1_auth_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -415,7 +824,7 @@ func (x *RefreshRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RefreshRequest.ProtoReflect.Descriptor instead.
 func (*RefreshRequest) Descriptor() ([]byte, []int) {
-	return file_fairplay_v1_auth_proto_rawDescGZIP(), []int{6}
+	return file_fairplay_v1_auth_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *RefreshRequest) GetRefreshToken() string {
@@ -443,7 +852,7 @@ type RefreshResponse struct {
 
 func (x *RefreshResponse) Reset() {
 	*x = RefreshResponse{}
-	mi := &file_fairplay_v1_auth_proto_msgTypes[7]
+	mi := &file_fairplay_v1_auth_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -455,7 +864,7 @@ func (x *RefreshResponse) String() string {
 func (*RefreshResponse) ProtoMessage() {}
 
 func (x *RefreshResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_fairplay_v1_auth_proto_msgTypes[7]
+	mi := &file_fairplay_v1_auth_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -468,7 +877,7 @@ func (x *RefreshResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RefreshResponse.ProtoReflect.Descriptor instead.
 func (*RefreshResponse) Descriptor() ([]byte, []int) {
-	return file_fairplay_v1_auth_proto_rawDescGZIP(), []int{7}
+	return file_fairplay_v1_auth_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *RefreshResponse) GetToken() string {
@@ -503,7 +912,7 @@ type LogoutRequest struct {
 
 func (x *LogoutRequest) Reset() {
 	*x = LogoutRequest{}
-	mi := &file_fairplay_v1_auth_proto_msgTypes[8]
+	mi := &file_fairplay_v1_auth_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -515,7 +924,7 @@ func (x *LogoutRequest) String() string {
 func (*LogoutRequest) ProtoMessage() {}
 
 func (x *LogoutRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_fairplay_v1_auth_proto_msgTypes[8]
+	mi := &file_fairplay_v1_auth_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -528,7 +937,7 @@ func (x *LogoutRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LogoutRequest.ProtoReflect.Descriptor instead.
 func (*LogoutRequest) Descriptor() ([]byte, []int) {
-	return file_fairplay_v1_auth_proto_rawDescGZIP(), []int{8}
+	return file_fairplay_v1_auth_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *LogoutRequest) GetRefreshToken() string {
@@ -549,7 +958,7 @@ type LogoutResponse struct {
 
 func (x *LogoutResponse) Reset() {
 	*x = LogoutResponse{}
-	mi := &file_fairplay_v1_auth_proto_msgTypes[9]
+	mi := &file_fairplay_v1_auth_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -561,7 +970,7 @@ func (x *LogoutResponse) String() string {
 func (*LogoutResponse) ProtoMessage() {}
 
 func (x *LogoutResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_fairplay_v1_auth_proto_msgTypes[9]
+	mi := &file_fairplay_v1_auth_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -574,7 +983,7 @@ func (x *LogoutResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LogoutResponse.ProtoReflect.Descriptor instead.
 func (*LogoutResponse) Descriptor() ([]byte, []int) {
-	return file_fairplay_v1_auth_proto_rawDescGZIP(), []int{9}
+	return file_fairplay_v1_auth_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *LogoutResponse) GetMessage() string {
@@ -593,7 +1002,7 @@ type GetUserRequest struct {
 
 func (x *GetUserRequest) Reset() {
 	*x = GetUserRequest{}
-	mi := &file_fairplay_v1_auth_proto_msgTypes[10]
+	mi := &file_fairplay_v1_auth_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -605,7 +1014,7 @@ func (x *GetUserRequest) String() string {
 func (*GetUserRequest) ProtoMessage() {}
 
 func (x *GetUserRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_fairplay_v1_auth_proto_msgTypes[10]
+	mi := &file_fairplay_v1_auth_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -618,7 +1027,7 @@ func (x *GetUserRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetUserRequest.ProtoReflect.Descriptor instead.
 func (*GetUserRequest) Descriptor() ([]byte, []int) {
-	return file_fairplay_v1_auth_proto_rawDescGZIP(), []int{10}
+	return file_fairplay_v1_auth_proto_rawDescGZIP(), []int{18}
 }
 
 // GetUserResponse carries the signed-in user.
@@ -632,7 +1041,7 @@ type GetUserResponse struct {
 
 func (x *GetUserResponse) Reset() {
 	*x = GetUserResponse{}
-	mi := &file_fairplay_v1_auth_proto_msgTypes[11]
+	mi := &file_fairplay_v1_auth_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -644,7 +1053,7 @@ func (x *GetUserResponse) String() string {
 func (*GetUserResponse) ProtoMessage() {}
 
 func (x *GetUserResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_fairplay_v1_auth_proto_msgTypes[11]
+	mi := &file_fairplay_v1_auth_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -657,7 +1066,7 @@ func (x *GetUserResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetUserResponse.ProtoReflect.Descriptor instead.
 func (*GetUserResponse) Descriptor() ([]byte, []int) {
-	return file_fairplay_v1_auth_proto_rawDescGZIP(), []int{11}
+	return file_fairplay_v1_auth_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *GetUserResponse) GetUser() *User {
@@ -676,7 +1085,7 @@ type ListSessionsRequest struct {
 
 func (x *ListSessionsRequest) Reset() {
 	*x = ListSessionsRequest{}
-	mi := &file_fairplay_v1_auth_proto_msgTypes[12]
+	mi := &file_fairplay_v1_auth_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -688,7 +1097,7 @@ func (x *ListSessionsRequest) String() string {
 func (*ListSessionsRequest) ProtoMessage() {}
 
 func (x *ListSessionsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_fairplay_v1_auth_proto_msgTypes[12]
+	mi := &file_fairplay_v1_auth_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -701,7 +1110,7 @@ func (x *ListSessionsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListSessionsRequest.ProtoReflect.Descriptor instead.
 func (*ListSessionsRequest) Descriptor() ([]byte, []int) {
-	return file_fairplay_v1_auth_proto_rawDescGZIP(), []int{12}
+	return file_fairplay_v1_auth_proto_rawDescGZIP(), []int{20}
 }
 
 // DeviceInfo describes the client that opened a session.
@@ -721,7 +1130,7 @@ type DeviceInfo struct {
 
 func (x *DeviceInfo) Reset() {
 	*x = DeviceInfo{}
-	mi := &file_fairplay_v1_auth_proto_msgTypes[13]
+	mi := &file_fairplay_v1_auth_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -733,7 +1142,7 @@ func (x *DeviceInfo) String() string {
 func (*DeviceInfo) ProtoMessage() {}
 
 func (x *DeviceInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_fairplay_v1_auth_proto_msgTypes[13]
+	mi := &file_fairplay_v1_auth_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -746,7 +1155,7 @@ func (x *DeviceInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeviceInfo.ProtoReflect.Descriptor instead.
 func (*DeviceInfo) Descriptor() ([]byte, []int) {
-	return file_fairplay_v1_auth_proto_rawDescGZIP(), []int{13}
+	return file_fairplay_v1_auth_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *DeviceInfo) GetUserAgent() string {
@@ -803,7 +1212,7 @@ type Session struct {
 
 func (x *Session) Reset() {
 	*x = Session{}
-	mi := &file_fairplay_v1_auth_proto_msgTypes[14]
+	mi := &file_fairplay_v1_auth_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -815,7 +1224,7 @@ func (x *Session) String() string {
 func (*Session) ProtoMessage() {}
 
 func (x *Session) ProtoReflect() protoreflect.Message {
-	mi := &file_fairplay_v1_auth_proto_msgTypes[14]
+	mi := &file_fairplay_v1_auth_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -828,7 +1237,7 @@ func (x *Session) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Session.ProtoReflect.Descriptor instead.
 func (*Session) Descriptor() ([]byte, []int) {
-	return file_fairplay_v1_auth_proto_rawDescGZIP(), []int{14}
+	return file_fairplay_v1_auth_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *Session) GetId() string {
@@ -891,7 +1300,7 @@ type ListSessionsResponse struct {
 
 func (x *ListSessionsResponse) Reset() {
 	*x = ListSessionsResponse{}
-	mi := &file_fairplay_v1_auth_proto_msgTypes[15]
+	mi := &file_fairplay_v1_auth_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -903,7 +1312,7 @@ func (x *ListSessionsResponse) String() string {
 func (*ListSessionsResponse) ProtoMessage() {}
 
 func (x *ListSessionsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_fairplay_v1_auth_proto_msgTypes[15]
+	mi := &file_fairplay_v1_auth_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -916,7 +1325,7 @@ func (x *ListSessionsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListSessionsResponse.ProtoReflect.Descriptor instead.
 func (*ListSessionsResponse) Descriptor() ([]byte, []int) {
-	return file_fairplay_v1_auth_proto_rawDescGZIP(), []int{15}
+	return file_fairplay_v1_auth_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *ListSessionsResponse) GetSessions() []*Session {
@@ -937,7 +1346,7 @@ type RevokeSessionRequest struct {
 
 func (x *RevokeSessionRequest) Reset() {
 	*x = RevokeSessionRequest{}
-	mi := &file_fairplay_v1_auth_proto_msgTypes[16]
+	mi := &file_fairplay_v1_auth_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -949,7 +1358,7 @@ func (x *RevokeSessionRequest) String() string {
 func (*RevokeSessionRequest) ProtoMessage() {}
 
 func (x *RevokeSessionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_fairplay_v1_auth_proto_msgTypes[16]
+	mi := &file_fairplay_v1_auth_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -962,7 +1371,7 @@ func (x *RevokeSessionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RevokeSessionRequest.ProtoReflect.Descriptor instead.
 func (*RevokeSessionRequest) Descriptor() ([]byte, []int) {
-	return file_fairplay_v1_auth_proto_rawDescGZIP(), []int{16}
+	return file_fairplay_v1_auth_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *RevokeSessionRequest) GetSessionId() string {
@@ -983,7 +1392,7 @@ type RevokeSessionResponse struct {
 
 func (x *RevokeSessionResponse) Reset() {
 	*x = RevokeSessionResponse{}
-	mi := &file_fairplay_v1_auth_proto_msgTypes[17]
+	mi := &file_fairplay_v1_auth_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -995,7 +1404,7 @@ func (x *RevokeSessionResponse) String() string {
 func (*RevokeSessionResponse) ProtoMessage() {}
 
 func (x *RevokeSessionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_fairplay_v1_auth_proto_msgTypes[17]
+	mi := &file_fairplay_v1_auth_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1008,7 +1417,7 @@ func (x *RevokeSessionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RevokeSessionResponse.ProtoReflect.Descriptor instead.
 func (*RevokeSessionResponse) Descriptor() ([]byte, []int) {
-	return file_fairplay_v1_auth_proto_rawDescGZIP(), []int{17}
+	return file_fairplay_v1_auth_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *RevokeSessionResponse) GetMessage() string {
@@ -1030,7 +1439,7 @@ type RevokeOtherSessionsRequest struct {
 
 func (x *RevokeOtherSessionsRequest) Reset() {
 	*x = RevokeOtherSessionsRequest{}
-	mi := &file_fairplay_v1_auth_proto_msgTypes[18]
+	mi := &file_fairplay_v1_auth_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1042,7 +1451,7 @@ func (x *RevokeOtherSessionsRequest) String() string {
 func (*RevokeOtherSessionsRequest) ProtoMessage() {}
 
 func (x *RevokeOtherSessionsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_fairplay_v1_auth_proto_msgTypes[18]
+	mi := &file_fairplay_v1_auth_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1055,7 +1464,7 @@ func (x *RevokeOtherSessionsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RevokeOtherSessionsRequest.ProtoReflect.Descriptor instead.
 func (*RevokeOtherSessionsRequest) Descriptor() ([]byte, []int) {
-	return file_fairplay_v1_auth_proto_rawDescGZIP(), []int{18}
+	return file_fairplay_v1_auth_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *RevokeOtherSessionsRequest) GetCurrentRefreshToken() string {
@@ -1078,7 +1487,7 @@ type RevokeOtherSessionsResponse struct {
 
 func (x *RevokeOtherSessionsResponse) Reset() {
 	*x = RevokeOtherSessionsResponse{}
-	mi := &file_fairplay_v1_auth_proto_msgTypes[19]
+	mi := &file_fairplay_v1_auth_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1090,7 +1499,7 @@ func (x *RevokeOtherSessionsResponse) String() string {
 func (*RevokeOtherSessionsResponse) ProtoMessage() {}
 
 func (x *RevokeOtherSessionsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_fairplay_v1_auth_proto_msgTypes[19]
+	mi := &file_fairplay_v1_auth_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1103,7 +1512,7 @@ func (x *RevokeOtherSessionsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RevokeOtherSessionsResponse.ProtoReflect.Descriptor instead.
 func (*RevokeOtherSessionsResponse) Descriptor() ([]byte, []int) {
-	return file_fairplay_v1_auth_proto_rawDescGZIP(), []int{19}
+	return file_fairplay_v1_auth_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *RevokeOtherSessionsResponse) GetMessage() string {
@@ -1134,7 +1543,7 @@ type ChangePasswordRequest struct {
 
 func (x *ChangePasswordRequest) Reset() {
 	*x = ChangePasswordRequest{}
-	mi := &file_fairplay_v1_auth_proto_msgTypes[20]
+	mi := &file_fairplay_v1_auth_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1146,7 +1555,7 @@ func (x *ChangePasswordRequest) String() string {
 func (*ChangePasswordRequest) ProtoMessage() {}
 
 func (x *ChangePasswordRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_fairplay_v1_auth_proto_msgTypes[20]
+	mi := &file_fairplay_v1_auth_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1159,7 +1568,7 @@ func (x *ChangePasswordRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ChangePasswordRequest.ProtoReflect.Descriptor instead.
 func (*ChangePasswordRequest) Descriptor() ([]byte, []int) {
-	return file_fairplay_v1_auth_proto_rawDescGZIP(), []int{20}
+	return file_fairplay_v1_auth_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *ChangePasswordRequest) GetCurrentPassword() string {
@@ -1187,7 +1596,7 @@ type ChangePasswordResponse struct {
 
 func (x *ChangePasswordResponse) Reset() {
 	*x = ChangePasswordResponse{}
-	mi := &file_fairplay_v1_auth_proto_msgTypes[21]
+	mi := &file_fairplay_v1_auth_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1199,7 +1608,7 @@ func (x *ChangePasswordResponse) String() string {
 func (*ChangePasswordResponse) ProtoMessage() {}
 
 func (x *ChangePasswordResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_fairplay_v1_auth_proto_msgTypes[21]
+	mi := &file_fairplay_v1_auth_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1212,7 +1621,7 @@ func (x *ChangePasswordResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ChangePasswordResponse.ProtoReflect.Descriptor instead.
 func (*ChangePasswordResponse) Descriptor() ([]byte, []int) {
-	return file_fairplay_v1_auth_proto_rawDescGZIP(), []int{21}
+	return file_fairplay_v1_auth_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *ChangePasswordResponse) GetMessage() string {
@@ -1231,7 +1640,7 @@ type GetConfigRequest struct {
 
 func (x *GetConfigRequest) Reset() {
 	*x = GetConfigRequest{}
-	mi := &file_fairplay_v1_auth_proto_msgTypes[22]
+	mi := &file_fairplay_v1_auth_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1243,7 +1652,7 @@ func (x *GetConfigRequest) String() string {
 func (*GetConfigRequest) ProtoMessage() {}
 
 func (x *GetConfigRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_fairplay_v1_auth_proto_msgTypes[22]
+	mi := &file_fairplay_v1_auth_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1256,7 +1665,7 @@ func (x *GetConfigRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetConfigRequest.ProtoReflect.Descriptor instead.
 func (*GetConfigRequest) Descriptor() ([]byte, []int) {
-	return file_fairplay_v1_auth_proto_rawDescGZIP(), []int{22}
+	return file_fairplay_v1_auth_proto_rawDescGZIP(), []int{30}
 }
 
 // GetConfigResponse tells clients how to run the bot check.
@@ -1275,7 +1684,7 @@ type GetConfigResponse struct {
 
 func (x *GetConfigResponse) Reset() {
 	*x = GetConfigResponse{}
-	mi := &file_fairplay_v1_auth_proto_msgTypes[23]
+	mi := &file_fairplay_v1_auth_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1287,7 +1696,7 @@ func (x *GetConfigResponse) String() string {
 func (*GetConfigResponse) ProtoMessage() {}
 
 func (x *GetConfigResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_fairplay_v1_auth_proto_msgTypes[23]
+	mi := &file_fairplay_v1_auth_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1300,7 +1709,7 @@ func (x *GetConfigResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetConfigResponse.ProtoReflect.Descriptor instead.
 func (*GetConfigResponse) Descriptor() ([]byte, []int) {
-	return file_fairplay_v1_auth_proto_rawDescGZIP(), []int{23}
+	return file_fairplay_v1_auth_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *GetConfigResponse) GetTurnstileSiteKey() string {
@@ -1328,7 +1737,26 @@ var File_fairplay_v1_auth_proto protoreflect.FileDescriptor
 
 const file_fairplay_v1_auth_proto_rawDesc = "" +
 	"\n" +
-	"\x16fairplay/v1/auth.proto\x12\vfairplay.v1\x1a\x19fairplay/v1/options.proto\x1a\x16fairplay/v1/user.proto\x1a\x1cgoogle/api/annotations.proto\"r\n" +
+	"\x16fairplay/v1/auth.proto\x12\vfairplay.v1\x1a\x19fairplay/v1/options.proto\x1a\x16fairplay/v1/user.proto\x1a\x1cgoogle/api/annotations.proto\"\x15\n" +
+	"\x13GetTwoFactorRequest\"`\n" +
+	"\x14GetTwoFactorResponse\x12\x18\n" +
+	"\aenabled\x18\x01 \x01(\bR\aenabled\x12.\n" +
+	"\x13recovery_codes_left\x18\x02 \x01(\x05R\x11recoveryCodesLeft\"\x1f\n" +
+	"\x15SetupTwoFactorRequest:\x06\x9a\xb5\x18\x02{}\"Q\n" +
+	"\x16SetupTwoFactorResponse\x12\x16\n" +
+	"\x06secret\x18\x01 \x01(\tR\x06secret\x12\x1f\n" +
+	"\votpauth_url\x18\x02 \x01(\tR\n" +
+	"otpauthUrl\"D\n" +
+	"\x16EnableTwoFactorRequest\x12\x12\n" +
+	"\x04code\x18\x01 \x01(\tR\x04code:\x16\x9a\xb5\x18\x12{\"code\": \"123456\"}\"g\n" +
+	"\x17EnableTwoFactorResponse\x12%\n" +
+	"\x0erecovery_codes\x18\x01 \x03(\tR\rrecoveryCodes\x12%\n" +
+	"\x04user\x18\x02 \x01(\v2\x11.fairplay.v1.UserR\x04user\"E\n" +
+	"\x17DisableTwoFactorRequest\x12\x12\n" +
+	"\x04code\x18\x01 \x01(\tR\x04code:\x16\x9a\xb5\x18\x12{\"code\": \"123456\"}\"[\n" +
+	"\x18DisableTwoFactorResponse\x12\x18\n" +
+	"\amessage\x18\x01 \x01(\tR\amessage\x12%\n" +
+	"\x04user\x18\x02 \x01(\v2\x11.fairplay.v1.UserR\x04user\"r\n" +
 	"\x18UpdatePreferencesRequest\x12(\n" +
 	"\rhide_username\x18\x01 \x01(\bH\x00R\fhideUsername\x88\x01\x01:\x1a\x9a\xb5\x18\x16{\"hideUsername\": true}B\x10\n" +
 	"\x0e_hide_username\"B\n" +
@@ -1342,15 +1770,17 @@ const file_fairplay_v1_auth_proto_rawDesc = "" +
 	"\x10RegisterResponse\x12\x14\n" +
 	"\x05token\x18\x01 \x01(\tR\x05token\x12#\n" +
 	"\rrefresh_token\x18\x02 \x01(\tR\frefreshToken\x12%\n" +
-	"\x04user\x18\x03 \x01(\v2\x11.fairplay.v1.UserR\x04user\"\xd0\x01\n" +
+	"\x04user\x18\x03 \x01(\v2\x11.fairplay.v1.UserR\x04user\"\xf8\x01\n" +
 	"\fLoginRequest\x12\x1a\n" +
 	"\busername\x18\x01 \x01(\tR\busername\x12\x1a\n" +
 	"\bpassword\x18\x02 \x01(\tR\bpassword\x12'\n" +
-	"\x0fturnstile_token\x18\x03 \x01(\tR\x0eturnstileToken:_\x9a\xb5\x18[{\"username\": \"player1\", \"password\": \"secret123\", \"turnstileToken\": \"XXXX.DUMMY.TOKEN.XXXX\"}\"q\n" +
+	"\x0fturnstile_token\x18\x03 \x01(\tR\x0eturnstileToken\x12&\n" +
+	"\x0ftwo_factor_code\x18\x04 \x01(\tR\rtwoFactorCode:_\x9a\xb5\x18[{\"username\": \"player1\", \"password\": \"secret123\", \"turnstileToken\": \"XXXX.DUMMY.TOKEN.XXXX\"}\"\xa1\x01\n" +
 	"\rLoginResponse\x12\x14\n" +
 	"\x05token\x18\x01 \x01(\tR\x05token\x12#\n" +
 	"\rrefresh_token\x18\x02 \x01(\tR\frefreshToken\x12%\n" +
-	"\x04user\x18\x03 \x01(\v2\x11.fairplay.v1.UserR\x04user\"`\n" +
+	"\x04user\x18\x03 \x01(\v2\x11.fairplay.v1.UserR\x04user\x12.\n" +
+	"\x13two_factor_required\x18\x04 \x01(\bR\x11twoFactorRequired\"`\n" +
 	"\x0eRefreshRequest\x12#\n" +
 	"\rrefresh_token\x18\x01 \x01(\tR\frefreshToken:)\x9a\xb5\x18%{\"refreshToken\": \"the-refresh-token\"}\"s\n" +
 	"\x0fRefreshResponse\x12\x14\n" +
@@ -1405,8 +1835,7 @@ const file_fairplay_v1_auth_proto_rawDesc = "" +
 	"\x11GetConfigResponse\x12,\n" +
 	"\x12turnstile_site_key\x18\x01 \x01(\tR\x10turnstileSiteKey\x122\n" +
 	"\x15development_bot_check\x18\x02 \x01(\bR\x13developmentBotCheck\x12+\n" +
-	"\x11development_token\x18\x03 \x01(\tR\x10developmentToken2\x9c\n" +
-	"\n" +
+	"\x11development_token\x18\x03 \x01(\tR\x10developmentToken2\x9a\x0e\n" +
 	"\vAuthService\x12j\n" +
 	"\bRegister\x12\x1c.fairplay.v1.RegisterRequest\x1a\x1d.fairplay.v1.RegisterResponse\"!\x90\xb5\x18\x01\x82\xd3\xe4\x93\x02\x17:\x01*\"\x12/api/auth/register\x12^\n" +
 	"\x05Login\x12\x19.fairplay.v1.LoginRequest\x1a\x1a.fairplay.v1.LoginResponse\"\x1e\x90\xb5\x18\x01\x82\xd3\xe4\x93\x02\x14:\x01*\"\x0f/api/auth/login\x12f\n" +
@@ -1418,7 +1847,11 @@ const file_fairplay_v1_auth_proto_rawDesc = "" +
 	"\x13RevokeOtherSessions\x12'.fairplay.v1.RevokeOtherSessionsRequest\x1a(.fairplay.v1.RevokeOtherSessionsResponse\".\x90\xb5\x18\x02\x82\xd3\xe4\x93\x02$:\x01*\"\x1f/api/auth/revoke-other-sessions\x12\x83\x01\n" +
 	"\x0eChangePassword\x12\".fairplay.v1.ChangePasswordRequest\x1a#.fairplay.v1.ChangePasswordResponse\"(\x90\xb5\x18\x02\x82\xd3\xe4\x93\x02\x1e:\x01*\"\x19/api/auth/change-password\x12k\n" +
 	"\tGetConfig\x12\x1d.fairplay.v1.GetConfigRequest\x1a\x1e.fairplay.v1.GetConfigResponse\"\x1f\x90\xb5\x18\x01\x82\xd3\xe4\x93\x02\x12\x12\x10/api/auth/config\x90\x02\x01\x12\x88\x01\n" +
-	"\x11UpdatePreferences\x12%.fairplay.v1.UpdatePreferencesRequest\x1a&.fairplay.v1.UpdatePreferencesResponse\"$\x90\xb5\x18\x02\x82\xd3\xe4\x93\x02\x1a:\x01*\"\x15/api/auth/preferencesB\xab\x01\n" +
+	"\x11UpdatePreferences\x12%.fairplay.v1.UpdatePreferencesRequest\x1a&.fairplay.v1.UpdatePreferencesResponse\"$\x90\xb5\x18\x02\x82\xd3\xe4\x93\x02\x1a:\x01*\"\x15/api/auth/preferences\x12q\n" +
+	"\fGetTwoFactor\x12 .fairplay.v1.GetTwoFactorRequest\x1a!.fairplay.v1.GetTwoFactorResponse\"\x1c\x90\xb5\x18\x02\x82\xd3\xe4\x93\x02\x0f\x12\r/api/auth/2fa\x90\x02\x01\x12}\n" +
+	"\x0eSetupTwoFactor\x12\".fairplay.v1.SetupTwoFactorRequest\x1a#.fairplay.v1.SetupTwoFactorResponse\"\"\x90\xb5\x18\x02\x82\xd3\xe4\x93\x02\x18:\x01*\"\x13/api/auth/2fa/setup\x12\x81\x01\n" +
+	"\x0fEnableTwoFactor\x12#.fairplay.v1.EnableTwoFactorRequest\x1a$.fairplay.v1.EnableTwoFactorResponse\"#\x90\xb5\x18\x02\x82\xd3\xe4\x93\x02\x19:\x01*\"\x14/api/auth/2fa/enable\x12\x85\x01\n" +
+	"\x10DisableTwoFactor\x12$.fairplay.v1.DisableTwoFactorRequest\x1a%.fairplay.v1.DisableTwoFactorResponse\"$\x90\xb5\x18\x02\x82\xd3\xe4\x93\x02\x1a:\x01*\"\x15/api/auth/2fa/disableB\xab\x01\n" +
 	"\x0fcom.fairplay.v1B\tAuthProtoP\x01Z@github.com/fairplay/fairplay/internal/gen/fairplay/v1;fairplayv1\xa2\x02\x03FXX\xaa\x02\vFairplay.V1\xca\x02\vFairplay\\V1\xe2\x02\x17Fairplay\\V1\\GPBMetadata\xea\x02\fFairplay::V1b\x06proto3"
 
 var (
@@ -1433,69 +1866,87 @@ func file_fairplay_v1_auth_proto_rawDescGZIP() []byte {
 	return file_fairplay_v1_auth_proto_rawDescData
 }
 
-var file_fairplay_v1_auth_proto_msgTypes = make([]protoimpl.MessageInfo, 24)
+var file_fairplay_v1_auth_proto_msgTypes = make([]protoimpl.MessageInfo, 32)
 var file_fairplay_v1_auth_proto_goTypes = []any{
-	(*UpdatePreferencesRequest)(nil),    // 0: fairplay.v1.UpdatePreferencesRequest
-	(*UpdatePreferencesResponse)(nil),   // 1: fairplay.v1.UpdatePreferencesResponse
-	(*RegisterRequest)(nil),             // 2: fairplay.v1.RegisterRequest
-	(*RegisterResponse)(nil),            // 3: fairplay.v1.RegisterResponse
-	(*LoginRequest)(nil),                // 4: fairplay.v1.LoginRequest
-	(*LoginResponse)(nil),               // 5: fairplay.v1.LoginResponse
-	(*RefreshRequest)(nil),              // 6: fairplay.v1.RefreshRequest
-	(*RefreshResponse)(nil),             // 7: fairplay.v1.RefreshResponse
-	(*LogoutRequest)(nil),               // 8: fairplay.v1.LogoutRequest
-	(*LogoutResponse)(nil),              // 9: fairplay.v1.LogoutResponse
-	(*GetUserRequest)(nil),              // 10: fairplay.v1.GetUserRequest
-	(*GetUserResponse)(nil),             // 11: fairplay.v1.GetUserResponse
-	(*ListSessionsRequest)(nil),         // 12: fairplay.v1.ListSessionsRequest
-	(*DeviceInfo)(nil),                  // 13: fairplay.v1.DeviceInfo
-	(*Session)(nil),                     // 14: fairplay.v1.Session
-	(*ListSessionsResponse)(nil),        // 15: fairplay.v1.ListSessionsResponse
-	(*RevokeSessionRequest)(nil),        // 16: fairplay.v1.RevokeSessionRequest
-	(*RevokeSessionResponse)(nil),       // 17: fairplay.v1.RevokeSessionResponse
-	(*RevokeOtherSessionsRequest)(nil),  // 18: fairplay.v1.RevokeOtherSessionsRequest
-	(*RevokeOtherSessionsResponse)(nil), // 19: fairplay.v1.RevokeOtherSessionsResponse
-	(*ChangePasswordRequest)(nil),       // 20: fairplay.v1.ChangePasswordRequest
-	(*ChangePasswordResponse)(nil),      // 21: fairplay.v1.ChangePasswordResponse
-	(*GetConfigRequest)(nil),            // 22: fairplay.v1.GetConfigRequest
-	(*GetConfigResponse)(nil),           // 23: fairplay.v1.GetConfigResponse
-	(*User)(nil),                        // 24: fairplay.v1.User
+	(*GetTwoFactorRequest)(nil),         // 0: fairplay.v1.GetTwoFactorRequest
+	(*GetTwoFactorResponse)(nil),        // 1: fairplay.v1.GetTwoFactorResponse
+	(*SetupTwoFactorRequest)(nil),       // 2: fairplay.v1.SetupTwoFactorRequest
+	(*SetupTwoFactorResponse)(nil),      // 3: fairplay.v1.SetupTwoFactorResponse
+	(*EnableTwoFactorRequest)(nil),      // 4: fairplay.v1.EnableTwoFactorRequest
+	(*EnableTwoFactorResponse)(nil),     // 5: fairplay.v1.EnableTwoFactorResponse
+	(*DisableTwoFactorRequest)(nil),     // 6: fairplay.v1.DisableTwoFactorRequest
+	(*DisableTwoFactorResponse)(nil),    // 7: fairplay.v1.DisableTwoFactorResponse
+	(*UpdatePreferencesRequest)(nil),    // 8: fairplay.v1.UpdatePreferencesRequest
+	(*UpdatePreferencesResponse)(nil),   // 9: fairplay.v1.UpdatePreferencesResponse
+	(*RegisterRequest)(nil),             // 10: fairplay.v1.RegisterRequest
+	(*RegisterResponse)(nil),            // 11: fairplay.v1.RegisterResponse
+	(*LoginRequest)(nil),                // 12: fairplay.v1.LoginRequest
+	(*LoginResponse)(nil),               // 13: fairplay.v1.LoginResponse
+	(*RefreshRequest)(nil),              // 14: fairplay.v1.RefreshRequest
+	(*RefreshResponse)(nil),             // 15: fairplay.v1.RefreshResponse
+	(*LogoutRequest)(nil),               // 16: fairplay.v1.LogoutRequest
+	(*LogoutResponse)(nil),              // 17: fairplay.v1.LogoutResponse
+	(*GetUserRequest)(nil),              // 18: fairplay.v1.GetUserRequest
+	(*GetUserResponse)(nil),             // 19: fairplay.v1.GetUserResponse
+	(*ListSessionsRequest)(nil),         // 20: fairplay.v1.ListSessionsRequest
+	(*DeviceInfo)(nil),                  // 21: fairplay.v1.DeviceInfo
+	(*Session)(nil),                     // 22: fairplay.v1.Session
+	(*ListSessionsResponse)(nil),        // 23: fairplay.v1.ListSessionsResponse
+	(*RevokeSessionRequest)(nil),        // 24: fairplay.v1.RevokeSessionRequest
+	(*RevokeSessionResponse)(nil),       // 25: fairplay.v1.RevokeSessionResponse
+	(*RevokeOtherSessionsRequest)(nil),  // 26: fairplay.v1.RevokeOtherSessionsRequest
+	(*RevokeOtherSessionsResponse)(nil), // 27: fairplay.v1.RevokeOtherSessionsResponse
+	(*ChangePasswordRequest)(nil),       // 28: fairplay.v1.ChangePasswordRequest
+	(*ChangePasswordResponse)(nil),      // 29: fairplay.v1.ChangePasswordResponse
+	(*GetConfigRequest)(nil),            // 30: fairplay.v1.GetConfigRequest
+	(*GetConfigResponse)(nil),           // 31: fairplay.v1.GetConfigResponse
+	(*User)(nil),                        // 32: fairplay.v1.User
 }
 var file_fairplay_v1_auth_proto_depIdxs = []int32{
-	24, // 0: fairplay.v1.UpdatePreferencesResponse.user:type_name -> fairplay.v1.User
-	24, // 1: fairplay.v1.RegisterResponse.user:type_name -> fairplay.v1.User
-	24, // 2: fairplay.v1.LoginResponse.user:type_name -> fairplay.v1.User
-	24, // 3: fairplay.v1.RefreshResponse.user:type_name -> fairplay.v1.User
-	24, // 4: fairplay.v1.GetUserResponse.user:type_name -> fairplay.v1.User
-	13, // 5: fairplay.v1.Session.device_info:type_name -> fairplay.v1.DeviceInfo
-	14, // 6: fairplay.v1.ListSessionsResponse.sessions:type_name -> fairplay.v1.Session
-	2,  // 7: fairplay.v1.AuthService.Register:input_type -> fairplay.v1.RegisterRequest
-	4,  // 8: fairplay.v1.AuthService.Login:input_type -> fairplay.v1.LoginRequest
-	6,  // 9: fairplay.v1.AuthService.Refresh:input_type -> fairplay.v1.RefreshRequest
-	8,  // 10: fairplay.v1.AuthService.Logout:input_type -> fairplay.v1.LogoutRequest
-	10, // 11: fairplay.v1.AuthService.GetUser:input_type -> fairplay.v1.GetUserRequest
-	12, // 12: fairplay.v1.AuthService.ListSessions:input_type -> fairplay.v1.ListSessionsRequest
-	16, // 13: fairplay.v1.AuthService.RevokeSession:input_type -> fairplay.v1.RevokeSessionRequest
-	18, // 14: fairplay.v1.AuthService.RevokeOtherSessions:input_type -> fairplay.v1.RevokeOtherSessionsRequest
-	20, // 15: fairplay.v1.AuthService.ChangePassword:input_type -> fairplay.v1.ChangePasswordRequest
-	22, // 16: fairplay.v1.AuthService.GetConfig:input_type -> fairplay.v1.GetConfigRequest
-	0,  // 17: fairplay.v1.AuthService.UpdatePreferences:input_type -> fairplay.v1.UpdatePreferencesRequest
-	3,  // 18: fairplay.v1.AuthService.Register:output_type -> fairplay.v1.RegisterResponse
-	5,  // 19: fairplay.v1.AuthService.Login:output_type -> fairplay.v1.LoginResponse
-	7,  // 20: fairplay.v1.AuthService.Refresh:output_type -> fairplay.v1.RefreshResponse
-	9,  // 21: fairplay.v1.AuthService.Logout:output_type -> fairplay.v1.LogoutResponse
-	11, // 22: fairplay.v1.AuthService.GetUser:output_type -> fairplay.v1.GetUserResponse
-	15, // 23: fairplay.v1.AuthService.ListSessions:output_type -> fairplay.v1.ListSessionsResponse
-	17, // 24: fairplay.v1.AuthService.RevokeSession:output_type -> fairplay.v1.RevokeSessionResponse
-	19, // 25: fairplay.v1.AuthService.RevokeOtherSessions:output_type -> fairplay.v1.RevokeOtherSessionsResponse
-	21, // 26: fairplay.v1.AuthService.ChangePassword:output_type -> fairplay.v1.ChangePasswordResponse
-	23, // 27: fairplay.v1.AuthService.GetConfig:output_type -> fairplay.v1.GetConfigResponse
-	1,  // 28: fairplay.v1.AuthService.UpdatePreferences:output_type -> fairplay.v1.UpdatePreferencesResponse
-	18, // [18:29] is the sub-list for method output_type
-	7,  // [7:18] is the sub-list for method input_type
-	7,  // [7:7] is the sub-list for extension type_name
-	7,  // [7:7] is the sub-list for extension extendee
-	0,  // [0:7] is the sub-list for field type_name
+	32, // 0: fairplay.v1.EnableTwoFactorResponse.user:type_name -> fairplay.v1.User
+	32, // 1: fairplay.v1.DisableTwoFactorResponse.user:type_name -> fairplay.v1.User
+	32, // 2: fairplay.v1.UpdatePreferencesResponse.user:type_name -> fairplay.v1.User
+	32, // 3: fairplay.v1.RegisterResponse.user:type_name -> fairplay.v1.User
+	32, // 4: fairplay.v1.LoginResponse.user:type_name -> fairplay.v1.User
+	32, // 5: fairplay.v1.RefreshResponse.user:type_name -> fairplay.v1.User
+	32, // 6: fairplay.v1.GetUserResponse.user:type_name -> fairplay.v1.User
+	21, // 7: fairplay.v1.Session.device_info:type_name -> fairplay.v1.DeviceInfo
+	22, // 8: fairplay.v1.ListSessionsResponse.sessions:type_name -> fairplay.v1.Session
+	10, // 9: fairplay.v1.AuthService.Register:input_type -> fairplay.v1.RegisterRequest
+	12, // 10: fairplay.v1.AuthService.Login:input_type -> fairplay.v1.LoginRequest
+	14, // 11: fairplay.v1.AuthService.Refresh:input_type -> fairplay.v1.RefreshRequest
+	16, // 12: fairplay.v1.AuthService.Logout:input_type -> fairplay.v1.LogoutRequest
+	18, // 13: fairplay.v1.AuthService.GetUser:input_type -> fairplay.v1.GetUserRequest
+	20, // 14: fairplay.v1.AuthService.ListSessions:input_type -> fairplay.v1.ListSessionsRequest
+	24, // 15: fairplay.v1.AuthService.RevokeSession:input_type -> fairplay.v1.RevokeSessionRequest
+	26, // 16: fairplay.v1.AuthService.RevokeOtherSessions:input_type -> fairplay.v1.RevokeOtherSessionsRequest
+	28, // 17: fairplay.v1.AuthService.ChangePassword:input_type -> fairplay.v1.ChangePasswordRequest
+	30, // 18: fairplay.v1.AuthService.GetConfig:input_type -> fairplay.v1.GetConfigRequest
+	8,  // 19: fairplay.v1.AuthService.UpdatePreferences:input_type -> fairplay.v1.UpdatePreferencesRequest
+	0,  // 20: fairplay.v1.AuthService.GetTwoFactor:input_type -> fairplay.v1.GetTwoFactorRequest
+	2,  // 21: fairplay.v1.AuthService.SetupTwoFactor:input_type -> fairplay.v1.SetupTwoFactorRequest
+	4,  // 22: fairplay.v1.AuthService.EnableTwoFactor:input_type -> fairplay.v1.EnableTwoFactorRequest
+	6,  // 23: fairplay.v1.AuthService.DisableTwoFactor:input_type -> fairplay.v1.DisableTwoFactorRequest
+	11, // 24: fairplay.v1.AuthService.Register:output_type -> fairplay.v1.RegisterResponse
+	13, // 25: fairplay.v1.AuthService.Login:output_type -> fairplay.v1.LoginResponse
+	15, // 26: fairplay.v1.AuthService.Refresh:output_type -> fairplay.v1.RefreshResponse
+	17, // 27: fairplay.v1.AuthService.Logout:output_type -> fairplay.v1.LogoutResponse
+	19, // 28: fairplay.v1.AuthService.GetUser:output_type -> fairplay.v1.GetUserResponse
+	23, // 29: fairplay.v1.AuthService.ListSessions:output_type -> fairplay.v1.ListSessionsResponse
+	25, // 30: fairplay.v1.AuthService.RevokeSession:output_type -> fairplay.v1.RevokeSessionResponse
+	27, // 31: fairplay.v1.AuthService.RevokeOtherSessions:output_type -> fairplay.v1.RevokeOtherSessionsResponse
+	29, // 32: fairplay.v1.AuthService.ChangePassword:output_type -> fairplay.v1.ChangePasswordResponse
+	31, // 33: fairplay.v1.AuthService.GetConfig:output_type -> fairplay.v1.GetConfigResponse
+	9,  // 34: fairplay.v1.AuthService.UpdatePreferences:output_type -> fairplay.v1.UpdatePreferencesResponse
+	1,  // 35: fairplay.v1.AuthService.GetTwoFactor:output_type -> fairplay.v1.GetTwoFactorResponse
+	3,  // 36: fairplay.v1.AuthService.SetupTwoFactor:output_type -> fairplay.v1.SetupTwoFactorResponse
+	5,  // 37: fairplay.v1.AuthService.EnableTwoFactor:output_type -> fairplay.v1.EnableTwoFactorResponse
+	7,  // 38: fairplay.v1.AuthService.DisableTwoFactor:output_type -> fairplay.v1.DisableTwoFactorResponse
+	24, // [24:39] is the sub-list for method output_type
+	9,  // [9:24] is the sub-list for method input_type
+	9,  // [9:9] is the sub-list for extension type_name
+	9,  // [9:9] is the sub-list for extension extendee
+	0,  // [0:9] is the sub-list for field type_name
 }
 
 func init() { file_fairplay_v1_auth_proto_init() }
@@ -1505,14 +1956,14 @@ func file_fairplay_v1_auth_proto_init() {
 	}
 	file_fairplay_v1_options_proto_init()
 	file_fairplay_v1_user_proto_init()
-	file_fairplay_v1_auth_proto_msgTypes[0].OneofWrappers = []any{}
+	file_fairplay_v1_auth_proto_msgTypes[8].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_fairplay_v1_auth_proto_rawDesc), len(file_fairplay_v1_auth_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   24,
+			NumMessages:   32,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

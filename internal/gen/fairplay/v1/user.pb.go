@@ -37,9 +37,11 @@ type User struct {
 	// created_at is the RFC 3339 creation time; set only in admin views.
 	CreatedAt *string `protobuf:"bytes,6,opt,name=created_at,json=createdAt,proto3,oneof" json:"created_at,omitempty"`
 	// hide_username keeps the username off the live bets feed ("Hidden").
-	HideUsername  bool `protobuf:"varint,7,opt,name=hide_username,json=hideUsername,proto3" json:"hide_username,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	HideUsername bool `protobuf:"varint,7,opt,name=hide_username,json=hideUsername,proto3" json:"hide_username,omitempty"`
+	// two_factor_enabled tells whether sign-in asks for a two-factor code.
+	TwoFactorEnabled bool `protobuf:"varint,8,opt,name=two_factor_enabled,json=twoFactorEnabled,proto3" json:"two_factor_enabled,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
 }
 
 func (x *User) Reset() {
@@ -121,11 +123,18 @@ func (x *User) GetHideUsername() bool {
 	return false
 }
 
+func (x *User) GetTwoFactorEnabled() bool {
+	if x != nil {
+		return x.TwoFactorEnabled
+	}
+	return false
+}
+
 var File_fairplay_v1_user_proto protoreflect.FileDescriptor
 
 const file_fairplay_v1_user_proto_rawDesc = "" +
 	"\n" +
-	"\x16fairplay/v1/user.proto\x12\vfairplay.v1\x1a\x19fairplay/v1/options.proto\"\xdc\x01\n" +
+	"\x16fairplay/v1/user.proto\x12\vfairplay.v1\x1a\x19fairplay/v1/options.proto\"\x8a\x02\n" +
 	"\x04User\x12\x0f\n" +
 	"\x02id\x18\x01 \x01(\tR\x03_id\x12\x1a\n" +
 	"\busername\x18\x02 \x01(\tR\busername\x12\x14\n" +
@@ -134,7 +143,8 @@ const file_fairplay_v1_user_proto_rawDesc = "" +
 	"\bis_admin\x18\x05 \x01(\bR\aisAdmin\x12\"\n" +
 	"\n" +
 	"created_at\x18\x06 \x01(\tH\x00R\tcreatedAt\x88\x01\x01\x12#\n" +
-	"\rhide_username\x18\a \x01(\bR\fhideUsernameB\r\n" +
+	"\rhide_username\x18\a \x01(\bR\fhideUsername\x12,\n" +
+	"\x12two_factor_enabled\x18\b \x01(\bR\x10twoFactorEnabledB\r\n" +
 	"\v_created_atB\xab\x01\n" +
 	"\x0fcom.fairplay.v1B\tUserProtoP\x01Z@github.com/fairplay/fairplay/internal/gen/fairplay/v1;fairplayv1\xa2\x02\x03FXX\xaa\x02\vFairplay.V1\xca\x02\vFairplay\\V1\xe2\x02\x17Fairplay\\V1\\GPBMetadata\xea\x02\fFairplay::V1b\x06proto3"
 

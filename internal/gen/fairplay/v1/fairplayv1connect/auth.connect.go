@@ -60,6 +60,18 @@ const (
 	// AuthServiceUpdatePreferencesProcedure is the fully-qualified name of the AuthService's
 	// UpdatePreferences RPC.
 	AuthServiceUpdatePreferencesProcedure = "/fairplay.v1.AuthService/UpdatePreferences"
+	// AuthServiceGetTwoFactorProcedure is the fully-qualified name of the AuthService's GetTwoFactor
+	// RPC.
+	AuthServiceGetTwoFactorProcedure = "/fairplay.v1.AuthService/GetTwoFactor"
+	// AuthServiceSetupTwoFactorProcedure is the fully-qualified name of the AuthService's
+	// SetupTwoFactor RPC.
+	AuthServiceSetupTwoFactorProcedure = "/fairplay.v1.AuthService/SetupTwoFactor"
+	// AuthServiceEnableTwoFactorProcedure is the fully-qualified name of the AuthService's
+	// EnableTwoFactor RPC.
+	AuthServiceEnableTwoFactorProcedure = "/fairplay.v1.AuthService/EnableTwoFactor"
+	// AuthServiceDisableTwoFactorProcedure is the fully-qualified name of the AuthService's
+	// DisableTwoFactor RPC.
+	AuthServiceDisableTwoFactorProcedure = "/fairplay.v1.AuthService/DisableTwoFactor"
 )
 
 // AuthServiceClient is a client for the fairplay.v1.AuthService service.
@@ -89,6 +101,19 @@ type AuthServiceClient interface {
 	// UpdatePreferences changes the caller's preferences; fields left out stay
 	// as they are.
 	UpdatePreferences(context.Context, *connect.Request[v1.UpdatePreferencesRequest]) (*connect.Response[v1.UpdatePreferencesResponse], error)
+	// GetTwoFactor tells whether two-factor sign-in is on and how many
+	// recovery codes are left.
+	GetTwoFactor(context.Context, *connect.Request[v1.GetTwoFactorRequest]) (*connect.Response[v1.GetTwoFactorResponse], error)
+	// SetupTwoFactor starts turning two-factor sign-in (TOTP, RFC 6238) on: a
+	// new key for an authenticator app, pending until EnableTwoFactor confirms
+	// it with a code.
+	SetupTwoFactor(context.Context, *connect.Request[v1.SetupTwoFactorRequest]) (*connect.Response[v1.SetupTwoFactorResponse], error)
+	// EnableTwoFactor confirms the pending key with a code from the app and
+	// returns ten single-use recovery codes, shown this once.
+	EnableTwoFactor(context.Context, *connect.Request[v1.EnableTwoFactorRequest]) (*connect.Response[v1.EnableTwoFactorResponse], error)
+	// DisableTwoFactor turns two-factor sign-in off; it needs a current code or
+	// a recovery code.
+	DisableTwoFactor(context.Context, *connect.Request[v1.DisableTwoFactorRequest]) (*connect.Response[v1.DisableTwoFactorResponse], error)
 }
 
 // NewAuthServiceClient constructs a client for the fairplay.v1.AuthService service. By default, it
@@ -171,6 +196,31 @@ func NewAuthServiceClient(httpClient connect.HTTPClient, baseURL string, opts ..
 			connect.WithSchema(authServiceMethods.ByName("UpdatePreferences")),
 			connect.WithClientOptions(opts...),
 		),
+		getTwoFactor: connect.NewClient[v1.GetTwoFactorRequest, v1.GetTwoFactorResponse](
+			httpClient,
+			baseURL+AuthServiceGetTwoFactorProcedure,
+			connect.WithSchema(authServiceMethods.ByName("GetTwoFactor")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
+		setupTwoFactor: connect.NewClient[v1.SetupTwoFactorRequest, v1.SetupTwoFactorResponse](
+			httpClient,
+			baseURL+AuthServiceSetupTwoFactorProcedure,
+			connect.WithSchema(authServiceMethods.ByName("SetupTwoFactor")),
+			connect.WithClientOptions(opts...),
+		),
+		enableTwoFactor: connect.NewClient[v1.EnableTwoFactorRequest, v1.EnableTwoFactorResponse](
+			httpClient,
+			baseURL+AuthServiceEnableTwoFactorProcedure,
+			connect.WithSchema(authServiceMethods.ByName("EnableTwoFactor")),
+			connect.WithClientOptions(opts...),
+		),
+		disableTwoFactor: connect.NewClient[v1.DisableTwoFactorRequest, v1.DisableTwoFactorResponse](
+			httpClient,
+			baseURL+AuthServiceDisableTwoFactorProcedure,
+			connect.WithSchema(authServiceMethods.ByName("DisableTwoFactor")),
+			connect.WithClientOptions(opts...),
+		),
 	}
 }
 
@@ -187,6 +237,10 @@ type authServiceClient struct {
 	changePassword      *connect.Client[v1.ChangePasswordRequest, v1.ChangePasswordResponse]
 	getConfig           *connect.Client[v1.GetConfigRequest, v1.GetConfigResponse]
 	updatePreferences   *connect.Client[v1.UpdatePreferencesRequest, v1.UpdatePreferencesResponse]
+	getTwoFactor        *connect.Client[v1.GetTwoFactorRequest, v1.GetTwoFactorResponse]
+	setupTwoFactor      *connect.Client[v1.SetupTwoFactorRequest, v1.SetupTwoFactorResponse]
+	enableTwoFactor     *connect.Client[v1.EnableTwoFactorRequest, v1.EnableTwoFactorResponse]
+	disableTwoFactor    *connect.Client[v1.DisableTwoFactorRequest, v1.DisableTwoFactorResponse]
 }
 
 // Register calls fairplay.v1.AuthService.Register.
@@ -244,6 +298,26 @@ func (c *authServiceClient) UpdatePreferences(ctx context.Context, req *connect.
 	return c.updatePreferences.CallUnary(ctx, req)
 }
 
+// GetTwoFactor calls fairplay.v1.AuthService.GetTwoFactor.
+func (c *authServiceClient) GetTwoFactor(ctx context.Context, req *connect.Request[v1.GetTwoFactorRequest]) (*connect.Response[v1.GetTwoFactorResponse], error) {
+	return c.getTwoFactor.CallUnary(ctx, req)
+}
+
+// SetupTwoFactor calls fairplay.v1.AuthService.SetupTwoFactor.
+func (c *authServiceClient) SetupTwoFactor(ctx context.Context, req *connect.Request[v1.SetupTwoFactorRequest]) (*connect.Response[v1.SetupTwoFactorResponse], error) {
+	return c.setupTwoFactor.CallUnary(ctx, req)
+}
+
+// EnableTwoFactor calls fairplay.v1.AuthService.EnableTwoFactor.
+func (c *authServiceClient) EnableTwoFactor(ctx context.Context, req *connect.Request[v1.EnableTwoFactorRequest]) (*connect.Response[v1.EnableTwoFactorResponse], error) {
+	return c.enableTwoFactor.CallUnary(ctx, req)
+}
+
+// DisableTwoFactor calls fairplay.v1.AuthService.DisableTwoFactor.
+func (c *authServiceClient) DisableTwoFactor(ctx context.Context, req *connect.Request[v1.DisableTwoFactorRequest]) (*connect.Response[v1.DisableTwoFactorResponse], error) {
+	return c.disableTwoFactor.CallUnary(ctx, req)
+}
+
 // AuthServiceHandler is an implementation of the fairplay.v1.AuthService service.
 type AuthServiceHandler interface {
 	// Register creates an account and signs it in.
@@ -271,6 +345,19 @@ type AuthServiceHandler interface {
 	// UpdatePreferences changes the caller's preferences; fields left out stay
 	// as they are.
 	UpdatePreferences(context.Context, *connect.Request[v1.UpdatePreferencesRequest]) (*connect.Response[v1.UpdatePreferencesResponse], error)
+	// GetTwoFactor tells whether two-factor sign-in is on and how many
+	// recovery codes are left.
+	GetTwoFactor(context.Context, *connect.Request[v1.GetTwoFactorRequest]) (*connect.Response[v1.GetTwoFactorResponse], error)
+	// SetupTwoFactor starts turning two-factor sign-in (TOTP, RFC 6238) on: a
+	// new key for an authenticator app, pending until EnableTwoFactor confirms
+	// it with a code.
+	SetupTwoFactor(context.Context, *connect.Request[v1.SetupTwoFactorRequest]) (*connect.Response[v1.SetupTwoFactorResponse], error)
+	// EnableTwoFactor confirms the pending key with a code from the app and
+	// returns ten single-use recovery codes, shown this once.
+	EnableTwoFactor(context.Context, *connect.Request[v1.EnableTwoFactorRequest]) (*connect.Response[v1.EnableTwoFactorResponse], error)
+	// DisableTwoFactor turns two-factor sign-in off; it needs a current code or
+	// a recovery code.
+	DisableTwoFactor(context.Context, *connect.Request[v1.DisableTwoFactorRequest]) (*connect.Response[v1.DisableTwoFactorResponse], error)
 }
 
 // NewAuthServiceHandler builds an HTTP handler from the service implementation. It returns the path
@@ -349,6 +436,31 @@ func NewAuthServiceHandler(svc AuthServiceHandler, opts ...connect.HandlerOption
 		connect.WithSchema(authServiceMethods.ByName("UpdatePreferences")),
 		connect.WithHandlerOptions(opts...),
 	)
+	authServiceGetTwoFactorHandler := connect.NewUnaryHandler(
+		AuthServiceGetTwoFactorProcedure,
+		svc.GetTwoFactor,
+		connect.WithSchema(authServiceMethods.ByName("GetTwoFactor")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
+	authServiceSetupTwoFactorHandler := connect.NewUnaryHandler(
+		AuthServiceSetupTwoFactorProcedure,
+		svc.SetupTwoFactor,
+		connect.WithSchema(authServiceMethods.ByName("SetupTwoFactor")),
+		connect.WithHandlerOptions(opts...),
+	)
+	authServiceEnableTwoFactorHandler := connect.NewUnaryHandler(
+		AuthServiceEnableTwoFactorProcedure,
+		svc.EnableTwoFactor,
+		connect.WithSchema(authServiceMethods.ByName("EnableTwoFactor")),
+		connect.WithHandlerOptions(opts...),
+	)
+	authServiceDisableTwoFactorHandler := connect.NewUnaryHandler(
+		AuthServiceDisableTwoFactorProcedure,
+		svc.DisableTwoFactor,
+		connect.WithSchema(authServiceMethods.ByName("DisableTwoFactor")),
+		connect.WithHandlerOptions(opts...),
+	)
 	return "/fairplay.v1.AuthService/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case AuthServiceRegisterProcedure:
@@ -373,6 +485,14 @@ func NewAuthServiceHandler(svc AuthServiceHandler, opts ...connect.HandlerOption
 			authServiceGetConfigHandler.ServeHTTP(w, r)
 		case AuthServiceUpdatePreferencesProcedure:
 			authServiceUpdatePreferencesHandler.ServeHTTP(w, r)
+		case AuthServiceGetTwoFactorProcedure:
+			authServiceGetTwoFactorHandler.ServeHTTP(w, r)
+		case AuthServiceSetupTwoFactorProcedure:
+			authServiceSetupTwoFactorHandler.ServeHTTP(w, r)
+		case AuthServiceEnableTwoFactorProcedure:
+			authServiceEnableTwoFactorHandler.ServeHTTP(w, r)
+		case AuthServiceDisableTwoFactorProcedure:
+			authServiceDisableTwoFactorHandler.ServeHTTP(w, r)
 		default:
 			http.NotFound(w, r)
 		}
@@ -424,4 +544,20 @@ func (UnimplementedAuthServiceHandler) GetConfig(context.Context, *connect.Reque
 
 func (UnimplementedAuthServiceHandler) UpdatePreferences(context.Context, *connect.Request[v1.UpdatePreferencesRequest]) (*connect.Response[v1.UpdatePreferencesResponse], error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("fairplay.v1.AuthService.UpdatePreferences is not implemented"))
+}
+
+func (UnimplementedAuthServiceHandler) GetTwoFactor(context.Context, *connect.Request[v1.GetTwoFactorRequest]) (*connect.Response[v1.GetTwoFactorResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("fairplay.v1.AuthService.GetTwoFactor is not implemented"))
+}
+
+func (UnimplementedAuthServiceHandler) SetupTwoFactor(context.Context, *connect.Request[v1.SetupTwoFactorRequest]) (*connect.Response[v1.SetupTwoFactorResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("fairplay.v1.AuthService.SetupTwoFactor is not implemented"))
+}
+
+func (UnimplementedAuthServiceHandler) EnableTwoFactor(context.Context, *connect.Request[v1.EnableTwoFactorRequest]) (*connect.Response[v1.EnableTwoFactorResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("fairplay.v1.AuthService.EnableTwoFactor is not implemented"))
+}
+
+func (UnimplementedAuthServiceHandler) DisableTwoFactor(context.Context, *connect.Request[v1.DisableTwoFactorRequest]) (*connect.Response[v1.DisableTwoFactorResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("fairplay.v1.AuthService.DisableTwoFactor is not implemented"))
 }

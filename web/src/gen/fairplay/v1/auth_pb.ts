@@ -14,7 +14,321 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file fairplay/v1/auth.proto.
  */
 export const file_fairplay_v1_auth: GenFile = /*@__PURE__*/
-  fileDesc("ChZmYWlycGxheS92MS9hdXRoLnByb3RvEgtmYWlycGxheS52MSJkChhVcGRhdGVQcmVmZXJlbmNlc1JlcXVlc3QSGgoNaGlkZV91c2VybmFtZRgBIAEoCEgAiAEBOhqatRgWeyJoaWRlVXNlcm5hbWUiOiB0cnVlfUIQCg5faGlkZV91c2VybmFtZSI8ChlVcGRhdGVQcmVmZXJlbmNlc1Jlc3BvbnNlEh8KBHVzZXIYASABKAsyES5mYWlycGxheS52MS5Vc2VyIuMBCg9SZWdpc3RlclJlcXVlc3QSEAoIdXNlcm5hbWUYASABKAkSDQoFZW1haWwYAiABKAkSEAoIcGFzc3dvcmQYAyABKAkSFwoPdHVybnN0aWxlX3Rva2VuGAQgASgJOoMBmrUYf3sidXNlcm5hbWUiOiAibmV3cGxheWVyIiwgImVtYWlsIjogIm5ld3BsYXllckBleGFtcGxlLmNvbSIsICJwYXNzd29yZCI6ICJzZWNyZXQxMjMiLCAidHVybnN0aWxlVG9rZW4iOiAiWFhYWC5EVU1NWS5UT0tFTi5YWFhYIn0iWQoQUmVnaXN0ZXJSZXNwb25zZRINCgV0b2tlbhgBIAEoCRIVCg1yZWZyZXNoX3Rva2VuGAIgASgJEh8KBHVzZXIYAyABKAsyES5mYWlycGxheS52MS5Vc2VyIqwBCgxMb2dpblJlcXVlc3QSEAoIdXNlcm5hbWUYASABKAkSEAoIcGFzc3dvcmQYAiABKAkSFwoPdHVybnN0aWxlX3Rva2VuGAMgASgJOl+atRhbeyJ1c2VybmFtZSI6ICJwbGF5ZXIxIiwgInBhc3N3b3JkIjogInNlY3JldDEyMyIsICJ0dXJuc3RpbGVUb2tlbiI6ICJYWFhYLkRVTU1ZLlRPS0VOLlhYWFgifSJWCg1Mb2dpblJlc3BvbnNlEg0KBXRva2VuGAEgASgJEhUKDXJlZnJlc2hfdG9rZW4YAiABKAkSHwoEdXNlchgDIAEoCzIRLmZhaXJwbGF5LnYxLlVzZXIiUgoOUmVmcmVzaFJlcXVlc3QSFQoNcmVmcmVzaF90b2tlbhgBIAEoCTopmrUYJXsicmVmcmVzaFRva2VuIjogInRoZS1yZWZyZXNoLXRva2VuIn0iWAoPUmVmcmVzaFJlc3BvbnNlEg0KBXRva2VuGAEgASgJEh8KBHVzZXIYAiABKAsyES5mYWlycGxheS52MS5Vc2VyEhUKDXJlZnJlc2hfdG9rZW4YAyABKAkiUQoNTG9nb3V0UmVxdWVzdBIVCg1yZWZyZXNoX3Rva2VuGAEgASgJOimatRgleyJyZWZyZXNoVG9rZW4iOiAidGhlLXJlZnJlc2gtdG9rZW4ifSIhCg5Mb2dvdXRSZXNwb25zZRIPCgdtZXNzYWdlGAEgASgJIhAKDkdldFVzZXJSZXF1ZXN0IjIKD0dldFVzZXJSZXNwb25zZRIfCgR1c2VyGAEgASgLMhEuZmFpcnBsYXkudjEuVXNlciIVChNMaXN0U2Vzc2lvbnNSZXF1ZXN0IlMKCkRldmljZUluZm8SEgoKdXNlcl9hZ2VudBgBIAEoCRIQCghwbGF0Zm9ybRgCIAEoCRIPCgdicm93c2VyGAMgASgJEg4KBm1vYmlsZRgEIAEoCSKpAQoHU2Vzc2lvbhIPCgJpZBgBIAEoCVIDX2lkEhQKDGxhc3RfdXNlZF9hdBgCIAEoCRISCgppcF9hZGRyZXNzGAMgASgJEiwKC2RldmljZV9pbmZvGAQgASgLMhcuZmFpcnBsYXkudjEuRGV2aWNlSW5mbxISCgpjcmVhdGVkX2F0GAUgASgJEg8KB2N1cnJlbnQYBiABKAgSEAoIaXBfc2NvcGUYByABKAkiPgoUTGlzdFNlc3Npb25zUmVzcG9uc2USJgoIc2Vzc2lvbnMYASADKAsyFC5mYWlycGxheS52MS5TZXNzaW9uImUKFFJldm9rZVNlc3Npb25SZXF1ZXN0EhIKCnNlc3Npb25faWQYASABKAk6OZq1GDV7InNlc3Npb25JZCI6ICIwMDAwMDAwMC0wMDAwLTQwMDAtODAwMC0wMDAwMDAwMDAwMDAifSIoChVSZXZva2VTZXNzaW9uUmVzcG9uc2USDwoHbWVzc2FnZRgBIAEoCSJtChpSZXZva2VPdGhlclNlc3Npb25zUmVxdWVzdBIdChVjdXJyZW50X3JlZnJlc2hfdG9rZW4YASABKAk6MJq1GCx7ImN1cnJlbnRSZWZyZXNoVG9rZW4iOiAidGhlLXJlZnJlc2gtdG9rZW4ifSI/ChtSZXZva2VPdGhlclNlc3Npb25zUmVzcG9uc2USDwoHbWVzc2FnZRgBIAEoCRIPCgdyZXZva2VkGAIgASgFIowBChVDaGFuZ2VQYXNzd29yZFJlcXVlc3QSGAoQY3VycmVudF9wYXNzd29yZBgBIAEoCRIUCgxuZXdfcGFzc3dvcmQYAiABKAk6Q5q1GD97ImN1cnJlbnRQYXNzd29yZCI6ICJzZWNyZXQxMjMiLCAibmV3UGFzc3dvcmQiOiAiTjN3IXBhc3N3b3JkIn0iKQoWQ2hhbmdlUGFzc3dvcmRSZXNwb25zZRIPCgdtZXNzYWdlGAEgASgJIhIKEEdldENvbmZpZ1JlcXVlc3QiaQoRR2V0Q29uZmlnUmVzcG9uc2USGgoSdHVybnN0aWxlX3NpdGVfa2V5GAEgASgJEh0KFWRldmVsb3BtZW50X2JvdF9jaGVjaxgCIAEoCBIZChFkZXZlbG9wbWVudF90b2tlbhgDIAEoCTKcCgoLQXV0aFNlcnZpY2USagoIUmVnaXN0ZXISHC5mYWlycGxheS52MS5SZWdpc3RlclJlcXVlc3QaHS5mYWlycGxheS52MS5SZWdpc3RlclJlc3BvbnNlIiGQtRgBgtPkkwIXOgEqIhIvYXBpL2F1dGgvcmVnaXN0ZXISXgoFTG9naW4SGS5mYWlycGxheS52MS5Mb2dpblJlcXVlc3QaGi5mYWlycGxheS52MS5Mb2dpblJlc3BvbnNlIh6QtRgBgtPkkwIUOgEqIg8vYXBpL2F1dGgvbG9naW4SZgoHUmVmcmVzaBIbLmZhaXJwbGF5LnYxLlJlZnJlc2hSZXF1ZXN0GhwuZmFpcnBsYXkudjEuUmVmcmVzaFJlc3BvbnNlIiCQtRgBgtPkkwIWOgEqIhEvYXBpL2F1dGgvcmVmcmVzaBJiCgZMb2dvdXQSGi5mYWlycGxheS52MS5Mb2dvdXRSZXF1ZXN0GhsuZmFpcnBsYXkudjEuTG9nb3V0UmVzcG9uc2UiH5C1GAGC0+STAhU6ASoiEC9hcGkvYXV0aC9sb2dvdXQSYwoHR2V0VXNlchIbLmZhaXJwbGF5LnYxLkdldFVzZXJSZXF1ZXN0GhwuZmFpcnBsYXkudjEuR2V0VXNlclJlc3BvbnNlIh2QAgGQtRgCgtPkkwIQEg4vYXBpL2F1dGgvdXNlchJ2CgxMaXN0U2Vzc2lvbnMSIC5mYWlycGxheS52MS5MaXN0U2Vzc2lvbnNSZXF1ZXN0GiEuZmFpcnBsYXkudjEuTGlzdFNlc3Npb25zUmVzcG9uc2UiIZACAZC1GAKC0+STAhQSEi9hcGkvYXV0aC9zZXNzaW9ucxJ/Cg1SZXZva2VTZXNzaW9uEiEuZmFpcnBsYXkudjEuUmV2b2tlU2Vzc2lvblJlcXVlc3QaIi5mYWlycGxheS52MS5SZXZva2VTZXNzaW9uUmVzcG9uc2UiJ5C1GAKC0+STAh06ASoiGC9hcGkvYXV0aC9yZXZva2Utc2Vzc2lvbhKYAQoTUmV2b2tlT3RoZXJTZXNzaW9ucxInLmZhaXJwbGF5LnYxLlJldm9rZU90aGVyU2Vzc2lvbnNSZXF1ZXN0GiguZmFpcnBsYXkudjEuUmV2b2tlT3RoZXJTZXNzaW9uc1Jlc3BvbnNlIi6QtRgCgtPkkwIkOgEqIh8vYXBpL2F1dGgvcmV2b2tlLW90aGVyLXNlc3Npb25zEoMBCg5DaGFuZ2VQYXNzd29yZBIiLmZhaXJwbGF5LnYxLkNoYW5nZVBhc3N3b3JkUmVxdWVzdBojLmZhaXJwbGF5LnYxLkNoYW5nZVBhc3N3b3JkUmVzcG9uc2UiKJC1GAKC0+STAh46ASoiGS9hcGkvYXV0aC9jaGFuZ2UtcGFzc3dvcmQSawoJR2V0Q29uZmlnEh0uZmFpcnBsYXkudjEuR2V0Q29uZmlnUmVxdWVzdBoeLmZhaXJwbGF5LnYxLkdldENvbmZpZ1Jlc3BvbnNlIh+QAgGQtRgBgtPkkwISEhAvYXBpL2F1dGgvY29uZmlnEogBChFVcGRhdGVQcmVmZXJlbmNlcxIlLmZhaXJwbGF5LnYxLlVwZGF0ZVByZWZlcmVuY2VzUmVxdWVzdBomLmZhaXJwbGF5LnYxLlVwZGF0ZVByZWZlcmVuY2VzUmVzcG9uc2UiJJC1GAKC0+STAho6ASoiFS9hcGkvYXV0aC9wcmVmZXJlbmNlc0KrAQoPY29tLmZhaXJwbGF5LnYxQglBdXRoUHJvdG9QAVpAZ2l0aHViLmNvbS9mYWlycGxheS9mYWlycGxheS9pbnRlcm5hbC9nZW4vZmFpcnBsYXkvdjE7ZmFpcnBsYXl2MaICA0ZYWKoCC0ZhaXJwbGF5LlYxygILRmFpcnBsYXlcVjHiAhdGYWlycGxheVxWMVxHUEJNZXRhZGF0YeoCDEZhaXJwbGF5OjpWMWIGcHJvdG8z", [file_fairplay_v1_options, file_fairplay_v1_user, file_google_api_annotations]);
+  fileDesc("ChZmYWlycGxheS92MS9hdXRoLnByb3RvEgtmYWlycGxheS52MSIVChNHZXRUd29GYWN0b3JSZXF1ZXN0IkQKFEdldFR3b0ZhY3RvclJlc3BvbnNlEg8KB2VuYWJsZWQYASABKAgSGwoTcmVjb3ZlcnlfY29kZXNfbGVmdBgCIAEoBSIfChVTZXR1cFR3b0ZhY3RvclJlcXVlc3Q6Bpq1GAJ7fSI9ChZTZXR1cFR3b0ZhY3RvclJlc3BvbnNlEg4KBnNlY3JldBgBIAEoCRITCgtvdHBhdXRoX3VybBgCIAEoCSI+ChZFbmFibGVUd29GYWN0b3JSZXF1ZXN0EgwKBGNvZGUYASABKAk6Fpq1GBJ7ImNvZGUiOiAiMTIzNDU2In0iUgoXRW5hYmxlVHdvRmFjdG9yUmVzcG9uc2USFgoOcmVjb3ZlcnlfY29kZXMYASADKAkSHwoEdXNlchgCIAEoCzIRLmZhaXJwbGF5LnYxLlVzZXIiPwoXRGlzYWJsZVR3b0ZhY3RvclJlcXVlc3QSDAoEY29kZRgBIAEoCToWmrUYEnsiY29kZSI6ICIxMjM0NTYifSJMChhEaXNhYmxlVHdvRmFjdG9yUmVzcG9uc2USDwoHbWVzc2FnZRgBIAEoCRIfCgR1c2VyGAIgASgLMhEuZmFpcnBsYXkudjEuVXNlciJkChhVcGRhdGVQcmVmZXJlbmNlc1JlcXVlc3QSGgoNaGlkZV91c2VybmFtZRgBIAEoCEgAiAEBOhqatRgWeyJoaWRlVXNlcm5hbWUiOiB0cnVlfUIQCg5faGlkZV91c2VybmFtZSI8ChlVcGRhdGVQcmVmZXJlbmNlc1Jlc3BvbnNlEh8KBHVzZXIYASABKAsyES5mYWlycGxheS52MS5Vc2VyIuMBCg9SZWdpc3RlclJlcXVlc3QSEAoIdXNlcm5hbWUYASABKAkSDQoFZW1haWwYAiABKAkSEAoIcGFzc3dvcmQYAyABKAkSFwoPdHVybnN0aWxlX3Rva2VuGAQgASgJOoMBmrUYf3sidXNlcm5hbWUiOiAibmV3cGxheWVyIiwgImVtYWlsIjogIm5ld3BsYXllckBleGFtcGxlLmNvbSIsICJwYXNzd29yZCI6ICJzZWNyZXQxMjMiLCAidHVybnN0aWxlVG9rZW4iOiAiWFhYWC5EVU1NWS5UT0tFTi5YWFhYIn0iWQoQUmVnaXN0ZXJSZXNwb25zZRINCgV0b2tlbhgBIAEoCRIVCg1yZWZyZXNoX3Rva2VuGAIgASgJEh8KBHVzZXIYAyABKAsyES5mYWlycGxheS52MS5Vc2VyIsUBCgxMb2dpblJlcXVlc3QSEAoIdXNlcm5hbWUYASABKAkSEAoIcGFzc3dvcmQYAiABKAkSFwoPdHVybnN0aWxlX3Rva2VuGAMgASgJEhcKD3R3b19mYWN0b3JfY29kZRgEIAEoCTpfmrUYW3sidXNlcm5hbWUiOiAicGxheWVyMSIsICJwYXNzd29yZCI6ICJzZWNyZXQxMjMiLCAidHVybnN0aWxlVG9rZW4iOiAiWFhYWC5EVU1NWS5UT0tFTi5YWFhYIn0icwoNTG9naW5SZXNwb25zZRINCgV0b2tlbhgBIAEoCRIVCg1yZWZyZXNoX3Rva2VuGAIgASgJEh8KBHVzZXIYAyABKAsyES5mYWlycGxheS52MS5Vc2VyEhsKE3R3b19mYWN0b3JfcmVxdWlyZWQYBCABKAgiUgoOUmVmcmVzaFJlcXVlc3QSFQoNcmVmcmVzaF90b2tlbhgBIAEoCTopmrUYJXsicmVmcmVzaFRva2VuIjogInRoZS1yZWZyZXNoLXRva2VuIn0iWAoPUmVmcmVzaFJlc3BvbnNlEg0KBXRva2VuGAEgASgJEh8KBHVzZXIYAiABKAsyES5mYWlycGxheS52MS5Vc2VyEhUKDXJlZnJlc2hfdG9rZW4YAyABKAkiUQoNTG9nb3V0UmVxdWVzdBIVCg1yZWZyZXNoX3Rva2VuGAEgASgJOimatRgleyJyZWZyZXNoVG9rZW4iOiAidGhlLXJlZnJlc2gtdG9rZW4ifSIhCg5Mb2dvdXRSZXNwb25zZRIPCgdtZXNzYWdlGAEgASgJIhAKDkdldFVzZXJSZXF1ZXN0IjIKD0dldFVzZXJSZXNwb25zZRIfCgR1c2VyGAEgASgLMhEuZmFpcnBsYXkudjEuVXNlciIVChNMaXN0U2Vzc2lvbnNSZXF1ZXN0IlMKCkRldmljZUluZm8SEgoKdXNlcl9hZ2VudBgBIAEoCRIQCghwbGF0Zm9ybRgCIAEoCRIPCgdicm93c2VyGAMgASgJEg4KBm1vYmlsZRgEIAEoCSKpAQoHU2Vzc2lvbhIPCgJpZBgBIAEoCVIDX2lkEhQKDGxhc3RfdXNlZF9hdBgCIAEoCRISCgppcF9hZGRyZXNzGAMgASgJEiwKC2RldmljZV9pbmZvGAQgASgLMhcuZmFpcnBsYXkudjEuRGV2aWNlSW5mbxISCgpjcmVhdGVkX2F0GAUgASgJEg8KB2N1cnJlbnQYBiABKAgSEAoIaXBfc2NvcGUYByABKAkiPgoUTGlzdFNlc3Npb25zUmVzcG9uc2USJgoIc2Vzc2lvbnMYASADKAsyFC5mYWlycGxheS52MS5TZXNzaW9uImUKFFJldm9rZVNlc3Npb25SZXF1ZXN0EhIKCnNlc3Npb25faWQYASABKAk6OZq1GDV7InNlc3Npb25JZCI6ICIwMDAwMDAwMC0wMDAwLTQwMDAtODAwMC0wMDAwMDAwMDAwMDAifSIoChVSZXZva2VTZXNzaW9uUmVzcG9uc2USDwoHbWVzc2FnZRgBIAEoCSJtChpSZXZva2VPdGhlclNlc3Npb25zUmVxdWVzdBIdChVjdXJyZW50X3JlZnJlc2hfdG9rZW4YASABKAk6MJq1GCx7ImN1cnJlbnRSZWZyZXNoVG9rZW4iOiAidGhlLXJlZnJlc2gtdG9rZW4ifSI/ChtSZXZva2VPdGhlclNlc3Npb25zUmVzcG9uc2USDwoHbWVzc2FnZRgBIAEoCRIPCgdyZXZva2VkGAIgASgFIowBChVDaGFuZ2VQYXNzd29yZFJlcXVlc3QSGAoQY3VycmVudF9wYXNzd29yZBgBIAEoCRIUCgxuZXdfcGFzc3dvcmQYAiABKAk6Q5q1GD97ImN1cnJlbnRQYXNzd29yZCI6ICJzZWNyZXQxMjMiLCAibmV3UGFzc3dvcmQiOiAiTjN3IXBhc3N3b3JkIn0iKQoWQ2hhbmdlUGFzc3dvcmRSZXNwb25zZRIPCgdtZXNzYWdlGAEgASgJIhIKEEdldENvbmZpZ1JlcXVlc3QiaQoRR2V0Q29uZmlnUmVzcG9uc2USGgoSdHVybnN0aWxlX3NpdGVfa2V5GAEgASgJEh0KFWRldmVsb3BtZW50X2JvdF9jaGVjaxgCIAEoCBIZChFkZXZlbG9wbWVudF90b2tlbhgDIAEoCTKaDgoLQXV0aFNlcnZpY2USagoIUmVnaXN0ZXISHC5mYWlycGxheS52MS5SZWdpc3RlclJlcXVlc3QaHS5mYWlycGxheS52MS5SZWdpc3RlclJlc3BvbnNlIiGQtRgBgtPkkwIXOgEqIhIvYXBpL2F1dGgvcmVnaXN0ZXISXgoFTG9naW4SGS5mYWlycGxheS52MS5Mb2dpblJlcXVlc3QaGi5mYWlycGxheS52MS5Mb2dpblJlc3BvbnNlIh6QtRgBgtPkkwIUOgEqIg8vYXBpL2F1dGgvbG9naW4SZgoHUmVmcmVzaBIbLmZhaXJwbGF5LnYxLlJlZnJlc2hSZXF1ZXN0GhwuZmFpcnBsYXkudjEuUmVmcmVzaFJlc3BvbnNlIiCQtRgBgtPkkwIWOgEqIhEvYXBpL2F1dGgvcmVmcmVzaBJiCgZMb2dvdXQSGi5mYWlycGxheS52MS5Mb2dvdXRSZXF1ZXN0GhsuZmFpcnBsYXkudjEuTG9nb3V0UmVzcG9uc2UiH5C1GAGC0+STAhU6ASoiEC9hcGkvYXV0aC9sb2dvdXQSYwoHR2V0VXNlchIbLmZhaXJwbGF5LnYxLkdldFVzZXJSZXF1ZXN0GhwuZmFpcnBsYXkudjEuR2V0VXNlclJlc3BvbnNlIh2QAgGQtRgCgtPkkwIQEg4vYXBpL2F1dGgvdXNlchJ2CgxMaXN0U2Vzc2lvbnMSIC5mYWlycGxheS52MS5MaXN0U2Vzc2lvbnNSZXF1ZXN0GiEuZmFpcnBsYXkudjEuTGlzdFNlc3Npb25zUmVzcG9uc2UiIZACAZC1GAKC0+STAhQSEi9hcGkvYXV0aC9zZXNzaW9ucxJ/Cg1SZXZva2VTZXNzaW9uEiEuZmFpcnBsYXkudjEuUmV2b2tlU2Vzc2lvblJlcXVlc3QaIi5mYWlycGxheS52MS5SZXZva2VTZXNzaW9uUmVzcG9uc2UiJ5C1GAKC0+STAh06ASoiGC9hcGkvYXV0aC9yZXZva2Utc2Vzc2lvbhKYAQoTUmV2b2tlT3RoZXJTZXNzaW9ucxInLmZhaXJwbGF5LnYxLlJldm9rZU90aGVyU2Vzc2lvbnNSZXF1ZXN0GiguZmFpcnBsYXkudjEuUmV2b2tlT3RoZXJTZXNzaW9uc1Jlc3BvbnNlIi6QtRgCgtPkkwIkOgEqIh8vYXBpL2F1dGgvcmV2b2tlLW90aGVyLXNlc3Npb25zEoMBCg5DaGFuZ2VQYXNzd29yZBIiLmZhaXJwbGF5LnYxLkNoYW5nZVBhc3N3b3JkUmVxdWVzdBojLmZhaXJwbGF5LnYxLkNoYW5nZVBhc3N3b3JkUmVzcG9uc2UiKJC1GAKC0+STAh46ASoiGS9hcGkvYXV0aC9jaGFuZ2UtcGFzc3dvcmQSawoJR2V0Q29uZmlnEh0uZmFpcnBsYXkudjEuR2V0Q29uZmlnUmVxdWVzdBoeLmZhaXJwbGF5LnYxLkdldENvbmZpZ1Jlc3BvbnNlIh+QAgGQtRgBgtPkkwISEhAvYXBpL2F1dGgvY29uZmlnEogBChFVcGRhdGVQcmVmZXJlbmNlcxIlLmZhaXJwbGF5LnYxLlVwZGF0ZVByZWZlcmVuY2VzUmVxdWVzdBomLmZhaXJwbGF5LnYxLlVwZGF0ZVByZWZlcmVuY2VzUmVzcG9uc2UiJJC1GAKC0+STAho6ASoiFS9hcGkvYXV0aC9wcmVmZXJlbmNlcxJxCgxHZXRUd29GYWN0b3ISIC5mYWlycGxheS52MS5HZXRUd29GYWN0b3JSZXF1ZXN0GiEuZmFpcnBsYXkudjEuR2V0VHdvRmFjdG9yUmVzcG9uc2UiHJACAZC1GAKC0+STAg8SDS9hcGkvYXV0aC8yZmESfQoOU2V0dXBUd29GYWN0b3ISIi5mYWlycGxheS52MS5TZXR1cFR3b0ZhY3RvclJlcXVlc3QaIy5mYWlycGxheS52MS5TZXR1cFR3b0ZhY3RvclJlc3BvbnNlIiKQtRgCgtPkkwIYOgEqIhMvYXBpL2F1dGgvMmZhL3NldHVwEoEBCg9FbmFibGVUd29GYWN0b3ISIy5mYWlycGxheS52MS5FbmFibGVUd29GYWN0b3JSZXF1ZXN0GiQuZmFpcnBsYXkudjEuRW5hYmxlVHdvRmFjdG9yUmVzcG9uc2UiI5C1GAKC0+STAhk6ASoiFC9hcGkvYXV0aC8yZmEvZW5hYmxlEoUBChBEaXNhYmxlVHdvRmFjdG9yEiQuZmFpcnBsYXkudjEuRGlzYWJsZVR3b0ZhY3RvclJlcXVlc3QaJS5mYWlycGxheS52MS5EaXNhYmxlVHdvRmFjdG9yUmVzcG9uc2UiJJC1GAKC0+STAho6ASoiFS9hcGkvYXV0aC8yZmEvZGlzYWJsZUKrAQoPY29tLmZhaXJwbGF5LnYxQglBdXRoUHJvdG9QAVpAZ2l0aHViLmNvbS9mYWlycGxheS9mYWlycGxheS9pbnRlcm5hbC9nZW4vZmFpcnBsYXkvdjE7ZmFpcnBsYXl2MaICA0ZYWKoCC0ZhaXJwbGF5LlYxygILRmFpcnBsYXlcVjHiAhdGYWlycGxheVxWMVxHUEJNZXRhZGF0YeoCDEZhaXJwbGF5OjpWMWIGcHJvdG8z", [file_fairplay_v1_options, file_fairplay_v1_user, file_google_api_annotations]);
+
+/**
+ * GetTwoFactorRequest asks for the caller's two-factor state.
+ *
+ * @generated from message fairplay.v1.GetTwoFactorRequest
+ */
+export type GetTwoFactorRequest = Message<"fairplay.v1.GetTwoFactorRequest"> & {
+};
+
+/**
+ * GetTwoFactorRequest asks for the caller's two-factor state.
+ *
+ * @generated from message fairplay.v1.GetTwoFactorRequest
+ */
+export type GetTwoFactorRequestJson = {
+};
+
+/**
+ * Describes the message fairplay.v1.GetTwoFactorRequest.
+ * Use `create(GetTwoFactorRequestSchema)` to create a new message.
+ */
+export const GetTwoFactorRequestSchema: GenMessage<GetTwoFactorRequest, {jsonType: GetTwoFactorRequestJson}> = /*@__PURE__*/
+  messageDesc(file_fairplay_v1_auth, 0);
+
+/**
+ * GetTwoFactorResponse is the caller's two-factor state.
+ *
+ * @generated from message fairplay.v1.GetTwoFactorResponse
+ */
+export type GetTwoFactorResponse = Message<"fairplay.v1.GetTwoFactorResponse"> & {
+  /**
+   * enabled tells whether sign-in asks for a code.
+   *
+   * @generated from field: bool enabled = 1;
+   */
+  enabled: boolean;
+
+  /**
+   * recovery_codes_left counts the unused recovery codes.
+   *
+   * @generated from field: int32 recovery_codes_left = 2;
+   */
+  recoveryCodesLeft: number;
+};
+
+/**
+ * GetTwoFactorResponse is the caller's two-factor state.
+ *
+ * @generated from message fairplay.v1.GetTwoFactorResponse
+ */
+export type GetTwoFactorResponseJson = {
+  /**
+   * enabled tells whether sign-in asks for a code.
+   *
+   * @generated from field: bool enabled = 1;
+   */
+  enabled?: boolean;
+
+  /**
+   * recovery_codes_left counts the unused recovery codes.
+   *
+   * @generated from field: int32 recovery_codes_left = 2;
+   */
+  recoveryCodesLeft?: number;
+};
+
+/**
+ * Describes the message fairplay.v1.GetTwoFactorResponse.
+ * Use `create(GetTwoFactorResponseSchema)` to create a new message.
+ */
+export const GetTwoFactorResponseSchema: GenMessage<GetTwoFactorResponse, {jsonType: GetTwoFactorResponseJson}> = /*@__PURE__*/
+  messageDesc(file_fairplay_v1_auth, 1);
+
+/**
+ * SetupTwoFactorRequest starts a two-factor setup.
+ *
+ * @generated from message fairplay.v1.SetupTwoFactorRequest
+ */
+export type SetupTwoFactorRequest = Message<"fairplay.v1.SetupTwoFactorRequest"> & {
+};
+
+/**
+ * SetupTwoFactorRequest starts a two-factor setup.
+ *
+ * @generated from message fairplay.v1.SetupTwoFactorRequest
+ */
+export type SetupTwoFactorRequestJson = {
+};
+
+/**
+ * Describes the message fairplay.v1.SetupTwoFactorRequest.
+ * Use `create(SetupTwoFactorRequestSchema)` to create a new message.
+ */
+export const SetupTwoFactorRequestSchema: GenMessage<SetupTwoFactorRequest, {jsonType: SetupTwoFactorRequestJson}> = /*@__PURE__*/
+  messageDesc(file_fairplay_v1_auth, 2);
+
+/**
+ * SetupTwoFactorResponse is the new key, for an authenticator app.
+ *
+ * @generated from message fairplay.v1.SetupTwoFactorResponse
+ */
+export type SetupTwoFactorResponse = Message<"fairplay.v1.SetupTwoFactorResponse"> & {
+  /**
+   * secret is the key in base32, for typing into the app.
+   *
+   * @generated from field: string secret = 1;
+   */
+  secret: string;
+
+  /**
+   * otpauth_url is the otpauth://totp/ URI the QR code holds.
+   *
+   * @generated from field: string otpauth_url = 2;
+   */
+  otpauthUrl: string;
+};
+
+/**
+ * SetupTwoFactorResponse is the new key, for an authenticator app.
+ *
+ * @generated from message fairplay.v1.SetupTwoFactorResponse
+ */
+export type SetupTwoFactorResponseJson = {
+  /**
+   * secret is the key in base32, for typing into the app.
+   *
+   * @generated from field: string secret = 1;
+   */
+  secret?: string;
+
+  /**
+   * otpauth_url is the otpauth://totp/ URI the QR code holds.
+   *
+   * @generated from field: string otpauth_url = 2;
+   */
+  otpauthUrl?: string;
+};
+
+/**
+ * Describes the message fairplay.v1.SetupTwoFactorResponse.
+ * Use `create(SetupTwoFactorResponseSchema)` to create a new message.
+ */
+export const SetupTwoFactorResponseSchema: GenMessage<SetupTwoFactorResponse, {jsonType: SetupTwoFactorResponseJson}> = /*@__PURE__*/
+  messageDesc(file_fairplay_v1_auth, 3);
+
+/**
+ * EnableTwoFactorRequest confirms the pending key.
+ *
+ * @generated from message fairplay.v1.EnableTwoFactorRequest
+ */
+export type EnableTwoFactorRequest = Message<"fairplay.v1.EnableTwoFactorRequest"> & {
+  /**
+   * code is the six-digit code the app shows now.
+   *
+   * @generated from field: string code = 1;
+   */
+  code: string;
+};
+
+/**
+ * EnableTwoFactorRequest confirms the pending key.
+ *
+ * @generated from message fairplay.v1.EnableTwoFactorRequest
+ */
+export type EnableTwoFactorRequestJson = {
+  /**
+   * code is the six-digit code the app shows now.
+   *
+   * @generated from field: string code = 1;
+   */
+  code?: string;
+};
+
+/**
+ * Describes the message fairplay.v1.EnableTwoFactorRequest.
+ * Use `create(EnableTwoFactorRequestSchema)` to create a new message.
+ */
+export const EnableTwoFactorRequestSchema: GenMessage<EnableTwoFactorRequest, {jsonType: EnableTwoFactorRequestJson}> = /*@__PURE__*/
+  messageDesc(file_fairplay_v1_auth, 4);
+
+/**
+ * EnableTwoFactorResponse carries the recovery codes.
+ *
+ * @generated from message fairplay.v1.EnableTwoFactorResponse
+ */
+export type EnableTwoFactorResponse = Message<"fairplay.v1.EnableTwoFactorResponse"> & {
+  /**
+   * recovery_codes are ten single-use codes (xxxxx-xxxxx) for signing in
+   * without the app; they are not shown again.
+   *
+   * @generated from field: repeated string recovery_codes = 1;
+   */
+  recoveryCodes: string[];
+
+  /**
+   * user is the signed-in account, now with two_factor_enabled.
+   *
+   * @generated from field: fairplay.v1.User user = 2;
+   */
+  user?: User | undefined;
+};
+
+/**
+ * EnableTwoFactorResponse carries the recovery codes.
+ *
+ * @generated from message fairplay.v1.EnableTwoFactorResponse
+ */
+export type EnableTwoFactorResponseJson = {
+  /**
+   * recovery_codes are ten single-use codes (xxxxx-xxxxx) for signing in
+   * without the app; they are not shown again.
+   *
+   * @generated from field: repeated string recovery_codes = 1;
+   */
+  recoveryCodes?: string[];
+
+  /**
+   * user is the signed-in account, now with two_factor_enabled.
+   *
+   * @generated from field: fairplay.v1.User user = 2;
+   */
+  user?: UserJson;
+};
+
+/**
+ * Describes the message fairplay.v1.EnableTwoFactorResponse.
+ * Use `create(EnableTwoFactorResponseSchema)` to create a new message.
+ */
+export const EnableTwoFactorResponseSchema: GenMessage<EnableTwoFactorResponse, {jsonType: EnableTwoFactorResponseJson}> = /*@__PURE__*/
+  messageDesc(file_fairplay_v1_auth, 5);
+
+/**
+ * DisableTwoFactorRequest turns two-factor sign-in off.
+ *
+ * @generated from message fairplay.v1.DisableTwoFactorRequest
+ */
+export type DisableTwoFactorRequest = Message<"fairplay.v1.DisableTwoFactorRequest"> & {
+  /**
+   * code is a current code from the app or an unused recovery code.
+   *
+   * @generated from field: string code = 1;
+   */
+  code: string;
+};
+
+/**
+ * DisableTwoFactorRequest turns two-factor sign-in off.
+ *
+ * @generated from message fairplay.v1.DisableTwoFactorRequest
+ */
+export type DisableTwoFactorRequestJson = {
+  /**
+   * code is a current code from the app or an unused recovery code.
+   *
+   * @generated from field: string code = 1;
+   */
+  code?: string;
+};
+
+/**
+ * Describes the message fairplay.v1.DisableTwoFactorRequest.
+ * Use `create(DisableTwoFactorRequestSchema)` to create a new message.
+ */
+export const DisableTwoFactorRequestSchema: GenMessage<DisableTwoFactorRequest, {jsonType: DisableTwoFactorRequestJson}> = /*@__PURE__*/
+  messageDesc(file_fairplay_v1_auth, 6);
+
+/**
+ * DisableTwoFactorResponse confirms it.
+ *
+ * @generated from message fairplay.v1.DisableTwoFactorResponse
+ */
+export type DisableTwoFactorResponse = Message<"fairplay.v1.DisableTwoFactorResponse"> & {
+  /**
+   * message is "Two-factor authentication is off".
+   *
+   * @generated from field: string message = 1;
+   */
+  message: string;
+
+  /**
+   * user is the signed-in account.
+   *
+   * @generated from field: fairplay.v1.User user = 2;
+   */
+  user?: User | undefined;
+};
+
+/**
+ * DisableTwoFactorResponse confirms it.
+ *
+ * @generated from message fairplay.v1.DisableTwoFactorResponse
+ */
+export type DisableTwoFactorResponseJson = {
+  /**
+   * message is "Two-factor authentication is off".
+   *
+   * @generated from field: string message = 1;
+   */
+  message?: string;
+
+  /**
+   * user is the signed-in account.
+   *
+   * @generated from field: fairplay.v1.User user = 2;
+   */
+  user?: UserJson;
+};
+
+/**
+ * Describes the message fairplay.v1.DisableTwoFactorResponse.
+ * Use `create(DisableTwoFactorResponseSchema)` to create a new message.
+ */
+export const DisableTwoFactorResponseSchema: GenMessage<DisableTwoFactorResponse, {jsonType: DisableTwoFactorResponseJson}> = /*@__PURE__*/
+  messageDesc(file_fairplay_v1_auth, 7);
 
 /**
  * UpdatePreferencesRequest carries the preferences to change.
@@ -49,7 +363,7 @@ export type UpdatePreferencesRequestJson = {
  * Use `create(UpdatePreferencesRequestSchema)` to create a new message.
  */
 export const UpdatePreferencesRequestSchema: GenMessage<UpdatePreferencesRequest, {jsonType: UpdatePreferencesRequestJson}> = /*@__PURE__*/
-  messageDesc(file_fairplay_v1_auth, 0);
+  messageDesc(file_fairplay_v1_auth, 8);
 
 /**
  * UpdatePreferencesResponse carries the user with the new preferences.
@@ -84,7 +398,7 @@ export type UpdatePreferencesResponseJson = {
  * Use `create(UpdatePreferencesResponseSchema)` to create a new message.
  */
 export const UpdatePreferencesResponseSchema: GenMessage<UpdatePreferencesResponse, {jsonType: UpdatePreferencesResponseJson}> = /*@__PURE__*/
-  messageDesc(file_fairplay_v1_auth, 1);
+  messageDesc(file_fairplay_v1_auth, 9);
 
 /**
  * RegisterRequest is the sign-up form.
@@ -161,7 +475,7 @@ export type RegisterRequestJson = {
  * Use `create(RegisterRequestSchema)` to create a new message.
  */
 export const RegisterRequestSchema: GenMessage<RegisterRequest, {jsonType: RegisterRequestJson}> = /*@__PURE__*/
-  messageDesc(file_fairplay_v1_auth, 2);
+  messageDesc(file_fairplay_v1_auth, 10);
 
 /**
  * RegisterResponse carries the new session's tokens and the user.
@@ -224,7 +538,7 @@ export type RegisterResponseJson = {
  * Use `create(RegisterResponseSchema)` to create a new message.
  */
 export const RegisterResponseSchema: GenMessage<RegisterResponse, {jsonType: RegisterResponseJson}> = /*@__PURE__*/
-  messageDesc(file_fairplay_v1_auth, 3);
+  messageDesc(file_fairplay_v1_auth, 11);
 
 /**
  * LoginRequest is the sign-in form.
@@ -252,6 +566,15 @@ export type LoginRequest = Message<"fairplay.v1.LoginRequest"> & {
    * @generated from field: string turnstile_token = 3;
    */
   turnstileToken: string;
+
+  /**
+   * two_factor_code is a code from the authenticator app or a recovery
+   * code, for accounts with two-factor sign-in: the login is sent again with
+   * it after an answer with two_factor_required.
+   *
+   * @generated from field: string two_factor_code = 4;
+   */
+  twoFactorCode: string;
 };
 
 /**
@@ -280,6 +603,15 @@ export type LoginRequestJson = {
    * @generated from field: string turnstile_token = 3;
    */
   turnstileToken?: string;
+
+  /**
+   * two_factor_code is a code from the authenticator app or a recovery
+   * code, for accounts with two-factor sign-in: the login is sent again with
+   * it after an answer with two_factor_required.
+   *
+   * @generated from field: string two_factor_code = 4;
+   */
+  twoFactorCode?: string;
 };
 
 /**
@@ -287,10 +619,11 @@ export type LoginRequestJson = {
  * Use `create(LoginRequestSchema)` to create a new message.
  */
 export const LoginRequestSchema: GenMessage<LoginRequest, {jsonType: LoginRequestJson}> = /*@__PURE__*/
-  messageDesc(file_fairplay_v1_auth, 4);
+  messageDesc(file_fairplay_v1_auth, 12);
 
 /**
- * LoginResponse carries the new session's tokens and the user.
+ * LoginResponse carries the new session's tokens and the user, or only
+ * two_factor_required.
  *
  * @generated from message fairplay.v1.LoginResponse
  */
@@ -315,10 +648,19 @@ export type LoginResponse = Message<"fairplay.v1.LoginResponse"> & {
    * @generated from field: fairplay.v1.User user = 3;
    */
   user?: User | undefined;
+
+  /**
+   * two_factor_required: the password was right and the account asks for a
+   * two-factor code; no session was opened (no token, no user).
+   *
+   * @generated from field: bool two_factor_required = 4;
+   */
+  twoFactorRequired: boolean;
 };
 
 /**
- * LoginResponse carries the new session's tokens and the user.
+ * LoginResponse carries the new session's tokens and the user, or only
+ * two_factor_required.
  *
  * @generated from message fairplay.v1.LoginResponse
  */
@@ -343,6 +685,14 @@ export type LoginResponseJson = {
    * @generated from field: fairplay.v1.User user = 3;
    */
   user?: UserJson;
+
+  /**
+   * two_factor_required: the password was right and the account asks for a
+   * two-factor code; no session was opened (no token, no user).
+   *
+   * @generated from field: bool two_factor_required = 4;
+   */
+  twoFactorRequired?: boolean;
 };
 
 /**
@@ -350,7 +700,7 @@ export type LoginResponseJson = {
  * Use `create(LoginResponseSchema)` to create a new message.
  */
 export const LoginResponseSchema: GenMessage<LoginResponse, {jsonType: LoginResponseJson}> = /*@__PURE__*/
-  messageDesc(file_fairplay_v1_auth, 5);
+  messageDesc(file_fairplay_v1_auth, 13);
 
 /**
  * RefreshRequest renews an access token.
@@ -385,7 +735,7 @@ export type RefreshRequestJson = {
  * Use `create(RefreshRequestSchema)` to create a new message.
  */
 export const RefreshRequestSchema: GenMessage<RefreshRequest, {jsonType: RefreshRequestJson}> = /*@__PURE__*/
-  messageDesc(file_fairplay_v1_auth, 6);
+  messageDesc(file_fairplay_v1_auth, 14);
 
 /**
  * RefreshResponse carries a fresh access token and the session's next
@@ -454,7 +804,7 @@ export type RefreshResponseJson = {
  * Use `create(RefreshResponseSchema)` to create a new message.
  */
 export const RefreshResponseSchema: GenMessage<RefreshResponse, {jsonType: RefreshResponseJson}> = /*@__PURE__*/
-  messageDesc(file_fairplay_v1_auth, 7);
+  messageDesc(file_fairplay_v1_auth, 15);
 
 /**
  * LogoutRequest ends a session.
@@ -489,7 +839,7 @@ export type LogoutRequestJson = {
  * Use `create(LogoutRequestSchema)` to create a new message.
  */
 export const LogoutRequestSchema: GenMessage<LogoutRequest, {jsonType: LogoutRequestJson}> = /*@__PURE__*/
-  messageDesc(file_fairplay_v1_auth, 8);
+  messageDesc(file_fairplay_v1_auth, 16);
 
 /**
  * LogoutResponse confirms the logout.
@@ -524,7 +874,7 @@ export type LogoutResponseJson = {
  * Use `create(LogoutResponseSchema)` to create a new message.
  */
 export const LogoutResponseSchema: GenMessage<LogoutResponse, {jsonType: LogoutResponseJson}> = /*@__PURE__*/
-  messageDesc(file_fairplay_v1_auth, 9);
+  messageDesc(file_fairplay_v1_auth, 17);
 
 /**
  * GetUserRequest has no fields: the access token names the user.
@@ -547,7 +897,7 @@ export type GetUserRequestJson = {
  * Use `create(GetUserRequestSchema)` to create a new message.
  */
 export const GetUserRequestSchema: GenMessage<GetUserRequest, {jsonType: GetUserRequestJson}> = /*@__PURE__*/
-  messageDesc(file_fairplay_v1_auth, 10);
+  messageDesc(file_fairplay_v1_auth, 18);
 
 /**
  * GetUserResponse carries the signed-in user.
@@ -582,7 +932,7 @@ export type GetUserResponseJson = {
  * Use `create(GetUserResponseSchema)` to create a new message.
  */
 export const GetUserResponseSchema: GenMessage<GetUserResponse, {jsonType: GetUserResponseJson}> = /*@__PURE__*/
-  messageDesc(file_fairplay_v1_auth, 11);
+  messageDesc(file_fairplay_v1_auth, 19);
 
 /**
  * ListSessionsRequest has no fields: the access token names the user.
@@ -605,7 +955,7 @@ export type ListSessionsRequestJson = {
  * Use `create(ListSessionsRequestSchema)` to create a new message.
  */
 export const ListSessionsRequestSchema: GenMessage<ListSessionsRequest, {jsonType: ListSessionsRequestJson}> = /*@__PURE__*/
-  messageDesc(file_fairplay_v1_auth, 12);
+  messageDesc(file_fairplay_v1_auth, 20);
 
 /**
  * DeviceInfo describes the client that opened a session.
@@ -682,7 +1032,7 @@ export type DeviceInfoJson = {
  * Use `create(DeviceInfoSchema)` to create a new message.
  */
 export const DeviceInfoSchema: GenMessage<DeviceInfo, {jsonType: DeviceInfoJson}> = /*@__PURE__*/
-  messageDesc(file_fairplay_v1_auth, 13);
+  messageDesc(file_fairplay_v1_auth, 21);
 
 /**
  * Session is one signed-in device.
@@ -807,7 +1157,7 @@ export type SessionJson = {
  * Use `create(SessionSchema)` to create a new message.
  */
 export const SessionSchema: GenMessage<Session, {jsonType: SessionJson}> = /*@__PURE__*/
-  messageDesc(file_fairplay_v1_auth, 14);
+  messageDesc(file_fairplay_v1_auth, 22);
 
 /**
  * ListSessionsResponse lists the user's active sessions, most recently used first.
@@ -842,7 +1192,7 @@ export type ListSessionsResponseJson = {
  * Use `create(ListSessionsResponseSchema)` to create a new message.
  */
 export const ListSessionsResponseSchema: GenMessage<ListSessionsResponse, {jsonType: ListSessionsResponseJson}> = /*@__PURE__*/
-  messageDesc(file_fairplay_v1_auth, 15);
+  messageDesc(file_fairplay_v1_auth, 23);
 
 /**
  * RevokeSessionRequest names the session to end.
@@ -877,7 +1227,7 @@ export type RevokeSessionRequestJson = {
  * Use `create(RevokeSessionRequestSchema)` to create a new message.
  */
 export const RevokeSessionRequestSchema: GenMessage<RevokeSessionRequest, {jsonType: RevokeSessionRequestJson}> = /*@__PURE__*/
-  messageDesc(file_fairplay_v1_auth, 16);
+  messageDesc(file_fairplay_v1_auth, 24);
 
 /**
  * RevokeSessionResponse confirms the revocation.
@@ -912,7 +1262,7 @@ export type RevokeSessionResponseJson = {
  * Use `create(RevokeSessionResponseSchema)` to create a new message.
  */
 export const RevokeSessionResponseSchema: GenMessage<RevokeSessionResponse, {jsonType: RevokeSessionResponseJson}> = /*@__PURE__*/
-  messageDesc(file_fairplay_v1_auth, 17);
+  messageDesc(file_fairplay_v1_auth, 25);
 
 /**
  * RevokeOtherSessionsRequest keeps one session and ends the others.
@@ -949,7 +1299,7 @@ export type RevokeOtherSessionsRequestJson = {
  * Use `create(RevokeOtherSessionsRequestSchema)` to create a new message.
  */
 export const RevokeOtherSessionsRequestSchema: GenMessage<RevokeOtherSessionsRequest, {jsonType: RevokeOtherSessionsRequestJson}> = /*@__PURE__*/
-  messageDesc(file_fairplay_v1_auth, 18);
+  messageDesc(file_fairplay_v1_auth, 26);
 
 /**
  * RevokeOtherSessionsResponse reports how many sessions ended.
@@ -998,7 +1348,7 @@ export type RevokeOtherSessionsResponseJson = {
  * Use `create(RevokeOtherSessionsResponseSchema)` to create a new message.
  */
 export const RevokeOtherSessionsResponseSchema: GenMessage<RevokeOtherSessionsResponse, {jsonType: RevokeOtherSessionsResponseJson}> = /*@__PURE__*/
-  messageDesc(file_fairplay_v1_auth, 19);
+  messageDesc(file_fairplay_v1_auth, 27);
 
 /**
  * ChangePasswordRequest replaces the caller's password.
@@ -1049,7 +1399,7 @@ export type ChangePasswordRequestJson = {
  * Use `create(ChangePasswordRequestSchema)` to create a new message.
  */
 export const ChangePasswordRequestSchema: GenMessage<ChangePasswordRequest, {jsonType: ChangePasswordRequestJson}> = /*@__PURE__*/
-  messageDesc(file_fairplay_v1_auth, 20);
+  messageDesc(file_fairplay_v1_auth, 28);
 
 /**
  * ChangePasswordResponse confirms the change.
@@ -1084,7 +1434,7 @@ export type ChangePasswordResponseJson = {
  * Use `create(ChangePasswordResponseSchema)` to create a new message.
  */
 export const ChangePasswordResponseSchema: GenMessage<ChangePasswordResponse, {jsonType: ChangePasswordResponseJson}> = /*@__PURE__*/
-  messageDesc(file_fairplay_v1_auth, 21);
+  messageDesc(file_fairplay_v1_auth, 29);
 
 /**
  * GetConfigRequest has no fields.
@@ -1107,7 +1457,7 @@ export type GetConfigRequestJson = {
  * Use `create(GetConfigRequestSchema)` to create a new message.
  */
 export const GetConfigRequestSchema: GenMessage<GetConfigRequest, {jsonType: GetConfigRequestJson}> = /*@__PURE__*/
-  messageDesc(file_fairplay_v1_auth, 22);
+  messageDesc(file_fairplay_v1_auth, 30);
 
 /**
  * GetConfigResponse tells clients how to run the bot check.
@@ -1172,7 +1522,7 @@ export type GetConfigResponseJson = {
  * Use `create(GetConfigResponseSchema)` to create a new message.
  */
 export const GetConfigResponseSchema: GenMessage<GetConfigResponse, {jsonType: GetConfigResponseJson}> = /*@__PURE__*/
-  messageDesc(file_fairplay_v1_auth, 23);
+  messageDesc(file_fairplay_v1_auth, 31);
 
 /**
  * AuthService registers players, signs them in and out, and manages their
@@ -1294,6 +1644,51 @@ export const AuthService: GenService<{
     methodKind: "unary";
     input: typeof UpdatePreferencesRequestSchema;
     output: typeof UpdatePreferencesResponseSchema;
+  },
+  /**
+   * GetTwoFactor tells whether two-factor sign-in is on and how many
+   * recovery codes are left.
+   *
+   * @generated from rpc fairplay.v1.AuthService.GetTwoFactor
+   */
+  getTwoFactor: {
+    methodKind: "unary";
+    input: typeof GetTwoFactorRequestSchema;
+    output: typeof GetTwoFactorResponseSchema;
+  },
+  /**
+   * SetupTwoFactor starts turning two-factor sign-in (TOTP, RFC 6238) on: a
+   * new key for an authenticator app, pending until EnableTwoFactor confirms
+   * it with a code.
+   *
+   * @generated from rpc fairplay.v1.AuthService.SetupTwoFactor
+   */
+  setupTwoFactor: {
+    methodKind: "unary";
+    input: typeof SetupTwoFactorRequestSchema;
+    output: typeof SetupTwoFactorResponseSchema;
+  },
+  /**
+   * EnableTwoFactor confirms the pending key with a code from the app and
+   * returns ten single-use recovery codes, shown this once.
+   *
+   * @generated from rpc fairplay.v1.AuthService.EnableTwoFactor
+   */
+  enableTwoFactor: {
+    methodKind: "unary";
+    input: typeof EnableTwoFactorRequestSchema;
+    output: typeof EnableTwoFactorResponseSchema;
+  },
+  /**
+   * DisableTwoFactor turns two-factor sign-in off; it needs a current code or
+   * a recovery code.
+   *
+   * @generated from rpc fairplay.v1.AuthService.DisableTwoFactor
+   */
+  disableTwoFactor: {
+    methodKind: "unary";
+    input: typeof DisableTwoFactorRequestSchema;
+    output: typeof DisableTwoFactorResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_fairplay_v1_auth, 0);

@@ -11,7 +11,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file fairplay/v1/user.proto.
  */
 export const file_fairplay_v1_user: GenFile = /*@__PURE__*/
-  fileDesc("ChZmYWlycGxheS92MS91c2VyLnByb3RvEgtmYWlycGxheS52MSKgAQoEVXNlchIPCgJpZBgBIAEoCVIDX2lkEhAKCHVzZXJuYW1lGAIgASgJEg0KBWVtYWlsGAMgASgJEhUKB2JhbGFuY2UYBCABKAlCBIi1GAESEAoIaXNfYWRtaW4YBSABKAgSFwoKY3JlYXRlZF9hdBgGIAEoCUgAiAEBEhUKDWhpZGVfdXNlcm5hbWUYByABKAhCDQoLX2NyZWF0ZWRfYXRCqwEKD2NvbS5mYWlycGxheS52MUIJVXNlclByb3RvUAFaQGdpdGh1Yi5jb20vZmFpcnBsYXkvZmFpcnBsYXkvaW50ZXJuYWwvZ2VuL2ZhaXJwbGF5L3YxO2ZhaXJwbGF5djGiAgNGWFiqAgtGYWlycGxheS5WMcoCC0ZhaXJwbGF5XFYx4gIXRmFpcnBsYXlcVjFcR1BCTWV0YWRhdGHqAgxGYWlycGxheTo6VjFiBnByb3RvMw", [file_fairplay_v1_options]);
+  fileDesc("ChZmYWlycGxheS92MS91c2VyLnByb3RvEgtmYWlycGxheS52MSK8AQoEVXNlchIPCgJpZBgBIAEoCVIDX2lkEhAKCHVzZXJuYW1lGAIgASgJEg0KBWVtYWlsGAMgASgJEhUKB2JhbGFuY2UYBCABKAlCBIi1GAESEAoIaXNfYWRtaW4YBSABKAgSFwoKY3JlYXRlZF9hdBgGIAEoCUgAiAEBEhUKDWhpZGVfdXNlcm5hbWUYByABKAgSGgoSdHdvX2ZhY3Rvcl9lbmFibGVkGAggASgIQg0KC19jcmVhdGVkX2F0QqsBCg9jb20uZmFpcnBsYXkudjFCCVVzZXJQcm90b1ABWkBnaXRodWIuY29tL2ZhaXJwbGF5L2ZhaXJwbGF5L2ludGVybmFsL2dlbi9mYWlycGxheS92MTtmYWlycGxheXYxogIDRlhYqgILRmFpcnBsYXkuVjHKAgtGYWlycGxheVxWMeICF0ZhaXJwbGF5XFYxXEdQQk1ldGFkYXRh6gIMRmFpcnBsYXk6OlYxYgZwcm90bzM", [file_fairplay_v1_options]);
 
 /**
  * User is a player account as the player (or an administrator) sees it.
@@ -67,6 +67,13 @@ export type User = Message<"fairplay.v1.User"> & {
    * @generated from field: bool hide_username = 7;
    */
   hideUsername: boolean;
+
+  /**
+   * two_factor_enabled tells whether sign-in asks for a two-factor code.
+   *
+   * @generated from field: bool two_factor_enabled = 8;
+   */
+  twoFactorEnabled: boolean;
 };
 
 /**
@@ -123,6 +130,13 @@ export type UserJson = {
    * @generated from field: bool hide_username = 7;
    */
   hideUsername?: boolean;
+
+  /**
+   * two_factor_enabled tells whether sign-in asks for a two-factor code.
+   *
+   * @generated from field: bool two_factor_enabled = 8;
+   */
+  twoFactorEnabled?: boolean;
 };
 
 /**

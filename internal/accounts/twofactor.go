@@ -1,0 +1,143 @@
+package accounts
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/google/uuid"
+)
+
+// TwoFactorKeys are a user's TOTP keys: the confirmed one (nil: two-factor
+// sign-in is off), the one being set up, and the step of the last code
+// accepted.
+type TwoFactorKeys struct {
+	Secret   []byte
+	Pending  []byte
+	LastStep int64
+}
+
+// TwoFactorSetup is what an authenticator app needs: the key as text and as
+// the otpauth:// URI its QR code holds.
+type TwoFactorSetup struct {
+	Secret     string
+	OtpauthURL string
+}
+
+// SetupTwoFactor starts turning two-factor sign-in on: a new key, kept as
+// pending until EnableTwoFactor confirms it with a code (a new setup
+// replaces an unconfirmed one).
+func (s *Service) SetupTwoFactor(ctx context.Context, p Principal) (TwoFactorSetup, error) {
+	key, err := newTOTPSecret()
+	if err != nil {
+		return TwoFactorSetup{}, err
+	}
+	if err := s.store.SetTwoFactorPending(ctx, p.UserID, key); err != nil {
+		return TwoFactorSetup{}, err
+	}
+	return TwoFactorSetup{Secret: b32.EncodeToString(key), OtpauthURL: otpauthURL(key, p.Username)}, nil
+}
+
+// EnableTwoFactor confirms the pending key with a code from the app and
+// returns the recovery codes, shown this once.
+func (s *Service) EnableTwoFactor(ctx context.Context, p Principal, code string) ([]string, error) {
+	if normalizeCode(code) == "" {
+		return nil, ErrTwoFactorCodeRequired
+	}
+	failures := twoFactorFailures(p.UserID)
+	if err := s.checkLimit(ctx, failures, s.cfg.TwoFactorFailures); err != nil {
+		return nil, err
+	}
+	keys, err := s.store.TwoFactorKeys(ctx, p.UserID)
+	if err != nil {
+		return nil, err
+	}
+	if keys.Secret != nil {
+		return nil, ErrTwoFactorOn
+	}
+	if keys.Pending == nil {
+		return nil, ErrTwoFactorNoSetup
+	}
+	step, ok := matchTOTP(keys.Pending, code, s.now())
+	if !ok {
+		s.count(ctx, failures, s.cfg.TwoFactorFailures)
+		return nil, ErrTwoFactorCode
+	}
+	codes, hashes, err := newRecoveryCodes(recoveryCodes)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.store.EnableTwoFactor(ctx, p.UserID, keys.Pending, step, hashes); err != nil {
+		return nil, err
+	}
+	return codes, nil
+}
+
+// DisableTwoFactor turns two-factor sign-in off; it takes a current code or
+// a recovery code, so a stolen session alone cannot.
+func (s *Service) DisableTwoFactor(ctx context.Context, p Principal, code string) error {
+	if normalizeCode(code) == "" {
+		return ErrTwoFactorCodeRequired
+	}
+	if err := s.secondFactor(ctx, p.UserID, code, ErrTwoFactorCode); err != nil {
+		return err
+	}
+	return s.store.DisableTwoFactor(ctx, p.UserID)
+}
+
+// RecoveryCodesLeft counts the signed-in user's unused recovery codes.
+func (s *Service) RecoveryCodesLeft(ctx context.Context, p Principal) (int, error) {
+	return s.store.RecoveryCodesLeft(ctx, p.UserID)
+}
+
+func twoFactorFailures(userID uuid.UUID) string { return "2fa:failures:" + userID.String() }
+
+// secondFactor accepts a TOTP code of the user's key (once: its step is
+// recorded) or an unused recovery code (spent), else returns wrong. Wrong
+// codes and replays count against FAIRPLAY_RATE_2FA_FAILURES, which refuses
+// every code (right ones too) once spent.
+func (s *Service) secondFactor(ctx context.Context, userID uuid.UUID, code string, wrong error) (err error) {
+	failures := twoFactorFailures(userID)
+	if err := s.checkLimit(ctx, failures, s.cfg.TwoFactorFailures); err != nil {
+		return err
+	}
+	defer func() {
+		if err == wrong || err == ErrTwoFactorReplay { //nolint:errorlint // the sentinels themselves
+			s.count(ctx, failures, s.cfg.TwoFactorFailures)
+		}
+	}()
+	keys, err := s.store.TwoFactorKeys(ctx, userID)
+	if err != nil {
+		return err
+	}
+	if keys.Secret == nil {
+		return ErrTwoFactorOff
+	}
+	if step, ok := matchTOTP(keys.Secret, code, s.now()); ok {
+		fresh, err := s.store.UseTwoFactorStep(ctx, userID, step)
+		if err != nil {
+			return fmt.Errorf("two-factor step: %w", err)
+		}
+		if !fresh {
+			return ErrTwoFactorReplay
+		}
+		return nil
+	}
+	if c := normalizeCode(code); len(c) == 10 {
+		spent, err := s.store.UseRecoveryCode(ctx, userID, hashRecoveryCode(c), s.now())
+		if err != nil {
+			return fmt.Errorf("recovery code: %w", err)
+		}
+		if spent {
+			return nil
+		}
+	}
+	return wrong
+}
+
+// AdminAllowed applies FAIRPLAY_ADMIN_REQUIRE_2FA to an admin principal.
+func (s *Service) AdminAllowed(p Principal) error {
+	if s.cfg.AdminRequireTwoFactor && !p.TwoFactor {
+		return ErrAdminTwoFactor
+	}
+	return nil
+}
