@@ -9,10 +9,10 @@ import (
 
 // pairCache remembers each player's active seed pair as this server last
 // used it, so the next bet can be drawn before Postgres is asked and placed
-// in one round trip (Store.PlaceBetAt) instead of two. It is only a guess:
-// Postgres refuses a bet drawn from a pair that has moved on — a bet through
-// another replica, a rotation, a new client seed — and the bet is then placed
-// the long way, which reads the pair first.
+// in one round trip (Store.PlaceBetAt) without reading the pair first. It
+// is only a guess: Postgres refuses a bet drawn from a pair that has moved
+// on — a bet through another replica, a rotation, a new client seed — as
+// stale, with the pair as it is now, and the bet is drawn again from that.
 type pairCache struct {
 	mu sync.Mutex
 	m  map[uuid.UUID]SeedPair
