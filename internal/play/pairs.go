@@ -1,6 +1,7 @@
 package play
 
 import (
+	"context"
 	"sync"
 
 	"github.com/google/uuid"
@@ -8,17 +9,17 @@ import (
 
 // pairCache remembers each player's active seed pair as this server last
 // used it, so the next bet can be drawn before Postgres is asked and placed
-// in one round trip (Store.PlaceBetAt) instead of two. It is only a guess:
-// Postgres refuses a bet drawn from a pair that has moved on — a bet through
-// another replica, a rotation, a new client seed — and the bet is then placed
-// the long way, which reads the pair first.
+// in one round trip (Store.PlaceBetAt) without reading the pair first. It
+// is only a guess: Postgres refuses a bet drawn from a pair that has moved
+// on — a bet through another replica, a rotation, a new client seed — as
+// stale, with the pair as it is now, and the bet is drawn again from that.
 type pairCache struct {
 	mu sync.Mutex
 	m  map[uuid.UUID]SeedPair
 }
 
 // maxCachedPairs bounds the cache (a few hundred bytes a player); when it is
-// full it starts again empty, which costs each player one long bet.
+// full it starts again empty, which costs each player one read of the pair.
 const maxCachedPairs = 20_000
 
 func (c *pairCache) get(userID uuid.UUID) (SeedPair, bool) {
@@ -45,4 +46,49 @@ func (c *pairCache) drop(userID uuid.UUID) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	delete(c.m, userID)
+}
+
+// turns lets one bet of a player at a time through this server: the next
+// waits until the previous has its answer, so the pair it draws from is the
+// one the previous bet left (not a nonce both would draw from, one to be
+// refused as stale). Postgres would make them wait for the player's row
+// anyway; a batch holds one bet of a player.
+type turns struct {
+	mu sync.Mutex
+	m  map[uuid.UUID]*turn
+}
+
+type turn struct {
+	token   chan struct{} // full while a bet of the player's runs
+	waiting int           // bets running or waiting, guarded by turns.mu
+}
+
+// wait returns once it is userID's bet's turn (or with ctx's cause); the
+// caller calls done when the bet has its answer.
+func (t *turns) wait(ctx context.Context, userID uuid.UUID) (done func(), err error) {
+	t.mu.Lock()
+	if t.m == nil {
+		t.m = make(map[uuid.UUID]*turn)
+	}
+	tu := t.m[userID]
+	if tu == nil {
+		tu = &turn{token: make(chan struct{}, 1)}
+		t.m[userID] = tu
+	}
+	tu.waiting++
+	t.mu.Unlock()
+	leave := func() {
+		t.mu.Lock()
+		defer t.mu.Unlock()
+		if tu.waiting--; tu.waiting == 0 {
+			delete(t.m, userID)
+		}
+	}
+	select {
+	case tu.token <- struct{}{}:
+		return func() { <-tu.token; leave() }, nil
+	case <-ctx.Done():
+		leave()
+		return nil, context.Cause(ctx)
+	}
 }

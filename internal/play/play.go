@@ -76,7 +76,7 @@ const (
 	StatusSettled = "settled"
 )
 
-// NewBet is a bet about to be placed (see Store.PlaceBet).
+// NewBet is a bet about to be placed (see Store.PlaceBetAt).
 type NewBet struct {
 	ID     uuid.UUID
 	UserID uuid.UUID
@@ -142,21 +142,18 @@ type BetWithSeeds struct {
 type Store interface {
 	// InTx runs fn with a Store bound to one transaction.
 	InTx(ctx context.Context, fn func(Store) error) error
-	// PlaceBet places one bet in one transaction: it refuses a bet whose
-	// session (when b.SessionID is set) or player is gone with ErrUserGone
-	// and a stake above the balance with ErrInsufficientBalance, takes the
-	// active seed pair's next nonce (ErrNoSeedPair when there is none), lets
-	// draw decide the outcome from the pair, then debits the stake, credits
-	// the payout (each with its ledger entry) and inserts the bet
-	// (ErrGameInProgress for a second active game of its kind). It returns
-	// the pair used and the player's side of the bet (Placed). Any refusal
-	// or error changes nothing, not even the nonce.
-	PlaceBet(ctx context.Context, b NewBet, draw func(SeedPair) (Draw, error)) (SeedPair, Placed, error)
-	// PlaceBetAt places a bet already drawn from pair at pair.Nonce, in one
-	// round trip, with PlaceBet's refusals, and ErrStalePair (changing
-	// nothing) unless pair is still the player's active pair with that
-	// client seed and pair.Nonce is its next nonce; with ErrStalePair it
-	// returns the active pair as it is now (zero when there is none).
+	// PlaceBetAt places a bet already drawn from pair at pair.Nonce in one
+	// transaction and one round trip. It refuses a bet whose session (when
+	// b.SessionID is set) or player is gone with ErrUserGone, a balance above
+	// MaxBalance with ErrBalanceLimit, a stake above the balance with
+	// ErrInsufficientBalance, a game of a kind the player already plays with
+	// ErrGameInProgress, and a bet whose pair is not the player's active pair
+	// with that client seed, or whose pair.Nonce is not its next nonce, with
+	// ErrStalePair, returning the active pair as it is now (zero when there
+	// is none). Otherwise it takes the nonce, debits the stake, credits the
+	// payout (each with its ledger entry) and inserts the bet, and returns
+	// the player's side of the bet (Placed). Any refusal or error changes
+	// nothing, not even the nonce.
 	PlaceBetAt(ctx context.Context, b NewBet, pair SeedPair, d Draw) (Placed, SeedPair, error)
 	// ActiveSeedPair returns the user's active pair, or ErrNoSeedPair; with
 	// forUpdate (in a transaction) it locks the player, then the pair, so
@@ -238,6 +235,7 @@ type Service struct {
 	now     func() time.Time
 	limits  Limits
 	pairs   pairCache
+	turns   turns
 	feed    live.Publisher
 }
 

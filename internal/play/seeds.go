@@ -62,19 +62,37 @@ func retryPair[T any](fn func() (T, error)) (T, error) {
 }
 
 // placeBet places b for the caller, checking the caller's session in the
-// bet's transaction. When this server knows the player's seed pair it draws
-// the bet from the pair's next nonce and places it in one round trip; when it
-// does not, or the pair has moved on, through Store.PlaceBet, which reads the
-// pair first. A player's first bet finds no seed pair: the pair is created
-// and the bet placed again.
+// bet's transaction, in one round trip with the one definition of a bet
+// (Store.PlaceBetAt): the bet is drawn from the next nonce of the player's
+// seed pair before Postgres is asked. The pair is the one this server
+// remembers (pairCache) or, when it remembers none (the first bet on this
+// server), read first — and created on a player's first bet. Postgres
+// refuses a bet drawn from a pair that has moved on (a bet through another
+// server, a rotation, a new client seed) as stale, with the pair as it is
+// now: the bet is drawn again from that, up to pairTries times in all. This
+// server places one player's bets one at a time (turns), so they never race
+// each other for a nonce.
 func (s *Service) placeBet(ctx context.Context, p accounts.Principal, b Bet, draw func(SeedPair) (Draw, error)) (SeedPair, Placed, error) {
 	nb := NewBet{ID: b.ID, UserID: p.UserID, SessionID: p.SessionID, LiveSince: p.LiveSince, Game: b.Game,
 		Stake: b.Amount, At: b.CreatedAt}
-	// A stale guess comes back with the pair as it is now: one more try
-	// with that, then the long way (another bet of the player's keeps
-	// racing this one).
+	done, err := s.turns.wait(ctx, p.UserID)
+	if err != nil {
+		return SeedPair{}, Placed{}, fmt.Errorf("place bet: %w", err)
+	}
+	defer done()
 	pair, ok := s.pairs.get(p.UserID)
-	for try := 0; ok && try < 2; try++ {
+	for try := 0; try < pairTries; try++ {
+		if !ok {
+			// A rotation between the pair's insert and its read finds none:
+			// one more try.
+			pair, err = s.ensurePair(ctx, s.store, p.UserID, false)
+			if errors.Is(err, ErrNoSeedPair) || errors.Is(err, ErrSeedPairExists) {
+				continue
+			}
+			if err != nil {
+				return SeedPair{}, Placed{}, err
+			}
+		}
 		pair.Nonce++
 		d, err := draw(pair)
 		if err != nil {
@@ -91,28 +109,7 @@ func (s *Service) placeBet(ctx context.Context, p accounts.Principal, b Bet, dra
 		s.pairs.drop(p.UserID)
 		pair, ok = now, now.ID != uuid.Nil
 	}
-	// The long way. No active pair is a player's first bet (the pair is
-	// created and the bet placed again) or a rotation that committed while
-	// the bet waited for the player (placed again on the new pair).
-	type result struct {
-		pair   SeedPair
-		placed Placed
-	}
-	r, err := retryPair(func() (result, error) {
-		pair, placed, err := s.store.PlaceBet(ctx, nb, draw)
-		if errors.Is(err, ErrNoSeedPair) {
-			if _, err := s.ensurePair(ctx, s.store, p.UserID, false); err != nil {
-				return result{}, err
-			}
-			return result{}, ErrNoSeedPair
-		}
-		return result{pair, placed}, err
-	})
-	if err != nil {
-		return SeedPair{}, Placed{}, err
-	}
-	s.pairs.put(r.pair)
-	return r.pair, r.placed, nil
+	return SeedPair{}, Placed{}, ErrSeedPairChanged
 }
 
 // Seeds returns the caller's active pair (creating it on first use).

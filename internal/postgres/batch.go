@@ -18,11 +18,13 @@ import (
 
 // betBatcher places concurrent one-round-trip bets (PlaceBetAt) of different
 // players together: one transaction in one round trip, with one set-based
-// statement (placeManySQL) that checks and places up to maxBetBatch bets
-// with the rules of fairplay_place_bet, which places a lone bet. Measured
-// with pgbench on the bets' own statements, Postgres spends ~350–460 µs of
-// CPU on a bet placed alone, ~200–250 µs a bet when fairplay_place_bet runs
-// for 16 bets in one statement, and ~140–160 µs a bet with placeManySQL.
+// statement (placeManySQL: fairplay_place_bets, which also places a bet on
+// its own) that checks and places up to maxBetBatch bets. Measured with
+// pgbench on the bets' own statements (before migration 00013 made the
+// batch's statement the one definition), Postgres spent ~350–460 µs of CPU
+// on a bet placed alone, ~200–250 µs a bet when a per-bet function ran for
+// 16 bets in one statement, and ~140–160 µs a bet with the set-based
+// statement.
 //
 // There is no waiting for a batch to fill: a bet goes out at once when fewer
 // than maxBatches batches are running, so under light load every batch holds
@@ -30,7 +32,8 @@ import (
 // in the next. A batch holds each player at most once (a player's second bet
 // waits for the next batch) and never waits for a row lock: a bet whose
 // player or seed pair another transaction holds is placed on its own, so
-// batches cannot deadlock, nor one slow player hold the others up. When the statement
+// batches cannot deadlock, nor one slow player hold the others up. When the
+// statement
 // fails (one bet's constraint violation, say) it has changed nothing, and
 // each of its bets is placed again on its own, so one bet's error never
 // becomes another's. When Postgres is unreachable every bet in it
@@ -147,7 +150,7 @@ func (b *betBatcher) exec(batch []*queuedBet) {
 	b.bets.Add(int64(len(batch)))
 	ctx, cancel := context.WithTimeout(context.Background(), betBatchTimeout)
 	defer cancel()
-	results, err := placeMany(ctx, b.store.db, batch)
+	results, err := placeMany(ctx, b.store.db, batch, false)
 	var pgErr *pgconn.PgError
 	if err != nil && errors.As(err, &pgErr) && !IsUnavailable(err) {
 		// The statement failed and changed nothing: each bet on its own.
@@ -168,8 +171,9 @@ func (b *betBatcher) exec(batch []*queuedBet) {
 	}
 }
 
-// placeAlone places a bet with fairplay_place_bet, which waits for the
-// player's row if another transaction holds it, away from the batches.
+// placeAlone places a bet on its own (placeOne), which waits for the
+// player's and the pair's rows if another transaction holds them, away from
+// the batches.
 func (b *betBatcher) placeAlone(q *queuedBet) {
 	b.alone.Add(1)
 	placed, now, err := placeOne(q.ctx, b.store.db, q.bet, q.pair, q.draw)
@@ -181,114 +185,24 @@ func (b *betBatcher) placeAlone(q *queuedBet) {
 // in the batch: the batch does not wait for it.
 var errPlayerBusy = errors.New("the player or the seed pair is busy")
 
-// placeManySQL places a batch of bets drawn in advance in one statement,
-// with the rules of fairplay_place_bet (migrations 00006 and 00008), which
-// places a lone bet. It first locks the batch's players and seed pairs
-// (FOR NO KEY UPDATE, as a balance or nonce update would: a new seed pair's
-// foreign-key check can still proceed) and sessions (FOR KEY SHARE, which
-// a revocation's update does not wait for), skipping rows another
-// transaction holds: a bet whose player, pair or session is busy — or whose
-// player has an earlier bet in the batch — is answered 'busy' and placed on
-// its own, so a batch never waits for a row lock. The locked rows are read
-// as they are now, whatever the statement's snapshot: a session revoked by
-// a transaction that committed after the snapshot is seen revoked. Then a bet is 'gone' when its player
-// is deleted or its session (when given: the zero uuid means none) is not
-// live, 'limit' when the balance is above play.MaxBalance, 'insufficient'
-// when the stake is above the balance, 'in_progress'
-// when the player already plays a game of its kind (even if this deal
-// would end at once), 'stale' unless its pair is still the player's active
-// pair with that client seed and its nonce the next, and 'placed'
-// otherwise, with the balance after. A
-// stale bet comes back with the player's active pair: the locked one as it
-// is now when it is still active, else as of the statement's snapshot.
-// Only placed bets write anything: the nonce, the balance, a ledger entry
-// for the stake and one for a payout, and the bet. Each answer carries the
-// player's username and hide_username too, for the live feed.
-var placeManySQL = withMaxBalance(`
-	WITH b AS (
-		SELECT user_id, session_id, live_since, pair_id, client_seed, nonce, bet_id, game, status, stake, multiplier,
-		       payout, params::jsonb AS params, state::jsonb AS state, at, settled, ord
-		FROM unnest($1::uuid[], $2::uuid[], $3::timestamptz[], $4::uuid[], $5::text[], $6::bigint[], $7::uuid[],
-		            $8::text[], $9::text[], $10::bigint[], $11::bigint[], $12::bigint[], $13::text[], $14::text[],
-		            $15::timestamptz[], $16::bool[])
-		     WITH ORDINALITY AS b(user_id, session_id, live_since, pair_id, client_seed, nonce, bet_id, game, status,
-		                          stake, multiplier, payout, params, state, at, settled, ord)
-	), locked AS MATERIALIZED (
-		SELECT id, balance, deleted_at, username, hide_username FROM users WHERE id = ANY($1::uuid[]) FOR NO KEY UPDATE SKIP LOCKED
-	), live AS MATERIALIZED (
-		SELECT id, user_id, revoked_at, last_used_at
-		FROM sessions WHERE id = ANY($2::uuid[]) FOR KEY SHARE SKIP LOCKED
-	), pairs AS MATERIALIZED (
-		SELECT id, user_id, server_seed, server_seed_hash, client_seed, nonce, created_at, revealed_at
-		FROM seed_pairs WHERE id = ANY($4::uuid[]) FOR NO KEY UPDATE SKIP LOCKED
-	), chk AS (
-		SELECT b.*, l.balance AS bal, l.username AS player, l.hide_username AS hidden,
-		       CASE WHEN l.id IS NULL OR p.id IS NULL OR (b.session_id <> '00000000-0000-0000-0000-000000000000' AND s.id IS NULL)
-		                 OR row_number() OVER (PARTITION BY b.user_id ORDER BY b.ord) > 1 THEN 'busy'
-		            WHEN l.deleted_at IS NOT NULL
-		                 OR (s.id IS NOT NULL AND (s.user_id <> b.user_id OR s.revoked_at IS NOT NULL
-		                                           OR s.last_used_at < b.live_since)) THEN 'gone'
-		            WHEN l.balance > :max_balance THEN 'limit'
-		            WHEN l.balance < b.stake THEN 'insufficient'
-		            WHEN EXISTS (
-		                     SELECT 1 FROM bets x WHERE x.user_id = b.user_id AND x.game = b.game AND x.status = 'active')
-		                 THEN 'in_progress'
-		            WHEN p.user_id <> b.user_id OR p.revealed_at IS NOT NULL OR p.client_seed <> b.client_seed
-		                 OR p.nonce <> b.nonce - 1 THEN 'stale'
-		            ELSE 'ok' END AS verdict
-		FROM b
-		LEFT JOIN locked l ON l.id = b.user_id
-		LEFT JOIN live s ON s.id = b.session_id
-		LEFT JOIN pairs p ON p.id = b.pair_id
-	), adv AS (
-		UPDATE seed_pairs sp SET nonce = c.nonce
-		FROM chk c
-		WHERE c.verdict = 'ok' AND sp.id = c.pair_id AND sp.user_id = c.user_id AND sp.nonce = c.nonce - 1
-		  AND sp.revealed_at IS NULL AND sp.client_seed = c.client_seed
-		RETURNING c.user_id, c.bet_id, c.game, c.status, c.stake, c.multiplier, c.payout, c.pair_id, c.client_seed,
-		          c.nonce, c.params, c.state, c.at, c.settled, c.ord
-	), upd AS (
-		UPDATE users u SET balance = u.balance - a.stake + a.payout
-		FROM adv a WHERE u.id = a.user_id
-		RETURNING u.id, u.balance
-	), led AS (
-		INSERT INTO ledger_entries (user_id, kind, amount, balance_after, ref_id, note, created_at)
-		SELECT a.user_id, e.kind, e.amount, e.after, a.bet_id, '', a.at
-		FROM adv a JOIN upd ON upd.id = a.user_id
-		CROSS JOIN LATERAL (VALUES (1, 'bet', -a.stake, upd.balance - a.payout),
-		                           (2, 'payout', a.payout, upd.balance)) e(k, kind, amount, after)
-		WHERE e.k = 1 OR a.payout <> 0
-		ORDER BY a.ord, e.k
-	), ins AS (
-		INSERT INTO bets (id, user_id, game, status, amount, multiplier, payout, seed_pair_id, client_seed, nonce,
-		                  params, state, created_at, settled_at)
-		SELECT a.bet_id, a.user_id, a.game, a.status, a.stake, a.multiplier, a.payout, a.pair_id, a.client_seed,
-		       a.nonce, a.params, a.state, a.at, CASE WHEN a.settled THEN a.at END
-		FROM adv a ORDER BY a.ord
-	), r AS (
-		SELECT c.ord, c.user_id,
-		       CASE WHEN c.verdict <> 'ok' THEN c.verdict WHEN upd.id IS NULL THEN 'stale' ELSE 'placed' END AS status,
-		       coalesce(upd.balance, c.bal) AS balance, c.player, c.hidden
-		FROM chk c
-		LEFT JOIN adv a ON a.bet_id = c.bet_id
-		LEFT JOIN upd ON upd.id = a.user_id
-	)
-	SELECT r.ord, r.status, r.balance, r.player, r.hidden, cur.id, cur.user_id, cur.server_seed, cur.server_seed_hash, cur.client_seed,
-	       cur.nonce, cur.created_at
-	FROM r
-	LEFT JOIN LATERAL (
-		(SELECT sp.id, sp.user_id, sp.server_seed, sp.server_seed_hash, sp.client_seed, sp.nonce, sp.created_at
-		 FROM pairs sp WHERE r.status = 'stale' AND sp.user_id = r.user_id AND sp.revealed_at IS NULL)
-		UNION ALL
-		(SELECT sp.id, sp.user_id, sp.server_seed, sp.server_seed_hash, sp.client_seed, sp.nonce, sp.created_at
-		 FROM seed_pairs sp WHERE r.status = 'stale' AND sp.user_id = r.user_id AND sp.revealed_at IS NULL)
-		LIMIT 1
-	) cur ON true
-	ORDER BY r.ord`)
+// placeManySQL places a batch of bets drawn in advance in one statement
+// with fairplay_place_bets (migration 00013), the one definition of placing
+// a bet, without waiting for a row lock: a bet whose player or seed pair
+// another transaction holds — or whose player has an earlier bet in the
+// batch — is answered 'busy' and placed on its own (placeOne, the same
+// function told to wait). See the migration for the answers and the locks.
+// $17 is whether to wait.
+const placeManySQL = `
+	SELECT ord, status, balance, player, hidden, pair_id, pair_user, server_seed, server_seed_hash, client_seed, nonce,
+	       pair_created
+	FROM fairplay_place_bets($1::uuid[], $2::uuid[], $3::timestamptz[], $4::uuid[], $5::text[], $6::bigint[], $7::uuid[],
+	                         $8::text[], $9::text[], $10::bigint[], $11::bigint[], $12::bigint[], $13::text[], $14::text[],
+	                         $15::timestamptz[], $16::bool[], $17::bool)`
 
 // placeMany places a batch in one statement (one transaction, one round
-// trip) and returns each bet's answer, in the batch's order.
-func placeMany(ctx context.Context, db DB, batch []*queuedBet) ([]betResult, error) {
+// trip) and returns each bet's answer, in the batch's order. With wait it
+// waits for the players' and pairs' rows instead of answering 'busy'.
+func placeMany(ctx context.Context, db DB, batch []*queuedBet, wait bool) ([]betResult, error) {
 	n := len(batch)
 	var (
 		users, sessions, pairs, bets = make([][16]byte, n), make([][16]byte, n), make([][16]byte, n), make([][16]byte, n)
@@ -308,7 +222,7 @@ func placeMany(ctx context.Context, db DB, batch []*queuedBet) ([]betResult, err
 		settled[i] = q.draw.Status == play.StatusSettled
 	}
 	rows, err := db.Query(ctx, placeManySQL, users, sessions, liveSince, pairs, clientSeeds, nonces, bets, gameNames,
-		statuses, stakes, mults, pays, params, states, at, settled)
+		statuses, stakes, mults, pays, params, states, at, settled, wait)
 	if err != nil {
 		return nil, err
 	}
@@ -372,7 +286,7 @@ func (n *nullablePair) get() (play.SeedPair, bool) {
 		ClientSeed: *n.client, Nonce: *n.nonce, CreatedAt: *n.created}, true
 }
 
-// placeRow is one answer of fairplay_place_bet or placeManySQL: status,
+// placeRow is one answer of fairplay_place_bets: status,
 // balance, the player's username, hide_username and active pair.
 type placeRow struct {
 	status   string

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/fairplay/fairplay/internal/money"
 	"github.com/fairplay/fairplay/internal/play"
 )
@@ -92,4 +94,41 @@ func TakeBetBatch(bets []BatchBet, size int) (batch, queuedIdx []int, got []Batc
 		queuedIdx = append(queuedIdx, index[q])
 	}
 	return batch, queuedIdx, answers(qs, 0)
+}
+
+// PlaceLone places one bet on its own, as the batcher places a busy bet or
+// the bets of a failed batch: waiting for its rows.
+func PlaceLone(s *PlayStore, b BatchBet) BatchAnswer {
+	placed, now, err := placeOne(context.Background(), s.db, b.Bet, b.Pair, b.Draw)
+	return BatchAnswer{Balance: placed.Balance, Placed: placed, Now: now, Err: err}
+}
+
+// PlaceAsAnOlderRelease places one bet as the releases before migration
+// 00013 placed a lone bet: this statement, sent to fairplay_place_bet,
+// whose signature and answers they rely on.
+func PlaceAsAnOlderRelease(s *PlayStore, b BatchBet) BatchAnswer {
+	var session any
+	if b.Bet.SessionID != uuid.Nil {
+		session = id16(b.Bet.SessionID)
+	}
+	var settledAt *time.Time
+	if b.Draw.Status == play.StatusSettled {
+		settledAt = &b.Bet.At
+	}
+	var r placeRow
+	err := s.db.QueryRow(context.Background(), `
+		SELECT r.status, r.balance, u.username, u.hide_username, (r.pair).id, (r.pair).user_id, (r.pair).server_seed, (r.pair).server_seed_hash,
+		       (r.pair).client_seed, (r.pair).nonce, (r.pair).created_at
+		FROM fairplay_place_bet($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) r LEFT JOIN users u ON u.id = $1`,
+		id16(b.Bet.UserID), session, b.Bet.LiveSince, id16(b.Pair.ID), b.Pair.ClientSeed, b.Pair.Nonce,
+		id16(b.Bet.ID), string(b.Bet.Game), b.Draw.Status, int64(b.Bet.Stake), int64(b.Draw.Multiplier), int64(b.Draw.Payout),
+		b.Draw.Params, b.Draw.State, b.Bet.At, settledAt).Scan(r.dest()...)
+	if constraintError(err, codeUniqueViolation) == "bets_one_active_key" {
+		return BatchAnswer{Err: play.ErrGameInProgress}
+	}
+	if err != nil {
+		return BatchAnswer{Err: err}
+	}
+	placed, now, err := r.result()
+	return BatchAnswer{Balance: placed.Balance, Placed: placed, Now: now, Err: err}
 }

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -215,24 +213,6 @@ func queueCommit(b *pgx.Batch) *bool {
 // would format it as text for every parameter (7% of a bet's server CPU).
 func id16(id uuid.UUID) [16]byte { return id }
 
-// PlaceBet runs one bet as one transaction in two round trips. The first
-// sends BEGIN with a statement that checks the caller's session, locks the
-// player's row (so the balance it reads is the one the debit will change)
-// and takes the active seed pair's next nonce. draw decides the outcome from
-// the pair in between. The second sends one statement that moves the money
-// — stake out, payout in, a ledger entry for each — and records the bet,
-// followed by COMMIT. Every refusal rolls back, so a refused bet changes
-// nothing, not even the nonce.
-func (s *PlayStore) PlaceBet(ctx context.Context, b play.NewBet, draw func(play.SeedPair) (play.Draw, error)) (play.SeedPair, play.Placed, error) {
-	var pair play.SeedPair
-	var placed play.Placed
-	err := s.onConn(ctx, func(conn *pgx.Conn) (err error) {
-		pair, placed, err = placeBet(ctx, conn, b, draw)
-		return err
-	})
-	return pair, placed, err
-}
-
 // onConn runs fn, which manages its own transaction, on a connection of its
 // own, and afterwards rolls back whatever fn left open — refused, failed or
 // cut off between round trips — dropping a connection that cannot even do
@@ -255,132 +235,8 @@ func (s *PlayStore) onConn(ctx context.Context, fn func(*pgx.Conn) error) error 
 	return err
 }
 
-// withMaxBalance puts play.MaxBalance into a statement where it says
-// :max_balance: a balance above it bets nothing (its status is 'limit').
-func withMaxBalance(sql string) string {
-	return strings.ReplaceAll(sql, ":max_balance", strconv.FormatInt(int64(play.MaxBalance), 10))
-}
-
-// lockBetSQL is the first round trip's statement. $2 NULL skips the session
-// check. The player's row is locked FOR NO KEY UPDATE, the lock its balance
-// update takes anyway: FOR UPDATE would also block the foreign-key check of
-// a seed rotation's new pair, and a rotation holding the old pair would then
-// deadlock with this bet's nonce update. It always returns one row: the
-// balance is NULL when the session or the player is gone, running is true
-// when the player already plays a game of the bet's kind ($5), and the
-// pair's columns are NULL when there is no active pair, the stake is above
-// the balance, the balance above play.MaxBalance or a game of the kind is
-// running (no nonce is taken then). It also reads the player's username
-// and hide_username for the live feed.
-var lockBetSQL = withMaxBalance(`
-	WITH u AS (
-		SELECT balance, username, hide_username FROM users
-		WHERE id = $1 AND deleted_at IS NULL
-		  AND ($2::uuid IS NULL OR EXISTS (
-		      SELECT 1 FROM sessions
-		      WHERE id = $2 AND user_id = $1 AND revoked_at IS NULL AND last_used_at >= $3))
-		FOR NO KEY UPDATE
-	), r AS (
-		SELECT EXISTS (SELECT 1 FROM bets WHERE user_id = $1 AND game = $5 AND status = 'active') AS running
-	), n AS (
-		UPDATE seed_pairs SET nonce = nonce + 1
-		WHERE user_id = $1 AND revealed_at IS NULL AND (SELECT balance FROM u) >= $4
-		  AND (SELECT balance FROM u) <= :max_balance AND NOT (SELECT running FROM r)
-		RETURNING ` + seedPairColumns + `
-	)
-	SELECT (SELECT balance FROM u), (SELECT running FROM r), (SELECT username FROM u), (SELECT hide_username FROM u), n.id, n.user_id, n.server_seed, n.server_seed_hash,
-	       n.client_seed, n.nonce, n.created_at, n.revealed_at
-	FROM (VALUES (1)) one LEFT JOIN n ON true`)
-
-// settleBetSQL is the second round trip's statement: the debit and the
-// credit as one balance change with a ledger entry each (the payout's only
-// when there is one), and the bet row.
-const settleBetSQL = `
-	WITH u AS (
-		UPDATE users SET balance = balance - $2::bigint + $3::bigint WHERE id = $1::uuid
-		RETURNING balance
-	), l AS (
-		INSERT INTO ledger_entries (user_id, kind, amount, balance_after, ref_id, note, created_at)
-		SELECT $1::uuid, e.kind, e.amount, e.balance_after, $4::uuid, '', $13::timestamptz
-		FROM u, LATERAL (VALUES (1, 'bet', -$2::bigint, u.balance - $3), (2, 'payout', $3::bigint, u.balance))
-		     AS e(n, kind, amount, balance_after)
-		WHERE e.amount <> 0
-		ORDER BY e.n
-	), b AS (
-		INSERT INTO bets (id, user_id, game, status, amount, multiplier, payout, seed_pair_id, client_seed, nonce,
-		                  params, state, created_at, settled_at)
-		SELECT $4::uuid, $1::uuid, $5::text, $6::text, $2::bigint, $7::bigint, $3::bigint, $8::uuid, $9::text,
-		       $10::bigint, $11::jsonb, $12::jsonb, $13::timestamptz, $14::timestamptz FROM u
-	)
-	SELECT balance FROM u`
-
-func placeBet(ctx context.Context, conn *pgx.Conn, b play.NewBet, draw func(play.SeedPair) (play.Draw, error)) (play.SeedPair, play.Placed, error) {
-	var session any
-	if b.SessionID != uuid.Nil {
-		session = id16(b.SessionID)
-	}
-	var (
-		balance  *int64
-		running  bool
-		username *string
-		hidden   *bool
-		pair     nullablePair
-		revealed *time.Time
-	)
-	batch := &pgx.Batch{}
-	batch.Queue("BEGIN")
-	batch.Queue(lockBetSQL, id16(b.UserID), session, b.LiveSince, int64(b.Stake), string(b.Game)).QueryRow(func(row pgx.Row) error {
-		return row.Scan(append(append([]any{&balance, &running, &username, &hidden}, pair.dest()...), &revealed)...)
-	})
-	if err := conn.SendBatch(ctx, batch).Close(); err != nil {
-		return play.SeedPair{}, play.Placed{}, fmt.Errorf("place bet: %w", err)
-	}
-	p, found := pair.get()
-	switch {
-	case balance == nil:
-		return p, play.Placed{}, play.ErrUserGone
-	case *balance > int64(play.MaxBalance):
-		return p, play.Placed{}, play.ErrBalanceLimit
-	case *balance < int64(b.Stake):
-		return p, play.Placed{}, play.ErrInsufficientBalance
-	case running:
-		return p, play.Placed{}, play.ErrGameInProgress
-	case !found:
-		return p, play.Placed{}, play.ErrNoSeedPair
-	}
-	p.RevealedAt = revealed
-
-	d, err := draw(p)
-	if err != nil {
-		return p, play.Placed{}, err
-	}
-	var settledAt *time.Time
-	if d.Status == play.StatusSettled {
-		settledAt = &b.At
-	}
-	var after int64
-	batch = &pgx.Batch{}
-	batch.Queue(settleBetSQL, id16(b.UserID), int64(b.Stake), int64(d.Payout), id16(b.ID), string(b.Game), d.Status,
-		int64(d.Multiplier), id16(p.ID), p.ClientSeed, p.Nonce, d.Params, d.State, b.At, settledAt).
-		QueryRow(func(row pgx.Row) error { return row.Scan(&after) })
-	committed := queueCommit(batch)
-	err = conn.SendBatch(ctx, batch).Close()
-	if err != nil && *committed {
-		// The COMMIT went through and only then did the connection break (a
-		// Postgres shutdown, say): the bet stands, so answer with it.
-		err = nil
-	}
-	if constraintError(err, codeUniqueViolation) == "bets_one_active_key" {
-		return p, play.Placed{}, play.ErrGameInProgress
-	}
-	if err != nil {
-		return p, play.Placed{}, fmt.Errorf("settle bet: %w", err)
-	}
-	return p, play.Placed{Balance: money.Amount(after), Username: *username, HideUsername: *hidden}, nil
-}
-
 // PlayOn runs one action on a running game as one transaction in two round
-// trips, like PlaceBet: BEGIN with a statement that checks the session and
+// trips: BEGIN with a statement that checks the session and
 // locks the game's row (with its seed pair); apply decides the change; then
 // one statement moves the money — an extra stake out, a payout in, each with
 // its ledger entry — and saves the bet, followed by COMMIT.
@@ -506,7 +362,7 @@ func playOn(ctx context.Context, conn *pgx.Conn, a play.GameAction, apply func(p
 }
 
 // PlaceBetAt places a bet drawn from pair at pair.Nonce in one round trip
-// (fairplay_place_bet, migration 00006): it is refused with ErrStalePair,
+// (fairplay_place_bets, migration 00013): it is refused with ErrStalePair,
 // changing nothing and returning the active pair as it is now, unless pair
 // is still the player's active pair with that client seed and pair.Nonce the
 // next nonce. Outside a transaction, concurrent bets go out together (see
@@ -528,30 +384,21 @@ func (s *PlayStore) BetBatches() (statements, bets, alone int64) {
 	return s.batch.batches.Load(), s.batch.bets.Load(), s.batch.alone.Load()
 }
 
-// placeOne places one bet with fairplay_place_bet, reading the player's
-// username and hide_username in the same statement (for the live feed).
+// placeOne places one bet on its own: a batch of one that waits for the
+// player's and the pair's rows (fairplay_place_bets with p_wait).
 func placeOne(ctx context.Context, db DB, b play.NewBet, pair play.SeedPair, d play.Draw) (play.Placed, play.SeedPair, error) {
-	var session any
-	if b.SessionID != uuid.Nil {
-		session = id16(b.SessionID)
-	}
-	var settledAt *time.Time
-	if d.Status == play.StatusSettled {
-		settledAt = &b.At
-	}
-	var r placeRow
-	err := db.QueryRow(ctx, `
-		SELECT r.status, r.balance, u.username, u.hide_username, (r.pair).id, (r.pair).user_id, (r.pair).server_seed, (r.pair).server_seed_hash,
-		       (r.pair).client_seed, (r.pair).nonce, (r.pair).created_at
-		FROM fairplay_place_bet($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) r LEFT JOIN users u ON u.id = $1`,
-		id16(b.UserID), session, b.LiveSince, id16(pair.ID), pair.ClientSeed, pair.Nonce,
-		id16(b.ID), string(b.Game), d.Status, int64(b.Stake), int64(d.Multiplier), int64(d.Payout),
-		d.Params, d.State, b.At, settledAt).Scan(r.dest()...)
+	q := &queuedBet{ctx: ctx, bet: b, pair: pair, draw: d}
+	results, err := placeMany(ctx, db, []*queuedBet{q}, true)
 	if constraintError(err, codeUniqueViolation) == "bets_one_active_key" {
 		return play.Placed{}, play.SeedPair{}, play.ErrGameInProgress
 	}
 	if err != nil {
 		return play.Placed{}, play.SeedPair{}, fmt.Errorf("place bet: %w", err)
 	}
-	return r.result()
+	r := results[0]
+	if errors.Is(r.err, errPlayerBusy) {
+		// A bet that waited for its rows is never busy.
+		return play.Placed{}, play.SeedPair{}, fmt.Errorf("place bet: %w", r.err)
+	}
+	return r.placed, r.now, r.err
 }

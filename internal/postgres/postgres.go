@@ -58,9 +58,9 @@ func Open(ctx context.Context, url string) (*pgxpool.Pool, error) {
 		}
 		return onPgError == nil || onPgError(c, pgErr)
 	}
-	// Four connections per core. A bet holds its connection for two round
-	// trips, so more connections only add Postgres backends competing for
-	// the same cores: dice at 64 players on 2 cores measured 2160 bets/s
+	// Four connections per core. More connections only add Postgres
+	// backends competing for the same cores: dice at 64 players on 2 cores
+	// measured (when a bet held its connection for two round trips) 2160 bets/s
 	// with 4 connections, 2635 with 6, 2453–2731 with 8, 2558 with 16 and
 	// 2353 with 32 (p99 46, 31, 33–36, 41 and 56 ms). The URL's
 	// pool_max_conns still wins.

@@ -1,0 +1,327 @@
+package postgres_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/fairplay/fairplay/internal/money"
+	"github.com/fairplay/fairplay/internal/play"
+	"github.com/fairplay/fairplay/internal/postgres"
+	"github.com/fairplay/fairplay/internal/postgres/pgtest"
+)
+
+// betPath is one way a bet reaches fairplay_place_bets.
+type betPath struct {
+	name  string
+	place func(t *testing.T, store *postgres.PlayStore, pool *pgxpool.Pool, prefix string, b postgres.BatchBet) postgres.BatchAnswer
+}
+
+// betPaths are every path a bet can take: in a batch with other players'
+// bets, in a batch of its own, on its own (the lone path, which waits for
+// its rows), and through fairplay_place_bet as the releases before
+// migration 00013 call it.
+var betPaths = []betPath{
+	{"batch of three players", func(t *testing.T, store *postgres.PlayStore, pool *pgxpool.Pool, prefix string, b postgres.BatchBet) postgres.BatchAnswer {
+		t.Helper()
+		x := newBatchPlayer(t, pool, prefix+"x", 1000e8)
+		y := newBatchPlayer(t, pool, prefix+"y", 1000e8)
+		got := postgres.ExecBetBatch(store, []postgres.BatchBet{x.bet(1, 100, 0, "50.00"), b, y.bet(1, 10, 30, "50.00")})
+		if got[0].Err != nil || got[0].Balance != 900e8 || got[2].Err != nil || got[2].Balance != 1020e8 {
+			t.Errorf("the other players' bets: %+v, %+v", got[0], got[2])
+		}
+		return got[1]
+	}},
+	{"batch of one", func(_ *testing.T, store *postgres.PlayStore, _ *pgxpool.Pool, _ string, b postgres.BatchBet) postgres.BatchAnswer {
+		return postgres.ExecBetBatch(store, []postgres.BatchBet{b})[0]
+	}},
+	{"lone", func(_ *testing.T, store *postgres.PlayStore, _ *pgxpool.Pool, _ string, b postgres.BatchBet) postgres.BatchAnswer {
+		return postgres.PlaceLone(store, b)
+	}},
+	{"fairplay_place_bet of older releases", func(_ *testing.T, store *postgres.PlayStore, _ *pgxpool.Pool, _ string, b postgres.BatchBet) postgres.BatchAnswer {
+		return postgres.PlaceAsAnOlderRelease(store, b)
+	}},
+}
+
+// betRule is one case of the rules of placing a bet. setup prepares a
+// fresh player p (a live session, a fresh pair at nonce 0, balance
+// dollars) and returns the bet, and for a stale bet the pair it must come
+// back with (zero: none).
+type betRule struct {
+	name    string
+	balance money.Amount // zero: 1000 dollars
+	setup   func(t *testing.T, pool *pgxpool.Pool, prefix string, p batchPlayer) (postgres.BatchBet, play.SeedPair)
+	// err is the refusal (nil: placed); constraint, instead, the constraint
+	// whose violation fails the bet.
+	err        error
+	constraint string
+}
+
+// runningGame records an active game of kind for p at nonce 1.
+func runningGame(t *testing.T, pool *pgxpool.Pool, p batchPlayer, game play.Game) {
+	t.Helper()
+	mustExec(t, pool, `UPDATE seed_pairs SET nonce = 1 WHERE id = $1`, p.pair.ID)
+	mustExec(t, pool, `INSERT INTO bets (id, user_id, game, status, amount, seed_pair_id, client_seed, nonce, params, state)
+		VALUES ($1, $2, $3, 'active', 1e8, $4, $5, 1, '{}', '{}')`, uuid.New(), p.user, string(game), p.pair.ID, p.pair.ClientSeed)
+}
+
+// start is the start of a game of kind at nonce: still running, or (a
+// blackjack natural) settled at once.
+func start(p batchPlayer, nonce int64, game play.Game, settled bool) postgres.BatchBet {
+	b := p.bet(nonce, 10, 0, "")
+	b.Bet.Game, b.Draw = game, play.Draw{Status: play.StatusActive, Params: []byte(`{}`), State: []byte(`{}`)}
+	if settled {
+		b.Draw = play.Draw{Status: play.StatusSettled, Multiplier: 25000, Payout: 25e8, Params: []byte(`{}`), State: []byte(`{}`)}
+	}
+	return b
+}
+
+var betRules = []betRule{
+	{name: "a loss", setup: func(_ *testing.T, _ *pgxpool.Pool, _ string, p batchPlayer) (postgres.BatchBet, play.SeedPair) {
+		return p.bet(1, 100, 0, "50.00"), play.SeedPair{}
+	}},
+	{name: "a win", setup: func(_ *testing.T, _ *pgxpool.Pool, _ string, p batchPlayer) (postgres.BatchBet, play.SeedPair) {
+		return p.bet(1, 100, 250, "50.00"), play.SeedPair{}
+	}},
+	{name: "stake equal to the balance", balance: 100e8, setup: func(_ *testing.T, _ *pgxpool.Pool, _ string, p batchPlayer) (postgres.BatchBet, play.SeedPair) {
+		return p.bet(1, 100, 0, "50.00"), play.SeedPair{}
+	}},
+	{name: "stake above the balance", balance: 99e8, err: play.ErrInsufficientBalance,
+		setup: func(_ *testing.T, _ *pgxpool.Pool, _ string, p batchPlayer) (postgres.BatchBet, play.SeedPair) {
+			return p.bet(1, 100, 0, "50.00"), play.SeedPair{}
+		}},
+	// play.Limits refuses a stake below a game's minimum or above its
+	// maximum before the store is asked; the schema's floor is a positive
+	// stake.
+	{name: "stake of zero", constraint: "any", setup: func(_ *testing.T, _ *pgxpool.Pool, _ string, p batchPlayer) (postgres.BatchBet, play.SeedPair) {
+		return p.bet(1, 0, 0, "50.00"), play.SeedPair{}
+	}},
+	{name: "balance above the limit", balance: play.MaxBalance + 1, err: play.ErrBalanceLimit,
+		setup: func(_ *testing.T, _ *pgxpool.Pool, _ string, p batchPlayer) (postgres.BatchBet, play.SeedPair) {
+			return p.bet(1, 1, 1_000_000, "50.00"), play.SeedPair{}
+		}},
+	{name: "balance at the limit", balance: play.MaxBalance,
+		setup: func(_ *testing.T, _ *pgxpool.Pool, _ string, p batchPlayer) (postgres.BatchBet, play.SeedPair) {
+			return p.bet(1, 1, 1_000_000, "50.00"), play.SeedPair{}
+		}},
+	{name: "session revoked", err: play.ErrUserGone, setup: func(t *testing.T, pool *pgxpool.Pool, _ string, p batchPlayer) (postgres.BatchBet, play.SeedPair) {
+		mustExec(t, pool, `UPDATE sessions SET revoked_at = now() WHERE id = $1`, p.session)
+		return p.bet(1, 100, 0, "50.00"), play.SeedPair{}
+	}},
+	{name: "session expired", err: play.ErrUserGone, setup: func(t *testing.T, pool *pgxpool.Pool, _ string, p batchPlayer) (postgres.BatchBet, play.SeedPair) {
+		mustExec(t, pool, `UPDATE sessions SET last_used_at = now() - interval '2 hours' WHERE id = $1`, p.session)
+		return p.bet(1, 100, 0, "50.00"), play.SeedPair{}
+	}},
+	{name: "another player's session", err: play.ErrUserGone, setup: func(t *testing.T, pool *pgxpool.Pool, prefix string, p batchPlayer) (postgres.BatchBet, play.SeedPair) {
+		b := p.bet(1, 100, 0, "50.00")
+		b.Bet.SessionID = newBatchPlayer(t, pool, prefix+"o", 1000e8).session
+		return b, play.SeedPair{}
+	}},
+	{name: "no session to check", setup: func(_ *testing.T, _ *pgxpool.Pool, _ string, p batchPlayer) (postgres.BatchBet, play.SeedPair) {
+		b := p.bet(1, 100, 0, "50.00")
+		b.Bet.SessionID = uuid.Nil
+		return b, play.SeedPair{}
+	}},
+	{name: "player soft-deleted", err: play.ErrUserGone, setup: func(t *testing.T, pool *pgxpool.Pool, _ string, p batchPlayer) (postgres.BatchBet, play.SeedPair) {
+		mustExec(t, pool, `UPDATE users SET deleted_at = now() WHERE id = $1`, p.user)
+		return p.bet(1, 100, 0, "50.00"), play.SeedPair{}
+	}},
+	{name: "start a mines game", setup: func(_ *testing.T, _ *pgxpool.Pool, _ string, p batchPlayer) (postgres.BatchBet, play.SeedPair) {
+		return start(p, 1, play.Mines, false), play.SeedPair{}
+	}},
+	{name: "mines while a mines game runs", err: play.ErrGameInProgress,
+		setup: func(t *testing.T, pool *pgxpool.Pool, _ string, p batchPlayer) (postgres.BatchBet, play.SeedPair) {
+			runningGame(t, pool, p, play.Mines)
+			return start(p, 2, play.Mines, false), play.SeedPair{}
+		}},
+	{name: "pump while a pump game runs", err: play.ErrGameInProgress,
+		setup: func(t *testing.T, pool *pgxpool.Pool, _ string, p batchPlayer) (postgres.BatchBet, play.SeedPair) {
+			runningGame(t, pool, p, play.Pump)
+			return start(p, 2, play.Pump, false), play.SeedPair{}
+		}},
+	{name: "blackjack natural while a hand runs", err: play.ErrGameInProgress,
+		setup: func(t *testing.T, pool *pgxpool.Pool, _ string, p batchPlayer) (postgres.BatchBet, play.SeedPair) {
+			runningGame(t, pool, p, play.Blackjack)
+			return start(p, 2, play.Blackjack, true), play.SeedPair{}
+		}},
+	{name: "dice while a mines game runs", setup: func(t *testing.T, pool *pgxpool.Pool, _ string, p batchPlayer) (postgres.BatchBet, play.SeedPair) {
+		runningGame(t, pool, p, play.Mines)
+		return p.bet(2, 100, 0, "50.00"), play.SeedPair{}
+	}},
+	{name: "nonce ahead", err: play.ErrStalePair, setup: func(_ *testing.T, _ *pgxpool.Pool, _ string, p batchPlayer) (postgres.BatchBet, play.SeedPair) {
+		return p.bet(5, 100, 0, "50.00"), p.pair
+	}},
+	{name: "nonce already used", err: play.ErrStalePair, setup: func(t *testing.T, pool *pgxpool.Pool, _ string, p batchPlayer) (postgres.BatchBet, play.SeedPair) {
+		mustExec(t, pool, `UPDATE seed_pairs SET nonce = 3 WHERE id = $1`, p.pair.ID)
+		now := p.pair
+		now.Nonce = 3
+		return p.bet(3, 100, 0, "50.00"), now
+	}},
+	{name: "client seed changed", err: play.ErrStalePair, setup: func(t *testing.T, pool *pgxpool.Pool, _ string, p batchPlayer) (postgres.BatchBet, play.SeedPair) {
+		mustExec(t, pool, `UPDATE seed_pairs SET client_seed = 'changed' WHERE id = $1`, p.pair.ID)
+		now := p.pair
+		now.ClientSeed = "changed"
+		return p.bet(1, 100, 0, "50.00"), now
+	}},
+	{name: "pair rotated", err: play.ErrStalePair, setup: func(t *testing.T, pool *pgxpool.Pool, _ string, p batchPlayer) (postgres.BatchBet, play.SeedPair) {
+		next := play.SeedPair{ID: uuid.New(), UserID: p.user, ServerSeed: "next", ServerSeedHash: "next-hash", ClientSeed: "c"}
+		mustExec(t, pool, `UPDATE seed_pairs SET revealed_at = now() WHERE id = $1`, p.pair.ID)
+		mustExec(t, pool, `INSERT INTO seed_pairs (id, user_id, server_seed, server_seed_hash, client_seed) VALUES ($1, $2, 'next', 'next-hash', 'c')`,
+			next.ID, p.user)
+		return p.bet(1, 100, 0, "50.00"), next
+	}},
+	{name: "no active pair", err: play.ErrStalePair, setup: func(t *testing.T, pool *pgxpool.Pool, _ string, p batchPlayer) (postgres.BatchBet, play.SeedPair) {
+		mustExec(t, pool, `UPDATE seed_pairs SET revealed_at = now() WHERE id = $1`, p.pair.ID)
+		return p.bet(1, 100, 0, "50.00"), play.SeedPair{}
+	}},
+	{name: "another player's pair", err: play.ErrStalePair, setup: func(t *testing.T, pool *pgxpool.Pool, prefix string, p batchPlayer) (postgres.BatchBet, play.SeedPair) {
+		b := p.bet(1, 100, 0, "50.00")
+		b.Pair = newBatchPlayer(t, pool, prefix+"o", 1000e8).pair
+		b.Pair.Nonce = 1
+		return b, p.pair
+	}},
+}
+
+// playerState is what a bet may change of its player.
+type playerState struct {
+	balance, nonces, entries, ledgerSum, bets int64
+}
+
+func stateOf(t *testing.T, pool *pgxpool.Pool, user uuid.UUID) playerState {
+	t.Helper()
+	var s playerState
+	err := pool.QueryRow(context.Background(), `
+		SELECT u.balance,
+		       (SELECT coalesce(sum(nonce), 0)::bigint FROM seed_pairs WHERE user_id = u.id),
+		       (SELECT count(*) FROM ledger_entries WHERE user_id = u.id),
+		       (SELECT coalesce(sum(amount), 0)::bigint FROM ledger_entries WHERE user_id = u.id),
+		       (SELECT count(*) FROM bets WHERE user_id = u.id)
+		FROM users u WHERE u.id = $1`, user).Scan(&s.balance, &s.nonces, &s.entries, &s.ledgerSum, &s.bets)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// TestBetRulesOnEveryPath runs each case of the rules of placing a bet on
+// every path a bet can take: each gets the same answer on every path, a
+// refusal changes nothing (balance, nonce, ledger, bets), and a placed bet
+// takes its nonce, moves the money with a ledger entry for the stake and one
+// for a payout, and is recorded as drawn.
+func TestBetRulesOnEveryPath(t *testing.T) {
+	t.Parallel()
+	pool := pgtest.New(t)
+	store := postgres.NewPlayStore(pool)
+	for ci, c := range betRules {
+		t.Run(c.name, func(t *testing.T) {
+			var firstConstraint string
+			for pi, path := range betPaths {
+				prefix := fmt.Sprintf("r%02d_%d", ci, pi)
+				balance := c.balance
+				if balance == 0 {
+					balance = 1000e8
+				}
+				p := newBatchPlayer(t, pool, prefix, balance)
+				b, wantNow := c.setup(t, pool, prefix, p)
+				before := stateOf(t, pool, p.user)
+				got := path.place(t, store, pool, prefix, b)
+				after := stateOf(t, pool, p.user)
+				switch {
+				case c.constraint != "":
+					var pgErr *pgconn.PgError
+					if !errors.As(got.Err, &pgErr) || pgErr.ConstraintName == "" {
+						t.Errorf("%s: %v, want a constraint's violation", path.name, got.Err)
+						break
+					}
+					if firstConstraint == "" {
+						firstConstraint = pgErr.ConstraintName
+					} else if pgErr.ConstraintName != firstConstraint {
+						t.Errorf("%s: violates %s, the first path %s", path.name, pgErr.ConstraintName, firstConstraint)
+					}
+				case c.err != nil:
+					if !errors.Is(got.Err, c.err) {
+						t.Errorf("%s: %v, want %v", path.name, got.Err, c.err)
+					}
+				case got.Err != nil:
+					t.Errorf("%s: %v, want the bet placed", path.name, got.Err)
+				}
+				if c.err != nil || c.constraint != "" {
+					if after != before {
+						t.Errorf("%s: a refused bet changed %+v into %+v", path.name, before, after)
+					}
+					if errors.Is(c.err, play.ErrStalePair) && (got.Now.ID != wantNow.ID || got.Now.Nonce != wantNow.Nonce ||
+						got.Now.ClientSeed != wantNow.ClientSeed || got.Now.ServerSeed != wantNow.ServerSeed) {
+						t.Errorf("%s: stale with the pair %+v, want %+v", path.name, got.Now, wantNow)
+					}
+					continue
+				}
+				checkPlaced(t, pool, path.name, prefix, b, before, after, got)
+			}
+		})
+	}
+}
+
+// checkPlaced checks what a placed bet changed.
+func checkPlaced(t *testing.T, pool *pgxpool.Pool, path, username string, b postgres.BatchBet, before, after playerState, got postgres.BatchAnswer) {
+	t.Helper()
+	stake, payout := int64(b.Bet.Stake), int64(b.Draw.Payout)
+	entries := int64(1)
+	if payout != 0 {
+		entries = 2
+	}
+	want := playerState{balance: before.balance - stake + payout, nonces: before.nonces + 1, entries: before.entries + entries,
+		ledgerSum: before.ledgerSum - stake + payout, bets: before.bets + 1}
+	if after != want {
+		t.Errorf("%s: placed bet left %+v, want %+v", path, after, want)
+	}
+	if int64(got.Balance) != want.balance || got.Placed.Username != username {
+		t.Errorf("%s: answered balance %v for %q, want %v for %q", path, got.Balance, got.Placed.Username, want.balance, username)
+	}
+	ctx := context.Background()
+	var (
+		nonce                    int64
+		kinds                    string
+		pairID                   uuid.UUID
+		game, status, clientSeed string
+		amount, pay, multiplier  int64
+		created                  time.Time
+		settledAt                *time.Time
+		sameJSON                 bool
+	)
+	if err := pool.QueryRow(ctx, `SELECT nonce FROM seed_pairs WHERE id = $1`, b.Pair.ID).Scan(&nonce); err != nil || nonce != b.Pair.Nonce {
+		t.Errorf("%s: pair's nonce %d (%v), want %d", path, nonce, err, b.Pair.Nonce)
+	}
+	if err := pool.QueryRow(ctx, `
+		SELECT coalesce(string_agg(kind || ' ' || amount || ' ' || balance_after, ', ' ORDER BY id), '') FROM ledger_entries
+		WHERE user_id = $1 AND ref_id = $2`, b.Bet.UserID, b.Bet.ID).Scan(&kinds); err != nil {
+		t.Fatal(err)
+	}
+	wantKinds := fmt.Sprintf("bet %d %d", -stake, want.balance-payout)
+	if payout != 0 {
+		wantKinds += fmt.Sprintf(", payout %d %d", payout, want.balance)
+	}
+	if kinds != wantKinds {
+		t.Errorf("%s: ledger %q, want %q", path, kinds, wantKinds)
+	}
+	if err := pool.QueryRow(ctx, `
+		SELECT seed_pair_id, nonce, game, status, client_seed, amount, payout, multiplier, created_at, settled_at,
+		       params = $3::jsonb AND state = $4::jsonb
+		FROM bets WHERE id = $1 AND user_id = $2`, b.Bet.ID, b.Bet.UserID, string(b.Draw.Params), string(b.Draw.State)).Scan(
+		&pairID, &nonce, &game, &status, &clientSeed, &amount, &pay, &multiplier, &created, &settledAt, &sameJSON); err != nil {
+		t.Fatalf("%s: the bet's row: %v", path, err)
+	}
+	settled := b.Draw.Status == play.StatusSettled
+	if pairID != b.Pair.ID || nonce != b.Pair.Nonce || game != string(b.Bet.Game) || status != b.Draw.Status ||
+		clientSeed != b.Pair.ClientSeed || amount != stake || pay != payout || multiplier != int64(b.Draw.Multiplier) ||
+		!created.Equal(b.Bet.At) || (settledAt != nil) != settled || (settled && !settledAt.Equal(b.Bet.At)) ||
+		!sameJSON {
+		t.Errorf("%s: bet recorded as %v %d %s %s %s %d %d %d %v %v (params and state as drawn: %v)", path, pairID, nonce,
+			game, status, clientSeed, amount, pay, multiplier, created, settledAt, sameJSON)
+	}
+}
