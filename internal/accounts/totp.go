@@ -11,6 +11,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"rsc.io/qr"
 )
 
 // TOTP (RFC 6238) as every authenticator app speaks it: HMAC-SHA1, six
@@ -116,4 +118,30 @@ func TOTPCode(secret string, t time.Time) (string, error) {
 		return "", fmt.Errorf("two-factor secret: %w", err)
 	}
 	return hotp(key, uint64(totpStep(t))), nil //nolint:gosec // a time after 1970
+}
+
+// qrPath encodes text as a QR code (rsc.io/qr, error correction M) and
+// returns its width in modules and its dark modules as SVG path data: one
+// "M x y h n v1 h-n z" per horizontal run.
+func qrPath(text string) (int, string, error) {
+	code, err := qr.Encode(text, qr.M)
+	if err != nil {
+		return 0, "", fmt.Errorf("qr code: %w", err)
+	}
+	var b strings.Builder
+	for y := range code.Size {
+		for x := 0; x < code.Size; {
+			if !code.Black(x, y) {
+				x++
+				continue
+			}
+			run := 1
+			for x+run < code.Size && code.Black(x+run, y) {
+				run++
+			}
+			fmt.Fprintf(&b, "M%d %dh%dv1h-%dz", x, y, run, run)
+			x += run
+		}
+	}
+	return code.Size, b.String(), nil
 }

@@ -1,6 +1,7 @@
 package accounts
 
 import (
+	"fmt"
 	"net/url"
 	"strings"
 	"testing"
@@ -76,6 +77,20 @@ func TestOtpauthURLAndRecoveryCodes(t *testing.T) {
 		seen[c] = true
 		if string(hashRecoveryCode(normalizeCode(strings.ToUpper(c)))) != string(hashes[i]) {
 			t.Errorf("code %q does not hash to its stored hash when typed in capitals", c)
+		}
+	}
+}
+
+// The QR code's path: a square whose size is a QR version's (21 + 4k), with
+// the finder patterns' top rows (seven dark modules) at its three corners.
+func TestQRPath(t *testing.T) {
+	size, path, err := qrPath(otpauthURL([]byte("12345678901234567890"), "alice_1"))
+	if err != nil || size < 21 || (size-21)%4 != 0 {
+		t.Fatalf("size %d, %v", size, err)
+	}
+	for _, finder := range []string{"M0 0h7v1h-7z", fmt.Sprintf("M%d 0h7v1h-7z", size-7), fmt.Sprintf("M0 %dh7v1h-7z", size-7)} {
+		if !strings.Contains(path, finder) {
+			t.Errorf("no finder pattern %q in the path", finder)
 		}
 	}
 }

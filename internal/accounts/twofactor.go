@@ -21,6 +21,11 @@ type TwoFactorKeys struct {
 type TwoFactorSetup struct {
 	Secret     string
 	OtpauthURL string
+	// QRSize is the QR code's width in modules and QRPath its dark modules
+	// as SVG path data (one unit per module), so a page draws it inline
+	// (no image URL for the Content-Security-Policy to allow).
+	QRSize int
+	QRPath string
 }
 
 // SetupTwoFactor starts turning two-factor sign-in on: a new key, kept as
@@ -34,7 +39,12 @@ func (s *Service) SetupTwoFactor(ctx context.Context, p Principal) (TwoFactorSet
 	if err := s.store.SetTwoFactorPending(ctx, p.UserID, key); err != nil {
 		return TwoFactorSetup{}, err
 	}
-	return TwoFactorSetup{Secret: b32.EncodeToString(key), OtpauthURL: otpauthURL(key, p.Username)}, nil
+	u := otpauthURL(key, p.Username)
+	size, path, err := qrPath(u)
+	if err != nil {
+		return TwoFactorSetup{}, err
+	}
+	return TwoFactorSetup{Secret: b32.EncodeToString(key), OtpauthURL: u, QRSize: size, QRPath: path}, nil
 }
 
 // EnableTwoFactor confirms the pending key with a code from the app and

@@ -197,7 +197,9 @@ func (h *AuthHandler) SetupTwoFactor(ctx context.Context, _ *connect.Request[fai
 	if err != nil {
 		return nil, err
 	}
-	return connect.NewResponse(&fairplayv1.SetupTwoFactorResponse{Secret: s.Secret, OtpauthUrl: s.OtpauthURL}), nil
+	return connect.NewResponse(&fairplayv1.SetupTwoFactorResponse{
+		Secret: s.Secret, OtpauthUrl: s.OtpauthURL, QrSize: int32(s.QRSize), QrPath: s.QRPath, //nolint:gosec // a QR code is at most 177 wide
+	}), nil
 }
 
 // EnableTwoFactor implements AuthService.EnableTwoFactor.

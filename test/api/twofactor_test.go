@@ -52,7 +52,7 @@ func TestTwoFactor(t *testing.T) {
 
 	setup := c.Do("POST", "/api/auth/2fa/setup", map[string]any{})
 	secret := setup.Str("secret")
-	if setup.Status != 200 || len(secret) != 32 || !strings.HasPrefix(setup.Str("otpauthUrl"), "otpauth://totp/Fairplay:twofa?") {
+	if setup.Status != 200 || len(secret) != 32 || !strings.HasPrefix(setup.Str("qrPath"), "M0 0h7v1h-7z") || !strings.HasPrefix(setup.Str("otpauthUrl"), "otpauth://totp/Fairplay:twofa?") {
 		t.Fatalf("setup: %d %s", setup.Status, setup.Raw)
 	}
 	expect("enable without a code", c.Do("POST", "/api/auth/2fa/enable", map[string]any{}), 400, "Enter the code from your authenticator app")

@@ -157,7 +157,12 @@ type SetupTwoFactorResponse struct {
 	// secret is the key in base32, for typing into the app.
 	Secret string `protobuf:"bytes,1,opt,name=secret,proto3" json:"secret,omitempty"`
 	// otpauth_url is the otpauth://totp/ URI the QR code holds.
-	OtpauthUrl    string `protobuf:"bytes,2,opt,name=otpauth_url,json=otpauthUrl,proto3" json:"otpauth_url,omitempty"`
+	OtpauthUrl string `protobuf:"bytes,2,opt,name=otpauth_url,json=otpauthUrl,proto3" json:"otpauth_url,omitempty"`
+	// qr_size is the QR code of otpauth_url's width in modules.
+	QrSize int32 `protobuf:"varint,3,opt,name=qr_size,json=qrSize,proto3" json:"qr_size,omitempty"`
+	// qr_path is its dark modules as SVG path data, one unit per module, to
+	// draw inline: <svg viewBox="0 0 qr_size qr_size"><path d="qr_path"/>.
+	QrPath        string `protobuf:"bytes,4,opt,name=qr_path,json=qrPath,proto3" json:"qr_path,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -202,6 +207,20 @@ func (x *SetupTwoFactorResponse) GetSecret() string {
 func (x *SetupTwoFactorResponse) GetOtpauthUrl() string {
 	if x != nil {
 		return x.OtpauthUrl
+	}
+	return ""
+}
+
+func (x *SetupTwoFactorResponse) GetQrSize() int32 {
+	if x != nil {
+		return x.QrSize
+	}
+	return 0
+}
+
+func (x *SetupTwoFactorResponse) GetQrPath() string {
+	if x != nil {
+		return x.QrPath
 	}
 	return ""
 }
@@ -1742,11 +1761,13 @@ const file_fairplay_v1_auth_proto_rawDesc = "" +
 	"\x14GetTwoFactorResponse\x12\x18\n" +
 	"\aenabled\x18\x01 \x01(\bR\aenabled\x12.\n" +
 	"\x13recovery_codes_left\x18\x02 \x01(\x05R\x11recoveryCodesLeft\"\x1f\n" +
-	"\x15SetupTwoFactorRequest:\x06\x9a\xb5\x18\x02{}\"Q\n" +
+	"\x15SetupTwoFactorRequest:\x06\x9a\xb5\x18\x02{}\"\x83\x01\n" +
 	"\x16SetupTwoFactorResponse\x12\x16\n" +
 	"\x06secret\x18\x01 \x01(\tR\x06secret\x12\x1f\n" +
 	"\votpauth_url\x18\x02 \x01(\tR\n" +
-	"otpauthUrl\"D\n" +
+	"otpauthUrl\x12\x17\n" +
+	"\aqr_size\x18\x03 \x01(\x05R\x06qrSize\x12\x17\n" +
+	"\aqr_path\x18\x04 \x01(\tR\x06qrPath\"D\n" +
 	"\x16EnableTwoFactorRequest\x12\x12\n" +
 	"\x04code\x18\x01 \x01(\tR\x04code:\x16\x9a\xb5\x18\x12{\"code\": \"123456\"}\"g\n" +
 	"\x17EnableTwoFactorResponse\x12%\n" +
