@@ -108,6 +108,8 @@ export async function logout({ everyTab = true }: { everyTab?: boolean } = {}): 
 function useSignedIn() {
   const queryClient = useQueryClient();
   return (res: LoginResponse | RegisterResponse) => {
+    // A login that asks for a two-factor code opened no session yet.
+    if ('twoFactorRequired' in res && res.twoFactorRequired) return;
     queryClient.setQueryData(userQueryKey, res.user);
     setTokens(res);
   };

@@ -45,6 +45,7 @@ export const player: User = {
   balance: 1234.5,
   isAdmin: false,
   hideUsername: false,
+  twoFactorEnabled: false,
 };
 
 export const admin: User = { ...player, _id: '7d1c2a9e-0000-4000-8000-000000000002', username: 'root', isAdmin: true };

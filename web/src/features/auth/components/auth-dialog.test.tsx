@@ -169,6 +169,7 @@ describe('Sign In modal', () => {
       username: 'alice@example.com',
       password: 'secret1',
       turnstileToken: DEV_TOKEN,
+      twoFactorCode: '',
     });
 
     release.resolve(json({ message: 'Invalid credentials' }, 401));
@@ -191,6 +192,30 @@ describe('Sign In modal', () => {
     await user.click(within(dialog).getByRole('button', { name: 'Sign In' }));
     expect(await screen.findByText('alice', { selector: '[title="Signed in as"]' })).toBeInTheDocument();
     expect(screen.queryByRole('dialog')).not.toBeInTheDocument();
+  });
+
+  it('asks for the two-factor code after the password, then signs in with it', async () => {
+    const api = guestApi({
+      'POST /api/auth/login': () => json({ token: '', refreshToken: '', twoFactorRequired: true }),
+    });
+    const { dialog, user } = await openSignIn();
+    await user.type(within(dialog).getByLabelText('Username or Email'), 'alice');
+    await user.type(within(dialog).getByLabelText('Password'), 'secret1');
+    await user.click(await within(dialog).findByRole('checkbox', { name: BOT_CHECK }));
+    await user.click(within(dialog).getByRole('button', { name: 'Sign In' }));
+
+    const code = await within(dialog).findByLabelText('Two-factor code');
+    expect(getAccessToken()).toBeFalsy();
+    expect(within(dialog).getByRole('checkbox', { name: BOT_CHECK })).not.toBeChecked();
+    await user.click(within(dialog).getByRole('checkbox', { name: BOT_CHECK }));
+    await user.click(within(dialog).getByRole('button', { name: 'Sign In' }));
+    expect(within(dialog).getByRole('alert')).toHaveTextContent('Enter the code from your authenticator app');
+
+    api.on('POST /api/auth/login', () => json({ token: 'a', refreshToken: 'r', user: player }));
+    await user.type(code, '123 456');
+    await user.click(within(dialog).getByRole('button', { name: 'Sign In' }));
+    expect(await screen.findByText('alice', { selector: '[title="Signed in as"]' })).toBeInTheDocument();
+    expect(api.calls('POST /api/auth/login')[1]?.body).toMatchObject({ username: 'alice', twoFactorCode: '123 456' });
   });
 
   it('switches to the Register modal', async () => {

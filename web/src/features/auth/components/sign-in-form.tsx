@@ -9,6 +9,8 @@ import { PASSWORD_MIN_LENGTH, validateSignIn } from '../utils/validate-register'
 import styles from './auth-forms.module.css';
 import { BotCheck } from './bot-check';
 
+export const TWO_FACTOR_CODE_REQUIRED = 'Enter the code from your authenticator app';
+
 export interface SignInFormProps {
   onSuccess: () => void;
   onSwitchToRegister: () => void;
@@ -20,23 +22,36 @@ export function SignInForm({ onSuccess, onSwitchToRegister }: SignInFormProps) {
   const [turnstileToken, setTurnstileToken] = useState('');
   const [botCheckKey, setBotCheckKey] = useState(0);
   const [error, setError] = useState<string | null>(null);
+  /** twoFactor: the password was right and the account asks for a two-factor code (sent with the login again). */
+  const [twoFactor, setTwoFactor] = useState(false);
+  const [code, setCode] = useState('');
   const login = useLogin();
+  // A bot-check token is single-use: every answer starts a fresh check.
+  const resetBotCheck = () => {
+    setTurnstileToken('');
+    setBotCheckKey((key) => key + 1);
+  };
 
   const onSubmit = (event: SubmitEvent<HTMLFormElement>) => {
     event.preventDefault();
     if (login.isPending) return;
-    const invalid = validateSignIn({ turnstileToken });
+    const invalid = twoFactor && code.trim() === '' ? TWO_FACTOR_CODE_REQUIRED : validateSignIn({ turnstileToken });
     setError(invalid);
     if (invalid) return;
     login.mutate(
-      { username: username.trim(), password, turnstileToken },
+      { username: username.trim(), password, turnstileToken, twoFactorCode: twoFactor ? code.trim() : '' },
       {
-        onSuccess,
+        onSuccess: (res) => {
+          if (res.twoFactorRequired) {
+            setTwoFactor(true);
+            resetBotCheck();
+            return;
+          }
+          onSuccess();
+        },
         onError: (err) => {
           setError(errorMessage(err, 'Failed to login'));
-          // A bot-check token is single-use: start a fresh check.
-          setTurnstileToken('');
-          setBotCheckKey((key) => key + 1);
+          resetBotCheck();
         },
       },
     );
@@ -68,6 +83,22 @@ export function SignInForm({ onSuccess, onSwitchToRegister }: SignInFormProps) {
           setPassword(event.target.value);
         }}
       />
+      {twoFactor ? (
+        <TextField
+          label="Two-factor code"
+          name="twoFactorCode"
+          autoComplete="one-time-code"
+          inputMode="text"
+          autoCapitalize="none"
+          spellCheck={false}
+          autoFocus
+          hint="The 6-digit code from your authenticator app, or one of your recovery codes."
+          value={code}
+          onChange={(event) => {
+            setCode(event.target.value);
+          }}
+        />
+      ) : null}
       <BotCheck key={botCheckKey} action="login" onToken={setTurnstileToken} />
       {error ? <Alert>{error}</Alert> : null}
       <div className={styles.actions}>

@@ -43,6 +43,7 @@ function api(extra: Record<string, Handler> = {}, user = player) {
     'GET /api/auth/config': devConfig,
     'GET /api/auth/user': () => json({ user }),
     'GET /api/auth/sessions': () => json({ sessions }),
+    'GET /api/auth/2fa': () => json({ enabled: false, recoveryCodesLeft: 0 }),
     'POST /api/auth/logout': () => json({ message: 'ok' }),
     ...extra,
   });

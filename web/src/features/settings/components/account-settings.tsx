@@ -6,6 +6,7 @@ import { AccountInfo } from './account-info';
 import { ActiveSessions } from './active-sessions';
 import { ChangePasswordForm } from './change-password-form';
 import { PrivacySettings } from './privacy-settings';
+import { TwoFactorSettings } from './two-factor-settings';
 import styles from './settings.module.css';
 
 type Section = 'account' | 'security';
@@ -47,6 +48,7 @@ export function AccountSettings({ user }: { user: User }) {
         </TabsContent>
         <TabsContent value="security" className={styles.stack}>
           <ChangePasswordForm />
+          <TwoFactorSettings />
           <ActiveSessions />
         </TabsContent>
       </Tabs>
