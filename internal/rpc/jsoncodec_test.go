@@ -32,7 +32,7 @@ func TestMoneyIsExactTextBothWays(t *testing.T) {
 	}
 	var buf bytes.Buffer
 	encodeMessage(&buf, u.ProtoReflect())
-	want := `{"_id":"x","username":"","email":"","balance":123456789.12345678,"isAdmin":true,"hideUsername":false}`
+	want := `{"_id":"x","username":"","email":"","balance":123456789.12345678,"isAdmin":true,"hideUsername":false,"twoFactorEnabled":false}`
 	if buf.String() != want {
 		t.Fatalf("encoded %s\nwant    %s", buf.String(), want)
 	}
