@@ -75,6 +75,9 @@ func TestConcurrentSeedChangesNeverFail(t *testing.T) {
 	})
 	worker("blackjack", viaReplica, func(c *apitest.Client, i int) apitest.Response {
 		res := c.Do("POST", "/api/games/blackjack/start", map[string]any{"betAmount": 1})
+		if res.Status == 200 && res.Get("hands.insurance") == "offered" {
+			res = c.Do("POST", "/api/games/blackjack/insurance", map[string]any{"gameId": res.Str("gameId"), "accept": false})
+		}
 		if res.Status == 200 && res.Get("gameOver") != true {
 			return c.Do("POST", "/api/games/blackjack/stand", map[string]any{"gameId": res.Str("gameId")})
 		}
