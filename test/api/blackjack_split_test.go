@@ -169,7 +169,9 @@ func TestBlackjackInsurance(t *testing.T) {
 
 	// Ace up: insurance is offered before anything else; the hole card stays
 	// hidden and every other action waits for the decision.
-	rigBJ(t, env, c, "i", func(r *games.BlackjackReplay) bool { return r.Insurance == "taken" && strings.HasSuffix(r.Result, "Insurance pays 2:1") })
+	rigBJ(t, env, c, "i", func(r *games.BlackjackReplay) bool {
+		return r.Insurance == "taken" && strings.HasSuffix(r.Result, "Insurance pays 2:1")
+	})
 	bal := balance(t, c)
 	res := ok(t, c.Do("POST", blackjackStartPath, `{"betAmount": 10}`))
 	id := res.Str("gameId")
@@ -245,7 +247,9 @@ func TestBlackjackInsurance(t *testing.T) {
 	// declining still works.
 	poor := env.Client()
 	poor.Register("ins_short")
-	rigBJ(t, env, poor, "", func(r *games.BlackjackReplay) bool { return r.Insurance == "offered" && !strings.Contains(r.Player, "21") })
+	rigBJ(t, env, poor, "", func(r *games.BlackjackReplay) bool {
+		return r.Insurance == "offered" && !strings.Contains(r.Player, "21")
+	})
 	id = ok(t, poor.Do("POST", blackjackStartPath, `{"betAmount": 900}`)).Str("gameId")
 	expect(t, poor.Do("POST", "/api/games/blackjack/insurance", map[string]any{"gameId": id, "accept": true}), 400, msgShortInsurance)
 	if b := balance(t, poor); b != money.Dollars(100) {
@@ -320,7 +324,9 @@ func TestRacingSplitAndInsuranceDebitOnce(t *testing.T) {
 		}
 
 		// Insurance: accepts race declines; a non-natural against an ace.
-		rigBJ(t, env, c, "", func(r *games.BlackjackReplay) bool { return r.Insurance == "offered" && !strings.Contains(r.Player, "21") })
+		rigBJ(t, env, c, "", func(r *games.BlackjackReplay) bool {
+			return r.Insurance == "offered" && !strings.Contains(r.Player, "21")
+		})
 		id = ok(t, c.Do("POST", blackjackStartPath, `{"betAmount": 1}`)).Str("gameId")
 		res := make([]apitest.Response, 6)
 		var wg sync.WaitGroup
