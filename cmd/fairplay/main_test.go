@@ -221,3 +221,24 @@ func TestVersion(t *testing.T) {
 		t.Errorf("fairplay version -v: %q %v", out, err)
 	}
 }
+
+// TestFairVerifyBlackjackSplitRules: the offline verifier replays a split
+// and an insurance decision under the split rules (--rules 1), the vectors
+// of internal/games/verify_test.go, and refuses a split under the classic rules.
+func TestFairVerifyBlackjackSplitRules(t *testing.T) {
+	t.Parallel()
+	out, err := runOut(t, "fair", "verify", "--game", "blackjack", "--server-seed", "server seed", "--client-seed", "client seed",
+		"--nonce", "5", "--rules", "1", "--actions", "psd")
+	if err != nil || !strings.Contains(out, "second hand: 8♠ 8♣ K♣ (26)") || !strings.Contains(out, "return per base stake: 2x") {
+		t.Fatalf("split: %v\n%s", err, out)
+	}
+	out, err = runOut(t, "fair", "verify", "--game", "blackjack", "--server-seed", "server seed", "--client-seed", "client seed",
+		"--nonce", "26", "--rules", "1", "--actions", "i")
+	if err != nil || !strings.Contains(out, "result: Dealer has Blackjack! Dealer wins. Insurance pays 2:1") {
+		t.Fatalf("insurance: %v\n%s", err, out)
+	}
+	if _, err := runOut(t, "fair", "verify", "--game", "blackjack", "--server-seed", "server seed", "--client-seed", "client seed",
+		"--nonce", "5", "--actions", "p"); err == nil {
+		t.Fatal("a split under the classic rules verified")
+	}
+}

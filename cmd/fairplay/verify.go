@@ -66,7 +66,8 @@ func fairVerify(fs *flag.FlagSet) func(context.Context, io.Writer) error {
 	reveals := fs.String("reveals", "", "mines, optional: tiles revealed in order (0-24), comma separated")
 	fs.StringVar(&p.Difficulty, "difficulty", "", "pump: easy/medium/hard/expert")
 	fs.IntVar(&p.Pumps, "pumps", 0, "pump, optional: pumps before cashing out")
-	fs.StringVar(&p.Actions, "actions", "", "blackjack, optional: h hit, s stand, d double, in order")
+	fs.StringVar(&p.Actions, "actions", "", "blackjack, optional: h hit, s stand, d double, p split, i insurance (or even money) taken, n declined, in order")
+	fs.IntVar(&p.Rules, "rules", 0, `blackjack: the rule set in the bet's params, 1 (split and insurance) for games showing "rules": 1, 0 for older ones`)
 	hash := fs.String("hash", "", "optional: the server seed hash shown before play, to check")
 	return func(_ context.Context, stdout io.Writer) error {
 		name, err := games.ParseName(*game)

@@ -66,7 +66,10 @@ type Params struct {
 	Reveals    []int  `json:"reveals,omitempty"`    // mines, optional: tiles revealed in order, then a cash-out
 	Difficulty string `json:"difficulty,omitempty"` // pump: easy/medium/hard/expert
 	Pumps      int    `json:"pumps,omitempty"`      // pump, optional: pumps attempted before cashing out
-	Actions    string `json:"actions,omitempty"`    // blackjack, optional: "h" hit, "s" stand, "d" double, in order
+	Actions    string `json:"actions,omitempty"`    // blackjack, optional: "h" hit, "s" stand, "d" double, "p" split, "i" take insurance (or even money), "n" decline it, in order
+	// Rules is the blackjack rule set: 1 (split, insurance, even money) for games dealt
+	// since issue 19, absent (0) for the classic rules of earlier games.
+	Rules int `json:"rules,omitempty"`
 }
 
 // Outcome is a replayed bet: exactly one of the game fields is set.
@@ -110,9 +113,18 @@ type BlackjackReplay struct {
 	Player string   `json:"player"`
 	Dealer string   `json:"dealer"`
 	Result string   `json:"result"` // "" while the given actions leave the game in play
-	Stakes int64    `json:"stakes"` // base stakes at risk: 2 after a double
-	// Multiplier is the total return on the total stake.
+	// Stakes is the total stake in base stakes: 1, plus 1 per double, 1 for a split, 0.5
+	// for insurance.
+	Stakes money.Multiplier `json:"stakes"`
+	// Multiplier is the total return on the total stake (rounded down to 4 decimals when
+	// the split rules make it inexact; the payout uses Return).
 	Multiplier money.Multiplier `json:"multiplier"`
+	// Under the split rules (rules 1) only, so that older games verify as recorded:
+	Rules     int                 `json:"rules,omitempty"`
+	Second    string              `json:"second,omitempty"`    // the second hand after a split
+	Insurance blackjack.Insurance `json:"insurance,omitempty"` // the insurance decision, if offered
+	// Return is the total return per base stake (the payout is base stake × Return).
+	Return money.Multiplier `json:"return,omitempty"`
 }
 
 // Replay reproduces a bet of the named game from its float stream src (normally
@@ -237,18 +249,24 @@ func replayPump(src event.Source, p Params) (*PumpReplay, error) {
 
 func replayBlackjack(src event.Source, p Params) (*BlackjackReplay, error) {
 	deck := blackjack.NewDeck(src)
-	g, err := blackjack.New(deck)
+	g, err := blackjack.Deal(deck, blackjack.Rules(p.Rules))
 	if err != nil {
 		return nil, err
 	}
 	for _, a := range strings.ToLower(p.Actions) {
-		switch a {
-		case 'h':
+		switch {
+		case a == 'h':
 			err = g.Hit()
-		case 's':
+		case a == 's':
 			err = g.Stand()
-		case 'd':
+		case a == 'd':
 			err = g.Double()
+		case a == 'p' && g.Rules == blackjack.RulesSplit:
+			err = g.Split()
+		case (a == 'i' || a == 'n') && g.Rules == blackjack.RulesSplit:
+			err = g.Insure(a == 'i')
+		case g.Rules == blackjack.RulesSplit:
+			err = fmt.Errorf("blackjack action %q: want h, s, d, p, i or n", a)
 		default:
 			err = fmt.Errorf("blackjack action %q: want h, s or d", a)
 		}
@@ -262,6 +280,12 @@ func replayBlackjack(src event.Source, p Params) (*BlackjackReplay, error) {
 		Result:     g.Result(),
 		Stakes:     g.Stakes(),
 		Multiplier: g.Multiplier(),
+	}
+	if g.Rules == blackjack.RulesSplit {
+		r.Rules, r.Insurance, r.Return = int(g.Rules), g.Insurance, g.Return()
+		if len(g.Second) > 0 {
+			r.Second = blackjack.FormatHand(g.Second)
+		}
 	}
 	for _, c := range deck {
 		r.Deck = append(r.Deck, c.String())
@@ -301,9 +325,19 @@ func (o Outcome) String() string {
 		}
 	case o.Blackjack != nil:
 		bj := o.Blackjack
-		fmt.Fprintf(&b, "cards: %s\nplayer: %s\ndealer: %s\n", strings.Join(bj.Deck, " "), bj.Player, bj.Dealer)
+		fmt.Fprintf(&b, "cards: %s\nplayer: %s\n", strings.Join(bj.Deck, " "), bj.Player)
+		if bj.Second != "" {
+			fmt.Fprintf(&b, "second hand: %s\n", bj.Second)
+		}
+		fmt.Fprintf(&b, "dealer: %s\n", bj.Dealer)
+		if bj.Insurance != "" {
+			fmt.Fprintf(&b, "insurance: %s\n", bj.Insurance)
+		}
 		if bj.Result != "" {
-			fmt.Fprintf(&b, "result: %s\nstakes: %d\nmultiplier: %sx\n", bj.Result, bj.Stakes, bj.Multiplier)
+			fmt.Fprintf(&b, "result: %s\nstakes: %s\nmultiplier: %sx\n", bj.Result, bj.Stakes, bj.Multiplier)
+			if bj.Rules != 0 {
+				fmt.Fprintf(&b, "return per base stake: %sx\n", bj.Return)
+			}
 		}
 	}
 	return b.String()

@@ -82,6 +82,31 @@ func TestReplay(t *testing.T) {
 			game: games.Blackjack, params: games.Params{Actions: "s"},
 			want: []string{"result: Dealer wins", "stakes: 1", "multiplier: 0x"},
 		},
+		// The split rules (rules 1). Nonce 5 deals 8♦ 8♠ against 6♦ (hole 6♣): the split
+		// gives hand 1 the fifth card (Q♦) and hand 2 the sixth (8♣); hand 2 doubles (K♣).
+		{
+			name: "blackjack split and double after split", server: "server seed", client: "client seed", nonce: 5,
+			game: games.Blackjack, params: games.Params{Actions: "psd", Rules: 1},
+			want: []string{"player: 8♦ Q♦ (18)", "second hand: 8♠ 8♣ K♣ (26)", "dealer: 6♦ 6♣ 2♣ 8♣ (22)",
+				"result: Hand 1: Dealer busts! You win. Hand 2: Bust! Dealer wins", "stakes: 3", "return per base stake: 2x"},
+		},
+		{
+			name: "blackjack insurance taken, dealer natural", server: "server seed", client: "client seed", nonce: 26,
+			game: games.Blackjack, params: games.Params{Actions: "i", Rules: 1},
+			want: []string{"dealer: A♦ J♦ (21, soft)", "insurance: taken",
+				"result: Dealer has Blackjack! Dealer wins. Insurance pays 2:1", "stakes: 1.5", "return per base stake: 1.5x"},
+		},
+		{
+			name: "blackjack insurance declined, then split", server: "server seed", client: "client seed", nonce: 53,
+			game: games.Blackjack, params: games.Params{Actions: "npss", Rules: 1},
+			want: []string{"player: 8♦ 4♦ (12)", "second hand: 8♣ 10♥ (18)", "dealer: A♥ 9♣ (20, soft)",
+				"insurance: declined", "result: Hand 1: Dealer wins. Hand 2: Dealer wins", "stakes: 2", "return per base stake: 0x"},
+		},
+		{
+			name: "blackjack classic rules: no insurance offer", server: "server seed", client: "client seed", nonce: 26,
+			game: games.Blackjack,
+			want: []string{"result: Dealer has Blackjack! Dealer wins", "stakes: 1", "multiplier: 0x"},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -123,6 +148,10 @@ func TestReplayErrors(t *testing.T) {
 		{"pump past burst", games.Pump, games.Params{Difficulty: "expert", Pumps: 14}, games.ErrInvalidParams},
 		{"blackjack bad action", games.Blackjack, games.Params{Actions: "x"}, games.ErrInvalidParams},
 		{"blackjack action after end", games.Blackjack, games.Params{Actions: "ss"}, games.ErrInvalidParams},
+		{"blackjack split under the classic rules", games.Blackjack, games.Params{Actions: "p"}, games.ErrInvalidParams},
+		{"blackjack insurance under the classic rules", games.Blackjack, games.Params{Actions: "n"}, games.ErrInvalidParams},
+		{"blackjack unknown rules", games.Blackjack, games.Params{Rules: 2}, games.ErrInvalidParams},
+		{"blackjack bad action, split rules", games.Blackjack, games.Params{Actions: "x", Rules: 1}, games.ErrInvalidParams},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

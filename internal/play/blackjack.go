@@ -3,11 +3,13 @@ package play
 import (
 	"context"
 	"errors"
+	"math/big"
 
 	"github.com/fairplay/fairplay/internal/accounts"
 	"github.com/fairplay/fairplay/internal/games"
 	"github.com/fairplay/fairplay/internal/games/blackjack"
 	"github.com/fairplay/fairplay/internal/games/event"
+	"github.com/fairplay/fairplay/internal/money"
 	"github.com/fairplay/fairplay/internal/problem"
 )
 
@@ -15,14 +17,27 @@ var blackjackKind = kind[blackjack.Game]{
 	game:   Blackjack,
 	over:   (*blackjack.Game).Over,
 	payout: (*blackjack.Game).Multiplier,
+	returns: func(g *blackjack.Game) (money.Multiplier, money.Multiplier) {
+		return g.Stakes(), g.Return()
+	},
 }
 
 // Errors of Blackjack that users see.
 var (
-	ErrCannotDouble        = problem.Invalid(blackjack.ErrCannotDouble.Error())
-	ErrInsufficientDouble  = problem.Invalid("Insufficient balance to double down")
-	errBlackjackActionOver = errors.New("blackjack action on an ended game")
+	ErrCannotDouble          = problem.Invalid(blackjack.ErrCannotDouble.Error())
+	ErrCannotSplit           = problem.Invalid(blackjack.ErrCannotSplit.Error())
+	ErrInsuranceFirst        = problem.Invalid(blackjack.ErrInsuranceFirst.Error())
+	ErrNoInsurance           = problem.Invalid(blackjack.ErrNoInsurance.Error())
+	ErrInsufficientDouble    = problem.Invalid("Insufficient balance to double down")
+	ErrInsufficientSplit     = problem.Invalid("Insufficient balance to split")
+	ErrInsufficientInsurance = problem.Invalid("Insufficient balance for insurance")
+	errBlackjackActionOver   = errors.New("blackjack action on an ended game")
+	errBlackjackStake        = errors.New("blackjack: the bet's amount is not a whole number of base stakes")
 )
+
+// blackjackUserErrors are the rules' refusals a player sees as they are.
+var blackjackUserErrors = []error{blackjack.ErrCannotDouble, blackjack.ErrCannotSplit, blackjack.ErrInsuranceFirst,
+	blackjack.ErrNoInsurance}
 
 // BlackjackRound is a Blackjack game after an action.
 type BlackjackRound struct {
@@ -37,55 +52,122 @@ func newBlackjackRound(r *Round[blackjack.Game]) *BlackjackRound {
 }
 
 // StartBlackjack validates the stake and deals a game from the caller's seed
-// pair; a natural settles it at once.
+// pair under the split rules (blackjack.RulesSplit, recorded in the params so
+// the verifier replays it under them); a natural settles it at once unless
+// the dealer shows an ace, which first offers insurance.
 func (s *Service) StartBlackjack(ctx context.Context, p accounts.Principal, betAmount string) (*BlackjackRound, error) {
 	stake, err := s.parseStake(betAmount)
 	if err != nil {
 		return nil, err
 	}
-	r, err := startGame(ctx, s, p, blackjackKind, stake, games.Params{},
-		func(src event.Source) (*blackjack.Game, error) { return blackjack.New(blackjack.NewDeck(src)) })
+	r, err := startGame(ctx, s, p, blackjackKind, stake, games.Params{Rules: int(blackjack.RulesSplit)},
+		func(src event.Source) (*blackjack.Game, error) {
+			return blackjack.Deal(blackjack.NewDeck(src), blackjack.RulesSplit)
+		})
 	if err != nil {
 		return nil, err
 	}
 	return newBlackjackRound(r), nil
 }
 
-// HitBlackjack deals the player one card.
+// HitBlackjack deals the hand in play one card.
 func (s *Service) HitBlackjack(ctx context.Context, p accounts.Principal, gameID string) (*BlackjackRound, error) {
 	return s.blackjackAction(ctx, p, gameID, 'h', (*blackjack.Game).Hit)
 }
 
-// StandBlackjack ends the player's turn; the dealer plays and the game settles.
+// StandBlackjack ends the hand in play; after the last hand the dealer plays
+// and the game settles.
 func (s *Service) StandBlackjack(ctx context.Context, p accounts.Principal, gameID string) (*BlackjackRound, error) {
 	return s.blackjackAction(ctx, p, gameID, 's', (*blackjack.Game).Stand)
 }
 
-// DoubleBlackjack takes a second stake, equal to the first, on the first two
-// cards (as a second "bet" ledger entry of the same bet, whose amount becomes
-// the total stake), deals one card and lets the dealer play.
+// DoubleBlackjack takes a stake equal to the original one on the first two
+// cards of the hand in play (after a split too), as another "bet" ledger
+// entry of the same bet, whose amount becomes the total stake; it deals one
+// card and ends the hand.
 func (s *Service) DoubleBlackjack(ctx context.Context, p accounts.Principal, gameID string) (*BlackjackRound, error) {
+	return s.blackjackStake(ctx, p, gameID, 'd', (*blackjack.Game).CanDouble, ErrCannotDouble, money.One,
+		ErrInsufficientDouble, (*blackjack.Game).Double)
+}
+
+// SplitBlackjack takes a stake equal to the original one for a second hand,
+// in the same transaction as the split, with its ledger entry, and deals
+// each hand its second card.
+func (s *Service) SplitBlackjack(ctx context.Context, p accounts.Principal, gameID string) (*BlackjackRound, error) {
+	return s.blackjackStake(ctx, p, gameID, 'p', (*blackjack.Game).CanSplit, ErrCannotSplit, money.One,
+		ErrInsufficientSplit, (*blackjack.Game).Split)
+}
+
+// InsureBlackjack records the insurance decision offered when the dealer
+// shows an ace. Accepting takes half the original stake (with its ledger
+// entry, in the same transaction), or, holding a natural, is even money:
+// no stake, 1:1 at once. Then the dealer peeks.
+func (s *Service) InsureBlackjack(ctx context.Context, p accounts.Principal, gameID string, accept bool) (*BlackjackRound, error) {
+	if !accept {
+		return s.blackjackAction(ctx, p, gameID, 'n', func(g *blackjack.Game) error { return g.Insure(false) })
+	}
+	evenMoney := func(g *blackjack.Game) bool { return g.EvenMoneyOffered() }
+	return s.blackjackStake(ctx, p, gameID, 'i', (*blackjack.Game).InsurancePending, ErrNoInsurance,
+		money.One/2, ErrInsufficientInsurance, func(g *blackjack.Game) error { return g.Insure(true) }, evenMoney)
+}
+
+// blackjackStake runs an action that takes an extra stake of share × the
+// original stake (none when free reports so: even money). It is refused,
+// changing nothing, when allowed says no (with notAllowed) or when the
+// balance is short (with short) — both decided before any card is dealt
+// from what the player already sees, so a refusal cannot depend on the hole
+// card or the deck. (A bet racing the action can still empty the balance in
+// between; the save refuses that the same way.)
+func (s *Service) blackjackStake(ctx context.Context, p accounts.Principal, gameID string, code byte,
+	allowed func(*blackjack.Game) bool, notAllowed error, share money.Multiplier, short error,
+	action func(*blackjack.Game) error, free ...func(*blackjack.Game) bool) (*BlackjackRound, error) {
 	r, err := act(ctx, s, p, blackjackKind, gameID, func(r *Round[blackjack.Game]) error {
-		if !r.Game.CanDouble() {
-			return ErrCannotDouble
+		if r.Game.InsurancePending() && code != 'i' {
+			return ErrInsuranceFirst
 		}
-		base := r.Bet.Amount
-		if r.Balance < base {
-			// Refused before the card is dealt: the refusal cannot depend
-			// on it. (A bet racing this double can still empty the balance
-			// in between; the save refuses that the same way.)
-			return ErrInsufficientBalance
+		if !allowed(r.Game) {
+			return notAllowed
 		}
-		r.Bet.Amount, r.stake = 2*base, base // base ≤ Limits.MaxBet: no overflow
-		return applyBlackjack(r, 'd', (*blackjack.Game).Double)
+		if len(free) == 0 || !free[0](r.Game) {
+			base, err := blackjackBase(r)
+			if err != nil {
+				return err
+			}
+			extra := money.MulFloorCapped(base, share, base) // share ≤ 1: never capped, exact for whole cents
+			if r.Balance < extra {
+				return ErrInsufficientBalance
+			}
+			r.Bet.Amount, r.stake = r.Bet.Amount+extra, extra // at most 4 base stakes ≤ 4 × Limits.MaxBet: no overflow
+		}
+		return applyBlackjack(r, code, action)
 	})
 	if errors.Is(err, ErrInsufficientBalance) {
-		return nil, ErrInsufficientDouble
+		return nil, short
 	}
 	if err != nil {
 		return nil, err
 	}
 	return newBlackjackRound(r), nil
+}
+
+// blackjackBase returns the original stake of a running game: its total
+// stake divided by the number of base stakes the game holds.
+func blackjackBase(r *Round[blackjack.Game]) (money.Amount, error) {
+	return baseStake(r.Bet.Amount, r.Game.Stakes())
+}
+
+// baseStake returns amount ÷ stakes (stakes in multiplier units), which
+// must be exact.
+func baseStake(amount money.Amount, stakes money.Multiplier) (money.Amount, error) {
+	if stakes <= 0 {
+		return 0, errBlackjackStake
+	}
+	q, rem := new(big.Int).QuoRem(new(big.Int).Mul(big.NewInt(int64(amount)), big.NewInt(money.MultiplierScale)),
+		big.NewInt(int64(stakes)), new(big.Int))
+	if rem.Sign() != 0 || !q.IsInt64() {
+		return 0, errBlackjackStake
+	}
+	return money.Amount(q.Int64()), nil
 }
 
 func (s *Service) blackjackAction(ctx context.Context, p accounts.Principal, gameID string, code byte,
@@ -100,13 +182,14 @@ func (s *Service) blackjackAction(ctx context.Context, p accounts.Principal, gam
 }
 
 // applyBlackjack runs one action and records it in the params ("h", "s",
-// "d"), which is what lets games.Replay reproduce the game.
+// "d", "p" split, "i" insurance or even money taken, "n" declined), which is
+// what lets games.Replay reproduce the game.
 func applyBlackjack(r *Round[blackjack.Game], code byte, action func(*blackjack.Game) error) error {
 	if err := action(r.Game); err != nil {
 		if errors.Is(err, blackjack.ErrGameOver) {
 			return errBlackjackActionOver // the row said active: the stored game is inconsistent
 		}
-		return gameError(err, blackjack.ErrCannotDouble)
+		return gameError(err, blackjackUserErrors...)
 	}
 	r.Params.Actions += string(code)
 	return nil

@@ -89,6 +89,19 @@ func multiplierOf(o games.Outcome) money.Multiplier {
 	return 0
 }
 
+// returnOf is the total return per base stake of a replayed blackjack game
+// (for a game of the classic rules, which does not record it, the return on
+// the total stake times the stakes); 0 for the other games.
+func returnOf(o games.Outcome) money.Multiplier {
+	if o.Blackjack == nil {
+		return 0
+	}
+	if o.Blackjack.Rules == 0 {
+		return o.Blackjack.Multiplier * o.Blackjack.Stakes / money.One
+	}
+	return o.Blackjack.Return
+}
+
 // recordedOutcome is what a settled bet stores as its outcome: the game's
 // own outcome, exactly as games.Replay recomputes it (for a stateful game,
 // replayed with the player's recorded actions).

@@ -55,7 +55,8 @@ type Round[G any] struct {
 	// Balance is the player's balance after the action (while an action
 	// runs: before it).
 	Balance money.Amount
-	// stake is the extra stake the action takes (a blackjack double).
+	// stake is the extra stake the action takes (a blackjack double, split
+	// or insurance).
 	stake money.Amount
 	// maxPayout caps what the game pays (Limits.MaxPayout).
 	maxPayout money.Amount
@@ -71,6 +72,11 @@ type kind[G any] struct {
 	over func(*G) bool
 	// payout is the total return on the total stake of an ended game.
 	payout func(*G) money.Multiplier
+	// returns, when set, gives the total stake in base stakes and the exact
+	// total return per base stake (blackjack, whose split and insurance
+	// stakes make the return on the total stake inexact): the payout is then
+	// base stake × return, and payout only fills the bet's multiplier.
+	returns func(*G) (stakes, ret money.Multiplier)
 }
 
 // parseGameID reads a game id (a bet id).
@@ -200,6 +206,17 @@ func settle[G any](k kind[G], r *Round[G], now time.Time) error {
 		return fmt.Errorf("settle game %s: replay pays %sx, the game %sx", r.Bet.ID, got, mult)
 	}
 	payout := money.MulFloorCapped(r.Bet.Amount, mult, r.maxPayout)
+	if k.returns != nil {
+		stakes, ret := k.returns(r.Game)
+		if got := returnOf(replayed); got != ret {
+			return fmt.Errorf("settle game %s: replay returns %sx per stake, the game %sx", r.Bet.ID, got, ret)
+		}
+		base, err := baseStake(r.Bet.Amount, stakes)
+		if err != nil {
+			return fmt.Errorf("settle game %s: %w", r.Bet.ID, err)
+		}
+		payout = money.MulFloorCapped(base, ret, r.maxPayout)
+	}
 	if r.Bet.State, err = json.Marshal(recordedOutcome(replayed)); err != nil {
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/fairplay/fairplay/internal/games/blackjack"
 	fairplayv1 "github.com/fairplay/fairplay/internal/gen/fairplay/v1"
 	"github.com/fairplay/fairplay/internal/play"
+	"github.com/fairplay/fairplay/internal/problem"
 )
 
 // gameRequest is a request naming a running game.
@@ -121,7 +122,7 @@ func (h *GameHandler) StartBlackjack(ctx context.Context, req *connect.Request[f
 		Success: true, GameId: r.Bet.ID.String(), PlayerHand: toProtoCards(v.PlayerHand), DealerHand: toProtoCards(v.DealerHand),
 		Result: v.Result, WinAmount: r.Bet.Payout.String(), GameOver: v.GameOver, NewBalance: r.Balance.String(),
 		PlayerValue: int32(v.PlayerValue), DealerValue: int32(v.DealerValue), CanDouble: v.CanDouble,
-		Fairness: toProtoFairness(r.Bet, r.Pair),
+		Fairness: toProtoFairness(r.Bet, r.Pair), Hands: toProtoHands(r),
 	}), nil
 }
 
@@ -132,7 +133,7 @@ func (h *GameHandler) HitBlackjack(ctx context.Context, req *connect.Request[fai
 		return &fairplayv1.HitBlackjackResponse{
 			Success: true, PlayerHand: toProtoCards(v.PlayerHand), Result: v.Result, WinAmount: r.Bet.Payout.String(),
 			GameOver: v.GameOver, DealerHand: toProtoCards(v.DealerHand), NewBalance: r.Balance.String(),
-			PlayerValue: int32(v.PlayerValue), DealerValue: int32(v.DealerValue),
+			PlayerValue: int32(v.PlayerValue), DealerValue: int32(v.DealerValue), Hands: toProtoHands(r),
 		}
 	})
 }
@@ -144,7 +145,7 @@ func (h *GameHandler) StandBlackjack(ctx context.Context, req *connect.Request[f
 		return &fairplayv1.StandBlackjackResponse{
 			Success: true, DealerHand: toProtoCards(v.DealerHand), Result: v.Result, WinAmount: r.Bet.Payout.String(),
 			NewBalance: r.Balance.String(), PlayerHand: toProtoCards(v.PlayerHand), PlayerValue: int32(v.PlayerValue),
-			DealerValue: int32(v.DealerValue), GameOver: v.GameOver,
+			DealerValue: int32(v.DealerValue), GameOver: v.GameOver, Hands: toProtoHands(r),
 		}
 	})
 }
@@ -157,9 +158,52 @@ func (h *GameHandler) DoubleBlackjack(ctx context.Context, req *connect.Request[
 			Success: true, DealerHand: toProtoCards(v.DealerHand), PlayerHand: toProtoCards(v.PlayerHand),
 			PlayerValue: int32(v.PlayerValue), Result: v.Result, WinAmount: r.Bet.Payout.String(),
 			NewBalance: r.Balance.String(), DealerValue: int32(v.DealerValue), GameOver: v.GameOver,
-			BetAmount: r.Bet.Amount.String(),
+			BetAmount: r.Bet.Amount.String(), Hands: toProtoHands(r),
 		}
 	})
+}
+
+// SplitBlackjack implements GameService.SplitBlackjack.
+func (h *GameHandler) SplitBlackjack(ctx context.Context, req *connect.Request[fairplayv1.SplitBlackjackRequest]) (*connect.Response[fairplayv1.SplitBlackjackResponse], error) {
+	return gameAction(ctx, h, req, h.play.SplitBlackjack, func(r *play.BlackjackRound) *fairplayv1.SplitBlackjackResponse {
+		v := r.View
+		return &fairplayv1.SplitBlackjackResponse{
+			Success: true, PlayerHand: toProtoCards(v.PlayerHand), DealerHand: toProtoCards(v.DealerHand),
+			PlayerValue: int32(v.PlayerValue), DealerValue: int32(v.DealerValue), Result: v.Result,
+			WinAmount: r.Bet.Payout.String(), GameOver: v.GameOver, NewBalance: r.Balance.String(), Hands: toProtoHands(r),
+		}
+	})
+}
+
+// errAcceptMissing refuses an insurance answer without a decision.
+var errAcceptMissing = problem.Invalid("accept is required: true to take insurance (or even money), false to decline")
+
+// InsureBlackjack implements GameService.InsureBlackjack.
+func (h *GameHandler) InsureBlackjack(ctx context.Context, req *connect.Request[fairplayv1.InsureBlackjackRequest]) (*connect.Response[fairplayv1.InsureBlackjackResponse], error) {
+	if req.Msg.Accept == nil {
+		return nil, errAcceptMissing
+	}
+	accept := req.Msg.GetAccept()
+	return gameAction(ctx, h, req, func(ctx context.Context, p accounts.Principal, id string) (*play.BlackjackRound, error) {
+		return h.play.InsureBlackjack(ctx, p, id, accept)
+	}, func(r *play.BlackjackRound) *fairplayv1.InsureBlackjackResponse {
+		v := r.View
+		return &fairplayv1.InsureBlackjackResponse{
+			Success: true, PlayerHand: toProtoCards(v.PlayerHand), DealerHand: toProtoCards(v.DealerHand),
+			PlayerValue: int32(v.PlayerValue), DealerValue: int32(v.DealerValue), Result: v.Result,
+			WinAmount: r.Bet.Payout.String(), GameOver: v.GameOver, NewBalance: r.Balance.String(), Hands: toProtoHands(r),
+		}
+	})
+}
+
+// toProtoHands is the split and insurance state of a Blackjack game.
+func toProtoHands(r *play.BlackjackRound) *fairplayv1.BlackjackHands {
+	v := r.View
+	return &fairplayv1.BlackjackHands{
+		SecondHand: toProtoCards(v.SecondHand), SecondValue: int32(v.SecondValue), ActiveHand: int32(v.ActiveHand),
+		CanSplit: v.CanSplit, CanDouble: v.CanDouble, Insurance: string(v.Insurance), EvenMoney: v.EvenMoney,
+		Doubled: v.Doubled, HandResults: v.HandResults, BetAmount: r.Bet.Amount.String(),
+	}
 }
 
 // GetActiveGames implements GameService.GetActiveGames.
@@ -189,7 +233,7 @@ func (h *GameHandler) GetActiveGames(ctx context.Context, req *connect.Request[f
 		out.Blackjack = &fairplayv1.BlackjackGame{
 			GameId: r.Bet.ID.String(), BetAmount: r.Bet.Amount.String(), PlayerHand: toProtoCards(v.PlayerHand),
 			DealerHand: toProtoCards(v.DealerHand), PlayerValue: int32(v.PlayerValue), DealerValue: int32(v.DealerValue),
-			CanDouble: v.CanDouble, Fairness: toProtoFairness(r.Bet, r.Pair),
+			CanDouble: v.CanDouble, Fairness: toProtoFairness(r.Bet, r.Pair), Hands: toProtoHands(r),
 		}
 	}
 	return connect.NewResponse(out), nil

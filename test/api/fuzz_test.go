@@ -35,6 +35,8 @@ var gameRoutes = []string{
 	"/api/games/blackjack/hit",
 	"/api/games/blackjack/stand",
 	"/api/games/blackjack/double",
+	"/api/games/blackjack/split",
+	"/api/games/blackjack/insurance",
 }
 
 var authRoutes = []string{
@@ -204,16 +206,18 @@ func FuzzGameBodies(f *testing.F) {
 		"/api/games/keno": {`{"betAmount":1,"selectedNumbers":[1,2,3,4,5],"riskLevel":"classic"}`,
 			`{"betAmount":1,"selectedNumbers":[1,1],"riskLevel":"high"}`, `{"betAmount":1,"selectedNumbers":[]}`,
 			`{"betAmount":1,"selectedNumbers":[0,41]}`, `{"betAmount":1,"selectedNumbers":"1"}`},
-		"/api/games/mines/start":      {`{"betAmount":1,"mineCount":3}`, `{"betAmount":1,"mineCount":25}`, `{"betAmount":1,"mineCount":0}`},
-		"/api/games/mines/click":      {`{"gameId":"$GAME","row":0,"col":0}`, `{"gameId":"$GAME","row":5,"col":0}`, `{"gameId":"nope","row":0,"col":0}`},
-		"/api/games/mines/cashout":    {`{"gameId":"$GAME"}`, `{"gameId":""}`},
-		"/api/games/pump/start":       {`{"betAmount":1,"difficulty":"easy"}`, `{"betAmount":1,"difficulty":"expert"}`, `{"betAmount":1,"difficulty":"x"}`},
-		"/api/games/pump/pump":        {`{"gameId":"$GAME"}`},
-		"/api/games/pump/cashout":     {`{"gameId":"$GAME"}`},
-		"/api/games/blackjack/start":  {`{"betAmount":1}`, `{"betAmount":"0"}`},
-		"/api/games/blackjack/hit":    {`{"gameId":"$GAME"}`},
-		"/api/games/blackjack/stand":  {`{"gameId":"$GAME"}`},
-		"/api/games/blackjack/double": {`{"gameId":"$GAME"}`, `{"gameId":"00000000-0000-0000-0000-000000000000"}`},
+		"/api/games/mines/start":         {`{"betAmount":1,"mineCount":3}`, `{"betAmount":1,"mineCount":25}`, `{"betAmount":1,"mineCount":0}`},
+		"/api/games/mines/click":         {`{"gameId":"$GAME","row":0,"col":0}`, `{"gameId":"$GAME","row":5,"col":0}`, `{"gameId":"nope","row":0,"col":0}`},
+		"/api/games/mines/cashout":       {`{"gameId":"$GAME"}`, `{"gameId":""}`},
+		"/api/games/pump/start":          {`{"betAmount":1,"difficulty":"easy"}`, `{"betAmount":1,"difficulty":"expert"}`, `{"betAmount":1,"difficulty":"x"}`},
+		"/api/games/pump/pump":           {`{"gameId":"$GAME"}`},
+		"/api/games/pump/cashout":        {`{"gameId":"$GAME"}`},
+		"/api/games/blackjack/start":     {`{"betAmount":1}`, `{"betAmount":"0"}`},
+		"/api/games/blackjack/hit":       {`{"gameId":"$GAME"}`},
+		"/api/games/blackjack/stand":     {`{"gameId":"$GAME"}`},
+		"/api/games/blackjack/double":    {`{"gameId":"$GAME"}`, `{"gameId":"00000000-0000-0000-0000-000000000000"}`},
+		"/api/games/blackjack/split":     {`{"gameId":"$GAME"}`, `{"gameId":"nope"}`},
+		"/api/games/blackjack/insurance": {`{"gameId":"$GAME","accept":true}`, `{"gameId":"$GAME","accept":false}`, `{"gameId":"$GAME"}`, `{"gameId":"$GAME","accept":"yes"}`},
 	})
 	f.Fuzz(func(t *testing.T, in []byte) {
 		z.mu.Lock()

@@ -422,7 +422,7 @@ func TestBlackjackRules(t *testing.T) {
 	bet := money.Dollars(10)
 	bj := func(actions string, want func(*games.BlackjackReplay) bool) *games.BlackjackReplay {
 		t.Helper()
-		return rig(t, env, c, games.Blackjack, games.Params{Actions: actions}, func(o games.Outcome) bool { return want(o.Blackjack) }).Blackjack
+		return rig(t, env, c, games.Blackjack, games.Params{Actions: actions, Rules: 1}, func(o games.Outcome) bool { return want(o.Blackjack) }).Blackjack
 	}
 	startBJ := func() apitest.Response {
 		t.Helper()
@@ -521,7 +521,9 @@ func TestBlackjackRules(t *testing.T) {
 	// Double needs the balance for the second stake.
 	poor := env.Client()
 	poor.Register("short_stack")
-	rig(t, env, poor, games.Blackjack, games.Params{}, func(o games.Outcome) bool { return o.Blackjack.Result == "" })
+	rig(t, env, poor, games.Blackjack, games.Params{Rules: 1}, func(o games.Outcome) bool {
+		return o.Blackjack.Result == "" && o.Blackjack.Insurance == ""
+	})
 	id = ok(t, poor.Do("POST", "/api/games/blackjack/start", `{"betAmount": 600}`)).Str("gameId")
 	expect(t, poor.Do("POST", "/api/games/blackjack/double", map[string]any{"gameId": id}), 400, "Insufficient balance to double down")
 	if b := balance(t, poor); b != money.Dollars(400) {
@@ -552,8 +554,21 @@ func TestBlackjackPlaysOut(t *testing.T) {
 			if hole := card(hand(res, "dealerHand")[1]); len(hole) != 1 || hole["hidden"] != true {
 				t.Fatalf("hole card shown while in play: %s", res.Raw)
 			}
+			if res.Get("hands.insurance") == "offered" {
+				// Take it (or even money) in every other game, decline in the rest.
+				res = ok(t, c.Do("POST", "/api/games/blackjack/insurance", map[string]any{"gameId": id, "accept": i%2 == 0}))
+				continue
+			}
+			if res.Get("hands.canSplit") == true {
+				res = ok(t, c.Do("POST", "/api/games/blackjack/split", map[string]any{"gameId": id}))
+				continue
+			}
 			action := "hit"
-			if v, _ := json.Number(fmt.Sprint(res.Body["playerValue"])).Int64(); v >= 17 || i%3 == 0 {
+			value := res.Body["playerValue"]
+			if fmt.Sprint(res.Get("hands.activeHand")) == "1" {
+				value = res.Get("hands.secondValue")
+			}
+			if v, _ := json.Number(fmt.Sprint(value)).Int64(); v >= 17 || i%3 == 0 {
 				action = "stand"
 			}
 			res = ok(t, c.Do("POST", "/api/games/blackjack/"+action, map[string]any{"gameId": id}))
@@ -572,10 +587,19 @@ func TestBlackjackPlaysOut(t *testing.T) {
 		results[res.Str("result")]++
 	}
 	for r := range results {
-		switch r {
-		case "Blackjack! You win", "Dealer busts! You win", "You win", "Push", "Dealer wins", "Dealer has Blackjack! Dealer wins", "Bust! Dealer wins":
-		default:
-			t.Fatalf("unknown result %q", r)
+		// A split game names both hands; a won insurance says so.
+		text := strings.TrimSuffix(r, ". Insurance pays 2:1")
+		parts := []string{text}
+		if first, second, split := strings.Cut(strings.TrimPrefix(text, "Hand 1: "), ". Hand 2: "); split {
+			parts = []string{first, second}
+		}
+		for _, p := range parts {
+			switch p {
+			case "Blackjack! You win", "Dealer busts! You win", "You win", "Push", "Dealer wins", "Dealer has Blackjack! Dealer wins",
+				"Bust! Dealer wins", "Even money! You win":
+			default:
+				t.Fatalf("unknown result %q", r)
+			}
 		}
 	}
 	t.Logf("results: %v", results)
@@ -692,9 +716,14 @@ func TestRacingActionsSettleOnce(t *testing.T) {
 				}
 			}
 		}
-		// Blackjack: 3 stands, 2 doubles and a hit race.
+		// Blackjack: 3 stands, 2 doubles and a hit race (after an insurance
+		// offer is declined: the decision races on its own in
+		// TestRacingSplitAndInsuranceDebitOnce).
 		bs := ok(t, c.Do("POST", "/api/games/blackjack/start", `{"betAmount": 1}`))
 		bid := bs.Str("gameId")
+		if bs.Get("hands.insurance") == "offered" {
+			bs = ok(t, c.Do("POST", "/api/games/blackjack/insurance", map[string]any{"gameId": bid, "accept": false}))
+		}
 		if bs.Body["gameOver"] != true {
 			for _, a := range []string{"stand", "double", "hit", "stand", "double", "stand"} {
 				calls = append(calls, call{"/api/games/blackjack/" + a, map[string]any{"gameId": bid}})

@@ -592,6 +592,12 @@ func (p *player) blackjack() bool {
 		return false
 	}
 	stake := betStake
+	if hands, _ := r.body["hands"].(map[string]any); hands["insurance"] == "offered" {
+		// The dealer shows an ace: decline insurance, then the dealer peeks.
+		if r = p.c.do(http.MethodPost, "/api/games/blackjack/insurance", map[string]any{"gameId": id, "accept": false}); !r.ok() {
+			return false
+		}
+	}
 	for step := 0; r.body["gameOver"] != true; step++ {
 		action := "stand"
 		switch {
@@ -660,6 +666,15 @@ func (p *player) finishGame(game, id string, stake money.Amount, g map[string]an
 	case "pump":
 		r = p.c.do(http.MethodPost, "/api/games/pump/pump", map[string]any{"gameId": id})
 	case "blackjack":
+		if hands, _ := g["hands"].(map[string]any); hands["insurance"] == "offered" {
+			if r = p.c.do(http.MethodPost, "/api/games/blackjack/insurance", map[string]any{"gameId": id, "accept": false}); !r.ok() {
+				return false
+			}
+			if r.body["gameOver"] == true {
+				p.settled(id, game, stake, r)
+				return true
+			}
+		}
 		r = p.c.do(http.MethodPost, "/api/games/blackjack/stand", map[string]any{"gameId": id})
 	}
 	if !r.ok() {

@@ -133,7 +133,7 @@ var (
 	opMines = op{name: "mines", weight: 1, calls: []string{"mines/start", "mines/click", "mines/cashout"},
 		fn: func(ctx context.Context, w *worker) error { return w.playMines(ctx) }}
 	opBlackjack = op{name: "blackjack", weight: 1,
-		calls: []string{"blackjack/start", "blackjack/hit", "blackjack/stand", "blackjack/double"},
+		calls: []string{"blackjack/start", "blackjack/insurance", "blackjack/hit", "blackjack/stand", "blackjack/double"},
 		fn:    func(ctx context.Context, w *worker) error { return w.playBlackjack(ctx) }}
 	opPump = op{name: "pump", weight: 1, calls: []string{"pump/start", "pump/pump", "pump/cashout"},
 		fn: func(ctx context.Context, w *worker) error { return w.playPump(ctx) }}
@@ -237,11 +237,15 @@ type blackjackHand struct {
 	GameOver    bool   `json:"gameOver"`
 	PlayerValue int    `json:"playerValue"`
 	CanDouble   bool   `json:"canDouble"`
+	Hands       struct {
+		Insurance string `json:"insurance"`
+		CanDouble bool   `json:"canDouble"`
+	} `json:"hands"`
 }
 
-// playBlackjack plays one full hand: deal (a natural settles at once), then
-// double on a first-two-card 10 or 11, else hit below 17 and stand on 17 or
-// more. The API has no insurance or split.
+// playBlackjack plays one full hand: deal (a natural settles at once), decline
+// insurance when the dealer shows an ace, then double on a first-two-card 10
+// or 11, else hit below 17 and stand on 17 or more. It never splits.
 func (w *worker) playBlackjack(ctx context.Context) error {
 	var h blackjackHand
 	if err := w.call(ctx, "blackjack/start", "POST", "/api/games/blackjack/start", map[string]any{"betAmount": stake}, &h); err != nil {
@@ -253,11 +257,22 @@ func (w *worker) playBlackjack(ctx context.Context) error {
 	if h.GameID == "" {
 		return protocolErrorf("POST /api/games/blackjack/start: no gameId")
 	}
-	return w.finishBlackjack(ctx, h.GameID, h.PlayerValue, h.CanDouble)
+	return w.finishBlackjack(ctx, h.GameID, h.PlayerValue, h.CanDouble, h.Hands.Insurance == "offered")
 }
 
-func (w *worker) finishBlackjack(ctx context.Context, id string, value int, canDouble bool) error {
+func (w *worker) finishBlackjack(ctx context.Context, id string, value int, canDouble, insurance bool) error {
 	body := map[string]any{"gameId": id}
+	if insurance {
+		var r blackjackHand
+		decline := map[string]any{"gameId": id, "accept": false}
+		if err := w.call(ctx, "blackjack/insurance", "POST", "/api/games/blackjack/insurance", decline, &r); err != nil {
+			return err
+		}
+		if r.GameOver {
+			return nil
+		}
+		value, canDouble = r.PlayerValue, r.Hands.CanDouble
+	}
 	for range 12 {
 		var end string
 		switch {
@@ -356,6 +371,9 @@ func (w *worker) resume(ctx context.Context) error {
 			GameID      string `json:"gameId"`
 			PlayerValue int    `json:"playerValue"`
 			CanDouble   bool   `json:"canDouble"`
+			Hands       struct {
+				Insurance string `json:"insurance"`
+			} `json:"hands"`
 		} `json:"blackjack"`
 	}
 	if err := w.call(ctx, "", "GET", "/api/games/active", nil, &a); err != nil {
@@ -369,7 +387,7 @@ func (w *worker) resume(ctx context.Context) error {
 		errs = append(errs, w.finishPump(ctx, g.GameID, g.PumpCount, max(g.PumpCount, 1)))
 	}
 	if g := a.Blackjack; g != nil {
-		errs = append(errs, w.finishBlackjack(ctx, g.GameID, g.PlayerValue, g.CanDouble))
+		errs = append(errs, w.finishBlackjack(ctx, g.GameID, g.PlayerValue, g.CanDouble, g.Hands.Insurance == "offered"))
 	}
 	return errors.Join(errs...)
 }

@@ -132,6 +132,9 @@ func (p *player) blackjack(double bool) {
 	stake := money.Dollars(1)
 	res := p.do("/api/games/blackjack/start", map[string]any{"betAmount": 1})
 	id := res.Str("gameId")
+	if res.Get("hands.insurance") == "offered" { // the dealer shows an ace: decline, then the dealer peeks
+		res = p.do("/api/games/blackjack/insurance", map[string]any{"gameId": id, "accept": false})
+	}
 	for first := true; res.Body["gameOver"] != true; first = false {
 		v, _ := json.Number(fmt.Sprint(res.Body["playerValue"])).Int64()
 		switch {

@@ -51,7 +51,7 @@ var allGames = []game{
 		return map[string]any{"betAmount": json.Number(s), "difficulty": "expert"}
 	}, games.Params{Difficulty: "expert", Pumps: 1}},
 	{games.Blackjack, "/api/games/blackjack/start", func(s string) map[string]any { return map[string]any{"betAmount": json.Number(s)} },
-		games.Params{}},
+		games.Params{Rules: 1}},
 }
 
 // score is what the next bet of g would return per unit of stake if the
@@ -90,7 +90,18 @@ func outcomeScore(g game, server, client string, nonce int64) (money.Multiplier,
 		if o.Blackjack.Result != "" {
 			return o.Blackjack.Multiplier * 2, nil // a natural, decided by the deal: rank it first
 		}
-		d, err := replay(games.Params{Actions: "d"})
+		actions := "d"
+		if o.Blackjack.Insurance == "offered" { // an ace up: declined, then the peek may decide
+			n, err := replay(games.Params{Actions: "n", Rules: g.params.Rules})
+			if err != nil {
+				return 0, err
+			}
+			if n.Blackjack.Result != "" {
+				return n.Blackjack.Multiplier * 2, nil
+			}
+			actions = "nd"
+		}
+		d, err := replay(games.Params{Actions: actions, Rules: g.params.Rules})
 		if err != nil {
 			return 0, err
 		}
@@ -321,8 +332,8 @@ func TestDoubleRefusedBeforeTheCard(t *testing.T) {
 		best, bestScore := "", money.Multiplier(-1)
 		for i := range 400 {
 			c := fmt.Sprintf("double-%d", i)
-			o, err := games.Replay(games.Blackjack, fair.NewStream(server, c, uint64(nonce+1)), games.Params{})
-			if err != nil || o.Blackjack.Result != "" {
+			o, err := games.Replay(games.Blackjack, fair.NewStream(server, c, uint64(nonce+1)), bj.params)
+			if err != nil || o.Blackjack.Result != "" || o.Blackjack.Insurance != "" {
 				continue
 			}
 			s := score(t, bj, server, c, nonce+1)

@@ -75,8 +75,12 @@ func TestConcurrentSeedChangesNeverFail(t *testing.T) {
 	})
 	worker("blackjack", viaReplica, func(c *apitest.Client, i int) apitest.Response {
 		res := c.Do("POST", "/api/games/blackjack/start", map[string]any{"betAmount": 1})
+		id := res.Str("gameId")
+		if res.Status == 200 && res.Get("hands.insurance") == "offered" {
+			res = c.Do("POST", "/api/games/blackjack/insurance", map[string]any{"gameId": id, "accept": false})
+		}
 		if res.Status == 200 && res.Get("gameOver") != true {
-			return c.Do("POST", "/api/games/blackjack/stand", map[string]any{"gameId": res.Str("gameId")})
+			return c.Do("POST", "/api/games/blackjack/stand", map[string]any{"gameId": id})
 		}
 		return res
 	})

@@ -12,6 +12,7 @@ import (
 	"github.com/fairplay/fairplay/internal/games/blackjack"
 	"github.com/fairplay/fairplay/internal/games/event"
 	"github.com/fairplay/fairplay/internal/games/gamestest"
+	"github.com/fairplay/fairplay/internal/money"
 )
 
 // cards parses "A♠ 10♥ K♣" into cards of the table.
@@ -195,7 +196,7 @@ func TestRules(t *testing.T) {
 					t.Fatalf("action %d (%c): error %v, want %v", i, a, err, want)
 				}
 			}
-			if !g.Over() || g.Outcome != tt.outcome || g.Multiplier().String() != tt.mult || g.Stakes() != tt.stakes {
+			if !g.Over() || g.Outcome != tt.outcome || g.Multiplier().String() != tt.mult || g.Stakes() != money.Multiplier(tt.stakes)*money.One {
 				t.Fatalf("outcome %q ×%s on %d stakes; want %q ×%s on %d (player %s, dealer %s)",
 					g.Outcome, g.Multiplier(), g.Stakes(), tt.outcome, tt.mult, tt.stakes, blackjack.FormatHand(g.Player), blackjack.FormatHand(g.Dealer))
 			}
@@ -353,12 +354,15 @@ func FuzzGame(f *testing.F) {
 	f.Add([]byte{48, 36, 32, 20, 4, 8, 12}, []byte{0, 1})
 	f.Add([]byte{0, 1, 2, 3}, []byte{2})
 	f.Add([]byte{51, 50, 49, 48, 47}, []byte{0, 0, 0})
+	f.Add([]byte{24, 48, 25, 20, 4, 8, 12, 16, 40}, []byte{5, 3, 0, 1, 0})
+	f.Add([]byte{48, 49, 50, 20, 4, 8}, []byte{4, 1})
 	f.Fuzz(func(t *testing.T, deckBytes, actions []byte) {
 		deck := make([]blackjack.Card, len(deckBytes))
 		for i, b := range deckBytes {
 			deck[i] = blackjack.CardAt(int(b) % blackjack.DeckSize)
 		}
-		g, err := blackjack.New(deck)
+		// Odd-length decks are dealt under the split rules.
+		g, err := blackjack.Deal(deck, blackjack.Rules(len(deck)%2))
 		if len(deck) < 4 {
 			if !errors.Is(err, blackjack.ErrDeckExhausted) {
 				t.Fatalf("New with %d cards: %v", len(deck), err)
@@ -370,19 +374,12 @@ func FuzzGame(f *testing.F) {
 		}
 		for _, a := range actions {
 			wasOver, before := g.Over(), *g
-			switch a % 3 {
-			case 0:
-				err = g.Hit()
-			case 1:
-				err = g.Stand()
-			default:
-				err = g.Double()
-			}
+			err = act(g, rune("hsdpin"[a%6]))
 			if wasOver && !errors.Is(err, blackjack.ErrGameOver) {
 				t.Fatalf("action on a finished game: %v", err)
 			}
 			if err != nil && !reflect.DeepEqual(*g, before) {
-				t.Fatalf("failed action %d changed the game", a%3)
+				t.Fatalf("failed action %d changed the game", a%6)
 			}
 		}
 		data, err := json.Marshal(g)
@@ -394,38 +391,50 @@ func FuzzGame(f *testing.F) {
 			t.Fatalf("reload of %s: %+v, %v", data, back, err)
 		}
 		if !g.Over() {
-			if g.Multiplier() != 0 || g.Result() != "" {
+			if g.Multiplier() != 0 || g.Return() != 0 || g.Result() != "" {
 				t.Fatalf("game in play pays %s, says %q", g.Multiplier(), g.Result())
 			}
 			return
 		}
-		player, _ := blackjack.Value(g.Player)
 		dealer, _ := blackjack.Value(g.Dealer)
 		natural := func(h []blackjack.Card) bool { v, _ := blackjack.Value(h); return len(h) == 2 && v == 21 }
-		var ok bool
-		switch g.Outcome {
-		case blackjack.PlayerBlackjack:
-			ok = natural(g.Player) && !natural(g.Dealer)
-		case blackjack.DealerBlackjack:
-			ok = natural(g.Dealer) && !natural(g.Player)
-		case blackjack.PlayerBust:
-			ok = player > 21
-		case blackjack.DealerBust:
-			ok = player <= 21 && dealer > 21 && len(g.Dealer) > 2
-		case blackjack.PlayerWins:
-			ok = player <= 21 && dealer >= 17 && player > dealer
-		case blackjack.DealerWins:
-			ok = dealer <= 21 && dealer >= 17 && player < dealer
-		case blackjack.Push:
-			ok = player == dealer && (dealer >= 17 || natural(g.Dealer))
-		default:
-			ok = false
+		split := len(g.Second) > 0
+		checkHand := func(hand []blackjack.Card, outcome blackjack.Outcome, doubled bool) {
+			player, _ := blackjack.Value(hand)
+			var ok bool
+			switch outcome {
+			case blackjack.PlayerBlackjack:
+				ok = !split && natural(hand) && !natural(g.Dealer)
+			case blackjack.EvenMoney:
+				ok = !split && natural(hand) && g.Insurance == blackjack.EvenMoneyTaken
+			case blackjack.DealerBlackjack:
+				ok = !split && natural(g.Dealer) && !natural(hand)
+			case blackjack.PlayerBust:
+				ok = player > 21
+			case blackjack.DealerBust:
+				ok = player <= 21 && dealer > 21 && len(g.Dealer) > 2
+			case blackjack.PlayerWins:
+				ok = player <= 21 && dealer >= 17 && player > dealer
+			case blackjack.DealerWins:
+				ok = dealer <= 21 && dealer >= 17 && player < dealer
+			case blackjack.Push:
+				ok = player == dealer && (dealer >= 17 || natural(g.Dealer))
+			default:
+				ok = false
+			}
+			if !ok {
+				t.Fatalf("outcome %q with player %s, dealer %s", outcome, blackjack.FormatHand(hand), blackjack.FormatHand(g.Dealer))
+			}
+			if doubled && len(hand) != 3 {
+				t.Fatalf("doubled hand holds %d cards", len(hand))
+			}
 		}
-		if !ok {
-			t.Fatalf("outcome %q with player %s, dealer %s", g.Outcome, blackjack.FormatHand(g.Player), blackjack.FormatHand(g.Dealer))
+		checkHand(g.Player, g.Outcome, g.Doubled)
+		if split {
+			checkHand(g.Second, g.SecondOutcome, g.SecondDoubled)
 		}
-		if g.Doubled && len(g.Player) != 3 {
-			t.Fatalf("doubled hand holds %d cards", len(g.Player))
+		if g.Rules == blackjack.RulesClassic && (split || g.Insurance != blackjack.NoInsurance) {
+			t.Fatalf("classic game split or insured: %s", data)
 		}
 	})
 }

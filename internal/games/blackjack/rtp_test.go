@@ -3,6 +3,7 @@ package blackjack_test
 import (
 	"errors"
 	"fmt"
+	"math"
 	"testing"
 
 	"github.com/fairplay/fairplay/internal/fair"
@@ -42,6 +43,7 @@ const (
 	stand action = iota
 	hit
 	double
+	split
 )
 
 // model holds the exact expectations, memoised per dealer up card.
@@ -160,20 +162,50 @@ func (m *model) bestEV(hard int, ace bool, u int) float64 {
 	return m.best[u][hard][a]
 }
 
-// decide returns the optimal action for a hand against an up card.
-func (m *model) decide(hard int, ace bool, cards, u int) action {
+// decide returns the optimal action for a hand against an up card; pair tells whether
+// the hand may split (its two cards of the same rank, not split yet).
+func (m *model) decide(hard int, ace bool, cards, u int, pair bool, rank int) action {
 	best, ev := stand, m.standEV(total(hard, ace), u)
 	if h := m.hitEV(hard, ace, u); h > ev {
 		best, ev = hit, h
 	}
-	if cards == 2 && m.doubleEV(hard, ace, u) > ev {
-		best = double
+	if cards == 2 {
+		if d := m.doubleEV(hard, ace, u); d > ev {
+			best, ev = double, d
+		}
+		if pair && m.splitEV(rank, u) > ev {
+			best = split
+		}
 	}
 	return best
 }
 
-// rtp is the exact expected return per initial stake under optimal play.
-func (m *model) rtp() float64 {
+// splitHandEV is the value of one split hand that started with rank r and drew rank c:
+// split aces stand on their one card; a 21 stands (it is no natural); any other hand is
+// played on optimally, double after split included.
+func (m *model) splitHandEV(r, c, u int) float64 {
+	hard, ace := hardValue(r)+hardValue(c), r == aceRank || c == aceRank
+	t := total(hard, ace)
+	if r == aceRank || t == 21 {
+		return m.standEV(t, u)
+	}
+	return max(m.standEV(t, u), m.hitEV(hard, ace, u), m.doubleEV(hard, ace, u))
+}
+
+// splitEV is the value of splitting a pair of rank r, per original stake: two hands, each
+// with a stake, each drawing its second card from the unlimited deck (so the hands are
+// independent given the dealer's final total, and the expectation is twice one hand's).
+func (m *model) splitEV(r, u int) float64 {
+	ev := 0.0
+	for c := range 10 {
+		ev += rankProb[c] * m.splitHandEV(r, c, u)
+	}
+	return 2 * ev
+}
+
+// rtp is the exact expected return per initial stake under optimal play, with split
+// (withSplit: RulesSplit, insurance declined) or without (RulesClassic).
+func (m *model) rtp(withSplit bool) float64 {
 	ev := 0.0
 	for c1 := range 10 {
 		for c2 := range 10 {
@@ -186,6 +218,15 @@ func (m *model) rtp() float64 {
 					continue
 				}
 				e := max(m.standEV(total(hard, ace), u), m.hitEV(hard, ace, u), m.doubleEV(hard, ace, u))
+				if withSplit && c1 == c2 {
+					// Two cards of the same rank index split; the ten-valued index holds four
+					// ranks (10, J, Q, K), and only equal ranks split: 1/4 of those pairs.
+					same := 1.0
+					if c1 == 8 {
+						same = 0.25
+					}
+					e = same*max(e, m.splitEV(c1, u)) + (1-same)*e
+				}
 				ev += p * (m.bj[u]*-1 + (1-m.bj[u])*e)
 			}
 		}
@@ -201,26 +242,62 @@ func rankOf(c blackjack.Card) int {
 	return c.NumericValue() - 2
 }
 
-// TestTheoreticalRTP checks the exact figure against the reference: removing split can
-// only cost the player, so the edge must be at least the 0.69% games.json computes for
-// the same rules with split but no double-after-split, and the band is stated loosely.
+// The exact figures this file derives (printed by TestTheoreticalRTP with -v) and the
+// package documentation states.
+const (
+	exactRTPSplit   = 0.99429611987726 // RulesSplit, insurance declined: 99.4296%, edge 0.5704%
+	exactRTPClassic = 0.98913257725459 // RulesClassic: 98.9133%, edge 1.0867%
+)
+
+// TestTheoreticalRTP computes the exact RTP of both rule sets under optimal play and pins
+// them: the split rules against the 0.57% edge games.json computes for unlimited deck, S17,
+// peek, 3:2, double any two, one split with double after split, split aces one card (the
+// ruleset Stake's published 0.57% matches), the classic rules against the 0.69% edge of
+// the same rules without double after split (removing split altogether costs more).
 func TestTheoreticalRTP(t *testing.T) {
 	t.Parallel()
 	ref := gamestest.Load(t)
-	withSplit := gamestest.Float(t, ref.Blackjack.ComputedHouseEdgePercentVariants["S17_noDAS"])
-	rtp := newModel().rtp()
-	t.Logf("exact RTP under optimal play, no split: %.4f%% (house edge %.4f%%; with split and no DAS: %.2f%%)", 100*rtp, 100*(1-rtp), withSplit)
-	if edge := 100 * (1 - rtp); edge < withSplit-0.005 || rtp < 0.97 || rtp > 1.01 {
-		t.Fatalf("RTP %.4f%%: edge %.4f%% is below the with-split edge %.2f%% or outside the 97–101%% band", 100*rtp, edge, withSplit)
+	das := gamestest.Float(t, ref.Blackjack.ComputedHouseEdgePercentVariants["S17_DAS"])
+	noDAS := gamestest.Float(t, ref.Blackjack.ComputedHouseEdgePercentVariants["S17_noDAS"])
+	m := newModel()
+	withSplit, classic := m.rtp(true), m.rtp(false)
+	t.Logf("exact RTP under optimal play: split rules %.8f (%.4f%%, house edge %.4f%%); classic rules %.8f (%.4f%%, edge %.4f%%)",
+		withSplit, 100*withSplit, 100*(1-withSplit), classic, 100*classic, 100*(1-classic))
+	if edge := 100 * (1 - withSplit); math.Abs(edge-das) > 0.005 {
+		t.Fatalf("split rules: house edge %.4f%%, want %.2f%% (games.json S17_DAS)", edge, das)
 	}
-	// The package documentation states this figure.
-	if got := fmt.Sprintf("%.2f", 100*rtp); got != "98.91" {
-		t.Fatalf("RTP %s%%, documented 98.91%%", got)
+	if edge := 100 * (1 - classic); edge < noDAS-0.005 {
+		t.Fatalf("classic rules: house edge %.4f%% below the with-split, no-DAS edge %.2f%%", edge, noDAS)
+	}
+	if math.Abs(withSplit-exactRTPSplit) > 1e-12 || math.Abs(classic-exactRTPClassic) > 1e-12 {
+		t.Fatalf("RTP %.14f and %.14f, derived %.14f and %.14f", withSplit, classic, exactRTPSplit, exactRTPClassic)
+	}
+	// The package documentation states these figures.
+	if got := fmt.Sprintf("%.4f %.2f", 100*withSplit, 100*classic); got != "99.4296 98.91" {
+		t.Fatalf("RTP %s%%, documented 99.4296%% and 98.91%%", got)
 	}
 }
 
-// TestSimulation plays Bets() hands of optimal strategy through the real fairness stream
-// and compares the return per initial stake with the exact RTP.
+// TestInsuranceDeclined checks that declining insurance and even money is optimal, which
+// the exact RTP assumes: with an ace up the hole card is ten-valued with probability 4/13,
+// so insurance returns 3 × 4/13 = 12/13 of its stake, and even money's sure 1 is less than
+// declining's 1.5 × 9/13 (the dealer has no natural) plus 0 (push).
+func TestInsuranceDeclined(t *testing.T) {
+	t.Parallel()
+	m := newModel()
+	if bj := m.bj[aceRank]; math.Abs(bj-4./13) > 1e-15 {
+		t.Fatalf("P(dealer natural | ace up) = %v, want 4/13", bj)
+	}
+	insurance := 3*m.bj[aceRank] - 1 // per insurance stake
+	evenMoney, decline := 1.0, 1.5*(1-m.bj[aceRank])
+	t.Logf("insurance: %.4f per stake (edge %.2f%%); even money 1 against declining %.4f", insurance, -100*insurance, decline)
+	if insurance >= 0 || evenMoney >= decline {
+		t.Fatalf("insurance %v, even money %v vs %v: declining is not optimal", insurance, evenMoney, decline)
+	}
+}
+
+// TestSimulation plays Bets() hands of optimal strategy under the split rules through the
+// real fairness stream and compares the return per initial stake with the exact RTP.
 //
 // To save HMAC rounds a hand is first dealt from the deck's first 16 cards (2 rounds);
 // the rare hand needing more is replayed from the full 52-card deck, whose first 16 cards
@@ -228,62 +305,82 @@ func TestTheoreticalRTP(t *testing.T) {
 func TestSimulation(t *testing.T) {
 	t.Parallel()
 	m := newModel()
-	want := m.rtp()
+	want := m.rtp(true)
 	s := fair.NewStream(gamestest.SimServerSeed, gamestest.SimClientSeed, 0)
 	var stats gamestest.Stats
 	short := make([]blackjack.Card, 16)
-	replays := 0
+	replays, splits := 0, 0
 	for nonce := range uint64(gamestest.Bets()) {
 		s.SetNonce(nonce)
 		for i := range short {
 			short[i] = blackjack.DrawCard(s)
 		}
-		x, err := playOptimal(m, short)
+		x, didSplit, err := playOptimal(m, short)
 		if errors.Is(err, blackjack.ErrDeckExhausted) {
 			replays++
 			s.SetNonce(nonce)
-			x, err = playOptimal(m, blackjack.NewDeck(s))
+			x, didSplit, err = playOptimal(m, blackjack.NewDeck(s))
 		}
 		if err != nil {
 			t.Fatal(err)
 		}
+		if didSplit {
+			splits++
+		}
 		stats.Add(x)
 	}
-	t.Logf("%d of %d hands replayed from the full deck", replays, stats.N())
+	t.Logf("%d of %d hands replayed from the full deck, %d split", replays, stats.N(), splits)
 	gamestest.CheckRTP(t, &stats, want, 0)
-	if stats.Mean() < 0.97 || stats.Mean() > 1.01 {
-		t.Fatalf("simulated RTP %.4f outside the 97–101%% band", stats.Mean())
+	if stats.Mean() < 0.97 || stats.Mean() > 1.01 || splits == 0 {
+		t.Fatalf("simulated RTP %.4f outside the 97–101%% band, or no split (%d)", stats.Mean(), splits)
 	}
 }
 
-// playOptimal plays one hand and returns its return per initial stake,
-// 1 + stakes × (multiplier − 1): 2.5 for a natural, 3 for a won double, −1 for a lost one.
-func playOptimal(m *model, deck []blackjack.Card) (float64, error) {
-	g, err := blackjack.New(deck)
+// handOf returns the model's view of a hand: hard total and whether it holds an ace.
+func handOf(cards []blackjack.Card) (hard int, ace bool) {
+	for _, c := range cards {
+		hard += hardValue(rankOf(c))
+		ace = ace || rankOf(c) == aceRank
+	}
+	return hard, ace
+}
+
+// playOptimal plays one game under the split rules, declining insurance, and returns its
+// return per initial stake, Return − Stakes + 1: 2.5 for a natural, 3 for a won double,
+// −1 for a lost one, up to 5 for a split with both hands doubled and won.
+func playOptimal(m *model, deck []blackjack.Card) (float64, bool, error) {
+	g, err := blackjack.Deal(deck, blackjack.RulesSplit)
 	if err != nil {
-		return 0, err
+		return 0, false, err
 	}
 	up := rankOf(g.Dealer[0])
+	didSplit := false
 	for !g.Over() {
-		hard, ace := 0, false
-		for _, c := range g.Player {
-			hard += hardValue(rankOf(c))
-			ace = ace || rankOf(c) == aceRank
+		if g.InsurancePending() {
+			if err := g.Insure(false); err != nil {
+				return 0, false, err
+			}
+			continue
 		}
-		switch m.decide(hard, ace, len(g.Player), up) {
+		cards := g.Player
+		if g.Hand == 1 {
+			cards = g.Second
+		}
+		hard, ace := handOf(cards)
+		switch m.decide(hard, ace, len(cards), up, g.CanSplit(), rankOf(cards[0])) {
 		case stand:
 			err = g.Stand()
 		case hit:
 			err = g.Hit()
 		case double:
 			err = g.Double()
+		case split:
+			didSplit = true
+			err = g.Split()
 		}
 		if err != nil {
-			return 0, err
+			return 0, false, err
 		}
 	}
-	// The return per initial stake: the first stake comes back multiplied, and a doubled
-	// hand also risks (and returns) a second one.
-	stakes := float64(g.Stakes())
-	return 1 + stakes*(g.Multiplier().Float64()-1), nil
+	return 1 + g.Return().Float64() - g.Stakes().Float64(), didSplit, nil
 }

@@ -14,6 +14,8 @@ export const PLAY_MESSAGES = {
   invalidBet: 'Please enter a valid bet amount',
   insufficient: 'Insufficient balance',
   insufficientDouble: 'Insufficient balance to double down',
+  insufficientSplit: 'Insufficient balance to split',
+  insufficientInsurance: 'Insufficient balance for insurance',
 } as const;
 
 /** The server's generic failure text, which Dice, Mines, Keno and Blackjack show for any failed call. */

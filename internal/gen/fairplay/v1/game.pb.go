@@ -2251,7 +2251,9 @@ type StartBlackjackResponse struct {
 	// can_double tells whether Double is allowed now (the balance is checked when doubling).
 	CanDouble bool `protobuf:"varint,11,opt,name=can_double,json=canDouble,proto3" json:"can_double,omitempty"`
 	// fairness is the game's provably-fair data (the server seed stays secret).
-	Fairness      *Fairness `protobuf:"bytes,12,opt,name=fairness,proto3" json:"fairness,omitempty"`
+	Fairness *Fairness `protobuf:"bytes,12,opt,name=fairness,proto3" json:"fairness,omitempty"`
+	// hands is the split and insurance state (an ace up offers insurance first).
+	Hands         *BlackjackHands `protobuf:"bytes,13,opt,name=hands,proto3" json:"hands,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2370,6 +2372,13 @@ func (x *StartBlackjackResponse) GetFairness() *Fairness {
 	return nil
 }
 
+func (x *StartBlackjackResponse) GetHands() *BlackjackHands {
+	if x != nil {
+		return x.Hands
+	}
+	return nil
+}
+
 // HitBlackjackRequest asks for a card.
 type HitBlackjackRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -2436,7 +2445,9 @@ type HitBlackjackResponse struct {
 	// player_value is the player's hand total.
 	PlayerValue int32 `protobuf:"varint,8,opt,name=player_value,json=playerValue,proto3" json:"player_value,omitempty"`
 	// dealer_value is the total of the dealer's visible cards.
-	DealerValue   int32 `protobuf:"varint,9,opt,name=dealer_value,json=dealerValue,proto3" json:"dealer_value,omitempty"`
+	DealerValue int32 `protobuf:"varint,9,opt,name=dealer_value,json=dealerValue,proto3" json:"dealer_value,omitempty"`
+	// hands is the split and insurance state; after a split the hit went to the hand in play.
+	Hands         *BlackjackHands `protobuf:"bytes,10,opt,name=hands,proto3" json:"hands,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2534,6 +2545,13 @@ func (x *HitBlackjackResponse) GetDealerValue() int32 {
 	return 0
 }
 
+func (x *HitBlackjackResponse) GetHands() *BlackjackHands {
+	if x != nil {
+		return x.Hands
+	}
+	return nil
+}
+
 // StandBlackjackRequest ends the player's turn.
 type StandBlackjackRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -2600,7 +2618,9 @@ type StandBlackjackResponse struct {
 	// dealer_value is the dealer's hand total.
 	DealerValue int32 `protobuf:"varint,8,opt,name=dealer_value,json=dealerValue,proto3" json:"dealer_value,omitempty"`
 	// game_over is always true.
-	GameOver      bool `protobuf:"varint,9,opt,name=game_over,json=gameOver,proto3" json:"game_over,omitempty"`
+	GameOver bool `protobuf:"varint,9,opt,name=game_over,json=gameOver,proto3" json:"game_over,omitempty"`
+	// hands is the split and insurance state; after a split's first hand the game goes on.
+	Hands         *BlackjackHands `protobuf:"bytes,10,opt,name=hands,proto3" json:"hands,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2698,6 +2718,13 @@ func (x *StandBlackjackResponse) GetGameOver() bool {
 	return false
 }
 
+func (x *StandBlackjackResponse) GetHands() *BlackjackHands {
+	if x != nil {
+		return x.Hands
+	}
+	return nil
+}
+
 // DoubleBlackjackRequest doubles down.
 type DoubleBlackjackRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -2766,7 +2793,9 @@ type DoubleBlackjackResponse struct {
 	// game_over is always true.
 	GameOver bool `protobuf:"varint,9,opt,name=game_over,json=gameOver,proto3" json:"game_over,omitempty"`
 	// bet_amount is the total stake, twice the original.
-	BetAmount     string `protobuf:"bytes,10,opt,name=bet_amount,json=betAmount,proto3" json:"bet_amount,omitempty"`
+	BetAmount string `protobuf:"bytes,10,opt,name=bet_amount,json=betAmount,proto3" json:"bet_amount,omitempty"`
+	// hands is the split and insurance state.
+	Hands         *BlackjackHands `protobuf:"bytes,11,opt,name=hands,proto3" json:"hands,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2871,6 +2900,496 @@ func (x *DoubleBlackjackResponse) GetBetAmount() string {
 	return ""
 }
 
+func (x *DoubleBlackjackResponse) GetHands() *BlackjackHands {
+	if x != nil {
+		return x.Hands
+	}
+	return nil
+}
+
+// SplitBlackjackRequest splits the first two cards.
+type SplitBlackjackRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// game_id is the running game.
+	GameId        string `protobuf:"bytes,1,opt,name=game_id,json=gameId,proto3" json:"game_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SplitBlackjackRequest) Reset() {
+	*x = SplitBlackjackRequest{}
+	mi := &file_fairplay_v1_game_proto_msgTypes[35]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SplitBlackjackRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SplitBlackjackRequest) ProtoMessage() {}
+
+func (x *SplitBlackjackRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_fairplay_v1_game_proto_msgTypes[35]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SplitBlackjackRequest.ProtoReflect.Descriptor instead.
+func (*SplitBlackjackRequest) Descriptor() ([]byte, []int) {
+	return file_fairplay_v1_game_proto_rawDescGZIP(), []int{35}
+}
+
+func (x *SplitBlackjackRequest) GetGameId() string {
+	if x != nil {
+		return x.GameId
+	}
+	return ""
+}
+
+// SplitBlackjackResponse is the game after the split.
+type SplitBlackjackResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// success is true for an accepted split.
+	Success bool `protobuf:"varint,1,opt,name=success,proto3" json:"success,omitempty"`
+	// player_hand is the first hand.
+	PlayerHand []*Card `protobuf:"bytes,2,rep,name=player_hand,json=playerHand,proto3" json:"player_hand,omitempty"`
+	// dealer_hand is the dealer's cards, the hole card hidden while the game runs.
+	DealerHand []*Card `protobuf:"bytes,3,rep,name=dealer_hand,json=dealerHand,proto3" json:"dealer_hand,omitempty"`
+	// player_value is the first hand's total.
+	PlayerValue int32 `protobuf:"varint,4,opt,name=player_value,json=playerValue,proto3" json:"player_value,omitempty"`
+	// dealer_value is the total of the dealer's visible cards.
+	DealerValue int32 `protobuf:"varint,5,opt,name=dealer_value,json=dealerValue,proto3" json:"dealer_value,omitempty"`
+	// result is the banner text once over (split aces end the game at once), else "".
+	Result string `protobuf:"bytes,6,opt,name=result,proto3" json:"result,omitempty"`
+	// win_amount is the payout once over (0 otherwise).
+	WinAmount string `protobuf:"bytes,7,opt,name=win_amount,json=winAmount,proto3" json:"win_amount,omitempty"`
+	// game_over is true when the split ended the game (split aces).
+	GameOver bool `protobuf:"varint,8,opt,name=game_over,json=gameOver,proto3" json:"game_over,omitempty"`
+	// new_balance is the balance after the second stake (and any payout).
+	NewBalance string `protobuf:"bytes,9,opt,name=new_balance,json=newBalance,proto3" json:"new_balance,omitempty"`
+	// hands holds the second hand and the rest of the split state.
+	Hands         *BlackjackHands `protobuf:"bytes,10,opt,name=hands,proto3" json:"hands,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SplitBlackjackResponse) Reset() {
+	*x = SplitBlackjackResponse{}
+	mi := &file_fairplay_v1_game_proto_msgTypes[36]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SplitBlackjackResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SplitBlackjackResponse) ProtoMessage() {}
+
+func (x *SplitBlackjackResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_fairplay_v1_game_proto_msgTypes[36]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SplitBlackjackResponse.ProtoReflect.Descriptor instead.
+func (*SplitBlackjackResponse) Descriptor() ([]byte, []int) {
+	return file_fairplay_v1_game_proto_rawDescGZIP(), []int{36}
+}
+
+func (x *SplitBlackjackResponse) GetSuccess() bool {
+	if x != nil {
+		return x.Success
+	}
+	return false
+}
+
+func (x *SplitBlackjackResponse) GetPlayerHand() []*Card {
+	if x != nil {
+		return x.PlayerHand
+	}
+	return nil
+}
+
+func (x *SplitBlackjackResponse) GetDealerHand() []*Card {
+	if x != nil {
+		return x.DealerHand
+	}
+	return nil
+}
+
+func (x *SplitBlackjackResponse) GetPlayerValue() int32 {
+	if x != nil {
+		return x.PlayerValue
+	}
+	return 0
+}
+
+func (x *SplitBlackjackResponse) GetDealerValue() int32 {
+	if x != nil {
+		return x.DealerValue
+	}
+	return 0
+}
+
+func (x *SplitBlackjackResponse) GetResult() string {
+	if x != nil {
+		return x.Result
+	}
+	return ""
+}
+
+func (x *SplitBlackjackResponse) GetWinAmount() string {
+	if x != nil {
+		return x.WinAmount
+	}
+	return ""
+}
+
+func (x *SplitBlackjackResponse) GetGameOver() bool {
+	if x != nil {
+		return x.GameOver
+	}
+	return false
+}
+
+func (x *SplitBlackjackResponse) GetNewBalance() string {
+	if x != nil {
+		return x.NewBalance
+	}
+	return ""
+}
+
+func (x *SplitBlackjackResponse) GetHands() *BlackjackHands {
+	if x != nil {
+		return x.Hands
+	}
+	return nil
+}
+
+// InsureBlackjackRequest answers the insurance (or even money) offer.
+type InsureBlackjackRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// game_id is the running game.
+	GameId string `protobuf:"bytes,1,opt,name=game_id,json=gameId,proto3" json:"game_id,omitempty"`
+	// accept is true to take insurance (or even money), false to decline; required.
+	Accept        *bool `protobuf:"varint,2,opt,name=accept,proto3,oneof" json:"accept,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *InsureBlackjackRequest) Reset() {
+	*x = InsureBlackjackRequest{}
+	mi := &file_fairplay_v1_game_proto_msgTypes[37]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *InsureBlackjackRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*InsureBlackjackRequest) ProtoMessage() {}
+
+func (x *InsureBlackjackRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_fairplay_v1_game_proto_msgTypes[37]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use InsureBlackjackRequest.ProtoReflect.Descriptor instead.
+func (*InsureBlackjackRequest) Descriptor() ([]byte, []int) {
+	return file_fairplay_v1_game_proto_rawDescGZIP(), []int{37}
+}
+
+func (x *InsureBlackjackRequest) GetGameId() string {
+	if x != nil {
+		return x.GameId
+	}
+	return ""
+}
+
+func (x *InsureBlackjackRequest) GetAccept() bool {
+	if x != nil && x.Accept != nil {
+		return *x.Accept
+	}
+	return false
+}
+
+// InsureBlackjackResponse is the game after the decision and the dealer's peek.
+type InsureBlackjackResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// success is true for an accepted decision.
+	Success bool `protobuf:"varint,1,opt,name=success,proto3" json:"success,omitempty"`
+	// player_hand is the player's cards.
+	PlayerHand []*Card `protobuf:"bytes,2,rep,name=player_hand,json=playerHand,proto3" json:"player_hand,omitempty"`
+	// dealer_hand is the dealer's cards: the hole card shows only if the game ended.
+	DealerHand []*Card `protobuf:"bytes,3,rep,name=dealer_hand,json=dealerHand,proto3" json:"dealer_hand,omitempty"`
+	// player_value is the player's hand total.
+	PlayerValue int32 `protobuf:"varint,4,opt,name=player_value,json=playerValue,proto3" json:"player_value,omitempty"`
+	// dealer_value is the total of the dealer's visible cards.
+	DealerValue int32 `protobuf:"varint,5,opt,name=dealer_value,json=dealerValue,proto3" json:"dealer_value,omitempty"`
+	// result is the banner text once over ("Even money! You win", "Dealer has Blackjack! Dealer wins. Insurance pays 2:1", ...), else "".
+	Result string `protobuf:"bytes,6,opt,name=result,proto3" json:"result,omitempty"`
+	// win_amount is the payout once over (0 otherwise).
+	WinAmount string `protobuf:"bytes,7,opt,name=win_amount,json=winAmount,proto3" json:"win_amount,omitempty"`
+	// game_over is true when the peek (or even money) ended the game.
+	GameOver bool `protobuf:"varint,8,opt,name=game_over,json=gameOver,proto3" json:"game_over,omitempty"`
+	// new_balance is the balance after the insurance stake (and any payout).
+	NewBalance string `protobuf:"bytes,9,opt,name=new_balance,json=newBalance,proto3" json:"new_balance,omitempty"`
+	// hands holds the insurance decision and the rest of the game's state.
+	Hands         *BlackjackHands `protobuf:"bytes,10,opt,name=hands,proto3" json:"hands,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *InsureBlackjackResponse) Reset() {
+	*x = InsureBlackjackResponse{}
+	mi := &file_fairplay_v1_game_proto_msgTypes[38]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *InsureBlackjackResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*InsureBlackjackResponse) ProtoMessage() {}
+
+func (x *InsureBlackjackResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_fairplay_v1_game_proto_msgTypes[38]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use InsureBlackjackResponse.ProtoReflect.Descriptor instead.
+func (*InsureBlackjackResponse) Descriptor() ([]byte, []int) {
+	return file_fairplay_v1_game_proto_rawDescGZIP(), []int{38}
+}
+
+func (x *InsureBlackjackResponse) GetSuccess() bool {
+	if x != nil {
+		return x.Success
+	}
+	return false
+}
+
+func (x *InsureBlackjackResponse) GetPlayerHand() []*Card {
+	if x != nil {
+		return x.PlayerHand
+	}
+	return nil
+}
+
+func (x *InsureBlackjackResponse) GetDealerHand() []*Card {
+	if x != nil {
+		return x.DealerHand
+	}
+	return nil
+}
+
+func (x *InsureBlackjackResponse) GetPlayerValue() int32 {
+	if x != nil {
+		return x.PlayerValue
+	}
+	return 0
+}
+
+func (x *InsureBlackjackResponse) GetDealerValue() int32 {
+	if x != nil {
+		return x.DealerValue
+	}
+	return 0
+}
+
+func (x *InsureBlackjackResponse) GetResult() string {
+	if x != nil {
+		return x.Result
+	}
+	return ""
+}
+
+func (x *InsureBlackjackResponse) GetWinAmount() string {
+	if x != nil {
+		return x.WinAmount
+	}
+	return ""
+}
+
+func (x *InsureBlackjackResponse) GetGameOver() bool {
+	if x != nil {
+		return x.GameOver
+	}
+	return false
+}
+
+func (x *InsureBlackjackResponse) GetNewBalance() string {
+	if x != nil {
+		return x.NewBalance
+	}
+	return ""
+}
+
+func (x *InsureBlackjackResponse) GetHands() *BlackjackHands {
+	if x != nil {
+		return x.Hands
+	}
+	return nil
+}
+
+// BlackjackHands is the state the split and insurance rules add to every
+// Blackjack answer.
+type BlackjackHands struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// second_hand is the second hand after a split (player_hand is then the first); empty before.
+	SecondHand []*Card `protobuf:"bytes,1,rep,name=second_hand,json=secondHand,proto3" json:"second_hand,omitempty"`
+	// second_value is the second hand's total (0 before a split).
+	SecondValue int32 `protobuf:"varint,2,opt,name=second_value,json=secondValue,proto3" json:"second_value,omitempty"`
+	// active_hand is the hand in play: 0 the first, 1 the second.
+	ActiveHand int32 `protobuf:"varint,3,opt,name=active_hand,json=activeHand,proto3" json:"active_hand,omitempty"`
+	// can_split tells whether Split is allowed now (the balance is checked when splitting).
+	CanSplit bool `protobuf:"varint,4,opt,name=can_split,json=canSplit,proto3" json:"can_split,omitempty"`
+	// can_double tells whether Double is allowed now on the hand in play.
+	CanDouble bool `protobuf:"varint,5,opt,name=can_double,json=canDouble,proto3" json:"can_double,omitempty"`
+	// insurance is "" (not offered), "offered" (decide before any other action), "taken", "declined" or "even_money".
+	Insurance string `protobuf:"bytes,6,opt,name=insurance,proto3" json:"insurance,omitempty"`
+	// even_money is true while the pending offer is even money (the player holds a natural).
+	EvenMoney bool `protobuf:"varint,7,opt,name=even_money,json=evenMoney,proto3" json:"even_money,omitempty"`
+	// doubled tells, per hand, whether it doubled down.
+	Doubled []bool `protobuf:"varint,8,rep,packed,name=doubled,proto3" json:"doubled,omitempty"`
+	// hand_results is each hand's banner text once the game is over.
+	HandResults []string `protobuf:"bytes,9,rep,name=hand_results,json=handResults,proto3" json:"hand_results,omitempty"`
+	// bet_amount is the total stake so far (original, doubles, split, insurance).
+	BetAmount     string `protobuf:"bytes,10,opt,name=bet_amount,json=betAmount,proto3" json:"bet_amount,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *BlackjackHands) Reset() {
+	*x = BlackjackHands{}
+	mi := &file_fairplay_v1_game_proto_msgTypes[39]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *BlackjackHands) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*BlackjackHands) ProtoMessage() {}
+
+func (x *BlackjackHands) ProtoReflect() protoreflect.Message {
+	mi := &file_fairplay_v1_game_proto_msgTypes[39]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use BlackjackHands.ProtoReflect.Descriptor instead.
+func (*BlackjackHands) Descriptor() ([]byte, []int) {
+	return file_fairplay_v1_game_proto_rawDescGZIP(), []int{39}
+}
+
+func (x *BlackjackHands) GetSecondHand() []*Card {
+	if x != nil {
+		return x.SecondHand
+	}
+	return nil
+}
+
+func (x *BlackjackHands) GetSecondValue() int32 {
+	if x != nil {
+		return x.SecondValue
+	}
+	return 0
+}
+
+func (x *BlackjackHands) GetActiveHand() int32 {
+	if x != nil {
+		return x.ActiveHand
+	}
+	return 0
+}
+
+func (x *BlackjackHands) GetCanSplit() bool {
+	if x != nil {
+		return x.CanSplit
+	}
+	return false
+}
+
+func (x *BlackjackHands) GetCanDouble() bool {
+	if x != nil {
+		return x.CanDouble
+	}
+	return false
+}
+
+func (x *BlackjackHands) GetInsurance() string {
+	if x != nil {
+		return x.Insurance
+	}
+	return ""
+}
+
+func (x *BlackjackHands) GetEvenMoney() bool {
+	if x != nil {
+		return x.EvenMoney
+	}
+	return false
+}
+
+func (x *BlackjackHands) GetDoubled() []bool {
+	if x != nil {
+		return x.Doubled
+	}
+	return nil
+}
+
+func (x *BlackjackHands) GetHandResults() []string {
+	if x != nil {
+		return x.HandResults
+	}
+	return nil
+}
+
+func (x *BlackjackHands) GetBetAmount() string {
+	if x != nil {
+		return x.BetAmount
+	}
+	return ""
+}
+
 // BlackjackGame is a running Blackjack game as its player may see it.
 type BlackjackGame struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -2889,14 +3408,16 @@ type BlackjackGame struct {
 	// can_double tells whether Double is allowed now.
 	CanDouble bool `protobuf:"varint,7,opt,name=can_double,json=canDouble,proto3" json:"can_double,omitempty"`
 	// fairness is the game's provably-fair data.
-	Fairness      *Fairness `protobuf:"bytes,8,opt,name=fairness,proto3" json:"fairness,omitempty"`
+	Fairness *Fairness `protobuf:"bytes,8,opt,name=fairness,proto3" json:"fairness,omitempty"`
+	// hands is the split and insurance state; bet_amount above is the total stake.
+	Hands         *BlackjackHands `protobuf:"bytes,9,opt,name=hands,proto3" json:"hands,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *BlackjackGame) Reset() {
 	*x = BlackjackGame{}
-	mi := &file_fairplay_v1_game_proto_msgTypes[35]
+	mi := &file_fairplay_v1_game_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2908,7 +3429,7 @@ func (x *BlackjackGame) String() string {
 func (*BlackjackGame) ProtoMessage() {}
 
 func (x *BlackjackGame) ProtoReflect() protoreflect.Message {
-	mi := &file_fairplay_v1_game_proto_msgTypes[35]
+	mi := &file_fairplay_v1_game_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2921,7 +3442,7 @@ func (x *BlackjackGame) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BlackjackGame.ProtoReflect.Descriptor instead.
 func (*BlackjackGame) Descriptor() ([]byte, []int) {
-	return file_fairplay_v1_game_proto_rawDescGZIP(), []int{35}
+	return file_fairplay_v1_game_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *BlackjackGame) GetGameId() string {
@@ -2980,6 +3501,13 @@ func (x *BlackjackGame) GetFairness() *Fairness {
 	return nil
 }
 
+func (x *BlackjackGame) GetHands() *BlackjackHands {
+	if x != nil {
+		return x.Hands
+	}
+	return nil
+}
+
 // GetActiveGamesRequest has no fields.
 type GetActiveGamesRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -2989,7 +3517,7 @@ type GetActiveGamesRequest struct {
 
 func (x *GetActiveGamesRequest) Reset() {
 	*x = GetActiveGamesRequest{}
-	mi := &file_fairplay_v1_game_proto_msgTypes[36]
+	mi := &file_fairplay_v1_game_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3001,7 +3529,7 @@ func (x *GetActiveGamesRequest) String() string {
 func (*GetActiveGamesRequest) ProtoMessage() {}
 
 func (x *GetActiveGamesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_fairplay_v1_game_proto_msgTypes[36]
+	mi := &file_fairplay_v1_game_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3014,7 +3542,7 @@ func (x *GetActiveGamesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetActiveGamesRequest.ProtoReflect.Descriptor instead.
 func (*GetActiveGamesRequest) Descriptor() ([]byte, []int) {
-	return file_fairplay_v1_game_proto_rawDescGZIP(), []int{36}
+	return file_fairplay_v1_game_proto_rawDescGZIP(), []int{41}
 }
 
 // GetActiveGamesResponse is the caller's running games; a kind without one
@@ -3033,7 +3561,7 @@ type GetActiveGamesResponse struct {
 
 func (x *GetActiveGamesResponse) Reset() {
 	*x = GetActiveGamesResponse{}
-	mi := &file_fairplay_v1_game_proto_msgTypes[37]
+	mi := &file_fairplay_v1_game_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3045,7 +3573,7 @@ func (x *GetActiveGamesResponse) String() string {
 func (*GetActiveGamesResponse) ProtoMessage() {}
 
 func (x *GetActiveGamesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_fairplay_v1_game_proto_msgTypes[37]
+	mi := &file_fairplay_v1_game_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3058,7 +3586,7 @@ func (x *GetActiveGamesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetActiveGamesResponse.ProtoReflect.Descriptor instead.
 func (*GetActiveGamesResponse) Descriptor() ([]byte, []int) {
-	return file_fairplay_v1_game_proto_rawDescGZIP(), []int{37}
+	return file_fairplay_v1_game_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *GetActiveGamesResponse) GetMines() *MinesGame {
@@ -3318,7 +3846,7 @@ const file_fairplay_v1_game_proto_rawDesc = "" +
 	"\x0e_numeric_value\"R\n" +
 	"\x15StartBlackjackRequest\x12#\n" +
 	"\n" +
-	"bet_amount\x18\x01 \x01(\tB\x04\x88\xb5\x18\x01R\tbetAmount:\x14\x9a\xb5\x18\x10{\"betAmount\": 1}\"\xcc\x03\n" +
+	"bet_amount\x18\x01 \x01(\tB\x04\x88\xb5\x18\x01R\tbetAmount:\x14\x9a\xb5\x18\x10{\"betAmount\": 1}\"\xff\x03\n" +
 	"\x16StartBlackjackResponse\x12\x18\n" +
 	"\asuccess\x18\x01 \x01(\bR\asuccess\x12\x17\n" +
 	"\agame_id\x18\x02 \x01(\tR\x06gameId\x122\n" +
@@ -3337,9 +3865,10 @@ const file_fairplay_v1_game_proto_rawDesc = "" +
 	" \x01(\x05R\vdealerValue\x12\x1d\n" +
 	"\n" +
 	"can_double\x18\v \x01(\bR\tcanDouble\x121\n" +
-	"\bfairness\x18\f \x01(\v2\x15.fairplay.v1.FairnessR\bfairness\"f\n" +
+	"\bfairness\x18\f \x01(\v2\x15.fairplay.v1.FairnessR\bfairness\x121\n" +
+	"\x05hands\x18\r \x01(\v2\x1b.fairplay.v1.BlackjackHandsR\x05hands\"f\n" +
 	"\x13HitBlackjackRequest\x12\x17\n" +
-	"\agame_id\x18\x01 \x01(\tR\x06gameId:6\x9a\xb5\x182{\"gameId\": \"00000000-0000-4000-8000-000000000000\"}\"\xdf\x02\n" +
+	"\agame_id\x18\x01 \x01(\tR\x06gameId:6\x9a\xb5\x182{\"gameId\": \"00000000-0000-4000-8000-000000000000\"}\"\x92\x03\n" +
 	"\x14HitBlackjackResponse\x12\x18\n" +
 	"\asuccess\x18\x01 \x01(\bR\asuccess\x122\n" +
 	"\vplayer_hand\x18\x02 \x03(\v2\x11.fairplay.v1.CardR\n" +
@@ -3353,9 +3882,11 @@ const file_fairplay_v1_game_proto_rawDesc = "" +
 	"\vnew_balance\x18\a \x01(\tB\x04\x88\xb5\x18\x01R\n" +
 	"newBalance\x12!\n" +
 	"\fplayer_value\x18\b \x01(\x05R\vplayerValue\x12!\n" +
-	"\fdealer_value\x18\t \x01(\x05R\vdealerValue\"h\n" +
+	"\fdealer_value\x18\t \x01(\x05R\vdealerValue\x121\n" +
+	"\x05hands\x18\n" +
+	" \x01(\v2\x1b.fairplay.v1.BlackjackHandsR\x05hands\"h\n" +
 	"\x15StandBlackjackRequest\x12\x17\n" +
-	"\agame_id\x18\x01 \x01(\tR\x06gameId:6\x9a\xb5\x182{\"gameId\": \"00000000-0000-4000-8000-000000000000\"}\"\xe1\x02\n" +
+	"\agame_id\x18\x01 \x01(\tR\x06gameId:6\x9a\xb5\x182{\"gameId\": \"00000000-0000-4000-8000-000000000000\"}\"\x94\x03\n" +
 	"\x16StandBlackjackResponse\x12\x18\n" +
 	"\asuccess\x18\x01 \x01(\bR\asuccess\x122\n" +
 	"\vdealer_hand\x18\x02 \x03(\v2\x11.fairplay.v1.CardR\n" +
@@ -3369,9 +3900,11 @@ const file_fairplay_v1_game_proto_rawDesc = "" +
 	"playerHand\x12!\n" +
 	"\fplayer_value\x18\a \x01(\x05R\vplayerValue\x12!\n" +
 	"\fdealer_value\x18\b \x01(\x05R\vdealerValue\x12\x1b\n" +
-	"\tgame_over\x18\t \x01(\bR\bgameOver\"i\n" +
+	"\tgame_over\x18\t \x01(\bR\bgameOver\x121\n" +
+	"\x05hands\x18\n" +
+	" \x01(\v2\x1b.fairplay.v1.BlackjackHandsR\x05hands\"i\n" +
 	"\x16DoubleBlackjackRequest\x12\x17\n" +
-	"\agame_id\x18\x01 \x01(\tR\x06gameId:6\x9a\xb5\x182{\"gameId\": \"00000000-0000-4000-8000-000000000000\"}\"\x87\x03\n" +
+	"\agame_id\x18\x01 \x01(\tR\x06gameId:6\x9a\xb5\x182{\"gameId\": \"00000000-0000-4000-8000-000000000000\"}\"\xba\x03\n" +
 	"\x17DoubleBlackjackResponse\x12\x18\n" +
 	"\asuccess\x18\x01 \x01(\bR\asuccess\x122\n" +
 	"\vdealer_hand\x18\x02 \x03(\v2\x11.fairplay.v1.CardR\n" +
@@ -3388,7 +3921,63 @@ const file_fairplay_v1_game_proto_rawDesc = "" +
 	"\tgame_over\x18\t \x01(\bR\bgameOver\x12#\n" +
 	"\n" +
 	"bet_amount\x18\n" +
-	" \x01(\tB\x04\x88\xb5\x18\x01R\tbetAmount\"\xcd\x02\n" +
+	" \x01(\tB\x04\x88\xb5\x18\x01R\tbetAmount\x121\n" +
+	"\x05hands\x18\v \x01(\v2\x1b.fairplay.v1.BlackjackHandsR\x05hands\"h\n" +
+	"\x15SplitBlackjackRequest\x12\x17\n" +
+	"\agame_id\x18\x01 \x01(\tR\x06gameId:6\x9a\xb5\x182{\"gameId\": \"00000000-0000-4000-8000-000000000000\"}\"\x94\x03\n" +
+	"\x16SplitBlackjackResponse\x12\x18\n" +
+	"\asuccess\x18\x01 \x01(\bR\asuccess\x122\n" +
+	"\vplayer_hand\x18\x02 \x03(\v2\x11.fairplay.v1.CardR\n" +
+	"playerHand\x122\n" +
+	"\vdealer_hand\x18\x03 \x03(\v2\x11.fairplay.v1.CardR\n" +
+	"dealerHand\x12!\n" +
+	"\fplayer_value\x18\x04 \x01(\x05R\vplayerValue\x12!\n" +
+	"\fdealer_value\x18\x05 \x01(\x05R\vdealerValue\x12\x16\n" +
+	"\x06result\x18\x06 \x01(\tR\x06result\x12#\n" +
+	"\n" +
+	"win_amount\x18\a \x01(\tB\x04\x88\xb5\x18\x01R\twinAmount\x12\x1b\n" +
+	"\tgame_over\x18\b \x01(\bR\bgameOver\x12%\n" +
+	"\vnew_balance\x18\t \x01(\tB\x04\x88\xb5\x18\x01R\n" +
+	"newBalance\x121\n" +
+	"\x05hands\x18\n" +
+	" \x01(\v2\x1b.fairplay.v1.BlackjackHandsR\x05hands\"\xa2\x01\n" +
+	"\x16InsureBlackjackRequest\x12\x17\n" +
+	"\agame_id\x18\x01 \x01(\tR\x06gameId\x12\x1b\n" +
+	"\x06accept\x18\x02 \x01(\bH\x00R\x06accept\x88\x01\x01:G\x9a\xb5\x18C{\"gameId\": \"00000000-0000-4000-8000-000000000000\", \"accept\": false}B\t\n" +
+	"\a_accept\"\x95\x03\n" +
+	"\x17InsureBlackjackResponse\x12\x18\n" +
+	"\asuccess\x18\x01 \x01(\bR\asuccess\x122\n" +
+	"\vplayer_hand\x18\x02 \x03(\v2\x11.fairplay.v1.CardR\n" +
+	"playerHand\x122\n" +
+	"\vdealer_hand\x18\x03 \x03(\v2\x11.fairplay.v1.CardR\n" +
+	"dealerHand\x12!\n" +
+	"\fplayer_value\x18\x04 \x01(\x05R\vplayerValue\x12!\n" +
+	"\fdealer_value\x18\x05 \x01(\x05R\vdealerValue\x12\x16\n" +
+	"\x06result\x18\x06 \x01(\tR\x06result\x12#\n" +
+	"\n" +
+	"win_amount\x18\a \x01(\tB\x04\x88\xb5\x18\x01R\twinAmount\x12\x1b\n" +
+	"\tgame_over\x18\b \x01(\bR\bgameOver\x12%\n" +
+	"\vnew_balance\x18\t \x01(\tB\x04\x88\xb5\x18\x01R\n" +
+	"newBalance\x121\n" +
+	"\x05hands\x18\n" +
+	" \x01(\v2\x1b.fairplay.v1.BlackjackHandsR\x05hands\"\xe3\x02\n" +
+	"\x0eBlackjackHands\x122\n" +
+	"\vsecond_hand\x18\x01 \x03(\v2\x11.fairplay.v1.CardR\n" +
+	"secondHand\x12!\n" +
+	"\fsecond_value\x18\x02 \x01(\x05R\vsecondValue\x12\x1f\n" +
+	"\vactive_hand\x18\x03 \x01(\x05R\n" +
+	"activeHand\x12\x1b\n" +
+	"\tcan_split\x18\x04 \x01(\bR\bcanSplit\x12\x1d\n" +
+	"\n" +
+	"can_double\x18\x05 \x01(\bR\tcanDouble\x12\x1c\n" +
+	"\tinsurance\x18\x06 \x01(\tR\tinsurance\x12\x1d\n" +
+	"\n" +
+	"even_money\x18\a \x01(\bR\tevenMoney\x12\x18\n" +
+	"\adoubled\x18\b \x03(\bR\adoubled\x12!\n" +
+	"\fhand_results\x18\t \x03(\tR\vhandResults\x12#\n" +
+	"\n" +
+	"bet_amount\x18\n" +
+	" \x01(\tB\x04\x88\xb5\x18\x01R\tbetAmount\"\x80\x03\n" +
 	"\rBlackjackGame\x12\x17\n" +
 	"\agame_id\x18\x01 \x01(\tR\x06gameId\x12#\n" +
 	"\n" +
@@ -3401,12 +3990,13 @@ const file_fairplay_v1_game_proto_rawDesc = "" +
 	"\fdealer_value\x18\x06 \x01(\x05R\vdealerValue\x12\x1d\n" +
 	"\n" +
 	"can_double\x18\a \x01(\bR\tcanDouble\x121\n" +
-	"\bfairness\x18\b \x01(\v2\x15.fairplay.v1.FairnessR\bfairness\"\x17\n" +
+	"\bfairness\x18\b \x01(\v2\x15.fairplay.v1.FairnessR\bfairness\x121\n" +
+	"\x05hands\x18\t \x01(\v2\x1b.fairplay.v1.BlackjackHandsR\x05hands\"\x17\n" +
 	"\x15GetActiveGamesRequest\"\xbd\x01\n" +
 	"\x16GetActiveGamesResponse\x122\n" +
 	"\x05mines\x18\x01 \x01(\v2\x16.fairplay.v1.MinesGameB\x04\xa0\xb5\x18\x01R\x05mines\x12/\n" +
 	"\x04pump\x18\x02 \x01(\v2\x15.fairplay.v1.PumpGameB\x04\xa0\xb5\x18\x01R\x04pump\x12>\n" +
-	"\tblackjack\x18\x03 \x01(\v2\x1a.fairplay.v1.BlackjackGameB\x04\xa0\xb5\x18\x01R\tblackjack2\x96\x0f\n" +
+	"\tblackjack\x18\x03 \x01(\v2\x1a.fairplay.v1.BlackjackGameB\x04\xa0\xb5\x18\x01R\tblackjack2\xab\x11\n" +
 	"\vGameService\x12g\n" +
 	"\bPlayDice\x12\x1c.fairplay.v1.PlayDiceRequest\x1a\x1d.fairplay.v1.PlayDiceResponse\"\x1e\x90\xb5\x18\x03\x82\xd3\xe4\x93\x02\x14:\x01*\"\x0f/api/games/dice\x12o\n" +
 	"\n" +
@@ -3424,7 +4014,9 @@ const file_fairplay_v1_game_proto_rawDesc = "" +
 	"\x0eStartBlackjack\x12\".fairplay.v1.StartBlackjackRequest\x1a#.fairplay.v1.StartBlackjackResponse\")\x90\xb5\x18\x03\x82\xd3\xe4\x93\x02\x1f:\x01*\"\x1a/api/games/blackjack/start\x12|\n" +
 	"\fHitBlackjack\x12 .fairplay.v1.HitBlackjackRequest\x1a!.fairplay.v1.HitBlackjackResponse\"'\x90\xb5\x18\x03\x82\xd3\xe4\x93\x02\x1d:\x01*\"\x18/api/games/blackjack/hit\x12\x84\x01\n" +
 	"\x0eStandBlackjack\x12\".fairplay.v1.StandBlackjackRequest\x1a#.fairplay.v1.StandBlackjackResponse\")\x90\xb5\x18\x03\x82\xd3\xe4\x93\x02\x1f:\x01*\"\x1a/api/games/blackjack/stand\x12\x88\x01\n" +
-	"\x0fDoubleBlackjack\x12#.fairplay.v1.DoubleBlackjackRequest\x1a$.fairplay.v1.DoubleBlackjackResponse\"*\x90\xb5\x18\x03\x82\xd3\xe4\x93\x02 :\x01*\"\x1b/api/games/blackjack/double\x12{\n" +
+	"\x0fDoubleBlackjack\x12#.fairplay.v1.DoubleBlackjackRequest\x1a$.fairplay.v1.DoubleBlackjackResponse\"*\x90\xb5\x18\x03\x82\xd3\xe4\x93\x02 :\x01*\"\x1b/api/games/blackjack/double\x12\x84\x01\n" +
+	"\x0eSplitBlackjack\x12\".fairplay.v1.SplitBlackjackRequest\x1a#.fairplay.v1.SplitBlackjackResponse\")\x90\xb5\x18\x03\x82\xd3\xe4\x93\x02\x1f:\x01*\"\x1a/api/games/blackjack/split\x12\x8b\x01\n" +
+	"\x0fInsureBlackjack\x12#.fairplay.v1.InsureBlackjackRequest\x1a$.fairplay.v1.InsureBlackjackResponse\"-\x90\xb5\x18\x03\x82\xd3\xe4\x93\x02#:\x01*\"\x1e/api/games/blackjack/insurance\x12{\n" +
 	"\x0eGetActiveGames\x12\".fairplay.v1.GetActiveGamesRequest\x1a#.fairplay.v1.GetActiveGamesResponse\" \x90\xb5\x18\x02\x82\xd3\xe4\x93\x02\x13\x12\x11/api/games/active\x90\x02\x01B\xab\x01\n" +
 	"\x0fcom.fairplay.v1B\tGameProtoP\x01Z@github.com/fairplay/fairplay/internal/gen/fairplay/v1;fairplayv1\xa2\x02\x03FXX\xaa\x02\vFairplay.V1\xca\x02\vFairplay\\V1\xe2\x02\x17Fairplay\\V1\\GPBMetadata\xea\x02\fFairplay::V1b\x06proto3"
 
@@ -3440,7 +4032,7 @@ func file_fairplay_v1_game_proto_rawDescGZIP() []byte {
 	return file_fairplay_v1_game_proto_rawDescData
 }
 
-var file_fairplay_v1_game_proto_msgTypes = make([]protoimpl.MessageInfo, 38)
+var file_fairplay_v1_game_proto_msgTypes = make([]protoimpl.MessageInfo, 43)
 var file_fairplay_v1_game_proto_goTypes = []any{
 	(*Fairness)(nil),                // 0: fairplay.v1.Fairness
 	(*PlayDiceRequest)(nil),         // 1: fairplay.v1.PlayDiceRequest
@@ -3477,9 +4069,14 @@ var file_fairplay_v1_game_proto_goTypes = []any{
 	(*StandBlackjackResponse)(nil),  // 32: fairplay.v1.StandBlackjackResponse
 	(*DoubleBlackjackRequest)(nil),  // 33: fairplay.v1.DoubleBlackjackRequest
 	(*DoubleBlackjackResponse)(nil), // 34: fairplay.v1.DoubleBlackjackResponse
-	(*BlackjackGame)(nil),           // 35: fairplay.v1.BlackjackGame
-	(*GetActiveGamesRequest)(nil),   // 36: fairplay.v1.GetActiveGamesRequest
-	(*GetActiveGamesResponse)(nil),  // 37: fairplay.v1.GetActiveGamesResponse
+	(*SplitBlackjackRequest)(nil),   // 35: fairplay.v1.SplitBlackjackRequest
+	(*SplitBlackjackResponse)(nil),  // 36: fairplay.v1.SplitBlackjackResponse
+	(*InsureBlackjackRequest)(nil),  // 37: fairplay.v1.InsureBlackjackRequest
+	(*InsureBlackjackResponse)(nil), // 38: fairplay.v1.InsureBlackjackResponse
+	(*BlackjackHands)(nil),          // 39: fairplay.v1.BlackjackHands
+	(*BlackjackGame)(nil),           // 40: fairplay.v1.BlackjackGame
+	(*GetActiveGamesRequest)(nil),   // 41: fairplay.v1.GetActiveGamesRequest
+	(*GetActiveGamesResponse)(nil),  // 42: fairplay.v1.GetActiveGamesResponse
 }
 var file_fairplay_v1_game_proto_depIdxs = []int32{
 	0,  // 0: fairplay.v1.PlayDiceResponse.fairness:type_name -> fairplay.v1.Fairness
@@ -3495,55 +4092,71 @@ var file_fairplay_v1_game_proto_depIdxs = []int32{
 	26, // 10: fairplay.v1.StartBlackjackResponse.player_hand:type_name -> fairplay.v1.Card
 	26, // 11: fairplay.v1.StartBlackjackResponse.dealer_hand:type_name -> fairplay.v1.Card
 	0,  // 12: fairplay.v1.StartBlackjackResponse.fairness:type_name -> fairplay.v1.Fairness
-	26, // 13: fairplay.v1.HitBlackjackResponse.player_hand:type_name -> fairplay.v1.Card
-	26, // 14: fairplay.v1.HitBlackjackResponse.dealer_hand:type_name -> fairplay.v1.Card
-	26, // 15: fairplay.v1.StandBlackjackResponse.dealer_hand:type_name -> fairplay.v1.Card
-	26, // 16: fairplay.v1.StandBlackjackResponse.player_hand:type_name -> fairplay.v1.Card
-	26, // 17: fairplay.v1.DoubleBlackjackResponse.dealer_hand:type_name -> fairplay.v1.Card
-	26, // 18: fairplay.v1.DoubleBlackjackResponse.player_hand:type_name -> fairplay.v1.Card
-	26, // 19: fairplay.v1.BlackjackGame.player_hand:type_name -> fairplay.v1.Card
-	26, // 20: fairplay.v1.BlackjackGame.dealer_hand:type_name -> fairplay.v1.Card
-	0,  // 21: fairplay.v1.BlackjackGame.fairness:type_name -> fairplay.v1.Fairness
-	18, // 22: fairplay.v1.GetActiveGamesResponse.mines:type_name -> fairplay.v1.MinesGame
-	25, // 23: fairplay.v1.GetActiveGamesResponse.pump:type_name -> fairplay.v1.PumpGame
-	35, // 24: fairplay.v1.GetActiveGamesResponse.blackjack:type_name -> fairplay.v1.BlackjackGame
-	1,  // 25: fairplay.v1.GameService.PlayDice:input_type -> fairplay.v1.PlayDiceRequest
-	3,  // 26: fairplay.v1.GameService.PlayPlinko:input_type -> fairplay.v1.PlayPlinkoRequest
-	5,  // 27: fairplay.v1.GameService.PlayKeno:input_type -> fairplay.v1.PlayKenoRequest
-	8,  // 28: fairplay.v1.GameService.ListBets:input_type -> fairplay.v1.ListBetsRequest
-	10, // 29: fairplay.v1.GameService.GetBet:input_type -> fairplay.v1.GetBetRequest
-	12, // 30: fairplay.v1.GameService.StartMines:input_type -> fairplay.v1.StartMinesRequest
-	14, // 31: fairplay.v1.GameService.RevealMinesTile:input_type -> fairplay.v1.RevealMinesTileRequest
-	16, // 32: fairplay.v1.GameService.CashOutMines:input_type -> fairplay.v1.CashOutMinesRequest
-	19, // 33: fairplay.v1.GameService.StartPump:input_type -> fairplay.v1.StartPumpRequest
-	21, // 34: fairplay.v1.GameService.PumpBalloon:input_type -> fairplay.v1.PumpBalloonRequest
-	23, // 35: fairplay.v1.GameService.CashOutPump:input_type -> fairplay.v1.CashOutPumpRequest
-	27, // 36: fairplay.v1.GameService.StartBlackjack:input_type -> fairplay.v1.StartBlackjackRequest
-	29, // 37: fairplay.v1.GameService.HitBlackjack:input_type -> fairplay.v1.HitBlackjackRequest
-	31, // 38: fairplay.v1.GameService.StandBlackjack:input_type -> fairplay.v1.StandBlackjackRequest
-	33, // 39: fairplay.v1.GameService.DoubleBlackjack:input_type -> fairplay.v1.DoubleBlackjackRequest
-	36, // 40: fairplay.v1.GameService.GetActiveGames:input_type -> fairplay.v1.GetActiveGamesRequest
-	2,  // 41: fairplay.v1.GameService.PlayDice:output_type -> fairplay.v1.PlayDiceResponse
-	4,  // 42: fairplay.v1.GameService.PlayPlinko:output_type -> fairplay.v1.PlayPlinkoResponse
-	6,  // 43: fairplay.v1.GameService.PlayKeno:output_type -> fairplay.v1.PlayKenoResponse
-	9,  // 44: fairplay.v1.GameService.ListBets:output_type -> fairplay.v1.ListBetsResponse
-	11, // 45: fairplay.v1.GameService.GetBet:output_type -> fairplay.v1.GetBetResponse
-	13, // 46: fairplay.v1.GameService.StartMines:output_type -> fairplay.v1.StartMinesResponse
-	15, // 47: fairplay.v1.GameService.RevealMinesTile:output_type -> fairplay.v1.RevealMinesTileResponse
-	17, // 48: fairplay.v1.GameService.CashOutMines:output_type -> fairplay.v1.CashOutMinesResponse
-	20, // 49: fairplay.v1.GameService.StartPump:output_type -> fairplay.v1.StartPumpResponse
-	22, // 50: fairplay.v1.GameService.PumpBalloon:output_type -> fairplay.v1.PumpBalloonResponse
-	24, // 51: fairplay.v1.GameService.CashOutPump:output_type -> fairplay.v1.CashOutPumpResponse
-	28, // 52: fairplay.v1.GameService.StartBlackjack:output_type -> fairplay.v1.StartBlackjackResponse
-	30, // 53: fairplay.v1.GameService.HitBlackjack:output_type -> fairplay.v1.HitBlackjackResponse
-	32, // 54: fairplay.v1.GameService.StandBlackjack:output_type -> fairplay.v1.StandBlackjackResponse
-	34, // 55: fairplay.v1.GameService.DoubleBlackjack:output_type -> fairplay.v1.DoubleBlackjackResponse
-	37, // 56: fairplay.v1.GameService.GetActiveGames:output_type -> fairplay.v1.GetActiveGamesResponse
-	41, // [41:57] is the sub-list for method output_type
-	25, // [25:41] is the sub-list for method input_type
-	25, // [25:25] is the sub-list for extension type_name
-	25, // [25:25] is the sub-list for extension extendee
-	0,  // [0:25] is the sub-list for field type_name
+	39, // 13: fairplay.v1.StartBlackjackResponse.hands:type_name -> fairplay.v1.BlackjackHands
+	26, // 14: fairplay.v1.HitBlackjackResponse.player_hand:type_name -> fairplay.v1.Card
+	26, // 15: fairplay.v1.HitBlackjackResponse.dealer_hand:type_name -> fairplay.v1.Card
+	39, // 16: fairplay.v1.HitBlackjackResponse.hands:type_name -> fairplay.v1.BlackjackHands
+	26, // 17: fairplay.v1.StandBlackjackResponse.dealer_hand:type_name -> fairplay.v1.Card
+	26, // 18: fairplay.v1.StandBlackjackResponse.player_hand:type_name -> fairplay.v1.Card
+	39, // 19: fairplay.v1.StandBlackjackResponse.hands:type_name -> fairplay.v1.BlackjackHands
+	26, // 20: fairplay.v1.DoubleBlackjackResponse.dealer_hand:type_name -> fairplay.v1.Card
+	26, // 21: fairplay.v1.DoubleBlackjackResponse.player_hand:type_name -> fairplay.v1.Card
+	39, // 22: fairplay.v1.DoubleBlackjackResponse.hands:type_name -> fairplay.v1.BlackjackHands
+	26, // 23: fairplay.v1.SplitBlackjackResponse.player_hand:type_name -> fairplay.v1.Card
+	26, // 24: fairplay.v1.SplitBlackjackResponse.dealer_hand:type_name -> fairplay.v1.Card
+	39, // 25: fairplay.v1.SplitBlackjackResponse.hands:type_name -> fairplay.v1.BlackjackHands
+	26, // 26: fairplay.v1.InsureBlackjackResponse.player_hand:type_name -> fairplay.v1.Card
+	26, // 27: fairplay.v1.InsureBlackjackResponse.dealer_hand:type_name -> fairplay.v1.Card
+	39, // 28: fairplay.v1.InsureBlackjackResponse.hands:type_name -> fairplay.v1.BlackjackHands
+	26, // 29: fairplay.v1.BlackjackHands.second_hand:type_name -> fairplay.v1.Card
+	26, // 30: fairplay.v1.BlackjackGame.player_hand:type_name -> fairplay.v1.Card
+	26, // 31: fairplay.v1.BlackjackGame.dealer_hand:type_name -> fairplay.v1.Card
+	0,  // 32: fairplay.v1.BlackjackGame.fairness:type_name -> fairplay.v1.Fairness
+	39, // 33: fairplay.v1.BlackjackGame.hands:type_name -> fairplay.v1.BlackjackHands
+	18, // 34: fairplay.v1.GetActiveGamesResponse.mines:type_name -> fairplay.v1.MinesGame
+	25, // 35: fairplay.v1.GetActiveGamesResponse.pump:type_name -> fairplay.v1.PumpGame
+	40, // 36: fairplay.v1.GetActiveGamesResponse.blackjack:type_name -> fairplay.v1.BlackjackGame
+	1,  // 37: fairplay.v1.GameService.PlayDice:input_type -> fairplay.v1.PlayDiceRequest
+	3,  // 38: fairplay.v1.GameService.PlayPlinko:input_type -> fairplay.v1.PlayPlinkoRequest
+	5,  // 39: fairplay.v1.GameService.PlayKeno:input_type -> fairplay.v1.PlayKenoRequest
+	8,  // 40: fairplay.v1.GameService.ListBets:input_type -> fairplay.v1.ListBetsRequest
+	10, // 41: fairplay.v1.GameService.GetBet:input_type -> fairplay.v1.GetBetRequest
+	12, // 42: fairplay.v1.GameService.StartMines:input_type -> fairplay.v1.StartMinesRequest
+	14, // 43: fairplay.v1.GameService.RevealMinesTile:input_type -> fairplay.v1.RevealMinesTileRequest
+	16, // 44: fairplay.v1.GameService.CashOutMines:input_type -> fairplay.v1.CashOutMinesRequest
+	19, // 45: fairplay.v1.GameService.StartPump:input_type -> fairplay.v1.StartPumpRequest
+	21, // 46: fairplay.v1.GameService.PumpBalloon:input_type -> fairplay.v1.PumpBalloonRequest
+	23, // 47: fairplay.v1.GameService.CashOutPump:input_type -> fairplay.v1.CashOutPumpRequest
+	27, // 48: fairplay.v1.GameService.StartBlackjack:input_type -> fairplay.v1.StartBlackjackRequest
+	29, // 49: fairplay.v1.GameService.HitBlackjack:input_type -> fairplay.v1.HitBlackjackRequest
+	31, // 50: fairplay.v1.GameService.StandBlackjack:input_type -> fairplay.v1.StandBlackjackRequest
+	33, // 51: fairplay.v1.GameService.DoubleBlackjack:input_type -> fairplay.v1.DoubleBlackjackRequest
+	35, // 52: fairplay.v1.GameService.SplitBlackjack:input_type -> fairplay.v1.SplitBlackjackRequest
+	37, // 53: fairplay.v1.GameService.InsureBlackjack:input_type -> fairplay.v1.InsureBlackjackRequest
+	41, // 54: fairplay.v1.GameService.GetActiveGames:input_type -> fairplay.v1.GetActiveGamesRequest
+	2,  // 55: fairplay.v1.GameService.PlayDice:output_type -> fairplay.v1.PlayDiceResponse
+	4,  // 56: fairplay.v1.GameService.PlayPlinko:output_type -> fairplay.v1.PlayPlinkoResponse
+	6,  // 57: fairplay.v1.GameService.PlayKeno:output_type -> fairplay.v1.PlayKenoResponse
+	9,  // 58: fairplay.v1.GameService.ListBets:output_type -> fairplay.v1.ListBetsResponse
+	11, // 59: fairplay.v1.GameService.GetBet:output_type -> fairplay.v1.GetBetResponse
+	13, // 60: fairplay.v1.GameService.StartMines:output_type -> fairplay.v1.StartMinesResponse
+	15, // 61: fairplay.v1.GameService.RevealMinesTile:output_type -> fairplay.v1.RevealMinesTileResponse
+	17, // 62: fairplay.v1.GameService.CashOutMines:output_type -> fairplay.v1.CashOutMinesResponse
+	20, // 63: fairplay.v1.GameService.StartPump:output_type -> fairplay.v1.StartPumpResponse
+	22, // 64: fairplay.v1.GameService.PumpBalloon:output_type -> fairplay.v1.PumpBalloonResponse
+	24, // 65: fairplay.v1.GameService.CashOutPump:output_type -> fairplay.v1.CashOutPumpResponse
+	28, // 66: fairplay.v1.GameService.StartBlackjack:output_type -> fairplay.v1.StartBlackjackResponse
+	30, // 67: fairplay.v1.GameService.HitBlackjack:output_type -> fairplay.v1.HitBlackjackResponse
+	32, // 68: fairplay.v1.GameService.StandBlackjack:output_type -> fairplay.v1.StandBlackjackResponse
+	34, // 69: fairplay.v1.GameService.DoubleBlackjack:output_type -> fairplay.v1.DoubleBlackjackResponse
+	36, // 70: fairplay.v1.GameService.SplitBlackjack:output_type -> fairplay.v1.SplitBlackjackResponse
+	38, // 71: fairplay.v1.GameService.InsureBlackjack:output_type -> fairplay.v1.InsureBlackjackResponse
+	42, // 72: fairplay.v1.GameService.GetActiveGames:output_type -> fairplay.v1.GetActiveGamesResponse
+	55, // [55:73] is the sub-list for method output_type
+	37, // [37:55] is the sub-list for method input_type
+	37, // [37:37] is the sub-list for extension type_name
+	37, // [37:37] is the sub-list for extension extendee
+	0,  // [0:37] is the sub-list for field type_name
 }
 
 func init() { file_fairplay_v1_game_proto_init() }
@@ -3555,13 +4168,14 @@ func file_fairplay_v1_game_proto_init() {
 	file_fairplay_v1_game_proto_msgTypes[8].OneofWrappers = []any{}
 	file_fairplay_v1_game_proto_msgTypes[14].OneofWrappers = []any{}
 	file_fairplay_v1_game_proto_msgTypes[26].OneofWrappers = []any{}
+	file_fairplay_v1_game_proto_msgTypes[37].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_fairplay_v1_game_proto_rawDesc), len(file_fairplay_v1_game_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   38,
+			NumMessages:   43,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -106,6 +106,79 @@ describe('game events', () => {
     });
   });
 
+  // The split rules' vectors: the recorded outcomes are what the server's games.Replay writes
+  // (internal/games/verify_test.go has the same seeds), so the browser must match them field by field.
+  it.each([
+    {
+      nonce: 5,
+      params: { actions: 'psd', rules: 1 },
+      recorded: {
+        player: '8♦ Q♦ (18)',
+        dealer: '6♦ 6♣ 2♣ 8♣ (22)',
+        result: 'Hand 1: Dealer busts! You win. Hand 2: Bust! Dealer wins',
+        stakes: 3,
+        multiplier: 0.6666,
+        rules: 1,
+        second: '8♠ 8♣ K♣ (26)',
+        return: 2,
+      },
+    },
+    {
+      nonce: 26,
+      params: { actions: 'i', rules: 1 },
+      recorded: {
+        player: 'A♦ 9♥ (20, soft)',
+        dealer: 'A♦ J♦ (21, soft)',
+        result: 'Dealer has Blackjack! Dealer wins. Insurance pays 2:1',
+        stakes: 1.5,
+        multiplier: 1,
+        rules: 1,
+        insurance: 'taken',
+        return: 1.5,
+      },
+    },
+    {
+      nonce: 53,
+      params: { actions: 'npss', rules: 1 },
+      recorded: {
+        player: '8♦ 4♦ (12)',
+        dealer: 'A♥ 9♣ (20, soft)',
+        result: 'Hand 1: Dealer wins. Hand 2: Dealer wins',
+        stakes: 2,
+        multiplier: 0,
+        rules: 1,
+        second: '8♣ 10♥ (18)',
+        insurance: 'declined',
+      },
+    },
+    {
+      nonce: 26,
+      params: {},
+      recorded: {
+        player: 'A♦ 9♥ (20, soft)',
+        dealer: 'A♦ J♦ (21, soft)',
+        result: 'Dealer has Blackjack! Dealer wins',
+        stakes: 1,
+        multiplier: 0,
+      },
+    },
+  ])(
+    'replays blackjack nonce $nonce with $params.actions as the server records it',
+    async ({ nonce, params, recorded }) => {
+      const v = await recompute('blackjack', seeds(nonce), params);
+      expect(mismatches(v.outcome, recorded)).toEqual([]);
+      expect(Object.keys(v.outcome).sort()).toEqual(Object.keys(recorded).sort());
+    },
+  );
+
+  it('refuses blackjack actions the rules do not allow', async () => {
+    await expect(recompute('blackjack', seeds(5), { actions: 'p' })).rejects.toThrow('Split is not allowed now');
+    await expect(recompute('blackjack', seeds(26), { actions: 's', rules: 1 })).rejects.toThrow(
+      'Accept or decline insurance first',
+    );
+    await expect(recompute('blackjack', seeds(1), { actions: 'ss' })).rejects.toThrow('Game is already over');
+  });
+
   it('verifies a dice bet', async () => {
     const v = await recompute('dice', seeds(1), { target: '80' });
     expect(v.outcome).toEqual({ roll: 74.67, win: true, multiplier: 1.24 });

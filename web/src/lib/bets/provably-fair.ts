@@ -68,12 +68,12 @@ const SUIT_SYMBOLS: Record<(typeof CARD_SUITS)[number], string> = {
 };
 
 /** cardAt is CARDS[floor(f × 52)]: rank-major, 2♦ 2♥ 2♠ 2♣ 3♦ … A♣. */
-export function cardAt(f: number): { index: number; label: string; value: number } {
+export function cardAt(f: number): { index: number; label: string; value: number; rank: number } {
   const index = Math.floor(f * 52);
   const rank = Math.floor(index / 4);
   const suit = CARD_SUITS[index % 4] ?? 'diamonds';
   const value = rank === 12 ? 11 : rank >= 8 ? 10 : rank + 2;
-  return { index, label: `${CARD_RANKS[rank] ?? '?'}${SUIT_SYMBOLS[suit]}`, value };
+  return { index, label: `${CARD_RANKS[rank] ?? '?'}${SUIT_SYMBOLS[suit]}`, value, rank };
 }
 
 // ---- Games -------------------------------------------------------------------------
@@ -131,6 +131,8 @@ export interface BetParams {
   difficulty?: string;
   pumps?: number;
   actions?: string;
+  /** rules is the blackjack rule set: 1 split and insurance, absent for the classic rules. */
+  rules?: number;
 }
 
 /** Verification is the browser's recomputation of a bet: display lines and the fields compared with the record. */
@@ -142,49 +144,153 @@ export interface Verification {
 
 type Card = ReturnType<typeof cardAt>;
 
-function playBlackjack(deck: Card[], actions: string) {
-  const player = [deck[0], deck[2]].filter((c): c is Card => c !== undefined);
-  const dealer = [deck[1], deck[3]].filter((c): c is Card => c !== undefined);
-  let next = 4;
-  let doubled = false;
-  const natural = (h: Card[]) => h.length === 2 && handValue(h) === 21;
-  let outcome = '';
-  if (natural(player) && natural(dealer)) outcome = 'Push';
-  else if (natural(player)) outcome = 'Blackjack! You win';
-  else if (natural(dealer)) outcome = 'Dealer has Blackjack! Dealer wins';
-  const draw = (hand: Card[]) => {
-    const card = deck[next++];
-    if (card) hand.push(card);
+const BJ_RESULTS: Record<string, string> = {
+  blackjack: 'Blackjack! You win',
+  dealer_bust: 'Dealer busts! You win',
+  win: 'You win',
+  push: 'Push',
+  lose: 'Dealer wins',
+  dealer_blackjack: 'Dealer has Blackjack! Dealer wins',
+  bust: 'Bust! Dealer wins',
+  even_money: 'Even money! You win',
+};
+
+const BJ_RETURNS: Record<string, number> = { blackjack: 2.5, dealer_bust: 2, win: 2, push: 1, even_money: 2 };
+
+/**
+ * playBlackjack replays a game as internal/games/blackjack plays it. rules 0 are the classic
+ * rules (no split, no insurance); rules 1 add split (one, same rank; split aces one card each;
+ * double after split), insurance and even money, offered before the dealer peeks when the up
+ * card is an ace. Actions: h hit, s stand, d double, p split, i take insurance (even money with
+ * a natural), n decline. An action the rules refuse makes the replay invalid (null).
+ */
+export function playBlackjack(deck: Card[], actions: string, rules = 0) {
+  const card = (i: number): Card => {
+    const c = deck[i];
+    if (!c) throw new Error('The game ran out of pre-generated cards');
+    return c;
   };
+  const hands: Card[][] = [[card(0), card(2)]];
+  const dealer = [card(1), card(3)];
+  const outcomes: string[] = [''];
+  const doubled = [false];
+  let next = 4;
+  let active = 0;
+  let insurance = '';
+  const natural = (h: Card[]) => h.length === 2 && handValue(h) === 21;
+  const peek = () => {
+    const [p, d] = [natural(hands[0] ?? []), natural(dealer)];
+    if (p && d) outcomes[0] = 'push';
+    else if (p) outcomes[0] = 'blackjack';
+    else if (d) outcomes[0] = 'dealer_blackjack';
+  };
+  const over = () => outcomes.every((o) => o !== '');
+  const draw = (hand: Card[]) => hand.push(card(next++));
   const dealerPlays = () => {
-    while (handValue(dealer) < 17 && next < deck.length) draw(dealer);
-    const p = handValue(player);
+    if (outcomes.every((o) => o !== '')) return;
+    while (handValue(dealer) < 17) draw(dealer);
     const d = handValue(dealer);
-    outcome = d > 21 ? 'Dealer busts! You win' : p > d ? 'You win' : p === d ? 'Push' : 'Dealer wins';
+    hands.forEach((h, i) => {
+      if (outcomes[i] !== '') return;
+      const p = handValue(h);
+      outcomes[i] = d > 21 ? 'dealer_bust' : p > d ? 'win' : p === d ? 'push' : 'lose';
+    });
+  };
+  const nextHand = () => {
+    if (hands.length === 2 && active === 0) {
+      active = 1;
+      if (handValue(hands[1] ?? []) === 21) nextHand();
+      return;
+    }
+    dealerPlays();
+  };
+  if (rules === 1 && dealer[0]?.value === 11) insurance = 'offered';
+  else peek();
+  const refuse = (why: string) => {
+    throw new Error(why);
   };
   for (const action of actions.toLowerCase()) {
-    if (outcome) break;
-    if (action === 'h') {
-      draw(player);
-      const p = handValue(player);
-      if (p > 21) outcome = 'Bust! Dealer wins';
-      else if (p === 21) dealerPlays();
-    } else if (action === 's') {
-      dealerPlays();
-    } else if (action === 'd') {
-      doubled = true;
-      draw(player);
-      if (handValue(player) > 21) outcome = 'Bust! Dealer wins';
-      else dealerPlays();
+    if (over()) refuse('Game is already over');
+    const h = hands[active] ?? [];
+    const pending = insurance === 'offered';
+    if (pending && 'hsdp'.includes(action)) refuse('Accept or decline insurance first');
+    switch (action) {
+      case 'h':
+        draw(h);
+        if (handValue(h) > 21) {
+          outcomes[active] = 'bust';
+          nextHand();
+        } else if (handValue(h) === 21) nextHand();
+        break;
+      case 's':
+        nextHand();
+        break;
+      case 'd':
+        if (h.length !== 2) refuse('You can only double down on your first two cards');
+        doubled[active] = true;
+        draw(h);
+        if (handValue(h) > 21) outcomes[active] = 'bust';
+        nextHand();
+        break;
+      case 'p': {
+        const first = hands[0] ?? [];
+        if (rules !== 1 || hands.length !== 1 || first.length !== 2 || first[0]?.rank !== first[1]?.rank)
+          refuse('Split is not allowed now');
+        const second: Card[] = first.splice(1, 1);
+        hands.push(second);
+        outcomes.push('');
+        doubled.push(false);
+        draw(first);
+        draw(second);
+        if (first[0]?.value === 11) {
+          active = 1;
+          dealerPlays();
+        } else if (handValue(first) === 21) nextHand();
+        break;
+      }
+      case 'i':
+      case 'n':
+        if (rules !== 1 || !pending) refuse('Insurance is not offered now');
+        if (action === 'i' && natural(h)) {
+          insurance = 'even_money';
+          outcomes[0] = 'even_money';
+        } else {
+          insurance = action === 'i' ? 'taken' : 'declined';
+          peek();
+        }
+        break;
+      default:
+        refuse(`blackjack action ${action}`);
     }
   }
-  const multipliers: Record<string, number> = {
-    'Blackjack! You win': 2.5,
-    'Dealer busts! You win': 2,
-    'You win': 2,
-    Push: 1,
+  const done = over();
+  const insurancePays = done && insurance === 'taken' && natural(dealer);
+  // Stakes and returns in 1e-4 units, as the server's multipliers, so the arithmetic is exact.
+  let stakes = 10000 * (hands.length + doubled.filter(Boolean).length) + (insurance === 'taken' ? 5000 : 0);
+  let ret = 0;
+  if (done) {
+    outcomes.forEach((o, i) => {
+      ret += 10000 * (BJ_RETURNS[o] ?? 0) * (doubled[i] ? 2 : 1);
+    });
+    if (insurancePays) ret += 15000;
+  }
+  if (stakes <= 0) stakes = 10000;
+  let result = '';
+  if (done) {
+    const texts = outcomes.map((o) => BJ_RESULTS[o] ?? '');
+    result = texts.length === 2 ? `Hand 1: ${texts[0] ?? ''}. Hand 2: ${texts[1] ?? ''}` : (texts[0] ?? '');
+    if (insurancePays) result += '. Insurance pays 2:1';
+  }
+  return {
+    player: hands[0] ?? [],
+    second: hands[1],
+    dealer,
+    insurance,
+    outcome: result,
+    stakes: stakes / 10000,
+    multiplier: Math.floor((ret * 10000) / stakes) / 10000,
+    return: ret / 10000,
   };
-  return { player, dealer, outcome, doubled, multiplier: multipliers[outcome] ?? 0 };
 }
 
 /** hand writes a hand as the server records it: "J♠ 5♥ (15)", "A♦ 6♣ (17, soft)". */
@@ -287,18 +393,26 @@ export async function recompute(
     }
     case 'blackjack': {
       const deck = (await stream(52)).map(cardAt);
-      const played = playBlackjack(deck, params.actions ?? '');
+      const rules = params.rules ?? 0;
+      const played = playBlackjack(deck, params.actions ?? '', rules);
+      const lines: [string, string][] = [['Player', hand(played.player)]];
+      if (played.second) lines.push(['Second hand', hand(played.second)]);
+      lines.push(['Dealer', hand(played.dealer)]);
+      if (played.insurance) lines.push(['Insurance', played.insurance.replace('_', ' ')]);
+      lines.push(['Result', played.outcome || 'in play']);
       return {
-        lines: [
-          ['Player', hand(played.player)],
-          ['Dealer', hand(played.dealer)],
-          ['Result', played.outcome || 'in play'],
-        ],
+        lines,
         outcome: {
           player: hand(played.player),
           dealer: hand(played.dealer),
           result: played.outcome,
           multiplier: played.multiplier,
+          stakes: played.stakes,
+          // The split rules record these only when set (the server omits empty ones).
+          ...(played.second ? { second: hand(played.second) } : {}),
+          ...(played.insurance ? { insurance: played.insurance } : {}),
+          ...(rules === 1 && played.return > 0 ? { return: played.return } : {}),
+          ...(rules === 1 ? { rules } : {}),
         },
       };
     }

@@ -69,6 +69,12 @@ const (
 	// GameServiceDoubleBlackjackProcedure is the fully-qualified name of the GameService's
 	// DoubleBlackjack RPC.
 	GameServiceDoubleBlackjackProcedure = "/fairplay.v1.GameService/DoubleBlackjack"
+	// GameServiceSplitBlackjackProcedure is the fully-qualified name of the GameService's
+	// SplitBlackjack RPC.
+	GameServiceSplitBlackjackProcedure = "/fairplay.v1.GameService/SplitBlackjack"
+	// GameServiceInsureBlackjackProcedure is the fully-qualified name of the GameService's
+	// InsureBlackjack RPC.
+	GameServiceInsureBlackjackProcedure = "/fairplay.v1.GameService/InsureBlackjack"
 	// GameServiceGetActiveGamesProcedure is the fully-qualified name of the GameService's
 	// GetActiveGames RPC.
 	GameServiceGetActiveGamesProcedure = "/fairplay.v1.GameService/GetActiveGames"
@@ -111,9 +117,22 @@ type GameServiceClient interface {
 	// StandBlackjack ends the player's turn; the dealer plays and the game
 	// settles.
 	StandBlackjack(context.Context, *connect.Request[v1.StandBlackjackRequest]) (*connect.Response[v1.StandBlackjackResponse], error)
-	// DoubleBlackjack takes a second stake on the first two cards, deals one
-	// card and lets the dealer play.
+	// DoubleBlackjack takes another stake, equal to the original one, on the
+	// first two cards of the hand in play (after a split too), deals one card
+	// and ends the hand; after the last hand the dealer plays.
 	DoubleBlackjack(context.Context, *connect.Request[v1.DoubleBlackjackRequest]) (*connect.Response[v1.DoubleBlackjackResponse], error)
+	// SplitBlackjack splits the first two cards, of the same rank, into two
+	// hands: it takes a second stake equal to the original one (refused,
+	// changing nothing, when the balance is short), deals the first hand its
+	// second card, then the second hand its own, and plays the first hand.
+	// One split per game; split aces take one card each and stand.
+	SplitBlackjack(context.Context, *connect.Request[v1.SplitBlackjackRequest]) (*connect.Response[v1.SplitBlackjackResponse], error)
+	// InsureBlackjack answers the insurance offer made when the dealer shows an
+	// ace, before any other action: accept takes insurance for half the
+	// original stake (paying 2:1 if the dealer has Blackjack) or, holding a
+	// natural, even money (1:1 at once, no stake); decline takes nothing. Then
+	// the dealer peeks.
+	InsureBlackjack(context.Context, *connect.Request[v1.InsureBlackjackRequest]) (*connect.Response[v1.InsureBlackjackResponse], error)
 	// GetActiveGames returns the caller's running game of each kind, so a
 	// reloaded page can resume it. Hidden layouts
 	// (mines, pops, the dealer's hole card) are never included.
@@ -223,6 +242,18 @@ func NewGameServiceClient(httpClient connect.HTTPClient, baseURL string, opts ..
 			connect.WithSchema(gameServiceMethods.ByName("DoubleBlackjack")),
 			connect.WithClientOptions(opts...),
 		),
+		splitBlackjack: connect.NewClient[v1.SplitBlackjackRequest, v1.SplitBlackjackResponse](
+			httpClient,
+			baseURL+GameServiceSplitBlackjackProcedure,
+			connect.WithSchema(gameServiceMethods.ByName("SplitBlackjack")),
+			connect.WithClientOptions(opts...),
+		),
+		insureBlackjack: connect.NewClient[v1.InsureBlackjackRequest, v1.InsureBlackjackResponse](
+			httpClient,
+			baseURL+GameServiceInsureBlackjackProcedure,
+			connect.WithSchema(gameServiceMethods.ByName("InsureBlackjack")),
+			connect.WithClientOptions(opts...),
+		),
 		getActiveGames: connect.NewClient[v1.GetActiveGamesRequest, v1.GetActiveGamesResponse](
 			httpClient,
 			baseURL+GameServiceGetActiveGamesProcedure,
@@ -250,6 +281,8 @@ type gameServiceClient struct {
 	hitBlackjack    *connect.Client[v1.HitBlackjackRequest, v1.HitBlackjackResponse]
 	standBlackjack  *connect.Client[v1.StandBlackjackRequest, v1.StandBlackjackResponse]
 	doubleBlackjack *connect.Client[v1.DoubleBlackjackRequest, v1.DoubleBlackjackResponse]
+	splitBlackjack  *connect.Client[v1.SplitBlackjackRequest, v1.SplitBlackjackResponse]
+	insureBlackjack *connect.Client[v1.InsureBlackjackRequest, v1.InsureBlackjackResponse]
 	getActiveGames  *connect.Client[v1.GetActiveGamesRequest, v1.GetActiveGamesResponse]
 }
 
@@ -328,6 +361,16 @@ func (c *gameServiceClient) DoubleBlackjack(ctx context.Context, req *connect.Re
 	return c.doubleBlackjack.CallUnary(ctx, req)
 }
 
+// SplitBlackjack calls fairplay.v1.GameService.SplitBlackjack.
+func (c *gameServiceClient) SplitBlackjack(ctx context.Context, req *connect.Request[v1.SplitBlackjackRequest]) (*connect.Response[v1.SplitBlackjackResponse], error) {
+	return c.splitBlackjack.CallUnary(ctx, req)
+}
+
+// InsureBlackjack calls fairplay.v1.GameService.InsureBlackjack.
+func (c *gameServiceClient) InsureBlackjack(ctx context.Context, req *connect.Request[v1.InsureBlackjackRequest]) (*connect.Response[v1.InsureBlackjackResponse], error) {
+	return c.insureBlackjack.CallUnary(ctx, req)
+}
+
 // GetActiveGames calls fairplay.v1.GameService.GetActiveGames.
 func (c *gameServiceClient) GetActiveGames(ctx context.Context, req *connect.Request[v1.GetActiveGamesRequest]) (*connect.Response[v1.GetActiveGamesResponse], error) {
 	return c.getActiveGames.CallUnary(ctx, req)
@@ -370,9 +413,22 @@ type GameServiceHandler interface {
 	// StandBlackjack ends the player's turn; the dealer plays and the game
 	// settles.
 	StandBlackjack(context.Context, *connect.Request[v1.StandBlackjackRequest]) (*connect.Response[v1.StandBlackjackResponse], error)
-	// DoubleBlackjack takes a second stake on the first two cards, deals one
-	// card and lets the dealer play.
+	// DoubleBlackjack takes another stake, equal to the original one, on the
+	// first two cards of the hand in play (after a split too), deals one card
+	// and ends the hand; after the last hand the dealer plays.
 	DoubleBlackjack(context.Context, *connect.Request[v1.DoubleBlackjackRequest]) (*connect.Response[v1.DoubleBlackjackResponse], error)
+	// SplitBlackjack splits the first two cards, of the same rank, into two
+	// hands: it takes a second stake equal to the original one (refused,
+	// changing nothing, when the balance is short), deals the first hand its
+	// second card, then the second hand its own, and plays the first hand.
+	// One split per game; split aces take one card each and stand.
+	SplitBlackjack(context.Context, *connect.Request[v1.SplitBlackjackRequest]) (*connect.Response[v1.SplitBlackjackResponse], error)
+	// InsureBlackjack answers the insurance offer made when the dealer shows an
+	// ace, before any other action: accept takes insurance for half the
+	// original stake (paying 2:1 if the dealer has Blackjack) or, holding a
+	// natural, even money (1:1 at once, no stake); decline takes nothing. Then
+	// the dealer peeks.
+	InsureBlackjack(context.Context, *connect.Request[v1.InsureBlackjackRequest]) (*connect.Response[v1.InsureBlackjackResponse], error)
 	// GetActiveGames returns the caller's running game of each kind, so a
 	// reloaded page can resume it. Hidden layouts
 	// (mines, pops, the dealer's hole card) are never included.
@@ -478,6 +534,18 @@ func NewGameServiceHandler(svc GameServiceHandler, opts ...connect.HandlerOption
 		connect.WithSchema(gameServiceMethods.ByName("DoubleBlackjack")),
 		connect.WithHandlerOptions(opts...),
 	)
+	gameServiceSplitBlackjackHandler := connect.NewUnaryHandler(
+		GameServiceSplitBlackjackProcedure,
+		svc.SplitBlackjack,
+		connect.WithSchema(gameServiceMethods.ByName("SplitBlackjack")),
+		connect.WithHandlerOptions(opts...),
+	)
+	gameServiceInsureBlackjackHandler := connect.NewUnaryHandler(
+		GameServiceInsureBlackjackProcedure,
+		svc.InsureBlackjack,
+		connect.WithSchema(gameServiceMethods.ByName("InsureBlackjack")),
+		connect.WithHandlerOptions(opts...),
+	)
 	gameServiceGetActiveGamesHandler := connect.NewUnaryHandler(
 		GameServiceGetActiveGamesProcedure,
 		svc.GetActiveGames,
@@ -517,6 +585,10 @@ func NewGameServiceHandler(svc GameServiceHandler, opts ...connect.HandlerOption
 			gameServiceStandBlackjackHandler.ServeHTTP(w, r)
 		case GameServiceDoubleBlackjackProcedure:
 			gameServiceDoubleBlackjackHandler.ServeHTTP(w, r)
+		case GameServiceSplitBlackjackProcedure:
+			gameServiceSplitBlackjackHandler.ServeHTTP(w, r)
+		case GameServiceInsureBlackjackProcedure:
+			gameServiceInsureBlackjackHandler.ServeHTTP(w, r)
 		case GameServiceGetActiveGamesProcedure:
 			gameServiceGetActiveGamesHandler.ServeHTTP(w, r)
 		default:
@@ -586,6 +658,14 @@ func (UnimplementedGameServiceHandler) StandBlackjack(context.Context, *connect.
 
 func (UnimplementedGameServiceHandler) DoubleBlackjack(context.Context, *connect.Request[v1.DoubleBlackjackRequest]) (*connect.Response[v1.DoubleBlackjackResponse], error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("fairplay.v1.GameService.DoubleBlackjack is not implemented"))
+}
+
+func (UnimplementedGameServiceHandler) SplitBlackjack(context.Context, *connect.Request[v1.SplitBlackjackRequest]) (*connect.Response[v1.SplitBlackjackResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("fairplay.v1.GameService.SplitBlackjack is not implemented"))
+}
+
+func (UnimplementedGameServiceHandler) InsureBlackjack(context.Context, *connect.Request[v1.InsureBlackjackRequest]) (*connect.Response[v1.InsureBlackjackResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("fairplay.v1.GameService.InsureBlackjack is not implemented"))
 }
 
 func (UnimplementedGameServiceHandler) GetActiveGames(context.Context, *connect.Request[v1.GetActiveGamesRequest]) (*connect.Response[v1.GetActiveGamesResponse], error) {

@@ -8,8 +8,12 @@ import { betRefusal, formatBetInput, GENERIC_ERROR, PLAY_MESSAGES } from '@/lib/
 import { useBetReveals, type RevealFigures } from '@/lib/bet-reveals';
 import { formatMoney } from '@/lib/format';
 import { toast } from '@/lib/toast';
+import type { BlackjackHandsSchema } from '@/gen/fairplay/v1/game_pb';
+import type { ApiJson } from '@/lib/api-types';
 import { useDoubleBlackjack } from '../api/double-blackjack';
 import { useHitBlackjack } from '../api/hit-blackjack';
+import { useInsureBlackjack } from '../api/insure-blackjack';
+import { useSplitBlackjack } from '../api/split-blackjack';
 import { useStandBlackjack } from '../api/stand-blackjack';
 import { useStartBlackjack, type StartBlackjackResult } from '../api/start-blackjack';
 import {
@@ -26,6 +30,9 @@ import { Hand } from './playing-card';
 
 type Phase = 'betting' | 'dealing' | 'playing' | 'dealerTurn' | 'gameOver';
 
+/** Hands is the split and insurance state every Blackjack answer carries. */
+export type Hands = ApiJson<typeof BlackjackHandsSchema>;
+
 interface Table {
   phase: Phase;
   gameId: string | null;
@@ -38,9 +45,19 @@ interface Table {
   dealerFaceUp: number;
   result: string;
   winAmount: number;
-  /** balanceAtDeal is the balance right after the stake, which must cover a second bet to double. */
+  /** balanceAtDeal is the balance after the last stake taken, which must cover a double's, split's or insurance's stake. */
   balanceAtDeal: number;
   canDouble: boolean;
+  /** base is the original stake; stake is the total (doubles, split, insurance). */
+  base: number;
+  /** second is the second hand after a split (player is then the first); activeHand the hand in play. */
+  second: Card[];
+  activeHand: number;
+  canSplit: boolean;
+  /** insurance is '' (not offered), 'offered' (decide first), 'taken', 'declined' or 'even_money'. */
+  insurance: string;
+  evenMoney: boolean;
+  handResults: string[];
 }
 
 const empty: Table = {
@@ -56,7 +73,37 @@ const empty: Table = {
   winAmount: 0,
   balanceAtDeal: 0,
   canDouble: false,
+  base: 0,
+  second: [],
+  activeHand: 0,
+  canSplit: false,
+  insurance: '',
+  evenMoney: false,
+  handResults: [],
 };
+
+/** totalStake is the total stake an answer reports, or fallback when it has none. */
+function totalStake(h: Hands | undefined, fallback: number): number {
+  return h && h.betAmount > 0 ? h.betAmount : fallback;
+}
+
+/** isSplit tells whether an answer shows two hands. */
+function isSplit(h: Hands | undefined): boolean {
+  return (h?.secondHand.length ?? 0) > 0;
+}
+
+/** fromHands is the table's part an answer's hands give (absent: no split, no insurance). */
+function fromHands(h: Hands | undefined, canDouble = false) {
+  return {
+    second: h?.secondHand ?? [],
+    activeHand: h?.activeHand ?? 0,
+    canSplit: h?.canSplit ?? false,
+    canDouble: h ? h.canDouble : canDouble,
+    insurance: h?.insurance ?? '',
+    evenMoney: h?.evenMoney ?? false,
+    handResults: h?.handResults ?? [],
+  };
+}
 
 type Action =
   | { type: 'resumed'; game: ActiveBlackjackGame; balance: number }
@@ -65,6 +112,7 @@ type Action =
   | { type: 'dealerHandShown' }
   | { type: 'dealFinished'; res: StartBlackjackResult }
   | { type: 'playerCards'; cards: Card[] }
+  | { type: 'update'; player: Card[]; hands?: Hands; balance: number }
   | { type: 'doubled'; cards: Card[]; stake: number }
   | { type: 'standing' }
   | { type: 'standFailed' }
@@ -82,14 +130,15 @@ function reducer(t: Table, action: Action): Table {
         ...empty,
         phase: 'playing',
         gameId: game.gameId,
-        stake: game.betAmount,
         player: game.playerHand,
         dealer: game.dealerHand,
         playerShown: game.playerHand.length,
         dealerSlots: game.dealerHand.length,
         dealerFaceUp: game.dealerHand.length,
         balanceAtDeal: action.balance,
-        canDouble: game.canDouble,
+        ...fromHands(game.hands, game.canDouble),
+        stake: totalStake(game.hands, game.betAmount),
+        base: game.betAmount / stakesOf(game.hands),
       };
     }
     case 'dealt': {
@@ -105,7 +154,8 @@ function reducer(t: Table, action: Action): Table {
         dealerSlots: 1,
         dealerFaceUp: 1,
         balanceAtDeal: res.newBalance - (res.gameOver ? res.winAmount : 0),
-        canDouble: res.canDouble,
+        ...fromHands(res.hands, res.canDouble),
+        base: action.stake,
       };
     }
     case 'playerFirstCardShown':
@@ -122,6 +172,20 @@ function reducer(t: Table, action: Action): Table {
       };
     case 'playerCards':
       return { ...t, player: action.cards, playerShown: action.cards.length, canDouble: false };
+    case 'update': {
+      // An answer that may leave the game running: after a split, an insurance decision, or a
+      // stand or double on the first of two hands. A stand that did not end the game plays on.
+      const h = action.hands;
+      return {
+        ...t,
+        ...fromHands(h, false),
+        phase: t.phase === 'dealerTurn' ? 'playing' : t.phase,
+        player: action.player,
+        playerShown: action.player.length,
+        stake: totalStake(h, t.stake),
+        balanceAtDeal: action.balance,
+      };
+    }
     case 'doubled':
       return { ...t, stake: action.stake, player: action.cards, playerShown: action.cards.length, canDouble: false };
     case 'standing':
@@ -155,6 +219,14 @@ function reducer(t: Table, action: Action): Table {
 
 const HIDDEN: Card = { hidden: true };
 
+/** stakesOf counts the base stakes a running game holds: 1, plus 1 per double, 1 for a split, 0.5 for insurance. */
+function stakesOf(h: Hands | undefined): number {
+  if (!h) return 1;
+  let n = 1 + (h.secondHand.length > 0 ? 1 : 0) + (h.insurance === 'taken' ? 0.5 : 0);
+  for (const d of h.doubled) if (d) n++;
+  return n;
+}
+
 function isTyping(target: EventTarget | null): boolean {
   return (
     target instanceof HTMLElement &&
@@ -162,7 +234,10 @@ function isTyping(target: EventTarget | null): boolean {
   );
 }
 
-/** BlackjackGame: deal, then hit, stand or double against the dealer (SPEC.md §2, §4 Blackjack). */
+/**
+ * BlackjackGame: deal, then hit, stand, double or split against the dealer, answering the insurance
+ * (or even money) offer first when the dealer shows an ace (SPEC.md §2, §4 Blackjack).
+ */
 export function BlackjackGame() {
   const { user, betText, setBetText, takeBet } = useBetInput();
   const [table, dispatch] = useReducer(reducer, empty);
@@ -171,8 +246,11 @@ export function BlackjackGame() {
   const hit = useHitBlackjack();
   const stand = useStandBlackjack();
   const double = useDoubleBlackjack();
+  const split = useSplitBlackjack();
+  const insure = useInsureBlackjack();
   const reveals = useBetReveals('blackjack');
-  const pending = start.isPending || hit.isPending || stand.isPending || double.isPending;
+  const pending =
+    start.isPending || hit.isPending || stand.isPending || double.isPending || split.isPending || insure.isPending;
 
   const schedule = (fn: () => void, ms: number) => {
     timers.current.push(window.setTimeout(fn, ms));
@@ -271,16 +349,17 @@ export function BlackjackGame() {
 
   const onHit = () => {
     const gameId = table.gameId;
-    if (pending || table.phase !== 'playing' || !gameId) return;
+    if (pending || table.phase !== 'playing' || !gameId || table.insurance === 'offered') return;
     hit.mutate(
       { gameId },
       {
         onSuccess: (res) => {
+          const stake = totalStake(res.hands, table.stake);
           const ticket = reveals.arrive({
             newBalance: res.newBalance,
-            settles: res.gameOver ? settled(gameId, table.stake, res.winAmount) : undefined,
+            settles: res.gameOver ? settled(gameId, stake, res.winAmount) : undefined,
           });
-          dispatch({ type: 'playerCards', cards: res.playerHand });
+          dispatch({ type: 'update', player: res.playerHand, hands: res.hands, balance: res.newBalance });
           if (res.gameOver) revealDealer(res.dealerHand, res.result, res.winAmount, ticket);
         },
         onError: failed('hit'),
@@ -290,18 +369,21 @@ export function BlackjackGame() {
 
   const onStand = () => {
     const gameId = table.gameId;
-    if (pending || table.phase !== 'playing' || !gameId) return;
-    dispatch({ type: 'standing' });
+    if (pending || table.phase !== 'playing' || !gameId || table.insurance === 'offered') return;
+    // Standing on the first of two split hands moves to the second; otherwise the dealer plays.
+    const firstOfTwo = table.second.length > 0 && table.activeHand === 0;
+    if (!firstOfTwo) dispatch({ type: 'standing' });
     stand.mutate(
       { gameId },
       {
         onSuccess: (res) => {
+          const stake = totalStake(res.hands, table.stake);
           const ticket = reveals.arrive({
             newBalance: res.newBalance,
-            settles: settled(gameId, table.stake, res.winAmount),
+            settles: res.gameOver ? settled(gameId, stake, res.winAmount) : undefined,
           });
-          dispatch({ type: 'playerCards', cards: res.playerHand });
-          revealDealer(res.dealerHand, res.result, res.winAmount, ticket);
+          dispatch({ type: 'update', player: res.playerHand, hands: res.hands, balance: res.newBalance });
+          if (res.gameOver) revealDealer(res.dealerHand, res.result, res.winAmount, ticket);
         },
         onError: (err) => {
           dispatch({ type: 'standFailed' });
@@ -311,12 +393,15 @@ export function BlackjackGame() {
     );
   };
 
-  const doubleAllowed = table.phase === 'playing' && table.canDouble && table.player.length === 2;
+  const activeCards = table.activeHand === 1 ? table.second : table.player;
+  const deciding = table.insurance === 'offered';
+  const doubleAllowed = table.phase === 'playing' && !deciding && table.canDouble && activeCards.length === 2;
+  const splitAllowed = table.phase === 'playing' && !deciding && table.canSplit;
 
   const onDouble = () => {
     const gameId = table.gameId;
     if (pending || !doubleAllowed || !gameId) return;
-    if (!canDoubleDown({ cards: table.player.length, balanceAtDeal: table.balanceAtDeal, stake: table.stake })) {
+    if (!canDoubleDown({ cards: activeCards.length, balanceAtDeal: table.balanceAtDeal, stake: table.base })) {
       toast.error(PLAY_MESSAGES.insufficientDouble);
       return;
     }
@@ -324,12 +409,70 @@ export function BlackjackGame() {
       { gameId },
       {
         onSuccess: (res) => {
-          const stake = res.betAmount || table.stake * 2;
-          const ticket = reveals.arrive({ newBalance: res.newBalance, settles: settled(gameId, stake, res.winAmount) });
-          dispatch({ type: 'doubled', cards: res.playerHand, stake });
-          revealDealer(res.dealerHand, res.result, res.winAmount, ticket);
+          const stake = res.betAmount || table.stake + table.base;
+          const ticket = reveals.arrive({
+            newBalance: res.newBalance,
+            settles: res.gameOver ? settled(gameId, stake, res.winAmount) : undefined,
+          });
+          if (isSplit(res.hands)) {
+            // A double after a split: one hand ends, the game may go on.
+            dispatch({ type: 'update', player: res.playerHand, hands: res.hands, balance: res.newBalance });
+          } else {
+            dispatch({ type: 'doubled', cards: res.playerHand, stake });
+          }
+          if (res.gameOver) revealDealer(res.dealerHand, res.result, res.winAmount, ticket);
         },
         onError: failed('double'),
+      },
+    );
+  };
+
+  const onSplit = () => {
+    const gameId = table.gameId;
+    if (pending || !splitAllowed || !gameId) return;
+    if (table.balanceAtDeal < table.base) {
+      toast.error(PLAY_MESSAGES.insufficientSplit);
+      return;
+    }
+    split.mutate(
+      { gameId },
+      {
+        onSuccess: (res) => {
+          const stake = totalStake(res.hands, table.stake + table.base);
+          const ticket = reveals.arrive({
+            newBalance: res.newBalance,
+            settles: res.gameOver ? settled(gameId, stake, res.winAmount) : undefined,
+          });
+          dispatch({ type: 'update', player: res.playerHand, hands: res.hands, balance: res.newBalance });
+          // Split aces take one card each and stand: the dealer plays at once.
+          if (res.gameOver) revealDealer(res.dealerHand, res.result, res.winAmount, ticket);
+        },
+        onError: failed('split'),
+      },
+    );
+  };
+
+  const onInsure = (accept: boolean) => {
+    const gameId = table.gameId;
+    if (pending || table.phase !== 'playing' || !deciding || !gameId) return;
+    if (accept && !table.evenMoney && table.balanceAtDeal < table.base / 2) {
+      toast.error(PLAY_MESSAGES.insufficientInsurance);
+      return;
+    }
+    insure.mutate(
+      { gameId, accept },
+      {
+        onSuccess: (res) => {
+          const stake = totalStake(res.hands, table.stake);
+          const ticket = reveals.arrive({
+            newBalance: res.newBalance,
+            settles: res.gameOver ? settled(gameId, stake, res.winAmount) : undefined,
+          });
+          dispatch({ type: 'update', player: res.playerHand, hands: res.hands, balance: res.newBalance });
+          // The dealer peeks: a natural (or even money) ends the game and shows the hole card.
+          if (res.gameOver) revealDealer(res.dealerHand, res.result, res.winAmount, ticket);
+        },
+        onError: failed('insurance'),
       },
     );
   };
@@ -339,15 +482,15 @@ export function BlackjackGame() {
     dispatch({ type: 'newGame' });
   };
 
-  // Keyboard shortcuts H, S and D while playing (not while typing in a field).
-  const keys = useRef({ onHit, onStand, onDouble });
+  // Keyboard shortcuts H, S, D and P while playing (not while typing in a field).
+  const keys = useRef({ onHit, onStand, onDouble, onSplit });
   useEffect(() => {
-    keys.current = { onHit, onStand, onDouble };
+    keys.current = { onHit, onStand, onDouble, onSplit };
   });
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => {
       if (event.ctrlKey || event.metaKey || event.altKey || event.repeat || isTyping(event.target)) return;
-      const action = { h: 'onHit', s: 'onStand', d: 'onDouble' }[event.key.toLowerCase()] as
+      const action = { h: 'onHit', s: 'onStand', d: 'onDouble', p: 'onSplit' }[event.key.toLowerCase()] as
         keyof typeof keys.current | undefined;
       if (!action) return;
       event.preventDefault();
@@ -360,6 +503,7 @@ export function BlackjackGame() {
   }, []);
 
   const playerCards = table.player.slice(0, table.playerShown);
+  const splitHands = table.second.length > 0;
   const dealerCards = Array.from({ length: table.dealerSlots }, (_, i) =>
     i < table.dealerFaceUp ? (table.dealer[i] ?? HIDDEN) : HIDDEN,
   );
@@ -385,6 +529,40 @@ export function BlackjackGame() {
         <Button className={styles.play} onClick={onNewGame} data-primary-action>
           New Game
         </Button>
+      </div>
+    );
+  } else if (deciding) {
+    controls = (
+      <div className={styles.controls}>
+        <p className={styles.stake}>
+          Bet <strong>{formatMoney(table.stake)}</strong>
+        </p>
+        <p className={styles.offer} role="status">
+          {table.evenMoney
+            ? 'Dealer shows an ace. Even money pays 1:1 now; decline and a dealer Blackjack pushes.'
+            : `Dealer shows an ace. Insurance costs ${formatMoney(table.base / 2)} and pays 2:1 if the dealer has Blackjack.`}
+        </p>
+        <div className={styles.offerActions} role="group" aria-label="Insurance" data-primary-action>
+          <Button
+            className={styles.action}
+            disabled={!acting}
+            onClick={() => {
+              onInsure(true);
+            }}
+          >
+            {table.evenMoney ? 'Even money' : 'Accept insurance'}
+          </Button>
+          <Button
+            variant="secondary"
+            className={styles.action}
+            disabled={!acting}
+            onClick={() => {
+              onInsure(false);
+            }}
+          >
+            Decline
+          </Button>
+        </div>
       </div>
     );
   } else {
@@ -415,6 +593,15 @@ export function BlackjackGame() {
           >
             Double <kbd className={styles.kbd}>D</kbd>
           </Button>
+          <Button
+            variant="secondary"
+            className={styles.action}
+            disabled={!acting || !splitAllowed}
+            onClick={onSplit}
+            aria-keyshortcuts="P"
+          >
+            Split <kbd className={styles.kbd}>P</kbd>
+          </Button>
         </div>
       </div>
     );
@@ -435,12 +622,45 @@ export function BlackjackGame() {
                 </div>
               ) : null}
             </div>
-            <Hand label="Player" cards={playerCards} total={playerCards.length ? handTotal(playerCards) : null} />
+            {splitHands ? (
+              <div className={styles.splitHands}>
+                {[playerCards, table.second].map((cards, i) => (
+                  <div
+                    key={i}
+                    className={`${styles.splitHand} ${table.phase === 'playing' && table.activeHand === i ? styles.activeHand : ''}`}
+                    aria-current={table.phase === 'playing' && table.activeHand === i ? 'true' : undefined}
+                  >
+                    <Hand label={`Hand ${i + 1}`} cards={cards} total={cards.length ? handTotal(cards) : null} />
+                    {table.phase === 'gameOver' && table.handResults[i] ? (
+                      <p className={styles.handResult}>{table.handResults[i]}</p>
+                    ) : null}
+                  </div>
+                ))}
+              </div>
+            ) : (
+              <Hand label="Player" cards={playerCards} total={playerCards.length ? handTotal(playerCards) : null} />
+            )}
           </>
         ) : (
           <p className={styles.placeholder}>Place your bet and deal to start the game</p>
         )}
       </div>
+      <details className={styles.rules}>
+        <summary>Rules</summary>
+        <ul>
+          <li>Unlimited deck; dealer stands on all 17s; Blackjack pays 3:2, other wins 1:1, equal totals push.</li>
+          <li>Double on the first two cards of a hand, also after a split.</li>
+          <li>
+            Split two cards of the same rank (10-10 or K-K, not 10-K) once, for a second equal bet. Split aces get one
+            card each. A 21 on a split hand pays 1:1.
+          </li>
+          <li>
+            Dealer shows an ace: insurance (half your bet, pays 2:1 on a dealer Blackjack) or, with Blackjack, even
+            money (1:1 at once) is offered first; then the dealer checks for Blackjack.
+          </li>
+          <li>RTP with best play: 99.43% (house edge 0.57%).</li>
+        </ul>
+      </details>
     </GameLayout>
   );
 }

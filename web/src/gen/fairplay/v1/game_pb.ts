@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file fairplay/v1/game.proto.
  */
 export const file_fairplay_v1_game: GenFile = /*@__PURE__*/
-  fileDesc("ChZmYWlycGxheS92MS9nYW1lLnByb3RvEgtmYWlycGxheS52MSJdCghGYWlybmVzcxIYChBzZXJ2ZXJfc2VlZF9oYXNoGAEgASgJEhMKC3NlcnZlcl9zZWVkGAIgASgJEhMKC2NsaWVudF9zZWVkGAMgASgJEg0KBW5vbmNlGAQgASgDInIKD1BsYXlEaWNlUmVxdWVzdBIYCgpiZXRfYW1vdW50GAEgASgJQgSItRgBEhkKC3JvbGxfdGFyZ2V0GAIgASgJQgSItRgBOiqatRgmeyJiZXRBbW91bnQiOiAxLjUsICJyb2xsVGFyZ2V0IjogNTAuNX0iwAEKEFBsYXlEaWNlUmVzcG9uc2USFAoGcmVzdWx0GAEgASgJQgSItRgBEg4KBmlzX3dpbhgCIAEoCBIYCgp3aW5fYW1vdW50GAMgASgJQgSItRgBEhkKC25ld19iYWxhbmNlGAQgASgJQgSItRgBEhgKCm11bHRpcGxpZXIYBSABKAlCBIi1GAESDgoGYmV0X2lkGAYgASgJEicKCGZhaXJuZXNzGAcgASgLMhUuZmFpcnBsYXkudjEuRmFpcm5lc3MifQoRUGxheVBsaW5rb1JlcXVlc3QSGAoKYmV0X2Ftb3VudBgBIAEoCUIEiLUYARIMCgRyb3dzGAIgASgFEgwKBHJpc2sYAyABKAk6Mpq1GC57ImJldEFtb3VudCI6IDEsICJyb3dzIjogMTYsICJyaXNrIjogIm1lZGl1bSJ9IsUBChJQbGF5UGxpbmtvUmVzcG9uc2USEQoJZGVjaXNpb25zGAEgAygFEhQKDGZpbmFsX2J1Y2tldBgCIAEoBRIYCgptdWx0aXBsaWVyGAMgASgJQgSItRgBEhgKCndpbl9hbW91bnQYBCABKAlCBIi1GAESGQoLbmV3X2JhbGFuY2UYBSABKAlCBIi1GAESDgoGYmV0X2lkGAYgASgJEicKCGZhaXJuZXNzGAcgASgLMhUuZmFpcnBsYXkudjEuRmFpcm5lc3MirgEKD1BsYXlLZW5vUmVxdWVzdBIYCgpiZXRfYW1vdW50GAEgASgJQgSItRgBEhgKEHNlbGVjdGVkX251bWJlcnMYAiADKAUSEgoKcmlza19sZXZlbBgDIAEoCTpTmrUYT3siYmV0QW1vdW50IjogMSwgInNlbGVjdGVkTnVtYmVycyI6IFszLCA3LCAxMiwgMjUsIDQwXSwgInJpc2tMZXZlbCI6ICJjbGFzc2ljIn0i0wEKEFBsYXlLZW5vUmVzcG9uc2USDwoHc3VjY2VzcxgBIAEoCBIVCg1kcmF3bl9udW1iZXJzGAIgAygFEg8KB21hdGNoZXMYAyADKAUSGAoKd2luX2Ftb3VudBgEIAEoCUIEiLUYARIZCgtuZXdfYmFsYW5jZRgFIAEoCUIEiLUYARIYCgptdWx0aXBsaWVyGAYgASgJQgSItRgBEg4KBmJldF9pZBgHIAEoCRInCghmYWlybmVzcxgIIAEoCzIVLmZhaXJwbGF5LnYxLkZhaXJuZXNzItgBCgNCZXQSDwoCaWQYASABKAlSA19pZBIMCgRnYW1lGAIgASgJEhQKBmFtb3VudBgDIAEoCUIEiLUYARIYCgptdWx0aXBsaWVyGAQgASgJQgSItRgBEhQKBnBheW91dBgFIAEoCUIEiLUYARIOCgZzdGF0dXMYBiABKAkSEgoKY3JlYXRlZF9hdBgHIAEoCRInCghmYWlybmVzcxgIIAEoCzIVLmZhaXJwbGF5LnYxLkZhaXJuZXNzEg4KBnBhcmFtcxgJIAEoCRIPCgdvdXRjb21lGAogASgJIpUBCg9MaXN0QmV0c1JlcXVlc3QSEQoEcGFnZRgBIAEoBUgAiAEBEhIKBWxpbWl0GAIgASgFSAGIAQESEQoEZ2FtZRgDIAEoCUgCiAEBOiyatRgoeyJwYWdlIjogMSwgImxpbWl0IjogMjAsICJnYW1lIjogImRpY2UifUIHCgVfcGFnZUIICgZfbGltaXRCBwoFX2dhbWUiVQoQTGlzdEJldHNSZXNwb25zZRIeCgRiZXRzGAEgAygLMhAuZmFpcnBsYXkudjEuQmV0EhMKC3RvdGFsX3BhZ2VzGAIgASgFEgwKBHBhZ2UYAyABKAUiVgoNR2V0QmV0UmVxdWVzdBIOCgZiZXRfaWQYASABKAk6NZq1GDF7ImJldElkIjogIjAwMDAwMDAwLTAwMDAtNDAwMC04MDAwLTAwMDAwMDAwMDAwMCJ9Ii8KDkdldEJldFJlc3BvbnNlEh0KA2JldBgBIAEoCzIQLmZhaXJwbGF5LnYxLkJldCJnChFTdGFydE1pbmVzUmVxdWVzdBIYCgpiZXRfYW1vdW50GAEgASgJQgSItRgBEhIKCm1pbmVfY291bnQYAiABKAU6JJq1GCB7ImJldEFtb3VudCI6IDEsICJtaW5lQ291bnQiOiAzfSLHAQoSU3RhcnRNaW5lc1Jlc3BvbnNlEg8KB3N1Y2Nlc3MYASABKAgSDwoHZ2FtZV9pZBgCIAEoCRIZCgtuZXdfYmFsYW5jZRgDIAEoCUIEiLUYARISCgptaW5lX2NvdW50GAQgASgFEhgKCm11bHRpcGxpZXIYBSABKAlCBIi1GAESHQoPbmV4dF9tdWx0aXBsaWVyGAYgASgJQgSItRgBEicKCGZhaXJuZXNzGAcgASgLMhUuZmFpcnBsYXkudjEuRmFpcm5lc3MiqQEKFlJldmVhbE1pbmVzVGlsZVJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRIQCgNyb3cYAiABKAVIAIgBARIQCgNjb2wYAyABKAVIAYgBATpKmrUYRnsiZ2FtZUlkIjogIjAwMDAwMDAwLTAwMDAtNDAwMC04MDAwLTAwMDAwMDAwMDAwMCIsICJyb3ciOiAyLCAiY29sIjogM31CBgoEX3Jvd0IGCgRfY29sIpUCChdSZXZlYWxNaW5lc1RpbGVSZXNwb25zZRIPCgdzdWNjZXNzGAEgASgIEhAKCGhpdF9taW5lGAIgASgIEhYKDm1pbmVfcG9zaXRpb25zGAMgAygJEg8KB2lzX3NhZmUYBCABKAgSGAoKbXVsdGlwbGllchgFIAEoCUIEiLUYARIbCg1wb3RlbnRpYWxfd2luGAYgASgJQgSItRgBEhkKC25ld19iYWxhbmNlGAcgASgJQgSItRgBEhEKCWdhbWVfb3ZlchgIIAEoCBIYCgp3aW5fYW1vdW50GAkgASgJQgSItRgBEhAKCHJldmVhbGVkGAogAygJEh0KD25leHRfbXVsdGlwbGllchgLIAEoCUIEiLUYASJeChNDYXNoT3V0TWluZXNSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAk6Npq1GDJ7ImdhbWVJZCI6ICIwMDAwMDAwMC0wMDAwLTQwMDAtODAwMC0wMDAwMDAwMDAwMDAifSKgAQoUQ2FzaE91dE1pbmVzUmVzcG9uc2USDwoHc3VjY2VzcxgBIAEoCBIWCg5taW5lX3Bvc2l0aW9ucxgCIAMoCRIYCgp3aW5fYW1vdW50GAMgASgJQgSItRgBEhgKCm11bHRpcGxpZXIYBCABKAlCBIi1GAESGQoLbmV3X2JhbGFuY2UYBSABKAlCBIi1GAESEAoIcmV2ZWFsZWQYBiADKAki2wEKCU1pbmVzR2FtZRIPCgdnYW1lX2lkGAEgASgJEhgKCmJldF9hbW91bnQYAiABKAlCBIi1GAESEgoKbWluZV9jb3VudBgDIAEoBRIQCghyZXZlYWxlZBgEIAMoCRIYCgptdWx0aXBsaWVyGAUgASgJQgSItRgBEhsKDXBvdGVudGlhbF93aW4YBiABKAlCBIi1GAESHQoPbmV4dF9tdWx0aXBsaWVyGAcgASgJQgSItRgBEicKCGZhaXJuZXNzGAggASgLMhUuZmFpcnBsYXkudjEuRmFpcm5lc3MibgoQU3RhcnRQdW1wUmVxdWVzdBIYCgpiZXRfYW1vdW50GAEgASgJQgSItRgBEhIKCmRpZmZpY3VsdHkYAiABKAk6LJq1GCh7ImJldEFtb3VudCI6IDEsICJkaWZmaWN1bHR5IjogIm1lZGl1bSJ9IqwBChFTdGFydFB1bXBSZXNwb25zZRIPCgdzdWNjZXNzGAEgASgIEg8KB2dhbWVfaWQYAiABKAkSGQoLbmV3X2JhbGFuY2UYAyABKAlCBIi1GAESEgoKZGlmZmljdWx0eRgEIAEoCRIdCg9uZXh0X211bHRpcGxpZXIYBSABKAlCBIi1GAESJwoIZmFpcm5lc3MYBiABKAsyFS5mYWlycGxheS52MS5GYWlybmVzcyJdChJQdW1wQmFsbG9vblJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCTo2mrUYMnsiZ2FtZUlkIjogIjAwMDAwMDAwLTAwMDAtNDAwMC04MDAwLTAwMDAwMDAwMDAwMCJ9IvUBChNQdW1wQmFsbG9vblJlc3BvbnNlEg8KB3N1Y2Nlc3MYASABKAgSEgoKcHVtcF9jb3VudBgCIAEoBRIYCgptdWx0aXBsaWVyGAMgASgJQgSItRgBEg0KBWJ1cnN0GAQgASgIEhkKC25ld19iYWxhbmNlGAUgASgJQgSItRgBEhEKCWdhbWVfb3ZlchgGIAEoCBIYCgp3aW5fYW1vdW50GAcgASgJQgSItRgBEhsKDXBvdGVudGlhbF93aW4YCCABKAlCBIi1GAESHQoPbmV4dF9tdWx0aXBsaWVyGAkgASgJQgSItRgBEgwKBHBvcHMYCiADKAUiXQoSQ2FzaE91dFB1bXBSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAk6Npq1GDJ7ImdhbWVJZCI6ICIwMDAwMDAwMC0wMDAwLTQwMDAtODAwMC0wMDAwMDAwMDAwMDAifSKXAQoTQ2FzaE91dFB1bXBSZXNwb25zZRIPCgdzdWNjZXNzGAEgASgIEhgKCndpbl9hbW91bnQYAiABKAlCBIi1GAESGQoLbmV3X2JhbGFuY2UYAyABKAlCBIi1GAESGAoKbXVsdGlwbGllchgEIAEoCUIEiLUYARISCgpwdW1wX2NvdW50GAUgASgFEgwKBHBvcHMYBiADKAUi3AEKCFB1bXBHYW1lEg8KB2dhbWVfaWQYASABKAkSGAoKYmV0X2Ftb3VudBgCIAEoCUIEiLUYARISCgpkaWZmaWN1bHR5GAMgASgJEhIKCnB1bXBfY291bnQYBCABKAUSGAoKbXVsdGlwbGllchgFIAEoCUIEiLUYARIbCg1wb3RlbnRpYWxfd2luGAYgASgJQgSItRgBEh0KD25leHRfbXVsdGlwbGllchgHIAEoCUIEiLUYARInCghmYWlybmVzcxgIIAEoCzIVLmZhaXJwbGF5LnYxLkZhaXJuZXNzIn4KBENhcmQSEgoFdmFsdWUYASABKAlIAIgBARIRCgRzdWl0GAIgASgJSAGIAQESGgoNbnVtZXJpY192YWx1ZRgDIAEoBUgCiAEBEg4KBmhpZGRlbhgEIAEoCEIICgZfdmFsdWVCBwoFX3N1aXRCEAoOX251bWVyaWNfdmFsdWUiRwoVU3RhcnRCbGFja2phY2tSZXF1ZXN0EhgKCmJldF9hbW91bnQYASABKAlCBIi1GAE6FJq1GBB7ImJldEFtb3VudCI6IDF9IssCChZTdGFydEJsYWNramFja1Jlc3BvbnNlEg8KB3N1Y2Nlc3MYASABKAgSDwoHZ2FtZV9pZBgCIAEoCRImCgtwbGF5ZXJfaGFuZBgDIAMoCzIRLmZhaXJwbGF5LnYxLkNhcmQSJgoLZGVhbGVyX2hhbmQYBCADKAsyES5mYWlycGxheS52MS5DYXJkEg4KBnJlc3VsdBgFIAEoCRIYCgp3aW5fYW1vdW50GAYgASgJQgSItRgBEhEKCWdhbWVfb3ZlchgHIAEoCBIZCgtuZXdfYmFsYW5jZRgIIAEoCUIEiLUYARIUCgxwbGF5ZXJfdmFsdWUYCSABKAUSFAoMZGVhbGVyX3ZhbHVlGAogASgFEhIKCmNhbl9kb3VibGUYCyABKAgSJwoIZmFpcm5lc3MYDCABKAsyFS5mYWlycGxheS52MS5GYWlybmVzcyJeChNIaXRCbGFja2phY2tSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAk6Npq1GDJ7ImdhbWVJZCI6ICIwMDAwMDAwMC0wMDAwLTQwMDAtODAwMC0wMDAwMDAwMDAwMDAifSL7AQoUSGl0QmxhY2tqYWNrUmVzcG9uc2USDwoHc3VjY2VzcxgBIAEoCBImCgtwbGF5ZXJfaGFuZBgCIAMoCzIRLmZhaXJwbGF5LnYxLkNhcmQSDgoGcmVzdWx0GAMgASgJEhgKCndpbl9hbW91bnQYBCABKAlCBIi1GAESEQoJZ2FtZV9vdmVyGAUgASgIEiYKC2RlYWxlcl9oYW5kGAYgAygLMhEuZmFpcnBsYXkudjEuQ2FyZBIZCgtuZXdfYmFsYW5jZRgHIAEoCUIEiLUYARIUCgxwbGF5ZXJfdmFsdWUYCCABKAUSFAoMZGVhbGVyX3ZhbHVlGAkgASgFImAKFVN0YW5kQmxhY2tqYWNrUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJOjaatRgyeyJnYW1lSWQiOiAiMDAwMDAwMDAtMDAwMC00MDAwLTgwMDAtMDAwMDAwMDAwMDAwIn0i/QEKFlN0YW5kQmxhY2tqYWNrUmVzcG9uc2USDwoHc3VjY2VzcxgBIAEoCBImCgtkZWFsZXJfaGFuZBgCIAMoCzIRLmZhaXJwbGF5LnYxLkNhcmQSDgoGcmVzdWx0GAMgASgJEhgKCndpbl9hbW91bnQYBCABKAlCBIi1GAESGQoLbmV3X2JhbGFuY2UYBSABKAlCBIi1GAESJgoLcGxheWVyX2hhbmQYBiADKAsyES5mYWlycGxheS52MS5DYXJkEhQKDHBsYXllcl92YWx1ZRgHIAEoBRIUCgxkZWFsZXJfdmFsdWUYCCABKAUSEQoJZ2FtZV9vdmVyGAkgASgIImEKFkRvdWJsZUJsYWNramFja1JlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCTo2mrUYMnsiZ2FtZUlkIjogIjAwMDAwMDAwLTAwMDAtNDAwMC04MDAwLTAwMDAwMDAwMDAwMCJ9IpgCChdEb3VibGVCbGFja2phY2tSZXNwb25zZRIPCgdzdWNjZXNzGAEgASgIEiYKC2RlYWxlcl9oYW5kGAIgAygLMhEuZmFpcnBsYXkudjEuQ2FyZBImCgtwbGF5ZXJfaGFuZBgDIAMoCzIRLmZhaXJwbGF5LnYxLkNhcmQSFAoMcGxheWVyX3ZhbHVlGAQgASgFEg4KBnJlc3VsdBgFIAEoCRIYCgp3aW5fYW1vdW50GAYgASgJQgSItRgBEhkKC25ld19iYWxhbmNlGAcgASgJQgSItRgBEhQKDGRlYWxlcl92YWx1ZRgIIAEoBRIRCglnYW1lX292ZXIYCSABKAgSGAoKYmV0X2Ftb3VudBgKIAEoCUIEiLUYASLzAQoNQmxhY2tqYWNrR2FtZRIPCgdnYW1lX2lkGAEgASgJEhgKCmJldF9hbW91bnQYAiABKAlCBIi1GAESJgoLcGxheWVyX2hhbmQYAyADKAsyES5mYWlycGxheS52MS5DYXJkEiYKC2RlYWxlcl9oYW5kGAQgAygLMhEuZmFpcnBsYXkudjEuQ2FyZBIUCgxwbGF5ZXJfdmFsdWUYBSABKAUSFAoMZGVhbGVyX3ZhbHVlGAYgASgFEhIKCmNhbl9kb3VibGUYByABKAgSJwoIZmFpcm5lc3MYCCABKAsyFS5mYWlycGxheS52MS5GYWlybmVzcyIXChVHZXRBY3RpdmVHYW1lc1JlcXVlc3QipQEKFkdldEFjdGl2ZUdhbWVzUmVzcG9uc2USKwoFbWluZXMYASABKAsyFi5mYWlycGxheS52MS5NaW5lc0dhbWVCBKC1GAESKQoEcHVtcBgCIAEoCzIVLmZhaXJwbGF5LnYxLlB1bXBHYW1lQgSgtRgBEjMKCWJsYWNramFjaxgDIAEoCzIaLmZhaXJwbGF5LnYxLkJsYWNramFja0dhbWVCBKC1GAEylg8KC0dhbWVTZXJ2aWNlEmcKCFBsYXlEaWNlEhwuZmFpcnBsYXkudjEuUGxheURpY2VSZXF1ZXN0Gh0uZmFpcnBsYXkudjEuUGxheURpY2VSZXNwb25zZSIekLUYA4LT5JMCFDoBKiIPL2FwaS9nYW1lcy9kaWNlEm8KClBsYXlQbGlua28SHi5mYWlycGxheS52MS5QbGF5UGxpbmtvUmVxdWVzdBofLmZhaXJwbGF5LnYxLlBsYXlQbGlua29SZXNwb25zZSIgkLUYA4LT5JMCFjoBKiIRL2FwaS9nYW1lcy9wbGlua28SZwoIUGxheUtlbm8SHC5mYWlycGxheS52MS5QbGF5S2Vub1JlcXVlc3QaHS5mYWlycGxheS52MS5QbGF5S2Vub1Jlc3BvbnNlIh6QtRgDgtPkkwIUOgEqIg8vYXBpL2dhbWVzL2tlbm8SZwoITGlzdEJldHMSHC5mYWlycGxheS52MS5MaXN0QmV0c1JlcXVlc3QaHS5mYWlycGxheS52MS5MaXN0QmV0c1Jlc3BvbnNlIh6QAgGQtRgCgtPkkwIREg8vYXBpL2dhbWVzL2JldHMSagoGR2V0QmV0EhouZmFpcnBsYXkudjEuR2V0QmV0UmVxdWVzdBobLmZhaXJwbGF5LnYxLkdldEJldFJlc3BvbnNlIieQAgGQtRgCgtPkkwIaEhgvYXBpL2dhbWVzL2JldHMve2JldF9pZH0SdAoKU3RhcnRNaW5lcxIeLmZhaXJwbGF5LnYxLlN0YXJ0TWluZXNSZXF1ZXN0Gh8uZmFpcnBsYXkudjEuU3RhcnRNaW5lc1Jlc3BvbnNlIiWQtRgDgtPkkwIbOgEqIhYvYXBpL2dhbWVzL21pbmVzL3N0YXJ0EoMBCg9SZXZlYWxNaW5lc1RpbGUSIy5mYWlycGxheS52MS5SZXZlYWxNaW5lc1RpbGVSZXF1ZXN0GiQuZmFpcnBsYXkudjEuUmV2ZWFsTWluZXNUaWxlUmVzcG9uc2UiJZC1GAOC0+STAhs6ASoiFi9hcGkvZ2FtZXMvbWluZXMvY2xpY2sSfAoMQ2FzaE91dE1pbmVzEiAuZmFpcnBsYXkudjEuQ2FzaE91dE1pbmVzUmVxdWVzdBohLmZhaXJwbGF5LnYxLkNhc2hPdXRNaW5lc1Jlc3BvbnNlIieQtRgDgtPkkwIdOgEqIhgvYXBpL2dhbWVzL21pbmVzL2Nhc2hvdXQScAoJU3RhcnRQdW1wEh0uZmFpcnBsYXkudjEuU3RhcnRQdW1wUmVxdWVzdBoeLmZhaXJwbGF5LnYxLlN0YXJ0UHVtcFJlc3BvbnNlIiSQtRgDgtPkkwIaOgEqIhUvYXBpL2dhbWVzL3B1bXAvc3RhcnQSdQoLUHVtcEJhbGxvb24SHy5mYWlycGxheS52MS5QdW1wQmFsbG9vblJlcXVlc3QaIC5mYWlycGxheS52MS5QdW1wQmFsbG9vblJlc3BvbnNlIiOQtRgDgtPkkwIZOgEqIhQvYXBpL2dhbWVzL3B1bXAvcHVtcBJ4CgtDYXNoT3V0UHVtcBIfLmZhaXJwbGF5LnYxLkNhc2hPdXRQdW1wUmVxdWVzdBogLmZhaXJwbGF5LnYxLkNhc2hPdXRQdW1wUmVzcG9uc2UiJpC1GAOC0+STAhw6ASoiFy9hcGkvZ2FtZXMvcHVtcC9jYXNob3V0EoQBCg5TdGFydEJsYWNramFjaxIiLmZhaXJwbGF5LnYxLlN0YXJ0QmxhY2tqYWNrUmVxdWVzdBojLmZhaXJwbGF5LnYxLlN0YXJ0QmxhY2tqYWNrUmVzcG9uc2UiKZC1GAOC0+STAh86ASoiGi9hcGkvZ2FtZXMvYmxhY2tqYWNrL3N0YXJ0EnwKDEhpdEJsYWNramFjaxIgLmZhaXJwbGF5LnYxLkhpdEJsYWNramFja1JlcXVlc3QaIS5mYWlycGxheS52MS5IaXRCbGFja2phY2tSZXNwb25zZSInkLUYA4LT5JMCHToBKiIYL2FwaS9nYW1lcy9ibGFja2phY2svaGl0EoQBCg5TdGFuZEJsYWNramFjaxIiLmZhaXJwbGF5LnYxLlN0YW5kQmxhY2tqYWNrUmVxdWVzdBojLmZhaXJwbGF5LnYxLlN0YW5kQmxhY2tqYWNrUmVzcG9uc2UiKZC1GAOC0+STAh86ASoiGi9hcGkvZ2FtZXMvYmxhY2tqYWNrL3N0YW5kEogBCg9Eb3VibGVCbGFja2phY2sSIy5mYWlycGxheS52MS5Eb3VibGVCbGFja2phY2tSZXF1ZXN0GiQuZmFpcnBsYXkudjEuRG91YmxlQmxhY2tqYWNrUmVzcG9uc2UiKpC1GAOC0+STAiA6ASoiGy9hcGkvZ2FtZXMvYmxhY2tqYWNrL2RvdWJsZRJ7Cg5HZXRBY3RpdmVHYW1lcxIiLmZhaXJwbGF5LnYxLkdldEFjdGl2ZUdhbWVzUmVxdWVzdBojLmZhaXJwbGF5LnYxLkdldEFjdGl2ZUdhbWVzUmVzcG9uc2UiIJACAZC1GAKC0+STAhMSES9hcGkvZ2FtZXMvYWN0aXZlQqsBCg9jb20uZmFpcnBsYXkudjFCCUdhbWVQcm90b1ABWkBnaXRodWIuY29tL2ZhaXJwbGF5L2ZhaXJwbGF5L2ludGVybmFsL2dlbi9mYWlycGxheS92MTtmYWlycGxheXYxogIDRlhYqgILRmFpcnBsYXkuVjHKAgtGYWlycGxheVxWMeICF0ZhaXJwbGF5XFYxXEdQQk1ldGFkYXRh6gIMRmFpcnBsYXk6OlYxYgZwcm90bzM", [file_fairplay_v1_options, file_google_api_annotations]);
+  fileDesc("ChZmYWlycGxheS92MS9nYW1lLnByb3RvEgtmYWlycGxheS52MSJdCghGYWlybmVzcxIYChBzZXJ2ZXJfc2VlZF9oYXNoGAEgASgJEhMKC3NlcnZlcl9zZWVkGAIgASgJEhMKC2NsaWVudF9zZWVkGAMgASgJEg0KBW5vbmNlGAQgASgDInIKD1BsYXlEaWNlUmVxdWVzdBIYCgpiZXRfYW1vdW50GAEgASgJQgSItRgBEhkKC3JvbGxfdGFyZ2V0GAIgASgJQgSItRgBOiqatRgmeyJiZXRBbW91bnQiOiAxLjUsICJyb2xsVGFyZ2V0IjogNTAuNX0iwAEKEFBsYXlEaWNlUmVzcG9uc2USFAoGcmVzdWx0GAEgASgJQgSItRgBEg4KBmlzX3dpbhgCIAEoCBIYCgp3aW5fYW1vdW50GAMgASgJQgSItRgBEhkKC25ld19iYWxhbmNlGAQgASgJQgSItRgBEhgKCm11bHRpcGxpZXIYBSABKAlCBIi1GAESDgoGYmV0X2lkGAYgASgJEicKCGZhaXJuZXNzGAcgASgLMhUuZmFpcnBsYXkudjEuRmFpcm5lc3MifQoRUGxheVBsaW5rb1JlcXVlc3QSGAoKYmV0X2Ftb3VudBgBIAEoCUIEiLUYARIMCgRyb3dzGAIgASgFEgwKBHJpc2sYAyABKAk6Mpq1GC57ImJldEFtb3VudCI6IDEsICJyb3dzIjogMTYsICJyaXNrIjogIm1lZGl1bSJ9IsUBChJQbGF5UGxpbmtvUmVzcG9uc2USEQoJZGVjaXNpb25zGAEgAygFEhQKDGZpbmFsX2J1Y2tldBgCIAEoBRIYCgptdWx0aXBsaWVyGAMgASgJQgSItRgBEhgKCndpbl9hbW91bnQYBCABKAlCBIi1GAESGQoLbmV3X2JhbGFuY2UYBSABKAlCBIi1GAESDgoGYmV0X2lkGAYgASgJEicKCGZhaXJuZXNzGAcgASgLMhUuZmFpcnBsYXkudjEuRmFpcm5lc3MirgEKD1BsYXlLZW5vUmVxdWVzdBIYCgpiZXRfYW1vdW50GAEgASgJQgSItRgBEhgKEHNlbGVjdGVkX251bWJlcnMYAiADKAUSEgoKcmlza19sZXZlbBgDIAEoCTpTmrUYT3siYmV0QW1vdW50IjogMSwgInNlbGVjdGVkTnVtYmVycyI6IFszLCA3LCAxMiwgMjUsIDQwXSwgInJpc2tMZXZlbCI6ICJjbGFzc2ljIn0i0wEKEFBsYXlLZW5vUmVzcG9uc2USDwoHc3VjY2VzcxgBIAEoCBIVCg1kcmF3bl9udW1iZXJzGAIgAygFEg8KB21hdGNoZXMYAyADKAUSGAoKd2luX2Ftb3VudBgEIAEoCUIEiLUYARIZCgtuZXdfYmFsYW5jZRgFIAEoCUIEiLUYARIYCgptdWx0aXBsaWVyGAYgASgJQgSItRgBEg4KBmJldF9pZBgHIAEoCRInCghmYWlybmVzcxgIIAEoCzIVLmZhaXJwbGF5LnYxLkZhaXJuZXNzItgBCgNCZXQSDwoCaWQYASABKAlSA19pZBIMCgRnYW1lGAIgASgJEhQKBmFtb3VudBgDIAEoCUIEiLUYARIYCgptdWx0aXBsaWVyGAQgASgJQgSItRgBEhQKBnBheW91dBgFIAEoCUIEiLUYARIOCgZzdGF0dXMYBiABKAkSEgoKY3JlYXRlZF9hdBgHIAEoCRInCghmYWlybmVzcxgIIAEoCzIVLmZhaXJwbGF5LnYxLkZhaXJuZXNzEg4KBnBhcmFtcxgJIAEoCRIPCgdvdXRjb21lGAogASgJIpUBCg9MaXN0QmV0c1JlcXVlc3QSEQoEcGFnZRgBIAEoBUgAiAEBEhIKBWxpbWl0GAIgASgFSAGIAQESEQoEZ2FtZRgDIAEoCUgCiAEBOiyatRgoeyJwYWdlIjogMSwgImxpbWl0IjogMjAsICJnYW1lIjogImRpY2UifUIHCgVfcGFnZUIICgZfbGltaXRCBwoFX2dhbWUiVQoQTGlzdEJldHNSZXNwb25zZRIeCgRiZXRzGAEgAygLMhAuZmFpcnBsYXkudjEuQmV0EhMKC3RvdGFsX3BhZ2VzGAIgASgFEgwKBHBhZ2UYAyABKAUiVgoNR2V0QmV0UmVxdWVzdBIOCgZiZXRfaWQYASABKAk6NZq1GDF7ImJldElkIjogIjAwMDAwMDAwLTAwMDAtNDAwMC04MDAwLTAwMDAwMDAwMDAwMCJ9Ii8KDkdldEJldFJlc3BvbnNlEh0KA2JldBgBIAEoCzIQLmZhaXJwbGF5LnYxLkJldCJnChFTdGFydE1pbmVzUmVxdWVzdBIYCgpiZXRfYW1vdW50GAEgASgJQgSItRgBEhIKCm1pbmVfY291bnQYAiABKAU6JJq1GCB7ImJldEFtb3VudCI6IDEsICJtaW5lQ291bnQiOiAzfSLHAQoSU3RhcnRNaW5lc1Jlc3BvbnNlEg8KB3N1Y2Nlc3MYASABKAgSDwoHZ2FtZV9pZBgCIAEoCRIZCgtuZXdfYmFsYW5jZRgDIAEoCUIEiLUYARISCgptaW5lX2NvdW50GAQgASgFEhgKCm11bHRpcGxpZXIYBSABKAlCBIi1GAESHQoPbmV4dF9tdWx0aXBsaWVyGAYgASgJQgSItRgBEicKCGZhaXJuZXNzGAcgASgLMhUuZmFpcnBsYXkudjEuRmFpcm5lc3MiqQEKFlJldmVhbE1pbmVzVGlsZVJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRIQCgNyb3cYAiABKAVIAIgBARIQCgNjb2wYAyABKAVIAYgBATpKmrUYRnsiZ2FtZUlkIjogIjAwMDAwMDAwLTAwMDAtNDAwMC04MDAwLTAwMDAwMDAwMDAwMCIsICJyb3ciOiAyLCAiY29sIjogM31CBgoEX3Jvd0IGCgRfY29sIpUCChdSZXZlYWxNaW5lc1RpbGVSZXNwb25zZRIPCgdzdWNjZXNzGAEgASgIEhAKCGhpdF9taW5lGAIgASgIEhYKDm1pbmVfcG9zaXRpb25zGAMgAygJEg8KB2lzX3NhZmUYBCABKAgSGAoKbXVsdGlwbGllchgFIAEoCUIEiLUYARIbCg1wb3RlbnRpYWxfd2luGAYgASgJQgSItRgBEhkKC25ld19iYWxhbmNlGAcgASgJQgSItRgBEhEKCWdhbWVfb3ZlchgIIAEoCBIYCgp3aW5fYW1vdW50GAkgASgJQgSItRgBEhAKCHJldmVhbGVkGAogAygJEh0KD25leHRfbXVsdGlwbGllchgLIAEoCUIEiLUYASJeChNDYXNoT3V0TWluZXNSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAk6Npq1GDJ7ImdhbWVJZCI6ICIwMDAwMDAwMC0wMDAwLTQwMDAtODAwMC0wMDAwMDAwMDAwMDAifSKgAQoUQ2FzaE91dE1pbmVzUmVzcG9uc2USDwoHc3VjY2VzcxgBIAEoCBIWCg5taW5lX3Bvc2l0aW9ucxgCIAMoCRIYCgp3aW5fYW1vdW50GAMgASgJQgSItRgBEhgKCm11bHRpcGxpZXIYBCABKAlCBIi1GAESGQoLbmV3X2JhbGFuY2UYBSABKAlCBIi1GAESEAoIcmV2ZWFsZWQYBiADKAki2wEKCU1pbmVzR2FtZRIPCgdnYW1lX2lkGAEgASgJEhgKCmJldF9hbW91bnQYAiABKAlCBIi1GAESEgoKbWluZV9jb3VudBgDIAEoBRIQCghyZXZlYWxlZBgEIAMoCRIYCgptdWx0aXBsaWVyGAUgASgJQgSItRgBEhsKDXBvdGVudGlhbF93aW4YBiABKAlCBIi1GAESHQoPbmV4dF9tdWx0aXBsaWVyGAcgASgJQgSItRgBEicKCGZhaXJuZXNzGAggASgLMhUuZmFpcnBsYXkudjEuRmFpcm5lc3MibgoQU3RhcnRQdW1wUmVxdWVzdBIYCgpiZXRfYW1vdW50GAEgASgJQgSItRgBEhIKCmRpZmZpY3VsdHkYAiABKAk6LJq1GCh7ImJldEFtb3VudCI6IDEsICJkaWZmaWN1bHR5IjogIm1lZGl1bSJ9IqwBChFTdGFydFB1bXBSZXNwb25zZRIPCgdzdWNjZXNzGAEgASgIEg8KB2dhbWVfaWQYAiABKAkSGQoLbmV3X2JhbGFuY2UYAyABKAlCBIi1GAESEgoKZGlmZmljdWx0eRgEIAEoCRIdCg9uZXh0X211bHRpcGxpZXIYBSABKAlCBIi1GAESJwoIZmFpcm5lc3MYBiABKAsyFS5mYWlycGxheS52MS5GYWlybmVzcyJdChJQdW1wQmFsbG9vblJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCTo2mrUYMnsiZ2FtZUlkIjogIjAwMDAwMDAwLTAwMDAtNDAwMC04MDAwLTAwMDAwMDAwMDAwMCJ9IvUBChNQdW1wQmFsbG9vblJlc3BvbnNlEg8KB3N1Y2Nlc3MYASABKAgSEgoKcHVtcF9jb3VudBgCIAEoBRIYCgptdWx0aXBsaWVyGAMgASgJQgSItRgBEg0KBWJ1cnN0GAQgASgIEhkKC25ld19iYWxhbmNlGAUgASgJQgSItRgBEhEKCWdhbWVfb3ZlchgGIAEoCBIYCgp3aW5fYW1vdW50GAcgASgJQgSItRgBEhsKDXBvdGVudGlhbF93aW4YCCABKAlCBIi1GAESHQoPbmV4dF9tdWx0aXBsaWVyGAkgASgJQgSItRgBEgwKBHBvcHMYCiADKAUiXQoSQ2FzaE91dFB1bXBSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAk6Npq1GDJ7ImdhbWVJZCI6ICIwMDAwMDAwMC0wMDAwLTQwMDAtODAwMC0wMDAwMDAwMDAwMDAifSKXAQoTQ2FzaE91dFB1bXBSZXNwb25zZRIPCgdzdWNjZXNzGAEgASgIEhgKCndpbl9hbW91bnQYAiABKAlCBIi1GAESGQoLbmV3X2JhbGFuY2UYAyABKAlCBIi1GAESGAoKbXVsdGlwbGllchgEIAEoCUIEiLUYARISCgpwdW1wX2NvdW50GAUgASgFEgwKBHBvcHMYBiADKAUi3AEKCFB1bXBHYW1lEg8KB2dhbWVfaWQYASABKAkSGAoKYmV0X2Ftb3VudBgCIAEoCUIEiLUYARISCgpkaWZmaWN1bHR5GAMgASgJEhIKCnB1bXBfY291bnQYBCABKAUSGAoKbXVsdGlwbGllchgFIAEoCUIEiLUYARIbCg1wb3RlbnRpYWxfd2luGAYgASgJQgSItRgBEh0KD25leHRfbXVsdGlwbGllchgHIAEoCUIEiLUYARInCghmYWlybmVzcxgIIAEoCzIVLmZhaXJwbGF5LnYxLkZhaXJuZXNzIn4KBENhcmQSEgoFdmFsdWUYASABKAlIAIgBARIRCgRzdWl0GAIgASgJSAGIAQESGgoNbnVtZXJpY192YWx1ZRgDIAEoBUgCiAEBEg4KBmhpZGRlbhgEIAEoCEIICgZfdmFsdWVCBwoFX3N1aXRCEAoOX251bWVyaWNfdmFsdWUiRwoVU3RhcnRCbGFja2phY2tSZXF1ZXN0EhgKCmJldF9hbW91bnQYASABKAlCBIi1GAE6FJq1GBB7ImJldEFtb3VudCI6IDF9IvcCChZTdGFydEJsYWNramFja1Jlc3BvbnNlEg8KB3N1Y2Nlc3MYASABKAgSDwoHZ2FtZV9pZBgCIAEoCRImCgtwbGF5ZXJfaGFuZBgDIAMoCzIRLmZhaXJwbGF5LnYxLkNhcmQSJgoLZGVhbGVyX2hhbmQYBCADKAsyES5mYWlycGxheS52MS5DYXJkEg4KBnJlc3VsdBgFIAEoCRIYCgp3aW5fYW1vdW50GAYgASgJQgSItRgBEhEKCWdhbWVfb3ZlchgHIAEoCBIZCgtuZXdfYmFsYW5jZRgIIAEoCUIEiLUYARIUCgxwbGF5ZXJfdmFsdWUYCSABKAUSFAoMZGVhbGVyX3ZhbHVlGAogASgFEhIKCmNhbl9kb3VibGUYCyABKAgSJwoIZmFpcm5lc3MYDCABKAsyFS5mYWlycGxheS52MS5GYWlybmVzcxIqCgVoYW5kcxgNIAEoCzIbLmZhaXJwbGF5LnYxLkJsYWNramFja0hhbmRzIl4KE0hpdEJsYWNramFja1JlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCTo2mrUYMnsiZ2FtZUlkIjogIjAwMDAwMDAwLTAwMDAtNDAwMC04MDAwLTAwMDAwMDAwMDAwMCJ9IqcCChRIaXRCbGFja2phY2tSZXNwb25zZRIPCgdzdWNjZXNzGAEgASgIEiYKC3BsYXllcl9oYW5kGAIgAygLMhEuZmFpcnBsYXkudjEuQ2FyZBIOCgZyZXN1bHQYAyABKAkSGAoKd2luX2Ftb3VudBgEIAEoCUIEiLUYARIRCglnYW1lX292ZXIYBSABKAgSJgoLZGVhbGVyX2hhbmQYBiADKAsyES5mYWlycGxheS52MS5DYXJkEhkKC25ld19iYWxhbmNlGAcgASgJQgSItRgBEhQKDHBsYXllcl92YWx1ZRgIIAEoBRIUCgxkZWFsZXJfdmFsdWUYCSABKAUSKgoFaGFuZHMYCiABKAsyGy5mYWlycGxheS52MS5CbGFja2phY2tIYW5kcyJgChVTdGFuZEJsYWNramFja1JlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCTo2mrUYMnsiZ2FtZUlkIjogIjAwMDAwMDAwLTAwMDAtNDAwMC04MDAwLTAwMDAwMDAwMDAwMCJ9IqkCChZTdGFuZEJsYWNramFja1Jlc3BvbnNlEg8KB3N1Y2Nlc3MYASABKAgSJgoLZGVhbGVyX2hhbmQYAiADKAsyES5mYWlycGxheS52MS5DYXJkEg4KBnJlc3VsdBgDIAEoCRIYCgp3aW5fYW1vdW50GAQgASgJQgSItRgBEhkKC25ld19iYWxhbmNlGAUgASgJQgSItRgBEiYKC3BsYXllcl9oYW5kGAYgAygLMhEuZmFpcnBsYXkudjEuQ2FyZBIUCgxwbGF5ZXJfdmFsdWUYByABKAUSFAoMZGVhbGVyX3ZhbHVlGAggASgFEhEKCWdhbWVfb3ZlchgJIAEoCBIqCgVoYW5kcxgKIAEoCzIbLmZhaXJwbGF5LnYxLkJsYWNramFja0hhbmRzImEKFkRvdWJsZUJsYWNramFja1JlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCTo2mrUYMnsiZ2FtZUlkIjogIjAwMDAwMDAwLTAwMDAtNDAwMC04MDAwLTAwMDAwMDAwMDAwMCJ9IsQCChdEb3VibGVCbGFja2phY2tSZXNwb25zZRIPCgdzdWNjZXNzGAEgASgIEiYKC2RlYWxlcl9oYW5kGAIgAygLMhEuZmFpcnBsYXkudjEuQ2FyZBImCgtwbGF5ZXJfaGFuZBgDIAMoCzIRLmZhaXJwbGF5LnYxLkNhcmQSFAoMcGxheWVyX3ZhbHVlGAQgASgFEg4KBnJlc3VsdBgFIAEoCRIYCgp3aW5fYW1vdW50GAYgASgJQgSItRgBEhkKC25ld19iYWxhbmNlGAcgASgJQgSItRgBEhQKDGRlYWxlcl92YWx1ZRgIIAEoBRIRCglnYW1lX292ZXIYCSABKAgSGAoKYmV0X2Ftb3VudBgKIAEoCUIEiLUYARIqCgVoYW5kcxgLIAEoCzIbLmZhaXJwbGF5LnYxLkJsYWNramFja0hhbmRzImAKFVNwbGl0QmxhY2tqYWNrUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJOjaatRgyeyJnYW1lSWQiOiAiMDAwMDAwMDAtMDAwMC00MDAwLTgwMDAtMDAwMDAwMDAwMDAwIn0iqQIKFlNwbGl0QmxhY2tqYWNrUmVzcG9uc2USDwoHc3VjY2VzcxgBIAEoCBImCgtwbGF5ZXJfaGFuZBgCIAMoCzIRLmZhaXJwbGF5LnYxLkNhcmQSJgoLZGVhbGVyX2hhbmQYAyADKAsyES5mYWlycGxheS52MS5DYXJkEhQKDHBsYXllcl92YWx1ZRgEIAEoBRIUCgxkZWFsZXJfdmFsdWUYBSABKAUSDgoGcmVzdWx0GAYgASgJEhgKCndpbl9hbW91bnQYByABKAlCBIi1GAESEQoJZ2FtZV9vdmVyGAggASgIEhkKC25ld19iYWxhbmNlGAkgASgJQgSItRgBEioKBWhhbmRzGAogASgLMhsuZmFpcnBsYXkudjEuQmxhY2tqYWNrSGFuZHMikgEKFkluc3VyZUJsYWNramFja1JlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRITCgZhY2NlcHQYAiABKAhIAIgBATpHmrUYQ3siZ2FtZUlkIjogIjAwMDAwMDAwLTAwMDAtNDAwMC04MDAwLTAwMDAwMDAwMDAwMCIsICJhY2NlcHQiOiBmYWxzZX1CCQoHX2FjY2VwdCKqAgoXSW5zdXJlQmxhY2tqYWNrUmVzcG9uc2USDwoHc3VjY2VzcxgBIAEoCBImCgtwbGF5ZXJfaGFuZBgCIAMoCzIRLmZhaXJwbGF5LnYxLkNhcmQSJgoLZGVhbGVyX2hhbmQYAyADKAsyES5mYWlycGxheS52MS5DYXJkEhQKDHBsYXllcl92YWx1ZRgEIAEoBRIUCgxkZWFsZXJfdmFsdWUYBSABKAUSDgoGcmVzdWx0GAYgASgJEhgKCndpbl9hbW91bnQYByABKAlCBIi1GAESEQoJZ2FtZV9vdmVyGAggASgIEhkKC25ld19iYWxhbmNlGAkgASgJQgSItRgBEioKBWhhbmRzGAogASgLMhsuZmFpcnBsYXkudjEuQmxhY2tqYWNrSGFuZHMi8gEKDkJsYWNramFja0hhbmRzEiYKC3NlY29uZF9oYW5kGAEgAygLMhEuZmFpcnBsYXkudjEuQ2FyZBIUCgxzZWNvbmRfdmFsdWUYAiABKAUSEwoLYWN0aXZlX2hhbmQYAyABKAUSEQoJY2FuX3NwbGl0GAQgASgIEhIKCmNhbl9kb3VibGUYBSABKAgSEQoJaW5zdXJhbmNlGAYgASgJEhIKCmV2ZW5fbW9uZXkYByABKAgSDwoHZG91YmxlZBgIIAMoCBIUCgxoYW5kX3Jlc3VsdHMYCSADKAkSGAoKYmV0X2Ftb3VudBgKIAEoCUIEiLUYASKfAgoNQmxhY2tqYWNrR2FtZRIPCgdnYW1lX2lkGAEgASgJEhgKCmJldF9hbW91bnQYAiABKAlCBIi1GAESJgoLcGxheWVyX2hhbmQYAyADKAsyES5mYWlycGxheS52MS5DYXJkEiYKC2RlYWxlcl9oYW5kGAQgAygLMhEuZmFpcnBsYXkudjEuQ2FyZBIUCgxwbGF5ZXJfdmFsdWUYBSABKAUSFAoMZGVhbGVyX3ZhbHVlGAYgASgFEhIKCmNhbl9kb3VibGUYByABKAgSJwoIZmFpcm5lc3MYCCABKAsyFS5mYWlycGxheS52MS5GYWlybmVzcxIqCgVoYW5kcxgJIAEoCzIbLmZhaXJwbGF5LnYxLkJsYWNramFja0hhbmRzIhcKFUdldEFjdGl2ZUdhbWVzUmVxdWVzdCKlAQoWR2V0QWN0aXZlR2FtZXNSZXNwb25zZRIrCgVtaW5lcxgBIAEoCzIWLmZhaXJwbGF5LnYxLk1pbmVzR2FtZUIEoLUYARIpCgRwdW1wGAIgASgLMhUuZmFpcnBsYXkudjEuUHVtcEdhbWVCBKC1GAESMwoJYmxhY2tqYWNrGAMgASgLMhouZmFpcnBsYXkudjEuQmxhY2tqYWNrR2FtZUIEoLUYATKrEQoLR2FtZVNlcnZpY2USZwoIUGxheURpY2USHC5mYWlycGxheS52MS5QbGF5RGljZVJlcXVlc3QaHS5mYWlycGxheS52MS5QbGF5RGljZVJlc3BvbnNlIh6QtRgDgtPkkwIUOgEqIg8vYXBpL2dhbWVzL2RpY2USbwoKUGxheVBsaW5rbxIeLmZhaXJwbGF5LnYxLlBsYXlQbGlua29SZXF1ZXN0Gh8uZmFpcnBsYXkudjEuUGxheVBsaW5rb1Jlc3BvbnNlIiCQtRgDgtPkkwIWOgEqIhEvYXBpL2dhbWVzL3BsaW5rbxJnCghQbGF5S2VubxIcLmZhaXJwbGF5LnYxLlBsYXlLZW5vUmVxdWVzdBodLmZhaXJwbGF5LnYxLlBsYXlLZW5vUmVzcG9uc2UiHpC1GAOC0+STAhQ6ASoiDy9hcGkvZ2FtZXMva2VubxJnCghMaXN0QmV0cxIcLmZhaXJwbGF5LnYxLkxpc3RCZXRzUmVxdWVzdBodLmZhaXJwbGF5LnYxLkxpc3RCZXRzUmVzcG9uc2UiHpACAZC1GAKC0+STAhESDy9hcGkvZ2FtZXMvYmV0cxJqCgZHZXRCZXQSGi5mYWlycGxheS52MS5HZXRCZXRSZXF1ZXN0GhsuZmFpcnBsYXkudjEuR2V0QmV0UmVzcG9uc2UiJ5ACAZC1GAKC0+STAhoSGC9hcGkvZ2FtZXMvYmV0cy97YmV0X2lkfRJ0CgpTdGFydE1pbmVzEh4uZmFpcnBsYXkudjEuU3RhcnRNaW5lc1JlcXVlc3QaHy5mYWlycGxheS52MS5TdGFydE1pbmVzUmVzcG9uc2UiJZC1GAOC0+STAhs6ASoiFi9hcGkvZ2FtZXMvbWluZXMvc3RhcnQSgwEKD1JldmVhbE1pbmVzVGlsZRIjLmZhaXJwbGF5LnYxLlJldmVhbE1pbmVzVGlsZVJlcXVlc3QaJC5mYWlycGxheS52MS5SZXZlYWxNaW5lc1RpbGVSZXNwb25zZSIlkLUYA4LT5JMCGzoBKiIWL2FwaS9nYW1lcy9taW5lcy9jbGljaxJ8CgxDYXNoT3V0TWluZXMSIC5mYWlycGxheS52MS5DYXNoT3V0TWluZXNSZXF1ZXN0GiEuZmFpcnBsYXkudjEuQ2FzaE91dE1pbmVzUmVzcG9uc2UiJ5C1GAOC0+STAh06ASoiGC9hcGkvZ2FtZXMvbWluZXMvY2FzaG91dBJwCglTdGFydFB1bXASHS5mYWlycGxheS52MS5TdGFydFB1bXBSZXF1ZXN0Gh4uZmFpcnBsYXkudjEuU3RhcnRQdW1wUmVzcG9uc2UiJJC1GAOC0+STAho6ASoiFS9hcGkvZ2FtZXMvcHVtcC9zdGFydBJ1CgtQdW1wQmFsbG9vbhIfLmZhaXJwbGF5LnYxLlB1bXBCYWxsb29uUmVxdWVzdBogLmZhaXJwbGF5LnYxLlB1bXBCYWxsb29uUmVzcG9uc2UiI5C1GAOC0+STAhk6ASoiFC9hcGkvZ2FtZXMvcHVtcC9wdW1wEngKC0Nhc2hPdXRQdW1wEh8uZmFpcnBsYXkudjEuQ2FzaE91dFB1bXBSZXF1ZXN0GiAuZmFpcnBsYXkudjEuQ2FzaE91dFB1bXBSZXNwb25zZSImkLUYA4LT5JMCHDoBKiIXL2FwaS9nYW1lcy9wdW1wL2Nhc2hvdXQShAEKDlN0YXJ0QmxhY2tqYWNrEiIuZmFpcnBsYXkudjEuU3RhcnRCbGFja2phY2tSZXF1ZXN0GiMuZmFpcnBsYXkudjEuU3RhcnRCbGFja2phY2tSZXNwb25zZSIpkLUYA4LT5JMCHzoBKiIaL2FwaS9nYW1lcy9ibGFja2phY2svc3RhcnQSfAoMSGl0QmxhY2tqYWNrEiAuZmFpcnBsYXkudjEuSGl0QmxhY2tqYWNrUmVxdWVzdBohLmZhaXJwbGF5LnYxLkhpdEJsYWNramFja1Jlc3BvbnNlIieQtRgDgtPkkwIdOgEqIhgvYXBpL2dhbWVzL2JsYWNramFjay9oaXQShAEKDlN0YW5kQmxhY2tqYWNrEiIuZmFpcnBsYXkudjEuU3RhbmRCbGFja2phY2tSZXF1ZXN0GiMuZmFpcnBsYXkudjEuU3RhbmRCbGFja2phY2tSZXNwb25zZSIpkLUYA4LT5JMCHzoBKiIaL2FwaS9nYW1lcy9ibGFja2phY2svc3RhbmQSiAEKD0RvdWJsZUJsYWNramFjaxIjLmZhaXJwbGF5LnYxLkRvdWJsZUJsYWNramFja1JlcXVlc3QaJC5mYWlycGxheS52MS5Eb3VibGVCbGFja2phY2tSZXNwb25zZSIqkLUYA4LT5JMCIDoBKiIbL2FwaS9nYW1lcy9ibGFja2phY2svZG91YmxlEoQBCg5TcGxpdEJsYWNramFjaxIiLmZhaXJwbGF5LnYxLlNwbGl0QmxhY2tqYWNrUmVxdWVzdBojLmZhaXJwbGF5LnYxLlNwbGl0QmxhY2tqYWNrUmVzcG9uc2UiKZC1GAOC0+STAh86ASoiGi9hcGkvZ2FtZXMvYmxhY2tqYWNrL3NwbGl0EosBCg9JbnN1cmVCbGFja2phY2sSIy5mYWlycGxheS52MS5JbnN1cmVCbGFja2phY2tSZXF1ZXN0GiQuZmFpcnBsYXkudjEuSW5zdXJlQmxhY2tqYWNrUmVzcG9uc2UiLZC1GAOC0+STAiM6ASoiHi9hcGkvZ2FtZXMvYmxhY2tqYWNrL2luc3VyYW5jZRJ7Cg5HZXRBY3RpdmVHYW1lcxIiLmZhaXJwbGF5LnYxLkdldEFjdGl2ZUdhbWVzUmVxdWVzdBojLmZhaXJwbGF5LnYxLkdldEFjdGl2ZUdhbWVzUmVzcG9uc2UiIJACAZC1GAKC0+STAhMSES9hcGkvZ2FtZXMvYWN0aXZlQqsBCg9jb20uZmFpcnBsYXkudjFCCUdhbWVQcm90b1ABWkBnaXRodWIuY29tL2ZhaXJwbGF5L2ZhaXJwbGF5L2ludGVybmFsL2dlbi9mYWlycGxheS92MTtmYWlycGxheXYxogIDRlhYqgILRmFpcnBsYXkuVjHKAgtGYWlycGxheVxWMeICF0ZhaXJwbGF5XFYxXEdQQk1ldGFkYXRh6gIMRmFpcnBsYXk6OlYxYgZwcm90bzM", [file_fairplay_v1_options, file_google_api_annotations]);
 
 /**
  * Fairness is the provably-fair data of one bet.
@@ -2509,6 +2509,13 @@ export type StartBlackjackResponse = Message<"fairplay.v1.StartBlackjackResponse
    * @generated from field: fairplay.v1.Fairness fairness = 12;
    */
   fairness?: Fairness | undefined;
+
+  /**
+   * hands is the split and insurance state (an ace up offers insurance first).
+   *
+   * @generated from field: fairplay.v1.BlackjackHands hands = 13;
+   */
+  hands?: BlackjackHands | undefined;
 };
 
 /**
@@ -2600,6 +2607,13 @@ export type StartBlackjackResponseJson = {
    * @generated from field: fairplay.v1.Fairness fairness = 12;
    */
   fairness?: FairnessJson;
+
+  /**
+   * hands is the split and insurance state (an ace up offers insurance first).
+   *
+   * @generated from field: fairplay.v1.BlackjackHands hands = 13;
+   */
+  hands?: BlackjackHandsJson;
 };
 
 /**
@@ -2712,6 +2726,13 @@ export type HitBlackjackResponse = Message<"fairplay.v1.HitBlackjackResponse"> &
    * @generated from field: int32 dealer_value = 9;
    */
   dealerValue: number;
+
+  /**
+   * hands is the split and insurance state; after a split the hit went to the hand in play.
+   *
+   * @generated from field: fairplay.v1.BlackjackHands hands = 10;
+   */
+  hands?: BlackjackHands | undefined;
 };
 
 /**
@@ -2782,6 +2803,13 @@ export type HitBlackjackResponseJson = {
    * @generated from field: int32 dealer_value = 9;
    */
   dealerValue?: number;
+
+  /**
+   * hands is the split and insurance state; after a split the hit went to the hand in play.
+   *
+   * @generated from field: fairplay.v1.BlackjackHands hands = 10;
+   */
+  hands?: BlackjackHandsJson;
 };
 
 /**
@@ -2894,6 +2922,13 @@ export type StandBlackjackResponse = Message<"fairplay.v1.StandBlackjackResponse
    * @generated from field: bool game_over = 9;
    */
   gameOver: boolean;
+
+  /**
+   * hands is the split and insurance state; after a split's first hand the game goes on.
+   *
+   * @generated from field: fairplay.v1.BlackjackHands hands = 10;
+   */
+  hands?: BlackjackHands | undefined;
 };
 
 /**
@@ -2964,6 +2999,13 @@ export type StandBlackjackResponseJson = {
    * @generated from field: bool game_over = 9;
    */
   gameOver?: boolean;
+
+  /**
+   * hands is the split and insurance state; after a split's first hand the game goes on.
+   *
+   * @generated from field: fairplay.v1.BlackjackHands hands = 10;
+   */
+  hands?: BlackjackHandsJson;
 };
 
 /**
@@ -3083,6 +3125,13 @@ export type DoubleBlackjackResponse = Message<"fairplay.v1.DoubleBlackjackRespon
    * @generated from field: string bet_amount = 10;
    */
   betAmount: string;
+
+  /**
+   * hands is the split and insurance state.
+   *
+   * @generated from field: fairplay.v1.BlackjackHands hands = 11;
+   */
+  hands?: BlackjackHands | undefined;
 };
 
 /**
@@ -3160,6 +3209,13 @@ export type DoubleBlackjackResponseJson = {
    * @generated from field: string bet_amount = 10;
    */
   betAmount?: string;
+
+  /**
+   * hands is the split and insurance state.
+   *
+   * @generated from field: fairplay.v1.BlackjackHands hands = 11;
+   */
+  hands?: BlackjackHandsJson;
 };
 
 /**
@@ -3168,6 +3224,575 @@ export type DoubleBlackjackResponseJson = {
  */
 export const DoubleBlackjackResponseSchema: GenMessage<DoubleBlackjackResponse, {jsonType: DoubleBlackjackResponseJson}> = /*@__PURE__*/
   messageDesc(file_fairplay_v1_game, 34);
+
+/**
+ * SplitBlackjackRequest splits the first two cards.
+ *
+ * @generated from message fairplay.v1.SplitBlackjackRequest
+ */
+export type SplitBlackjackRequest = Message<"fairplay.v1.SplitBlackjackRequest"> & {
+  /**
+   * game_id is the running game.
+   *
+   * @generated from field: string game_id = 1;
+   */
+  gameId: string;
+};
+
+/**
+ * SplitBlackjackRequest splits the first two cards.
+ *
+ * @generated from message fairplay.v1.SplitBlackjackRequest
+ */
+export type SplitBlackjackRequestJson = {
+  /**
+   * game_id is the running game.
+   *
+   * @generated from field: string game_id = 1;
+   */
+  gameId?: string;
+};
+
+/**
+ * Describes the message fairplay.v1.SplitBlackjackRequest.
+ * Use `create(SplitBlackjackRequestSchema)` to create a new message.
+ */
+export const SplitBlackjackRequestSchema: GenMessage<SplitBlackjackRequest, {jsonType: SplitBlackjackRequestJson}> = /*@__PURE__*/
+  messageDesc(file_fairplay_v1_game, 35);
+
+/**
+ * SplitBlackjackResponse is the game after the split.
+ *
+ * @generated from message fairplay.v1.SplitBlackjackResponse
+ */
+export type SplitBlackjackResponse = Message<"fairplay.v1.SplitBlackjackResponse"> & {
+  /**
+   * success is true for an accepted split.
+   *
+   * @generated from field: bool success = 1;
+   */
+  success: boolean;
+
+  /**
+   * player_hand is the first hand.
+   *
+   * @generated from field: repeated fairplay.v1.Card player_hand = 2;
+   */
+  playerHand: Card[];
+
+  /**
+   * dealer_hand is the dealer's cards, the hole card hidden while the game runs.
+   *
+   * @generated from field: repeated fairplay.v1.Card dealer_hand = 3;
+   */
+  dealerHand: Card[];
+
+  /**
+   * player_value is the first hand's total.
+   *
+   * @generated from field: int32 player_value = 4;
+   */
+  playerValue: number;
+
+  /**
+   * dealer_value is the total of the dealer's visible cards.
+   *
+   * @generated from field: int32 dealer_value = 5;
+   */
+  dealerValue: number;
+
+  /**
+   * result is the banner text once over (split aces end the game at once), else "".
+   *
+   * @generated from field: string result = 6;
+   */
+  result: string;
+
+  /**
+   * win_amount is the payout once over (0 otherwise).
+   *
+   * @generated from field: string win_amount = 7;
+   */
+  winAmount: string;
+
+  /**
+   * game_over is true when the split ended the game (split aces).
+   *
+   * @generated from field: bool game_over = 8;
+   */
+  gameOver: boolean;
+
+  /**
+   * new_balance is the balance after the second stake (and any payout).
+   *
+   * @generated from field: string new_balance = 9;
+   */
+  newBalance: string;
+
+  /**
+   * hands holds the second hand and the rest of the split state.
+   *
+   * @generated from field: fairplay.v1.BlackjackHands hands = 10;
+   */
+  hands?: BlackjackHands | undefined;
+};
+
+/**
+ * SplitBlackjackResponse is the game after the split.
+ *
+ * @generated from message fairplay.v1.SplitBlackjackResponse
+ */
+export type SplitBlackjackResponseJson = {
+  /**
+   * success is true for an accepted split.
+   *
+   * @generated from field: bool success = 1;
+   */
+  success?: boolean;
+
+  /**
+   * player_hand is the first hand.
+   *
+   * @generated from field: repeated fairplay.v1.Card player_hand = 2;
+   */
+  playerHand?: CardJson[];
+
+  /**
+   * dealer_hand is the dealer's cards, the hole card hidden while the game runs.
+   *
+   * @generated from field: repeated fairplay.v1.Card dealer_hand = 3;
+   */
+  dealerHand?: CardJson[];
+
+  /**
+   * player_value is the first hand's total.
+   *
+   * @generated from field: int32 player_value = 4;
+   */
+  playerValue?: number;
+
+  /**
+   * dealer_value is the total of the dealer's visible cards.
+   *
+   * @generated from field: int32 dealer_value = 5;
+   */
+  dealerValue?: number;
+
+  /**
+   * result is the banner text once over (split aces end the game at once), else "".
+   *
+   * @generated from field: string result = 6;
+   */
+  result?: string;
+
+  /**
+   * win_amount is the payout once over (0 otherwise).
+   *
+   * @generated from field: string win_amount = 7;
+   */
+  winAmount?: string;
+
+  /**
+   * game_over is true when the split ended the game (split aces).
+   *
+   * @generated from field: bool game_over = 8;
+   */
+  gameOver?: boolean;
+
+  /**
+   * new_balance is the balance after the second stake (and any payout).
+   *
+   * @generated from field: string new_balance = 9;
+   */
+  newBalance?: string;
+
+  /**
+   * hands holds the second hand and the rest of the split state.
+   *
+   * @generated from field: fairplay.v1.BlackjackHands hands = 10;
+   */
+  hands?: BlackjackHandsJson;
+};
+
+/**
+ * Describes the message fairplay.v1.SplitBlackjackResponse.
+ * Use `create(SplitBlackjackResponseSchema)` to create a new message.
+ */
+export const SplitBlackjackResponseSchema: GenMessage<SplitBlackjackResponse, {jsonType: SplitBlackjackResponseJson}> = /*@__PURE__*/
+  messageDesc(file_fairplay_v1_game, 36);
+
+/**
+ * InsureBlackjackRequest answers the insurance (or even money) offer.
+ *
+ * @generated from message fairplay.v1.InsureBlackjackRequest
+ */
+export type InsureBlackjackRequest = Message<"fairplay.v1.InsureBlackjackRequest"> & {
+  /**
+   * game_id is the running game.
+   *
+   * @generated from field: string game_id = 1;
+   */
+  gameId: string;
+
+  /**
+   * accept is true to take insurance (or even money), false to decline; required.
+   *
+   * @generated from field: optional bool accept = 2;
+   */
+  accept?: boolean | undefined;
+};
+
+/**
+ * InsureBlackjackRequest answers the insurance (or even money) offer.
+ *
+ * @generated from message fairplay.v1.InsureBlackjackRequest
+ */
+export type InsureBlackjackRequestJson = {
+  /**
+   * game_id is the running game.
+   *
+   * @generated from field: string game_id = 1;
+   */
+  gameId?: string;
+
+  /**
+   * accept is true to take insurance (or even money), false to decline; required.
+   *
+   * @generated from field: optional bool accept = 2;
+   */
+  accept?: boolean;
+};
+
+/**
+ * Describes the message fairplay.v1.InsureBlackjackRequest.
+ * Use `create(InsureBlackjackRequestSchema)` to create a new message.
+ */
+export const InsureBlackjackRequestSchema: GenMessage<InsureBlackjackRequest, {jsonType: InsureBlackjackRequestJson}> = /*@__PURE__*/
+  messageDesc(file_fairplay_v1_game, 37);
+
+/**
+ * InsureBlackjackResponse is the game after the decision and the dealer's peek.
+ *
+ * @generated from message fairplay.v1.InsureBlackjackResponse
+ */
+export type InsureBlackjackResponse = Message<"fairplay.v1.InsureBlackjackResponse"> & {
+  /**
+   * success is true for an accepted decision.
+   *
+   * @generated from field: bool success = 1;
+   */
+  success: boolean;
+
+  /**
+   * player_hand is the player's cards.
+   *
+   * @generated from field: repeated fairplay.v1.Card player_hand = 2;
+   */
+  playerHand: Card[];
+
+  /**
+   * dealer_hand is the dealer's cards: the hole card shows only if the game ended.
+   *
+   * @generated from field: repeated fairplay.v1.Card dealer_hand = 3;
+   */
+  dealerHand: Card[];
+
+  /**
+   * player_value is the player's hand total.
+   *
+   * @generated from field: int32 player_value = 4;
+   */
+  playerValue: number;
+
+  /**
+   * dealer_value is the total of the dealer's visible cards.
+   *
+   * @generated from field: int32 dealer_value = 5;
+   */
+  dealerValue: number;
+
+  /**
+   * result is the banner text once over ("Even money! You win", "Dealer has Blackjack! Dealer wins. Insurance pays 2:1", ...), else "".
+   *
+   * @generated from field: string result = 6;
+   */
+  result: string;
+
+  /**
+   * win_amount is the payout once over (0 otherwise).
+   *
+   * @generated from field: string win_amount = 7;
+   */
+  winAmount: string;
+
+  /**
+   * game_over is true when the peek (or even money) ended the game.
+   *
+   * @generated from field: bool game_over = 8;
+   */
+  gameOver: boolean;
+
+  /**
+   * new_balance is the balance after the insurance stake (and any payout).
+   *
+   * @generated from field: string new_balance = 9;
+   */
+  newBalance: string;
+
+  /**
+   * hands holds the insurance decision and the rest of the game's state.
+   *
+   * @generated from field: fairplay.v1.BlackjackHands hands = 10;
+   */
+  hands?: BlackjackHands | undefined;
+};
+
+/**
+ * InsureBlackjackResponse is the game after the decision and the dealer's peek.
+ *
+ * @generated from message fairplay.v1.InsureBlackjackResponse
+ */
+export type InsureBlackjackResponseJson = {
+  /**
+   * success is true for an accepted decision.
+   *
+   * @generated from field: bool success = 1;
+   */
+  success?: boolean;
+
+  /**
+   * player_hand is the player's cards.
+   *
+   * @generated from field: repeated fairplay.v1.Card player_hand = 2;
+   */
+  playerHand?: CardJson[];
+
+  /**
+   * dealer_hand is the dealer's cards: the hole card shows only if the game ended.
+   *
+   * @generated from field: repeated fairplay.v1.Card dealer_hand = 3;
+   */
+  dealerHand?: CardJson[];
+
+  /**
+   * player_value is the player's hand total.
+   *
+   * @generated from field: int32 player_value = 4;
+   */
+  playerValue?: number;
+
+  /**
+   * dealer_value is the total of the dealer's visible cards.
+   *
+   * @generated from field: int32 dealer_value = 5;
+   */
+  dealerValue?: number;
+
+  /**
+   * result is the banner text once over ("Even money! You win", "Dealer has Blackjack! Dealer wins. Insurance pays 2:1", ...), else "".
+   *
+   * @generated from field: string result = 6;
+   */
+  result?: string;
+
+  /**
+   * win_amount is the payout once over (0 otherwise).
+   *
+   * @generated from field: string win_amount = 7;
+   */
+  winAmount?: string;
+
+  /**
+   * game_over is true when the peek (or even money) ended the game.
+   *
+   * @generated from field: bool game_over = 8;
+   */
+  gameOver?: boolean;
+
+  /**
+   * new_balance is the balance after the insurance stake (and any payout).
+   *
+   * @generated from field: string new_balance = 9;
+   */
+  newBalance?: string;
+
+  /**
+   * hands holds the insurance decision and the rest of the game's state.
+   *
+   * @generated from field: fairplay.v1.BlackjackHands hands = 10;
+   */
+  hands?: BlackjackHandsJson;
+};
+
+/**
+ * Describes the message fairplay.v1.InsureBlackjackResponse.
+ * Use `create(InsureBlackjackResponseSchema)` to create a new message.
+ */
+export const InsureBlackjackResponseSchema: GenMessage<InsureBlackjackResponse, {jsonType: InsureBlackjackResponseJson}> = /*@__PURE__*/
+  messageDesc(file_fairplay_v1_game, 38);
+
+/**
+ * BlackjackHands is the state the split and insurance rules add to every
+ * Blackjack answer.
+ *
+ * @generated from message fairplay.v1.BlackjackHands
+ */
+export type BlackjackHands = Message<"fairplay.v1.BlackjackHands"> & {
+  /**
+   * second_hand is the second hand after a split (player_hand is then the first); empty before.
+   *
+   * @generated from field: repeated fairplay.v1.Card second_hand = 1;
+   */
+  secondHand: Card[];
+
+  /**
+   * second_value is the second hand's total (0 before a split).
+   *
+   * @generated from field: int32 second_value = 2;
+   */
+  secondValue: number;
+
+  /**
+   * active_hand is the hand in play: 0 the first, 1 the second.
+   *
+   * @generated from field: int32 active_hand = 3;
+   */
+  activeHand: number;
+
+  /**
+   * can_split tells whether Split is allowed now (the balance is checked when splitting).
+   *
+   * @generated from field: bool can_split = 4;
+   */
+  canSplit: boolean;
+
+  /**
+   * can_double tells whether Double is allowed now on the hand in play.
+   *
+   * @generated from field: bool can_double = 5;
+   */
+  canDouble: boolean;
+
+  /**
+   * insurance is "" (not offered), "offered" (decide before any other action), "taken", "declined" or "even_money".
+   *
+   * @generated from field: string insurance = 6;
+   */
+  insurance: string;
+
+  /**
+   * even_money is true while the pending offer is even money (the player holds a natural).
+   *
+   * @generated from field: bool even_money = 7;
+   */
+  evenMoney: boolean;
+
+  /**
+   * doubled tells, per hand, whether it doubled down.
+   *
+   * @generated from field: repeated bool doubled = 8;
+   */
+  doubled: boolean[];
+
+  /**
+   * hand_results is each hand's banner text once the game is over.
+   *
+   * @generated from field: repeated string hand_results = 9;
+   */
+  handResults: string[];
+
+  /**
+   * bet_amount is the total stake so far (original, doubles, split, insurance).
+   *
+   * @generated from field: string bet_amount = 10;
+   */
+  betAmount: string;
+};
+
+/**
+ * BlackjackHands is the state the split and insurance rules add to every
+ * Blackjack answer.
+ *
+ * @generated from message fairplay.v1.BlackjackHands
+ */
+export type BlackjackHandsJson = {
+  /**
+   * second_hand is the second hand after a split (player_hand is then the first); empty before.
+   *
+   * @generated from field: repeated fairplay.v1.Card second_hand = 1;
+   */
+  secondHand?: CardJson[];
+
+  /**
+   * second_value is the second hand's total (0 before a split).
+   *
+   * @generated from field: int32 second_value = 2;
+   */
+  secondValue?: number;
+
+  /**
+   * active_hand is the hand in play: 0 the first, 1 the second.
+   *
+   * @generated from field: int32 active_hand = 3;
+   */
+  activeHand?: number;
+
+  /**
+   * can_split tells whether Split is allowed now (the balance is checked when splitting).
+   *
+   * @generated from field: bool can_split = 4;
+   */
+  canSplit?: boolean;
+
+  /**
+   * can_double tells whether Double is allowed now on the hand in play.
+   *
+   * @generated from field: bool can_double = 5;
+   */
+  canDouble?: boolean;
+
+  /**
+   * insurance is "" (not offered), "offered" (decide before any other action), "taken", "declined" or "even_money".
+   *
+   * @generated from field: string insurance = 6;
+   */
+  insurance?: string;
+
+  /**
+   * even_money is true while the pending offer is even money (the player holds a natural).
+   *
+   * @generated from field: bool even_money = 7;
+   */
+  evenMoney?: boolean;
+
+  /**
+   * doubled tells, per hand, whether it doubled down.
+   *
+   * @generated from field: repeated bool doubled = 8;
+   */
+  doubled?: boolean[];
+
+  /**
+   * hand_results is each hand's banner text once the game is over.
+   *
+   * @generated from field: repeated string hand_results = 9;
+   */
+  handResults?: string[];
+
+  /**
+   * bet_amount is the total stake so far (original, doubles, split, insurance).
+   *
+   * @generated from field: string bet_amount = 10;
+   */
+  betAmount?: string;
+};
+
+/**
+ * Describes the message fairplay.v1.BlackjackHands.
+ * Use `create(BlackjackHandsSchema)` to create a new message.
+ */
+export const BlackjackHandsSchema: GenMessage<BlackjackHands, {jsonType: BlackjackHandsJson}> = /*@__PURE__*/
+  messageDesc(file_fairplay_v1_game, 39);
 
 /**
  * BlackjackGame is a running Blackjack game as its player may see it.
@@ -3230,6 +3855,13 @@ export type BlackjackGame = Message<"fairplay.v1.BlackjackGame"> & {
    * @generated from field: fairplay.v1.Fairness fairness = 8;
    */
   fairness?: Fairness | undefined;
+
+  /**
+   * hands is the split and insurance state; bet_amount above is the total stake.
+   *
+   * @generated from field: fairplay.v1.BlackjackHands hands = 9;
+   */
+  hands?: BlackjackHands | undefined;
 };
 
 /**
@@ -3293,6 +3925,13 @@ export type BlackjackGameJson = {
    * @generated from field: fairplay.v1.Fairness fairness = 8;
    */
   fairness?: FairnessJson;
+
+  /**
+   * hands is the split and insurance state; bet_amount above is the total stake.
+   *
+   * @generated from field: fairplay.v1.BlackjackHands hands = 9;
+   */
+  hands?: BlackjackHandsJson;
 };
 
 /**
@@ -3300,7 +3939,7 @@ export type BlackjackGameJson = {
  * Use `create(BlackjackGameSchema)` to create a new message.
  */
 export const BlackjackGameSchema: GenMessage<BlackjackGame, {jsonType: BlackjackGameJson}> = /*@__PURE__*/
-  messageDesc(file_fairplay_v1_game, 35);
+  messageDesc(file_fairplay_v1_game, 40);
 
 /**
  * GetActiveGamesRequest has no fields.
@@ -3323,7 +3962,7 @@ export type GetActiveGamesRequestJson = {
  * Use `create(GetActiveGamesRequestSchema)` to create a new message.
  */
 export const GetActiveGamesRequestSchema: GenMessage<GetActiveGamesRequest, {jsonType: GetActiveGamesRequestJson}> = /*@__PURE__*/
-  messageDesc(file_fairplay_v1_game, 36);
+  messageDesc(file_fairplay_v1_game, 41);
 
 /**
  * GetActiveGamesResponse is the caller's running games; a kind without one
@@ -3388,7 +4027,7 @@ export type GetActiveGamesResponseJson = {
  * Use `create(GetActiveGamesResponseSchema)` to create a new message.
  */
 export const GetActiveGamesResponseSchema: GenMessage<GetActiveGamesResponse, {jsonType: GetActiveGamesResponseJson}> = /*@__PURE__*/
-  messageDesc(file_fairplay_v1_game, 37);
+  messageDesc(file_fairplay_v1_game, 42);
 
 /**
  * GameService places bets. Every bet is one database transaction: the stake
@@ -3547,8 +4186,9 @@ export const GameService: GenService<{
     output: typeof StandBlackjackResponseSchema;
   },
   /**
-   * DoubleBlackjack takes a second stake on the first two cards, deals one
-   * card and lets the dealer play.
+   * DoubleBlackjack takes another stake, equal to the original one, on the
+   * first two cards of the hand in play (after a split too), deals one card
+   * and ends the hand; after the last hand the dealer plays.
    *
    * @generated from rpc fairplay.v1.GameService.DoubleBlackjack
    */
@@ -3556,6 +4196,34 @@ export const GameService: GenService<{
     methodKind: "unary";
     input: typeof DoubleBlackjackRequestSchema;
     output: typeof DoubleBlackjackResponseSchema;
+  },
+  /**
+   * SplitBlackjack splits the first two cards, of the same rank, into two
+   * hands: it takes a second stake equal to the original one (refused,
+   * changing nothing, when the balance is short), deals the first hand its
+   * second card, then the second hand its own, and plays the first hand.
+   * One split per game; split aces take one card each and stand.
+   *
+   * @generated from rpc fairplay.v1.GameService.SplitBlackjack
+   */
+  splitBlackjack: {
+    methodKind: "unary";
+    input: typeof SplitBlackjackRequestSchema;
+    output: typeof SplitBlackjackResponseSchema;
+  },
+  /**
+   * InsureBlackjack answers the insurance offer made when the dealer shows an
+   * ace, before any other action: accept takes insurance for half the
+   * original stake (paying 2:1 if the dealer has Blackjack) or, holding a
+   * natural, even money (1:1 at once, no stake); decline takes nothing. Then
+   * the dealer peeks.
+   *
+   * @generated from rpc fairplay.v1.GameService.InsureBlackjack
+   */
+  insureBlackjack: {
+    methodKind: "unary";
+    input: typeof InsureBlackjackRequestSchema;
+    output: typeof InsureBlackjackResponseSchema;
   },
   /**
    * GetActiveGames returns the caller's running game of each kind, so a
