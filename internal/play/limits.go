@@ -22,8 +22,9 @@ type Limits struct {
 	MaxBet money.Amount
 	// MaxPayout is the most one bet pays: a larger win (possible only at
 	// multipliers above MaxPayout / stake, such as a full Mines board) pays
-	// MaxPayout, as Stake caps a bet's win. It is at least four maximum
-	// bets (a won blackjack double) and at most MaxBalance.
+	// MaxPayout, as Stake caps a bet's win. It is at least eight maximum
+	// bets (a split blackjack with both hands doubled and won) and at most
+	// MaxBalance.
 	MaxPayout money.Amount
 }
 
@@ -62,8 +63,8 @@ func (l Limits) Validate() error {
 		return fmt.Errorf("maximum bet %s: want whole cents, at least the minimum bet %s", l.MaxBet, l.MinBet)
 	case l.MaxPayout > MaxBalance:
 		return fmt.Errorf("maximum payout %s: at most %s", l.MaxPayout, MaxBalance)
-	case l.MaxPayout/4 < l.MaxBet:
-		return fmt.Errorf("maximum payout %s: want at least four maximum bets (%s), what a won blackjack double pays",
+	case l.MaxPayout/8 < l.MaxBet:
+		return fmt.Errorf("maximum payout %s: want at least eight maximum bets (%s), what a split blackjack with both hands doubled and won pays",
 			l.MaxPayout, l.MaxBet)
 	}
 	highest := games.HighestMultiplier()

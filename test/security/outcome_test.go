@@ -357,7 +357,7 @@ func TestDoubleRefusedBeforeTheCard(t *testing.T) {
 func TestPayoutCappedNeverFails(t *testing.T) {
 	t.Parallel()
 	env := apitest.Start(t, apitest.WithConfig(func(c *settings.Config) {
-		c.MaxBet, c.MaxPayout = money.Dollars(100), money.Dollars(400)
+		c.MaxBet, c.MaxPayout = money.Dollars(100), money.Dollars(800)
 	}))
 	p := newPlayer(t, env)
 	server, _, nonce := p.pair(t)
@@ -369,12 +369,12 @@ func TestPayoutCappedNeverFails(t *testing.T) {
 		t.Fatal("no winning seed among the candidates")
 	}
 	mustOK(t, "client seed", p.Do("POST", "/api/fair/client-seed", map[string]any{"clientSeed": client}))
-	res := mustOK(t, "bet", p.Do("POST", dice.path, dice.body("100"))) // 100 × 49.5 = 4950, capped at 400
-	if got := fmt.Sprint(res.Get("winAmount")); got != "400" {
-		t.Fatalf("win %s, want the maximum payout 400: %s", got, res.Raw)
+	res := mustOK(t, "bet", p.Do("POST", dice.path, dice.body("100"))) // 100 × 49.5 = 4950, capped at 800
+	if got := fmt.Sprint(res.Get("winAmount")); got != "800" {
+		t.Fatalf("win %s, want the maximum payout 800: %s", got, res.Raw)
 	}
-	if got := fmt.Sprint(res.Get("newBalance")); got != "1300" {
-		t.Fatalf("balance %s, want 1000 − 100 + 400: %s", got, res.Raw)
+	if got := fmt.Sprint(res.Get("newBalance")); got != "1700" {
+		t.Fatalf("balance %s, want 1000 − 100 + 800: %s", got, res.Raw)
 	}
 	env.LedgerClean(t)
 }
