@@ -50,4 +50,9 @@ if [ -n "${E2E_ONLY:-}" ]; then
   done
 fi
 cd web
+if [ -n "${E2E_COMMAND:-}" ]; then
+  # Another client of the same server (hack/bench-web.sh: Lighthouse), run in web/.
+  bash -c "$E2E_COMMAND"
+  exit
+fi
 npx playwright test ${E2E_GREP:+--grep "$E2E_GREP"} "${files[@]}"

@@ -129,8 +129,9 @@ test('A hides the username: B shows Hidden', async ({ newSession }) => {
   await expect(toggle).toHaveAttribute('aria-checked', 'false');
   await toggle.click();
   await expect(toggle).toHaveAttribute('aria-checked', 'true');
-  const me = await api('GET', '/api/auth/user', undefined, alice.token);
-  expect(me.json?.user.hideUsername).toBe(true);
+  // The switch shows the new state while the request is pending: the server's answer is what counts.
+  const hidden = async () => (await api('GET', '/api/auth/user', undefined, alice.token)).json?.user.hideUsername;
+  await expect.poll(hidden, { message: 'the server never stored hideUsername' }).toBe(true);
 
   expect((await diceBet(alice.token, 4.56)).status).toBe(200);
   const row = b.getByRole('table', { name: 'All bets' }).getByRole('row').filter({ hasText: '$4.56' }).first();
@@ -140,6 +141,7 @@ test('A hides the username: B shows Hidden', async ({ newSession }) => {
 
   await toggle.click();
   await expect(toggle).toHaveAttribute('aria-checked', 'false');
+  await expect.poll(hidden, { message: 'the server never cleared hideUsername' }).toBe(false);
   expect((await diceBet(alice.token, 4.57)).status).toBe(200);
   const named = b.getByRole('table', { name: 'All bets' }).getByRole('row').filter({ hasText: '$4.57' }).first();
   await expect(named).toHaveText(new RegExp(alice.username));
