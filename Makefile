@@ -152,6 +152,10 @@ clean: ## remove build output (keeps .data and bin tools)
 bench: ## load-test a release build next to pgbench -N and print the table (BENCH_DURATION, BENCH_CONCURRENCY, BENCH_STANDBY=none,sync for the cost of synchronous commit)
 	hack/bench.sh
 
+.PHONY: bench-web
+bench-web: ## Lighthouse (mobile) over every route of the release build: scores, FCP, TBT, LCP, CLS (LIGHTHOUSE_RUNS)
+	hack/bench-web.sh
+
 .PHONY: fuzz
 fuzz: ## run every Go fuzz target for FUZZTIME each (default 10s; e.g. make fuzz FUZZTIME=1h)
 	FUZZTIME=$(or $(FUZZTIME),10s) hack/fuzz.sh

@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
 # End-to-end tests: the real server (release build with the web app
 # embedded) on a fresh database, driven by Playwright in Debian's Chromium.
-# Every web/e2e/*.mjs script except the shared modules (harness, csp) runs; each writes a JSON
-# summary into .data/test/ and screenshots into test/artifacts/e2e/.
+# Playwright Test runs every web/e2e/*.spec.ts (see the end of this file).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -36,14 +35,24 @@ server=$!
 trap 'kill $server 2>/dev/null; wait $server 2>/dev/null; rm -rf "$keys"' EXIT
 for _ in $(seq 100); do curl -fsS "http://127.0.0.1:$PORT/readyz" >/dev/null 2>&1 && break; sleep 0.1; done
 
-status=0
 export E2E_BASE_URL=http://127.0.0.1:$PORT
-for script in web/e2e/*.mjs; do
-  name=$(basename "$script" .mjs)
-  case $name in harness | csp) continue ;; esac
-  # E2E_ONLY=name[,name] runs only those scripts (while working on one).
-  if [ -n "${E2E_ONLY:-}" ] && [[ ",$E2E_ONLY," != *",$name,"* ]]; then continue; fi
-  E2E_SCREENSHOTS=$ROOT/test/artifacts/e2e/$name E2E_RESULTS=$ROOT/.data/test/web-e2e-$name.json \
-    node "$script" || status=1
-done
-exit $status
+# Playwright Test (web/playwright.config.ts): results in .data/test/web-e2e.json (counted by hack/test-summary.py),
+# documentation screenshots in test/artifacts/e2e/<suite>/, a trace zip and a screenshot of every failed test in
+# test/artifacts/e2e/results/. E2E_ONLY=name[,name] runs only those suites (web/e2e/<name>.spec.ts);
+# E2E_GREP=pattern only the tests whose title matches.
+rm -f .data/test/web-e2e*.json
+files=()
+if [ -n "${E2E_ONLY:-}" ]; then
+  IFS=, read -ra names <<<"$E2E_ONLY"
+  for name in "${names[@]}"; do
+    [ -f "web/e2e/$name.spec.ts" ] || { echo "E2E_ONLY: no suite web/e2e/$name.spec.ts" >&2; exit 2; }
+    files+=("e2e/$name.spec.ts")
+  done
+fi
+cd web
+if [ -n "${E2E_COMMAND:-}" ]; then
+  # Another client of the same server (hack/bench-web.sh: Lighthouse), run in web/.
+  bash -c "$E2E_COMMAND"
+  exit
+fi
+npx playwright test ${E2E_GREP:+--grep "$E2E_GREP"} "${files[@]}"

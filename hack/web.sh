@@ -7,7 +7,7 @@ deps() {
   local stamp=node_modules/.lock-stamp sum
   sum=$(sha256sum package-lock.json | cut -d' ' -f1)
   if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$sum" ]; then
-    npm ci --no-audit --no-fund --loglevel=error
+    PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund --loglevel=error
     echo "$sum" >"$stamp"
   fi
 }

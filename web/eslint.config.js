@@ -66,4 +66,9 @@ export default tseslint.config(
     files: ['*.{js,ts}', 'e2e/**/*.{js,mjs,ts}', 'scripts/**/*.mjs'],
     languageOptions: { globals: globals.node },
   },
+  {
+    // Playwright fixtures: `async ({}, use) => …` is the runner's idiom, and its `use` is no React hook.
+    files: ['e2e/**/*.ts', 'playwright.config.ts'],
+    rules: { 'no-empty-pattern': 'off', 'react-hooks/rules-of-hooks': 'off' },
+  },
 );
