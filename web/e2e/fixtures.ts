@@ -196,7 +196,8 @@ export const test = base.extend<Fixtures>({
     for (const c of contexts) await c.close();
   },
   player: async ({}, use, testInfo) => {
-    const prefix = basename(testInfo.file, '.spec.ts').slice(0, 6);
+    // Usernames are [a-z0-9_]: a spec named two-factor gives "twofac".
+    const prefix = basename(testInfo.file, '.spec.ts').replace(/[^a-z0-9_]/g, '').slice(0, 6);
     await use(await registerUser(uniqueName(`e2e${prefix}`)));
   },
   signedInPage: async ({ page, player }, use) => {
