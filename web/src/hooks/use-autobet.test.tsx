@@ -1,0 +1,139 @@
+import { act, renderHook, waitFor } from '@testing-library/react';
+import { ApiError } from '@/lib/api-client';
+import { deferred } from '@/testing/mock-api';
+import { DEFAULT_AUTOBET } from '@/lib/autobet';
+import { useAutobet, type AutobetResult } from './use-autobet';
+
+/** fakeGame is a game whose bets settle when the test says so, with one bet in flight at a time checked. */
+function fakeGame() {
+  const pending: { amount: number; settle: ReturnType<typeof deferred<AutobetResult>> }[] = [];
+  let inFlight = 0;
+  let maxInFlight = 0;
+  const placeBet = vi.fn((amount: number) => {
+    inFlight++;
+    maxInFlight = Math.max(maxInFlight, inFlight);
+    const d = deferred<AutobetResult>();
+    pending.push({ amount, settle: d });
+    return d.promise.finally(() => {
+      inFlight--;
+    });
+  });
+  return {
+    placeBet,
+    pending,
+    maxInFlight: () => maxInFlight,
+    async settleNext(payout: (amount: number) => number) {
+      const bet = pending.at(-1);
+      if (!bet) throw new Error('no bet in flight');
+      await act(async () => {
+        bet.settle.resolve({ stake: bet.amount, payout: payout(bet.amount) });
+        await Promise.resolve();
+      });
+    },
+  };
+}
+
+describe('useAutobet', () => {
+  it('places the bets one at a time, follows the rules and counts', async () => {
+    const g = fakeGame();
+    window.localStorage.setItem(
+      'fairplay.autobet.dice',
+      JSON.stringify({ ...DEFAULT_AUTOBET, bets: 3, onLoss: { mode: 'increase', percent: 100 } }),
+    );
+    const { result } = renderHook(() => useAutobet({ game: 'dice', placeBet: g.placeBet, balance: 100 }));
+    expect(result.current.settings.bets).toBe(3);
+    act(() => {
+      result.current.start(0.1);
+    });
+    expect(result.current.running).toBe(true);
+    await waitFor(() => {
+      expect(g.placeBet).toHaveBeenCalledTimes(1);
+    });
+    await g.settleNext(() => 0);
+    await waitFor(() => {
+      expect(g.placeBet).toHaveBeenCalledTimes(2);
+    });
+    expect(g.placeBet).toHaveBeenLastCalledWith(0.2);
+    expect(result.current.progress).toEqual({ count: 1, bets: 3, net: -0.1 });
+    await g.settleNext(() => 0);
+    await waitFor(() => {
+      expect(g.placeBet).toHaveBeenCalledTimes(3);
+    });
+    expect(g.placeBet).toHaveBeenLastCalledWith(0.4);
+    await g.settleNext((a) => a * 2);
+    await waitFor(() => {
+      expect(result.current.running).toBe(false);
+    });
+    expect(g.placeBet).toHaveBeenCalledTimes(3);
+    expect(g.maxInFlight()).toBe(1);
+    expect(result.current.progress).toEqual({ count: 3, bets: 3, net: 0.1 });
+    expect(result.current.message).toBe('Autobet finished: 3 bets placed.');
+  });
+
+  it('sends nothing after Stop; the bet in flight completes and is counted', async () => {
+    const g = fakeGame();
+    const { result } = renderHook(() => useAutobet({ game: 'dice', placeBet: g.placeBet, balance: 100 }));
+    act(() => {
+      result.current.setSettings({ ...DEFAULT_AUTOBET, bets: 0 });
+      result.current.start(1);
+    });
+    await waitFor(() => {
+      expect(g.placeBet).toHaveBeenCalledTimes(1);
+    });
+    act(() => {
+      result.current.stop();
+    });
+    await g.settleNext(() => 0);
+    await waitFor(() => {
+      expect(result.current.running).toBe(false);
+    });
+    expect(g.placeBet).toHaveBeenCalledTimes(1);
+    expect(result.current.progress?.count).toBe(1);
+    expect(result.current.message).toBe('Autobet stopped.');
+    expect(JSON.parse(window.localStorage.getItem('fairplay.autobet.dice') ?? '{}')).toMatchObject({ bets: 0 });
+  });
+
+  it('stops when the page unmounts', async () => {
+    const g = fakeGame();
+    const { result, unmount } = renderHook(() => useAutobet({ game: 'keno', placeBet: g.placeBet, balance: 100 }));
+    act(() => {
+      result.current.setSettings({ ...DEFAULT_AUTOBET, bets: 0 });
+      result.current.start(1);
+    });
+    await waitFor(() => {
+      expect(g.placeBet).toHaveBeenCalledTimes(1);
+    });
+    unmount();
+    await act(async () => {
+      g.pending[0]?.settle.resolve({ stake: 1, payout: 0 });
+      await new Promise((r) => setTimeout(r, 10));
+    });
+    expect(g.placeBet).toHaveBeenCalledTimes(1);
+  });
+
+  it("stops on the server's refusal and shows it", async () => {
+    const placeBet = vi.fn(() => Promise.reject(new ApiError(400, 'Bet exceeds the maximum of $1,000.00')));
+    const { result } = renderHook(() => useAutobet({ game: 'dice', placeBet, balance: 100 }));
+    act(() => {
+      result.current.start(1);
+    });
+    await waitFor(() => {
+      expect(result.current.running).toBe(false);
+    });
+    expect(placeBet).toHaveBeenCalledTimes(1);
+    expect(result.current.message).toBe('Autobet stopped: Bet exceeds the maximum of $1,000.00');
+  });
+
+  it('never places a bet above the balance', async () => {
+    const placeBet = vi.fn();
+    const { result } = renderHook(() => useAutobet({ game: 'dice', placeBet, balance: 0.5 }));
+    act(() => {
+      result.current.start(1);
+    });
+    await waitFor(() => {
+      expect(result.current.running).toBe(false);
+    });
+    expect(placeBet).not.toHaveBeenCalled();
+    expect(result.current.message).toBe('Autobet stopped: the next bet ($1.00) is above your balance.');
+  });
+});
