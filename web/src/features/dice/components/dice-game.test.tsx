@@ -181,3 +181,33 @@ describe('Dice autobet', () => {
     expect(await screen.findByText('Autobet stopped: Bet amount exceeds the maximum')).toBeInTheDocument();
   });
 });
+
+describe('Dice hotkeys', () => {
+  it('are off until switched on in the ? panel; then Space rolls once per request, Q halves, W doubles', async () => {
+    const release = deferred<Response>();
+    const server = gameApi({ 'POST /api/games/dice': () => release.promise });
+    const { user } = await open();
+    await user.keyboard(' ');
+    expect(server.calls('POST /api/games/dice')).toHaveLength(0);
+    await user.click(screen.getByRole('button', { name: /Hotkeys off/ }));
+    const dialog = await screen.findByRole('dialog', { name: 'Hotkeys' });
+    expect(within(dialog).getByText('Roll (Manual tab)')).toBeInTheDocument();
+    await user.click(within(dialog).getByRole('switch', { name: 'Enable hotkeys' }));
+    await user.keyboard('{Escape}');
+    expect(screen.getByRole('button', { name: /Hotkeys on/ })).toBeInTheDocument();
+    (document.activeElement as HTMLElement | null)?.blur();
+    await user.keyboard('w');
+    expect(screen.getByLabelText('Bet Amount')).toHaveValue(2);
+    await user.keyboard('q');
+    await user.keyboard('q');
+    expect(screen.getByLabelText('Bet Amount')).toHaveValue(0.5);
+    await user.keyboard(' ');
+    await user.keyboard(' ');
+    expect(await screen.findByRole('button', { name: 'Rolling...' })).toBeDisabled();
+    release.resolve(
+      json({ result: 88, isWin: false, winAmount: 0, newBalance: 1234, multiplier: 1.98, betId: 'k1', fairness }),
+    );
+    expect(await within(screen.getByRole('region', { name: 'Results' })).findByText('LOSE!')).toBeInTheDocument();
+    expect(server.calls('POST /api/games/dice').map((c) => c.body)).toEqual([{ betAmount: 0.5, rollTarget: 50 }]);
+  });
+});

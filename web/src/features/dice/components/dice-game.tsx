@@ -5,6 +5,8 @@ import { SliderField } from '@/components/ui/slider-field';
 import { Stat } from '@/components/ui/stat';
 import { GameLayout } from '@/components/layouts/game-frame';
 import { useBetInput } from '@/hooks/use-bet-input';
+import { useBetHotkeys } from '@/hooks/use-hotkeys';
+import { Hotkeys } from '@/components/ui/hotkeys-panel';
 import { betRefusal, GENERIC_ERROR } from '@/lib/bet';
 import { useBetReveals } from '@/lib/bet-reveals';
 import { formatMoney, formatMultiplier } from '@/lib/format';
@@ -86,20 +88,33 @@ export function DiceGame() {
   });
   const locked = busy || autobet.running;
 
-  const onSubmit = (event: SubmitEvent<HTMLFormElement>) => {
-    event.preventDefault();
-    if (locked) return;
-    const bet = takeBet();
-    if (bet === null) return;
-    if (autobet.mode === 'auto') {
-      autobet.start(bet);
-      return;
-    }
+  const rollManual = (bet: number) => {
     play(bet, DICE_ROLL_MS).catch((err: unknown) => {
       console.error('dice: roll failed', err);
       toast.error(betRefusal(err) ?? GENERIC_ERROR);
     });
   };
+
+  const onSubmit = (event: SubmitEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    if (locked) return;
+    const bet = takeBet();
+    if (bet === null) return;
+    if (autobet.mode === 'auto') autobet.start(bet);
+    else rollManual(bet);
+  };
+
+  const hotkeys = useBetHotkeys({
+    bet: () => {
+      const bet = takeBet();
+      if (bet !== null) rollManual(bet);
+    },
+    betLabel: 'Roll (Manual tab)',
+    betText,
+    setBetText,
+    betDisabled: locked || autobet.mode !== 'manual',
+    amountDisabled: locked,
+  });
 
   const controls = (
     <form className={styles.controls} onSubmit={onSubmit} noValidate aria-label="Dice bet">
@@ -133,6 +148,7 @@ export function DiceGame() {
           <Stat label="Win Chance">{`${formatTarget(winChance(target))}%`}</Stat>
         </div>
       </BetModeTabs>
+      <Hotkeys keys={hotkeys} />
     </form>
   );
 
