@@ -39,7 +39,7 @@ describe('useHotkeys', () => {
     fireEvent.keyDown(window, { key: 'h' });
     expect(run).toHaveBeenCalledTimes(1);
     rerender({ disabled: false });
-    const { getByLabelText } = render(
+    const { getByLabelText, getByRole } = render(
       <>
         <label>
           Amount <input type="number" />
@@ -50,7 +50,7 @@ describe('useHotkeys', () => {
       </>,
     );
     fireEvent.keyDown(getByLabelText('Amount'), { key: 'h' });
-    fireEvent.keyDown(document.querySelector('[role="dialog"] button') as Element, { key: 'h' });
+    fireEvent.keyDown(getByRole('button', { name: 'In dialog' }), { key: 'h' });
     expect(run).toHaveBeenCalledTimes(1);
     fireEvent.keyDown(document.body, { key: 'h' });
     expect(run).toHaveBeenCalledTimes(2);
