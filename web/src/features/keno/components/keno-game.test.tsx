@@ -200,7 +200,7 @@ describe('Keno autobet and hotkeys', () => {
     ]);
   });
 
-  it('R auto-picks and X clears when the hotkeys are on', async () => {
+  it('R auto-picks and X clears when the hotkeys are on', { timeout: 20000 }, async () => {
     gameApi();
     window.localStorage.setItem('fairplay.hotkeys', 'on');
     const { user } = await open();
