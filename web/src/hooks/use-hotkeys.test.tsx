@@ -62,7 +62,7 @@ describe('useHotkeys', () => {
     renderHook(() => {
       useHotkeys([
         { key: ' ', label: 'Space', description: 'Bet', run: bet },
-        { key: 'p', label: 'P', description: 'Split', run: split, coming: true },
+        { key: 'p', label: 'P', description: 'Split', run: split, status: 'coming' },
       ]);
     });
     act(() => {

@@ -23,9 +23,7 @@ export function Hotkeys({ keys }: { keys: readonly Hotkey[] }) {
           setOpen(true);
         }}
       >
-        <span aria-hidden="true" className={styles.mark}>
-          ?
-        </span>
+        <span aria-hidden="true" className={styles.mark} />
         Hotkeys {enabled ? 'on' : 'off'}
       </Button>
       <Dialog open={open} onOpenChange={setOpen}>
@@ -50,7 +48,7 @@ export function Hotkeys({ keys }: { keys: readonly Hotkey[] }) {
                     </td>
                     <td>
                       {k.description}
-                      {k.coming ? ' (coming soon)' : ''}
+                      {k.status === 'coming' ? ' (coming soon)' : k.status === 'always' ? ' (always on)' : ''}
                     </td>
                   </tr>
                 ))}
