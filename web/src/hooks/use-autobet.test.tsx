@@ -1,4 +1,8 @@
+import { QueryClientProvider } from '@tanstack/react-query';
 import { act, renderHook, waitFor } from '@testing-library/react';
+import type { ReactNode } from 'react';
+import { userQueryKey } from '@/lib/auth';
+import { player, testQueryClient } from '@/testing/test-utils';
 import { ApiError } from '@/lib/api-client';
 import { deferred } from '@/testing/mock-api';
 import { DEFAULT_AUTOBET } from '@/lib/autobet';
@@ -33,6 +37,18 @@ function fakeGame() {
   };
 }
 
+/** withBalance renders the hook with the signed-in player's cached balance, as the app has it. */
+function withBalance(balance: number) {
+  const client = testQueryClient();
+  client.setQueryData(userQueryKey, { ...player, balance });
+  return {
+    client,
+    wrapper: ({ children }: { children: ReactNode }) => (
+      <QueryClientProvider client={client}>{children}</QueryClientProvider>
+    ),
+  };
+}
+
 describe('useAutobet', () => {
   it('places the bets one at a time, follows the rules and counts', async () => {
     const g = fakeGame();
@@ -40,7 +56,7 @@ describe('useAutobet', () => {
       'fairplay.autobet.dice',
       JSON.stringify({ ...DEFAULT_AUTOBET, bets: 3, onLoss: { mode: 'increase', percent: 100 } }),
     );
-    const { result } = renderHook(() => useAutobet({ game: 'dice', placeBet: g.placeBet, balance: 100 }));
+    const { result } = renderHook(() => useAutobet({ game: 'dice', placeBet: g.placeBet }), withBalance(100));
     expect(result.current.settings.bets).toBe(3);
     act(() => {
       result.current.start(0.1);
@@ -72,7 +88,7 @@ describe('useAutobet', () => {
 
   it('sends nothing after Stop; the bet in flight completes and is counted', async () => {
     const g = fakeGame();
-    const { result } = renderHook(() => useAutobet({ game: 'dice', placeBet: g.placeBet, balance: 100 }));
+    const { result } = renderHook(() => useAutobet({ game: 'dice', placeBet: g.placeBet }), withBalance(100));
     act(() => {
       result.current.setSettings({ ...DEFAULT_AUTOBET, bets: 0 });
       result.current.start(1);
@@ -95,7 +111,7 @@ describe('useAutobet', () => {
 
   it('stops when the page unmounts', async () => {
     const g = fakeGame();
-    const { result, unmount } = renderHook(() => useAutobet({ game: 'keno', placeBet: g.placeBet, balance: 100 }));
+    const { result, unmount } = renderHook(() => useAutobet({ game: 'keno', placeBet: g.placeBet }), withBalance(100));
     act(() => {
       result.current.setSettings({ ...DEFAULT_AUTOBET, bets: 0 });
       result.current.start(1);
@@ -113,7 +129,7 @@ describe('useAutobet', () => {
 
   it("stops on the server's refusal and shows it", async () => {
     const placeBet = vi.fn(() => Promise.reject(new ApiError(400, 'Bet exceeds the maximum of $1,000.00')));
-    const { result } = renderHook(() => useAutobet({ game: 'dice', placeBet, balance: 100 }));
+    const { result } = renderHook(() => useAutobet({ game: 'dice', placeBet }), withBalance(100));
     act(() => {
       result.current.start(1);
     });
@@ -126,7 +142,7 @@ describe('useAutobet', () => {
 
   it('never places a bet above the balance', async () => {
     const placeBet = vi.fn();
-    const { result } = renderHook(() => useAutobet({ game: 'dice', placeBet, balance: 0.5 }));
+    const { result } = renderHook(() => useAutobet({ game: 'dice', placeBet }), withBalance(0.5));
     act(() => {
       result.current.start(1);
     });
@@ -135,5 +151,24 @@ describe('useAutobet', () => {
     });
     expect(placeBet).not.toHaveBeenCalled();
     expect(result.current.message).toBe('Autobet stopped: the next bet ($1.00) is above your balance.');
+  });
+
+  it('checks each next bet against the balance shown after the last result, not a stale copy', async () => {
+    const { client, wrapper } = withBalance(10);
+    const placeBet = vi.fn((amount: number) => {
+      // The game reveals the result, and with it the new balance, before it resolves.
+      client.setQueryData(userQueryKey, { ...player, balance: 0.5 });
+      return Promise.resolve({ stake: amount, payout: 0 });
+    });
+    const { result } = renderHook(() => useAutobet({ game: 'dice', placeBet }), { wrapper });
+    act(() => {
+      result.current.setSettings({ ...DEFAULT_AUTOBET, bets: 0 });
+      result.current.start(1);
+    });
+    await waitFor(() => {
+      expect(result.current.running).toBe(false);
+    });
+    expect(placeBet).toHaveBeenCalledTimes(1);
+    expect(result.current.stopReason).toEqual({ kind: 'balance', bet: 1 });
   });
 });

@@ -1,4 +1,6 @@
+import { useQueryClient } from '@tanstack/react-query';
 import { useCallback, useEffect, useRef, useState } from 'react';
+import { userQueryKey, type User } from '@/lib/auth';
 import { betRefusal, GENERIC_ERROR, PLAY_MESSAGES } from '@/lib/bet';
 import {
   beforeBet,
@@ -34,8 +36,6 @@ export interface UseAutobetOptions {
    * balance display included); it rejects when the bet fails. It is called with one bet in flight at a time.
    */
   placeBet: (amount: number) => Promise<AutobetResult>;
-  /** balance is the signed-in player's balance, undefined for a guest. */
-  balance: number | undefined;
 }
 
 export type BetMode = 'manual' | 'auto';
@@ -61,7 +61,8 @@ export interface Autobet {
  * (a bet already in flight completes and is counted). Unmounting (leaving the page) stops the run. A hidden tab
  * keeps it going: the bets are the player's and each one still waits for its result.
  */
-export function useAutobet({ game, placeBet, balance }: UseAutobetOptions): Autobet {
+export function useAutobet({ game, placeBet }: UseAutobetOptions): Autobet {
+  const queryClient = useQueryClient();
   const [settings, setSettingsState] = useState(() => loadSettings(game));
   const [mode, setMode] = useState<BetMode>('manual');
   const [running, setRunning] = useState(false);
@@ -69,9 +70,9 @@ export function useAutobet({ game, placeBet, balance }: UseAutobetOptions): Auto
   const [stopReason, setStopReason] = useState<StopReason | null>(null);
   const run = useRef<{ stopped: boolean } | null>(null);
   const mounted = useRef(true);
-  const latest = useRef({ placeBet, balance, settings });
+  const latest = useRef({ placeBet, settings });
   useEffect(() => {
-    latest.current = { placeBet, balance, settings };
+    latest.current = { placeBet, settings };
   });
 
   useEffect(() => {
@@ -95,42 +96,47 @@ export function useAutobet({ game, placeBet, balance }: UseAutobetOptions): Auto
     if (run.current) run.current.stopped = true;
   }, []);
 
-  const start = useCallback((baseAmount: number) => {
-    if (run.current) return;
-    const token = { stopped: false };
-    run.current = token;
-    const rules = latest.current.settings;
-    let state = startState(baseAmount);
-    setRunning(true);
-    setStopReason(null);
-    setProgress({ count: 0, bets: rules.bets, net: 0 });
-    const loop = async (): Promise<StopReason> => {
-      for (;;) {
-        if (token.stopped) return { kind: 'stopped' };
-        const { balance: funds, placeBet: place } = latest.current;
-        if (funds === undefined) return { kind: 'refused', message: PLAY_MESSAGES.login };
-        if (state.betCents <= 0) return { kind: 'refused', message: PLAY_MESSAGES.invalidBet };
-        const refused = beforeBet(state, funds);
-        if (refused) return refused;
-        let result: AutobetResult;
-        try {
-          result = await place(fromCents(state.betCents));
-        } catch (err) {
-          return { kind: 'refused', message: betRefusal(err) ?? GENERIC_ERROR };
+  const start = useCallback(
+    (baseAmount: number) => {
+      if (run.current) return;
+      const token = { stopped: false };
+      run.current = token;
+      const rules = latest.current.settings;
+      let state = startState(baseAmount);
+      setRunning(true);
+      setStopReason(null);
+      setProgress({ count: 0, bets: rules.bets, net: 0 });
+      const loop = async (): Promise<StopReason> => {
+        for (;;) {
+          if (token.stopped) return { kind: 'stopped' };
+          const { placeBet: place } = latest.current;
+          // The balance shown now (the cache, not a render's copy): the last bet's result has been revealed.
+          const funds = queryClient.getQueryData<User | null>(userQueryKey)?.balance;
+          if (funds === undefined) return { kind: 'refused', message: PLAY_MESSAGES.login };
+          if (state.betCents <= 0) return { kind: 'refused', message: PLAY_MESSAGES.invalidBet };
+          const refused = beforeBet(state, funds);
+          if (refused) return refused;
+          let result: AutobetResult;
+          try {
+            result = await place(fromCents(state.betCents));
+          } catch (err) {
+            return { kind: 'refused', message: betRefusal(err) ?? GENERIC_ERROR };
+          }
+          const step = settle(rules, state, { stakeCents: toCents(result.stake), payoutCents: toCents(result.payout) });
+          state = step.state;
+          if (mounted.current) setProgress({ count: state.count, bets: rules.bets, net: fromCents(state.netCents) });
+          if (step.stop) return step.stop;
         }
-        const step = settle(rules, state, { stakeCents: toCents(result.stake), payoutCents: toCents(result.payout) });
-        state = step.state;
-        if (mounted.current) setProgress({ count: state.count, bets: rules.bets, net: fromCents(state.netCents) });
-        if (step.stop) return step.stop;
-      }
-    };
-    void loop().then((reason) => {
-      run.current = null;
-      if (!mounted.current) return;
-      setStopReason(reason);
-      setRunning(false);
-    });
-  }, []);
+      };
+      void loop().then((reason) => {
+        run.current = null;
+        if (!mounted.current) return;
+        setStopReason(reason);
+        setRunning(false);
+      });
+    },
+    [queryClient],
+  );
 
   return {
     mode,

@@ -33,7 +33,7 @@ const DICE_AUTO_LAND_MS = 200;
 
 /** DiceGame: pick a roll-under target, roll, and see the server's roll (SPEC.md §2 Dice). */
 export function DiceGame() {
-  const { user, betText, setBetText, takeBet } = useBetInput();
+  const { betText, setBetText, takeBet } = useBetInput();
   const [target, setTarget] = useState(DICE_DEFAULT_TARGET);
   /** rolling is the roll the marker slides to; result is the one the results panel shows, once it has landed. */
   const [rolling, setRolling] = useState<PlayDiceResult | null>(null);
@@ -80,7 +80,6 @@ export function DiceGame() {
 
   const autobet = useAutobet({
     game: 'dice',
-    balance: user?.balance,
     placeBet: async (amount): Promise<AutobetResult> => {
       const res = await play(amount, DICE_AUTO_LAND_MS);
       return { stake: amount, payout: res.winAmount };

@@ -28,7 +28,7 @@ type Phase = 'idle' | 'drawing' | 'reveal';
 
 /** KenoGame: pick up to 10 of 40 numbers, draw 10, and get paid by the hits (SPEC.md §2 Keno). */
 export function KenoGame() {
-  const { user, betText, setBetText, takeBet } = useBetInput();
+  const { betText, setBetText, takeBet } = useBetInput();
   const [pickCount, setPickCount] = useState(String(KENO_MAX_PICKS));
   const [risk, setRisk] = useState<KenoRisk>('classic');
   const [picks, setPicks] = useState<number[]>([]);
@@ -87,7 +87,6 @@ export function KenoGame() {
 
   const autobet = useAutobet({
     game: 'keno',
-    balance: user?.balance,
     placeBet: async (amount): Promise<AutobetResult> => {
       const res = await drawOnce(amount);
       return { stake: amount, payout: res.winAmount };

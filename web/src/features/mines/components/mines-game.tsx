@@ -267,7 +267,7 @@ export function MinesGame() {
     return { stake: bet, payout: res.winAmount };
   };
 
-  const autobet = useAutobet({ game: 'mines', balance: user?.balance, placeBet: autoRound });
+  const autobet = useAutobet({ game: 'mines', placeBet: autoRound });
   const selecting = autobet.mode === 'auto' && !active && !autobet.running;
 
   const toggleAutoTile = (key: string) => {

@@ -40,7 +40,7 @@ const noTotals: Totals = { dropped: 0, winnings: 0, lastWin: 0 };
  * (lib/bet-reveals), so the result keeps its suspense. Failures are only logged.
  */
 export function PlinkoGame() {
-  const { user, betText, setBetText, takeBet } = useBetInput();
+  const { betText, setBetText, takeBet } = useBetInput();
   const [rows, setRows] = useState(DEFAULT_ROWS);
   const [risk, setRisk] = useState<PlinkoRisk>('medium');
   const [totals, setTotals] = useState<Totals>(noTotals);
@@ -94,7 +94,6 @@ export function PlinkoGame() {
 
   const autobet = useAutobet({
     game: 'plinko',
-    balance: user?.balance,
     placeBet: async (amount): Promise<AutobetResult> => {
       const res = await drop(amount, PLINKO_AUTO_SPEED);
       return { stake: amount, payout: res.winAmount };
