@@ -171,4 +171,73 @@ describe('useAutobet', () => {
     expect(placeBet).toHaveBeenCalledTimes(1);
     expect(result.current.stopReason).toEqual({ kind: 'balance', bet: 1 });
   });
+
+  it(
+    'runs 1,000 bets through the hook and stops exactly at the count, or at the first bet past a stop rule',
+    { timeout: 30000 },
+    async () => {
+      // A seeded Dice-like game (49.5% to win 1.98x), the balance following each bet in the cache as the games do.
+      const seeded = (seed: number) => {
+        let a = seed >>> 0;
+        return () => {
+          a = (a * 1664525 + 1013904223) >>> 0;
+          return a / 4294967296;
+        };
+      };
+      const cases = [
+        { settings: { ...DEFAULT_AUTOBET, bets: 1000 }, seed: 11 },
+        {
+          settings: { ...DEFAULT_AUTOBET, bets: 1000, onLoss: { mode: 'increase', percent: 100 }, stopLoss: 20 },
+          seed: 12,
+        },
+        { settings: { ...DEFAULT_AUTOBET, bets: 1000, stopProfit: 4 }, seed: 13 },
+      ] as const;
+      for (const { settings, seed } of cases) {
+        window.localStorage.clear();
+        const { client, wrapper } = withBalance(100_000);
+        const rnd = seeded(seed);
+        let balanceCents = 100_000 * 100;
+        const nets: number[] = [];
+        let net = 0;
+        const placeBet = vi.fn((amount: number) => {
+          const stake = Math.round(amount * 100);
+          const payout = rnd() < 0.495 ? Math.floor(stake * 1.98) : 0;
+          net += payout - stake;
+          nets.push(net);
+          balanceCents += payout - stake;
+          client.setQueryData(userQueryKey, { ...player, balance: balanceCents / 100 });
+          return Promise.resolve({ stake: amount, payout: payout / 100 });
+        });
+        const { result, unmount } = renderHook(() => useAutobet({ game: 'dice', placeBet }), { wrapper });
+        act(() => {
+          result.current.setSettings(settings);
+          result.current.start(1);
+        });
+        await waitFor(
+          () => {
+            expect(result.current.running).toBe(false);
+          },
+          { timeout: 20000 },
+        );
+        const placed = placeBet.mock.calls.length;
+        const reason = result.current.stopReason;
+        expect(result.current.progress).toEqual({ count: placed, bets: 1000, net: net / 100 });
+        if (reason?.kind === 'count') {
+          expect(placed).toBe(1000);
+        } else if (reason?.kind === 'loss') {
+          expect(-(nets.at(-1) ?? 0)).toBeGreaterThanOrEqual(2000);
+          expect(nets.slice(0, -1).every((x) => -x < 2000)).toBe(true);
+        } else if (reason?.kind === 'profit') {
+          expect(nets.at(-1)).toBeGreaterThanOrEqual(400);
+          expect(nets.slice(0, -1).every((x) => x < 400)).toBe(true);
+        } else {
+          throw new Error(`unexpected stop ${JSON.stringify(reason)}`);
+        }
+        console.info(
+          `1,000-bet run (seed ${String(seed)}): ${result.current.message ?? ''} after ${String(placed)} bets`,
+        );
+        unmount();
+      }
+    },
+  );
 });
