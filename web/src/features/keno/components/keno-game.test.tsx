@@ -54,7 +54,7 @@ describe('Keno', () => {
     expect(within(within(table).getAllByRole('row')[3]!).getAllByRole('cell')[3]).toHaveTextContent('81.50x');
   });
 
-  it('selects up to ten numbers and toggles them off', { timeout: 15000 }, async () => {
+  it('selects up to ten numbers and toggles them off', { timeout: 30000 }, async () => {
     gameApi();
     const { user } = await open();
     for (let n = 1; n <= 11; n++) await user.click(number(n));

@@ -119,7 +119,7 @@ describe('Plinko', () => {
 });
 
 describe('Plinko autobet', () => {
-  it('drops one ball at a time and stops after a single win above the limit', { timeout: 20000 }, async () => {
+  it('drops one ball at a time and stops after a single win above the limit', { timeout: 40000 }, async () => {
     const results = [
       { decisions: [0, 0, 0, 1, 1, 1, 1, 0], finalBucket: 4, multiplier: 0.4, winAmount: 0.4 },
       { decisions: [1, 1, 1, 1, 1, 1, 1, 1], finalBucket: 8, multiplier: 13, winAmount: 13 },
@@ -146,7 +146,7 @@ describe('Plinko autobet', () => {
     ).toBeDisabled();
     expect(
       await screen.findByText('Autobet stopped: a single win of $13.00 is above the limit.', undefined, {
-        timeout: 10000,
+        timeout: 30000,
       }),
     ).toBeInTheDocument();
     expect(screen.getByTestId('autobet-count')).toHaveTextContent('2 / ∞ bets');
