@@ -4,6 +4,8 @@ import { BetAmountField } from '@/components/ui/bet-amount-field';
 import { Button } from '@/components/ui/button';
 import { useResumeGame, type ActiveBlackjackGame } from '@/lib/active-games';
 import { useBetInput } from '@/hooks/use-bet-input';
+import { useBetHotkeys, type Hotkey } from '@/hooks/use-hotkeys';
+import { Hotkeys } from '@/components/ui/hotkeys-panel';
 import { betRefusal, formatBetInput, GENERIC_ERROR, PLAY_MESSAGES } from '@/lib/bet';
 import { useBetReveals, type RevealFigures } from '@/lib/bet-reveals';
 import { formatMoney } from '@/lib/format';
@@ -316,6 +318,10 @@ export function BlackjackGame() {
 
   const onDeal = (event: SubmitEvent<HTMLFormElement>) => {
     event.preventDefault();
+    deal();
+  };
+
+  const deal = () => {
     if (pending || table.phase !== 'betting') return;
     const bet = takeBet();
     if (bet === null) return;
@@ -502,6 +508,25 @@ export function BlackjackGame() {
     };
   }, []);
 
+  // The game hotkeys (issue 19): Space deals, Q/W halve/double the bet; H, S and D stay always on (above); split P
+  // and insurance I are documented as coming.
+  const noop = () => undefined;
+  const hotkeys: Hotkey[] = [
+    ...useBetHotkeys({
+      bet: deal,
+      betLabel: 'Deal',
+      betText,
+      setBetText,
+      betDisabled: pending || table.phase !== 'betting',
+      amountDisabled: pending || table.phase !== 'betting',
+    }),
+    { key: 'h', label: 'H', description: 'Hit', run: noop, status: 'always' },
+    { key: 's', label: 'S', description: 'Stand', run: noop, status: 'always' },
+    { key: 'd', label: 'D', description: 'Double down', run: noop, status: 'always' },
+    { key: 'p', label: 'P', description: 'Split', run: noop, status: 'coming' },
+    { key: 'i', label: 'I', description: 'Insurance', run: noop, status: 'coming' },
+  ];
+
   const playerCards = table.player.slice(0, table.playerShown);
   const splitHands = table.second.length > 0;
   const dealerCards = Array.from({ length: table.dealerSlots }, (_, i) =>
@@ -609,7 +634,14 @@ export function BlackjackGame() {
 
   const tone = resultTone(table.result);
   return (
-    <GameLayout controls={controls}>
+    <GameLayout
+      controls={
+        <>
+          {controls}
+          <Hotkeys keys={hotkeys} />
+        </>
+      }
+    >
       <div className={styles.felt} data-testid="game-board">
         {inHand ? (
           <>

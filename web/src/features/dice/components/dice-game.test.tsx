@@ -1,4 +1,5 @@
 import { fireEvent, screen, within } from '@testing-library/react';
+import axe from 'axe-core';
 import { fairness, gameApi } from '@/testing/game-api';
 import { deferred, json } from '@/testing/mock-api';
 import { renderApp } from '@/testing/test-utils';
@@ -110,4 +111,115 @@ describe('Dice', () => {
     await user.click(screen.getByRole('button', { name: 'Roll Dice' }));
     expect(await notifications().findByText('Something went wrong. Please try again.')).toBeInTheDocument();
   });
+});
+
+describe('Dice autobet', () => {
+  const loss = (n: number) =>
+    json({
+      result: 88,
+      isWin: false,
+      winAmount: 0,
+      newBalance: 1234.5 - n,
+      multiplier: 1.98,
+      betId: `a${String(n)}`,
+      fairness,
+    });
+
+  it(
+    'places the set number of bets, one at a time, doubling on loss, and shows the count',
+    { timeout: 20000 },
+    async () => {
+      let n = 0;
+      const server = gameApi({ 'POST /api/games/dice': () => loss(++n) });
+      const { user } = await open();
+      await screen.findByText('$1,234.50');
+      await user.click(screen.getByRole('tab', { name: 'Auto' }));
+      const bets = screen.getByLabelText('Number of Bets');
+      await user.clear(bets);
+      await user.type(bets, '3');
+      const onLoss = screen.getByRole('group', { name: 'On Loss' });
+      await user.click(within(onLoss).getByRole('button', { name: 'Increase' }));
+      await user.type(screen.getByLabelText('Increase on Loss by %'), '100');
+      await user.click(screen.getByRole('button', { name: 'Start Autobet' }));
+      expect(await screen.findByText('Autobet finished: 3 bets placed.', {}, { timeout: 5000 })).toBeInTheDocument();
+      expect(screen.getByTestId('autobet-count')).toHaveTextContent('3 / 3 bets');
+      expect(server.calls('POST /api/games/dice').map((c) => c.body)).toEqual([
+        { betAmount: 1, rollTarget: 50 },
+        { betAmount: 2, rollTarget: 50 },
+        { betAmount: 4, rollTarget: 50 },
+      ]);
+      expect(JSON.parse(window.localStorage.getItem('fairplay.autobet.dice') ?? '{}')).toMatchObject({
+        bets: 3,
+        onLoss: { mode: 'increase', percent: 100 },
+      });
+    },
+  );
+
+  it(
+    'Stop sends nothing more, locks the bet while running, and the page has no axe violations',
+    { timeout: 20000 },
+    async () => {
+      const release = deferred<Response>();
+      const server = gameApi({ 'POST /api/games/dice': () => release.promise });
+      const { user, container } = await open();
+      await user.click(screen.getByRole('tab', { name: 'Auto' }));
+      const bets = screen.getByLabelText('Number of Bets');
+      await user.clear(bets);
+      await user.type(bets, '0');
+      const results = await axe.run(container, { rules: { 'color-contrast': { enabled: false } } });
+      expect(results.violations.map((v) => v.id)).toEqual([]);
+      await user.click(screen.getByRole('button', { name: 'Start Autobet' }));
+      const stop = await screen.findByRole('button', { name: 'Stop Autobet' });
+      expect(screen.getByLabelText('Bet Amount')).toBeDisabled();
+      expect(screen.getByRole('tab', { name: 'Manual' })).toBeDisabled();
+      await user.click(stop);
+      release.resolve(loss(1));
+      expect(await screen.findByText('Autobet stopped.')).toBeInTheDocument();
+      expect(screen.getByTestId('autobet-count')).toHaveTextContent('1 / ∞ bets');
+      expect(server.calls('POST /api/games/dice')).toHaveLength(1);
+      expect(screen.getByLabelText('Bet Amount')).toBeEnabled();
+    },
+  );
+
+  it("stops on the server's refusal and shows it", { timeout: 20000 }, async () => {
+    gameApi({ 'POST /api/games/dice': () => json({ message: 'Bet amount exceeds the maximum' }, 400) });
+    const { user } = await open();
+    await user.click(screen.getByRole('tab', { name: 'Auto' }));
+    await user.click(screen.getByRole('button', { name: 'Start Autobet' }));
+    expect(await screen.findByText('Autobet stopped: Bet amount exceeds the maximum')).toBeInTheDocument();
+  });
+});
+
+describe('Dice hotkeys', () => {
+  it(
+    'are off until switched on in the ? panel; then Space rolls once per request, Q halves, W doubles',
+    { timeout: 20000 },
+    async () => {
+      const release = deferred<Response>();
+      const server = gameApi({ 'POST /api/games/dice': () => release.promise });
+      const { user } = await open();
+      await user.keyboard(' ');
+      expect(server.calls('POST /api/games/dice')).toHaveLength(0);
+      await user.click(screen.getByRole('button', { name: /Hotkeys off/ }));
+      const dialog = await screen.findByRole('dialog', { name: 'Hotkeys' });
+      expect(within(dialog).getByText('Roll (Manual tab)')).toBeInTheDocument();
+      await user.click(within(dialog).getByRole('switch', { name: 'Enable hotkeys' }));
+      await user.keyboard('{Escape}');
+      expect(screen.getByRole('button', { name: /Hotkeys on/ })).toBeInTheDocument();
+      (document.activeElement as HTMLElement | null)?.blur();
+      await user.keyboard('w');
+      expect(screen.getByLabelText('Bet Amount')).toHaveValue(2);
+      await user.keyboard('q');
+      await user.keyboard('q');
+      expect(screen.getByLabelText('Bet Amount')).toHaveValue(0.5);
+      await user.keyboard(' ');
+      await user.keyboard(' ');
+      expect(await screen.findByRole('button', { name: 'Rolling...' })).toBeDisabled();
+      release.resolve(
+        json({ result: 88, isWin: false, winAmount: 0, newBalance: 1234, multiplier: 1.98, betId: 'k1', fairness }),
+      );
+      expect(await within(screen.getByRole('region', { name: 'Results' })).findByText('LOSE!')).toBeInTheDocument();
+      expect(server.calls('POST /api/games/dice').map((c) => c.body)).toEqual([{ betAmount: 0.5, rollTarget: 50 }]);
+    },
+  );
 });

@@ -5,10 +5,14 @@ import { SliderField } from '@/components/ui/slider-field';
 import { Stat } from '@/components/ui/stat';
 import { GameLayout } from '@/components/layouts/game-frame';
 import { useBetInput } from '@/hooks/use-bet-input';
+import { useBetHotkeys } from '@/hooks/use-hotkeys';
+import { Hotkeys } from '@/components/ui/hotkeys-panel';
 import { betRefusal, GENERIC_ERROR } from '@/lib/bet';
 import { useBetReveals } from '@/lib/bet-reveals';
 import { formatMoney, formatMultiplier } from '@/lib/format';
 import { toast } from '@/lib/toast';
+import { BetModeTabs } from '@/components/ui/bet-mode-tabs';
+import { useAutobet, type AutobetResult } from '@/hooks/use-autobet';
 import { usePlayDice, type PlayDiceResult } from '../api/play-dice';
 import {
   clampTarget,
@@ -24,6 +28,8 @@ import {
 import styles from './dice.module.css';
 
 const SCALE = [0, 25, 50, 75, 100];
+/** DICE_AUTO_LAND_MS is the marker's shorter slide under autobet: the result still shows before the next roll. */
+const DICE_AUTO_LAND_MS = 200;
 
 /** DiceGame: pick a roll-under target, roll, and see the server's roll (SPEC.md §2 Dice). */
 export function DiceGame() {
@@ -45,65 +51,103 @@ export function DiceGame() {
     [],
   );
 
+  /**
+   * play places one roll and resolves when the marker lands (the result, the win and the balance show then);
+   * landMs is the slide's length, shorter under autobet. It rejects when the roll fails.
+   */
+  const play = async (bet: number, landMs: number): Promise<PlayDiceResult> => {
+    const res = await roll.mutateAsync({ betAmount: bet, rollTarget: target });
+    const ticket = reveals.arrive({
+      newBalance: res.newBalance,
+      settles: {
+        betId: res.betId,
+        amount: bet,
+        multiplier: res.isWin ? res.multiplier : 0,
+        payout: res.winAmount,
+      },
+    });
+    setRolling(res);
+    window.clearTimeout(landTimer.current);
+    await new Promise<void>((resolve) => {
+      landTimer.current = window.setTimeout(() => {
+        reveals.reveal(ticket);
+        setResult(res);
+        resolve();
+      }, landMs);
+    });
+    return res;
+  };
+
+  const autobet = useAutobet({
+    game: 'dice',
+    placeBet: async (amount): Promise<AutobetResult> => {
+      const res = await play(amount, DICE_AUTO_LAND_MS);
+      return { stake: amount, payout: res.winAmount };
+    },
+  });
+  const locked = busy || autobet.running;
+
+  const rollManual = (bet: number) => {
+    play(bet, DICE_ROLL_MS).catch((err: unknown) => {
+      console.error('dice: roll failed', err);
+      toast.error(betRefusal(err) ?? GENERIC_ERROR);
+    });
+  };
+
   const onSubmit = (event: SubmitEvent<HTMLFormElement>) => {
     event.preventDefault();
-    if (busy) return;
+    if (locked) return;
     const bet = takeBet();
     if (bet === null) return;
-    roll.mutate(
-      { betAmount: bet, rollTarget: target },
-      {
-        onSuccess: (res) => {
-          const ticket = reveals.arrive({
-            newBalance: res.newBalance,
-            settles: {
-              betId: res.betId,
-              amount: bet,
-              multiplier: res.isWin ? res.multiplier : 0,
-              payout: res.winAmount,
-            },
-          });
-          setRolling(res);
-          window.clearTimeout(landTimer.current);
-          // The result, the win and the balance show when the marker lands.
-          landTimer.current = window.setTimeout(() => {
-            reveals.reveal(ticket);
-            setResult(res);
-          }, DICE_ROLL_MS);
-        },
-        onError: (err) => {
-          console.error('dice: roll failed', err);
-          toast.error(betRefusal(err) ?? GENERIC_ERROR);
-        },
-      },
-    );
+    if (autobet.mode === 'auto') autobet.start(bet);
+    else rollManual(bet);
   };
+
+  const hotkeys = useBetHotkeys({
+    bet: () => {
+      const bet = takeBet();
+      if (bet !== null) rollManual(bet);
+    },
+    betLabel: 'Roll (Manual tab)',
+    betText,
+    setBetText,
+    betDisabled: locked || autobet.mode !== 'manual',
+    amountDisabled: locked,
+  });
 
   const controls = (
     <form className={styles.controls} onSubmit={onSubmit} noValidate aria-label="Dice bet">
-      <BetAmountField value={betText} onChange={setBetText} disabled={busy} />
-      <SliderField
-        label="Roll Under"
-        value={target}
-        min={DICE_MIN_TARGET}
-        max={DICE_MAX_TARGET}
-        step={DICE_STEP}
-        tone="split"
-        onChange={(value) => {
-          setTarget(clampTarget(value));
-        }}
-        disabled={busy}
-        display={formatTarget(target)}
-        valueText={`Roll under ${formatTarget(target)}`}
-      />
-      <div className={styles.stats}>
-        <Stat label="Multiplier">{formatMultiplier(diceMultiplier(target))}</Stat>
-        <Stat label="Roll Under">{formatTarget(target)}</Stat>
-        <Stat label="Win Chance">{`${formatTarget(winChance(target))}%`}</Stat>
-      </div>
-      <Button type="submit" disabled={busy} className={styles.play} data-primary-action>
-        {busy ? 'Rolling...' : 'Roll Dice'}
-      </Button>
+      <BetModeTabs
+        autobet={autobet}
+        startDisabled={busy}
+        manual={
+          <Button type="submit" disabled={busy} className={styles.play} data-primary-action>
+            {busy ? 'Rolling...' : 'Roll Dice'}
+          </Button>
+        }
+      >
+        <BetAmountField value={betText} onChange={setBetText} disabled={locked} />
+        <SliderField
+          label="Roll Under"
+          value={target}
+          min={DICE_MIN_TARGET}
+          max={DICE_MAX_TARGET}
+          step={DICE_STEP}
+          tone="split"
+          onChange={(value) => {
+            setTarget(clampTarget(value));
+          }}
+          disabled={locked}
+          display={formatTarget(target)}
+          valueText={`Roll under ${formatTarget(target)}`}
+        />
+        <div className={styles.stats}>
+          <Stat label="Multiplier">{formatMultiplier(diceMultiplier(target))}</Stat>
+          <Stat label="Roll Under">{formatTarget(target)}</Stat>
+          <Stat label="Win Chance">{`${formatTarget(winChance(target))}%`}</Stat>
+        </div>
+      </BetModeTabs>
+      <Hotkeys keys={hotkeys} />
     </form>
   );
 
@@ -114,7 +158,13 @@ export function DiceGame() {
       <div className={styles.board} aria-hidden="true" data-testid="game-board">
         <div className={styles.track}>
           <div className={styles.win} style={{ transform: `scaleX(${target / 100})` }} />
-          <div className={styles.markerLane} style={{ left: `${rolled ?? 0}%` }}>
+          <div
+            className={styles.markerLane}
+            style={{
+              left: `${rolled ?? 0}%`,
+              transitionDuration: autobet.running ? `${String(DICE_AUTO_LAND_MS)}ms` : undefined,
+            }}
+          >
             <span
               className={`${styles.marker} ${!landed ? styles.markerIdle : result.isWin ? styles.markerWin : styles.markerLoss}`}
             >

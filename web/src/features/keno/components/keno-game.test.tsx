@@ -54,7 +54,7 @@ describe('Keno', () => {
     expect(within(within(table).getAllByRole('row')[3]!).getAllByRole('cell')[3]).toHaveTextContent('81.50x');
   });
 
-  it('selects up to ten numbers and toggles them off', async () => {
+  it('selects up to ten numbers and toggles them off', { timeout: 30000 }, async () => {
     gameApi();
     const { user } = await open();
     for (let n = 1; n <= 11; n++) await user.click(number(n));
@@ -63,8 +63,21 @@ describe('Keno', () => {
     await user.click(number(3));
     expect(number(3)).toHaveAttribute('aria-pressed', 'false');
     expect(screen.getByText('9/10')).toBeInTheDocument();
+    // Auto Pick picks the Pick Count (10 by default) at random, replacing the selection; Clear empties it.
     await user.click(screen.getByRole('button', { name: 'Auto Pick' }));
-    expect(board().getAllByRole('button', { pressed: true })).toHaveLength(9);
+    expect(board().getAllByRole('button', { pressed: true })).toHaveLength(10);
+    const count = screen.getByLabelText('Pick Count');
+    await user.clear(count);
+    await user.type(count, '4');
+    await user.click(screen.getByRole('button', { name: 'Auto Pick' }));
+    expect(board().getAllByRole('button', { pressed: true })).toHaveLength(4);
+    expect(screen.getByText('4/10')).toBeInTheDocument();
+    await user.clear(count);
+    await user.type(count, '11');
+    expect(screen.getByRole('button', { name: 'Auto Pick' })).toBeDisabled();
+    await user.click(screen.getByRole('button', { name: 'Clear' }));
+    expect(board().queryAllByRole('button', { pressed: true })).toHaveLength(0);
+    expect(screen.getByRole('button', { name: 'Clear' })).toBeDisabled();
   });
 
   it('asks guests to log in before checking the numbers', async () => {
@@ -147,5 +160,53 @@ describe('Keno', () => {
       expect(screen.getByRole('button', { name: 'Draw Numbers' })).toBeEnabled();
     });
     expect(number(7)).toHaveAttribute('aria-pressed', 'true');
+  });
+});
+
+describe('Keno autobet and hotkeys', () => {
+  it('draws with the same numbers until the stop on loss, one draw at a time', { timeout: 30000 }, async () => {
+    let n = 0;
+    const server = gameApi({
+      'POST /api/games/keno': () => {
+        n++;
+        return json({
+          drawnNumbers: [31, 32, 33, 34, 35, 36, 37, 38, 39, 40],
+          matches: [],
+          multiplier: 0,
+          winAmount: 0,
+          newBalance: 1234.5 - n,
+          betId: `k${String(n)}`,
+          fairness,
+        });
+      },
+    });
+    const { user } = await open();
+    await screen.findByText('$1,234.50');
+    for (const k of [1, 2]) await user.click(number(k));
+    await user.click(screen.getByRole('tab', { name: 'Auto' }));
+    const bets = screen.getByLabelText('Number of Bets');
+    await user.clear(bets);
+    await user.type(bets, '0');
+    await user.type(screen.getByLabelText('Stop on Loss'), '2');
+    await user.click(screen.getByRole('button', { name: 'Start Autobet' }));
+    expect(
+      await screen.findByText('Autobet stopped: net loss $2.00 reached the stop on loss.', undefined, {
+        timeout: 20000,
+      }),
+    ).toBeInTheDocument();
+    expect(server.calls('POST /api/games/keno').map((c) => c.body)).toEqual([
+      { betAmount: 1, selectedNumbers: [1, 2], riskLevel: 'classic' },
+      { betAmount: 1, selectedNumbers: [1, 2], riskLevel: 'classic' },
+    ]);
+  });
+
+  it('R auto-picks and X clears when the hotkeys are on', { timeout: 20000 }, async () => {
+    gameApi();
+    window.localStorage.setItem('fairplay.hotkeys', 'on');
+    const { user } = await open();
+    await user.keyboard('r');
+    expect(board().getAllByRole('button', { pressed: true })).toHaveLength(10);
+    await user.keyboard('x');
+    expect(board().queryAllByRole('button', { pressed: true })).toHaveLength(0);
   });
 });

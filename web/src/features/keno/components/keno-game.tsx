@@ -5,6 +5,10 @@ import { Button } from '@/components/ui/button';
 import { ToggleGroup } from '@/components/ui/toggle-group';
 import { KENO_MAX_PICKS, KENO_NUMBERS, KENO_RISKS, type KenoRisk } from '@/config/keno-payouts';
 import { useBetInput } from '@/hooks/use-bet-input';
+import { useAutobet, type AutobetResult } from '@/hooks/use-autobet';
+import { useBetHotkeys, type Hotkey } from '@/hooks/use-hotkeys';
+import { BetModeTabs } from '@/components/ui/bet-mode-tabs';
+import { Hotkeys } from '@/components/ui/hotkeys-panel';
 import { betRefusal, GENERIC_ERROR } from '@/lib/bet';
 import { useBetReveals } from '@/lib/bet-reveals';
 import { capitalize, formatMoney, formatMultiplier } from '@/lib/format';
@@ -25,6 +29,7 @@ type Phase = 'idle' | 'drawing' | 'reveal';
 /** KenoGame: pick up to 10 of 40 numbers, draw 10, and get paid by the hits (SPEC.md §2 Keno). */
 export function KenoGame() {
   const { betText, setBetText, takeBet } = useBetInput();
+  const [pickCount, setPickCount] = useState(String(KENO_MAX_PICKS));
   const [risk, setRisk] = useState<KenoRisk>('classic');
   const [picks, setPicks] = useState<number[]>([]);
   const [savedPicks, setSavedPicks] = useState<number[]>([]);
@@ -35,6 +40,7 @@ export function KenoGame() {
   const play = usePlayKeno();
   const reveals = useBetReveals('keno');
   const resultId = useId();
+  const pickCountId = useId();
 
   useEffect(
     () => () => {
@@ -43,7 +49,51 @@ export function KenoGame() {
     [],
   );
 
-  const busy = phase !== 'idle';
+  /**
+   * drawOnce plays one round with the current numbers and resolves when the last number has flipped (the balance
+   * and the result show then); it rejects when the draw fails, after resetting the round (SPEC.md §8).
+   */
+  const drawOnce = async (bet: number): Promise<PlayKenoResult> => {
+    setPhase('drawing');
+    setRound(null);
+    let res: PlayKenoResult;
+    try {
+      res = await play.mutateAsync({ betAmount: bet, selectedNumbers: picks, riskLevel: risk });
+    } catch (err) {
+      // The round state resets (SPEC.md §8); the selection stays.
+      setRound(null);
+      setMode('setup');
+      setPhase('idle');
+      throw err;
+    }
+    const ticket = reveals.arrive({
+      newBalance: res.newBalance,
+      settles: { betId: res.betId, amount: bet, multiplier: res.multiplier, payout: res.winAmount },
+    });
+    setRound(res);
+    setMode('after');
+    setPhase('reveal');
+    window.clearTimeout(revealTimer.current);
+    // The balance and the result show after the last flip.
+    await new Promise<void>((resolve) => {
+      revealTimer.current = window.setTimeout(() => {
+        reveals.reveal(ticket);
+        setPhase('idle');
+        resolve();
+      }, revealDuration(res.drawnNumbers.length));
+    });
+    return res;
+  };
+
+  const autobet = useAutobet({
+    game: 'keno',
+    placeBet: async (amount): Promise<AutobetResult> => {
+      const res = await drawOnce(amount);
+      return { stake: amount, payout: res.winAmount };
+    },
+  });
+
+  const busy = phase !== 'idle' || autobet.running;
   const locked = busy || mode === 'after';
   const showDraw = mode === 'after' && round !== null;
 
@@ -51,41 +101,39 @@ export function KenoGame() {
     if (busy) return;
     const bet = takeBet({ picks: picks.length });
     if (bet === null) return;
-    setPhase('drawing');
-    setRound(null);
-    play.mutate(
-      { betAmount: bet, selectedNumbers: picks, riskLevel: risk },
-      {
-        onSuccess: (res) => {
-          const ticket = reveals.arrive({
-            newBalance: res.newBalance,
-            settles: { betId: res.betId, amount: bet, multiplier: res.multiplier, payout: res.winAmount },
-          });
-          setRound(res);
-          setMode('after');
-          setPhase('reveal');
-          window.clearTimeout(revealTimer.current);
-          // The balance and the result show after the last flip.
-          revealTimer.current = window.setTimeout(() => {
-            reveals.reveal(ticket);
-            setPhase('idle');
-          }, revealDuration(res.drawnNumbers.length));
-        },
-        onError: (err) => {
-          console.error('keno: draw failed', err);
-          toast.error(betRefusal(err) ?? GENERIC_ERROR);
-          // The round state resets (SPEC.md §8); the selection stays.
-          setRound(null);
-          setMode('setup');
-          setPhase('idle');
-        },
-      },
-    );
+    drawOnce(bet).catch((err: unknown) => {
+      console.error('keno: draw failed', err);
+      toast.error(betRefusal(err) ?? GENERIC_ERROR);
+    });
   };
 
   const onSubmit = (event: SubmitEvent<HTMLFormElement>) => {
     event.preventDefault();
-    draw();
+    if (autobet.mode === 'manual') {
+      draw();
+      return;
+    }
+    if (busy) return;
+    const bet = takeBet({ picks: picks.length });
+    if (bet !== null) autobet.start(bet);
+  };
+
+  const count = Number(pickCount);
+  const countValid = Number.isInteger(count) && count >= 1 && count <= KENO_MAX_PICKS;
+  /** pickFresh replaces the selection (after a draw too: the shown round is put away first). */
+  const pickFresh = (next: number[]) => {
+    if (busy) return;
+    setPicks(next);
+    if (mode !== 'setup') {
+      setRound(null);
+      setMode('setup');
+    }
+  };
+  const onAutoPick = () => {
+    if (countValid) pickFresh(autoPick(count));
+  };
+  const onClear = () => {
+    pickFresh([]);
   };
 
   const onPick = (n: number) => {
@@ -133,15 +181,6 @@ export function KenoGame() {
         <Button type="submit" className={styles.wide} disabled={busy}>
           {phase === 'drawing' ? 'Drawing...' : mode === 'edit' ? 'Play With Selected Numbers' : 'Draw Numbers'}
         </Button>
-        <Button
-          variant="secondary"
-          disabled={busy}
-          onClick={() => {
-            setPicks((current) => autoPick(current.length));
-          }}
-        >
-          Auto Pick
-        </Button>
         {mode === 'edit' ? (
           <Button
             variant="secondary"
@@ -158,13 +197,59 @@ export function KenoGame() {
     );
   }
 
+  const hotkeys: Hotkey[] = [
+    ...useBetHotkeys({
+      bet: draw,
+      betLabel: 'Draw (Manual tab)',
+      betText,
+      setBetText,
+      betDisabled: busy || autobet.mode !== 'manual',
+      amountDisabled: busy,
+    }),
+    { key: 'r', label: 'R', description: 'Auto pick', run: onAutoPick, disabled: busy || !countValid },
+    { key: 'x', label: 'X', description: 'Clear the numbers', run: onClear, disabled: busy },
+  ];
+
   const controls = (
     <form className={styles.controls} onSubmit={onSubmit} noValidate aria-label="Keno bet">
-      <BetAmountField value={betText} onChange={setBetText} disabled={busy} />
-      <ToggleGroup label="Risk Level" options={RISK_OPTIONS} value={risk} onChange={setRisk} disabled={busy} />
-      <div className={styles.buttons} data-primary-action>
-        {buttons}
-      </div>
+      <BetModeTabs
+        autobet={autobet}
+        startDisabled={busy}
+        manual={
+          <div className={styles.buttons} data-primary-action>
+            {buttons}
+          </div>
+        }
+      >
+        <BetAmountField value={betText} onChange={setBetText} disabled={busy} />
+        <ToggleGroup label="Risk Level" options={RISK_OPTIONS} value={risk} onChange={setRisk} disabled={busy} />
+        <div className={styles.pickRow}>
+          <div className={styles.pickCount}>
+            <label htmlFor={pickCountId}>Pick Count</label>
+            <input
+              id={pickCountId}
+              type="number"
+              inputMode="numeric"
+              min={1}
+              max={KENO_MAX_PICKS}
+              step={1}
+              value={pickCount}
+              disabled={busy}
+              aria-invalid={countValid ? undefined : true}
+              onChange={(event) => {
+                setPickCount(event.target.value);
+              }}
+            />
+          </div>
+          <Button variant="secondary" disabled={busy || !countValid} onClick={onAutoPick}>
+            Auto Pick
+          </Button>
+          <Button variant="secondary" disabled={busy || picks.length === 0} onClick={onClear}>
+            Clear
+          </Button>
+        </div>
+      </BetModeTabs>
+      <Hotkeys keys={hotkeys} />
     </form>
   );
 

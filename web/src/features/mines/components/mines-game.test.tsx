@@ -191,3 +191,104 @@ describe('Mines', () => {
     expect(screen.getByRole('button', { name: 'Play' })).toBeEnabled();
   });
 });
+
+describe('Mines random tile, autobet and hotkeys', () => {
+  it('Random Tile reveals one hidden tile of the round', { timeout: 20000 }, async () => {
+    const server = gameApi({
+      'POST /api/games/mines/start': () => json(started),
+      'POST /api/games/mines/click': (req) => {
+        const { row, col } = req.body as { row: number; col: number };
+        return json(reveal({ revealed: [`${String(row)},${String(col)}`] }));
+      },
+    });
+    const { user } = await open();
+    await user.click(screen.getByRole('button', { name: 'Play' }));
+    await user.click(await screen.findByRole('button', { name: 'Random Tile' }));
+    expect(await screen.findByRole('button', { name: 'Cash Out $1.12' })).toBeEnabled();
+    const calls = server.calls('POST /api/games/mines/click');
+    expect(calls).toHaveLength(1);
+    const { row, col } = calls[0]?.body as { row: number; col: number };
+    expect(row).toBeGreaterThanOrEqual(0);
+    expect(row).toBeLessThan(5);
+    expect(col).toBeGreaterThanOrEqual(0);
+    expect(col).toBeLessThan(5);
+    expect(tile(row + 1, col + 1, 'gem')).toBeInTheDocument();
+  });
+
+  it(
+    'plays rounds with the selected tiles: cashes out when all survive, stops revealing at a mine',
+    { timeout: 20000 },
+    async () => {
+      let round = 0;
+      const server = gameApi({
+        'POST /api/games/mines/start': () => json({ ...started, gameId: `g${String(++round)}` }),
+        'POST /api/games/mines/click': (req) => {
+          const { row, col } = req.body as { row: number; col: number };
+          // Round 2's first tile is a mine.
+          if (round === 2)
+            return json(reveal({ hitMine: true, isSafe: false, gameOver: true, minePositions: ['0,0', '4,4', '2,2'] }));
+          return json(reveal({ revealed: [`${String(row)},${String(col)}`] }));
+        },
+        'POST /api/games/mines/cashout': () =>
+          json({
+            success: true,
+            minePositions: ['3,3'],
+            winAmount: 1.29,
+            multiplier: 1.29,
+            newBalance: 1234.79,
+            revealed: [],
+          }),
+      });
+      const { user } = await open();
+      await user.click(screen.getByRole('tab', { name: 'Auto' }));
+      expect(screen.getByRole('button', { name: 'Start Autobet' })).toBeDisabled();
+      await user.click(tile(1, 1));
+      await user.click(tile(2, 3));
+      expect(tile(1, 1)).toHaveAttribute('aria-pressed', 'true');
+      expect(screen.getByText(/2 tiles selected/)).toBeInTheDocument();
+      const bets = screen.getByLabelText('Number of Bets');
+      await user.clear(bets);
+      await user.type(bets, '2');
+      await user.click(screen.getByRole('button', { name: 'Start Autobet' }));
+      expect(
+        await screen.findByText('Autobet finished: 2 bets placed.', undefined, { timeout: 5000 }),
+      ).toBeInTheDocument();
+      expect(server.calls('POST /api/games/mines/start')).toHaveLength(2);
+      expect(server.calls('POST /api/games/mines/click').map((c) => c.body)).toEqual([
+        { gameId: 'g1', row: 0, col: 0 },
+        { gameId: 'g1', row: 1, col: 2 },
+        { gameId: 'g2', row: 0, col: 0 },
+      ]);
+      expect(server.calls('POST /api/games/mines/cashout').map((c) => c.body)).toEqual([{ gameId: 'g1' }]);
+      expect(screen.getByTestId('autobet-count')).toHaveTextContent('2 / 2 bets');
+    },
+  );
+
+  it('C cashes out and R reveals a random tile when the hotkeys are on', { timeout: 20000 }, async () => {
+    window.localStorage.setItem('fairplay.hotkeys', 'on');
+    const server = gameApi({
+      'POST /api/games/mines/start': () => json(started),
+      'POST /api/games/mines/click': () => json(reveal({})),
+      'POST /api/games/mines/cashout': () =>
+        json({
+          success: true,
+          minePositions: [],
+          winAmount: 1.12,
+          multiplier: 1.12,
+          newBalance: 1234.62,
+          revealed: ['0,0'],
+        }),
+    });
+    const { user } = await open();
+    await user.keyboard('c');
+    await user.click(screen.getByRole('button', { name: 'Play' }));
+    await screen.findByRole('button', { name: 'Random Tile' });
+    (document.activeElement as HTMLElement | null)?.blur();
+    await user.keyboard('r');
+    expect(await screen.findByRole('button', { name: 'Cash Out $1.12' })).toBeEnabled();
+    await user.keyboard('c');
+    expect(await screen.findByText('You Won!')).toBeInTheDocument();
+    expect(server.calls('POST /api/games/mines/click')).toHaveLength(1);
+    expect(server.calls('POST /api/games/mines/cashout')).toHaveLength(1);
+  });
+});

@@ -6,6 +6,10 @@ import { SliderField } from '@/components/ui/slider-field';
 import { Stat } from '@/components/ui/stat';
 import { useResumeGame, type ActiveMinesGame } from '@/lib/active-games';
 import { useBetInput } from '@/hooks/use-bet-input';
+import { useAutobet, type AutobetResult } from '@/hooks/use-autobet';
+import { useBetHotkeys, type Hotkey } from '@/hooks/use-hotkeys';
+import { BetModeTabs } from '@/components/ui/bet-mode-tabs';
+import { Hotkeys } from '@/components/ui/hotkeys-panel';
 import { betRefusal, formatBetInput, GENERIC_ERROR } from '@/lib/bet';
 import { useBetReveals, type RevealFigures } from '@/lib/bet-reveals';
 import { formatMoney, formatMultiplier } from '@/lib/format';
@@ -145,6 +149,8 @@ export function MinesGame() {
   const reveals = useBetReveals('mines');
   const pending = start.isPending || reveal.isPending || cashOut.isPending;
   const active = round.status === 'active';
+  /** autoTiles are the tiles autobet reveals each round, in the order the player selected them. */
+  const [autoTiles, setAutoTiles] = useState<string[]>([]);
 
   useResumeGame('mines', Boolean(user), (game) => {
     setBetText(formatBetInput(game.betAmount));
@@ -154,9 +160,17 @@ export function MinesGame() {
 
   const onPlay = (event: SubmitEvent<HTMLFormElement>) => {
     event.preventDefault();
-    if (pending || active) return;
+    startManual();
+  };
+
+  const startManual = () => {
+    if (pending || active || autobet.running) return;
     const bet = takeBet();
     if (bet === null) return;
+    if (autobet.mode === 'auto') {
+      if (autoTiles.length > 0) autobet.start(bet);
+      return;
+    }
     start.mutate(
       { betAmount: bet, mineCount },
       {
@@ -214,13 +228,68 @@ export function MinesGame() {
     );
   };
 
+  /**
+   * autoRound plays one autobet round: start with the mine count, reveal the selected tiles in order (a mine ends
+   * it), cash out if all survive. Each step is the ordinary Mines call, one at a time; it resolves with the round's
+   * stake and payout, and rejects when a call fails (the round, if started, stays open and can be resumed).
+   */
+  const autoRound = async (bet: number): Promise<AutobetResult> => {
+    const started = await start.mutateAsync({ betAmount: bet, mineCount });
+    reveals.arrive({ newBalance: started.newBalance });
+    dispatch({ type: 'started', res: started, stake: bet });
+    const gameId = started.gameId;
+    for (const key of autoTiles) {
+      const [row = 0, col = 0] = key.split(',').map(Number);
+      setPendingTile(key);
+      let res: RevealTileResult;
+      try {
+        res = await reveal.mutateAsync({ gameId, row, col });
+      } finally {
+        setPendingTile(null);
+      }
+      let settles: RevealFigures | undefined;
+      if (res.hitMine) settles = { betId: gameId, amount: bet, multiplier: 0, payout: 0 };
+      else if (res.gameOver)
+        settles = { betId: gameId, amount: bet, multiplier: res.multiplier, payout: res.winAmount };
+      const ticket = reveals.arrive({ newBalance: res.newBalance, settles });
+      dispatch({ type: 'revealed', res, tile: key });
+      reveals.reveal(ticket);
+      if (res.hitMine) return { stake: bet, payout: 0 };
+      if (res.gameOver) return { stake: bet, payout: res.winAmount };
+    }
+    const res = await cashOut.mutateAsync({ gameId });
+    const ticket = reveals.arrive({
+      newBalance: res.newBalance,
+      settles: { betId: gameId, amount: bet, multiplier: res.multiplier, payout: res.winAmount },
+    });
+    dispatch({ type: 'cashedOut', res });
+    reveals.reveal(ticket);
+    return { stake: bet, payout: res.winAmount };
+  };
+
+  const autobet = useAutobet({ game: 'mines', placeBet: autoRound });
+  const selecting = autobet.mode === 'auto' && !active && !autobet.running;
+
+  const toggleAutoTile = (key: string) => {
+    setAutoTiles((current) => (current.includes(key) ? current.filter((k) => k !== key) : [...current, key]));
+  };
+
   const tiles = boardView({
     revealed: round.revealed,
     mines: round.mines,
     hit: round.hit,
     over: round.status === 'over',
   });
-  const locked = active || pending;
+  const locked = active || pending || autobet.running;
+  const manualRound = active && !autobet.running;
+
+  /** onRandomTile reveals one random hidden tile of the round (Math.random: the server's seeds decide what it holds). */
+  const onRandomTile = () => {
+    if (!manualRound || pending) return;
+    const hidden = tiles.filter((tile) => canReveal({ active, pending, tile }));
+    const tile = hidden[Math.floor(Math.random() * hidden.length)];
+    if (tile) onReveal(tile);
+  };
 
   const onBoardKey = (event: KeyboardEvent<HTMLDivElement>) => {
     const next = nextTile(focusTile, event.key);
@@ -230,40 +299,78 @@ export function MinesGame() {
     tileButtons.current[next]?.focus();
   };
 
+  const hotkeys: Hotkey[] = [
+    ...useBetHotkeys({
+      bet: startManual,
+      betLabel: 'Play (Manual tab)',
+      betText,
+      setBetText,
+      betDisabled: locked || autobet.mode !== 'manual',
+      amountDisabled: locked,
+    }),
+    {
+      key: 'c',
+      label: 'C',
+      description: 'Cash out',
+      run: onCashOut,
+      disabled: !manualRound || pending || round.revealed.length === 0,
+    },
+    { key: 'r', label: 'R', description: 'Reveal a random tile', run: onRandomTile, disabled: !manualRound || pending },
+  ];
+
   const controls = (
     <form className={styles.controls} onSubmit={onPlay} noValidate aria-label="Mines bet">
-      <BetAmountField value={betText} onChange={setBetText} disabled={locked} />
-      <SliderField
-        label="Mines"
-        value={mineCount}
-        min={MIN_MINES}
-        max={MAX_MINES}
-        step={1}
-        onChange={setMineCount}
-        disabled={locked}
-        valueText={`${mineCount} mines`}
-      />
-      <div className={styles.stats}>
-        <Stat label="Multiplier">{formatMultiplier(active || round.result ? round.multiplier : 1)}</Stat>
-        <Stat label="Next Gem">
-          {active && round.nextMultiplier > 0 ? formatMultiplier(round.nextMultiplier) : '–'}
-        </Stat>
-      </div>
-      {active ? (
-        <Button
-          variant="primary"
-          className={styles.play}
-          data-primary-action
-          disabled={pending || round.revealed.length === 0}
-          onClick={onCashOut}
-        >
-          {`Cash Out ${formatMoney(round.potentialWin)}`}
-        </Button>
-      ) : (
-        <Button type="submit" className={styles.play} disabled={pending} data-primary-action>
-          {start.isPending ? 'Starting...' : 'Play'}
-        </Button>
-      )}
+      <BetModeTabs
+        autobet={autobet}
+        startDisabled={locked || autoTiles.length === 0}
+        autoBefore={
+          <p className={styles.autoHint}>
+            {autoTiles.length === 0
+              ? 'Select the tiles to reveal each round on the board.'
+              : `${String(autoTiles.length)} tiles selected: each round reveals them in order and cashes out if all are gems.`}
+          </p>
+        }
+        manual={
+          active ? (
+            <div className={styles.roundButtons} data-primary-action>
+              <Button
+                variant="primary"
+                className={styles.play}
+                disabled={pending || round.revealed.length === 0}
+                onClick={onCashOut}
+              >
+                {`Cash Out ${formatMoney(round.potentialWin)}`}
+              </Button>
+              <Button variant="secondary" disabled={pending} onClick={onRandomTile}>
+                Random Tile
+              </Button>
+            </div>
+          ) : (
+            <Button type="submit" className={styles.play} disabled={pending} data-primary-action>
+              {start.isPending ? 'Starting...' : 'Play'}
+            </Button>
+          )
+        }
+      >
+        <BetAmountField value={betText} onChange={setBetText} disabled={locked} />
+        <SliderField
+          label="Mines"
+          value={mineCount}
+          min={MIN_MINES}
+          max={MAX_MINES}
+          step={1}
+          onChange={setMineCount}
+          disabled={locked}
+          valueText={`${mineCount} mines`}
+        />
+        <div className={styles.stats}>
+          <Stat label="Multiplier">{formatMultiplier(active || round.result ? round.multiplier : 1)}</Stat>
+          <Stat label="Next Gem">
+            {active && round.nextMultiplier > 0 ? formatMultiplier(round.nextMultiplier) : '–'}
+          </Stat>
+        </div>
+      </BetModeTabs>
+      <Hotkeys keys={hotkeys} />
     </form>
   );
 
@@ -272,7 +379,10 @@ export function MinesGame() {
       <div className={styles.boardWrap} data-testid="game-board">
         <div className={styles.board} role="group" aria-label="Mines board" aria-busy={pending} onKeyDown={onBoardKey}>
           {tiles.map((tile, index) => {
-            const clickable = canReveal({ active, pending, tile });
+            const clickable = selecting
+              ? tile.state === 'hidden' || round.status === 'over'
+              : canReveal({ active, pending, tile }) && !autobet.running;
+            const chosen = autoTiles.indexOf(tile.key);
             return (
               <button
                 key={tile.key}
@@ -290,12 +400,15 @@ export function MinesGame() {
                   tile.state !== 'hidden' && !tile.found && !tile.hit ? styles.dim : '',
                   tile.hit ? styles.hit : '',
                   pendingTile === tile.key ? styles.pending : '',
+                  autobet.mode === 'auto' && chosen >= 0 ? styles.chosen : '',
                 ].join(' ')}
                 aria-label={`Row ${tile.row + 1}, column ${tile.col + 1}, ${tile.state}`}
-                disabled={!active}
+                aria-pressed={selecting ? chosen >= 0 : undefined}
+                disabled={!active && !selecting}
                 aria-disabled={!clickable}
                 onClick={() => {
-                  onReveal(tile);
+                  if (selecting) toggleAutoTile(tile.key);
+                  else if (!autobet.running) onReveal(tile);
                 }}
               >
                 {tile.state === 'gem' ? <GemIcon /> : tile.state === 'mine' ? <MineIcon /> : null}

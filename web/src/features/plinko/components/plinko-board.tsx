@@ -13,8 +13,11 @@ const BALL_R = 10;
 const SVG_NS = 'http://www.w3.org/2000/svg';
 
 export interface PlinkoBoardHandle {
-  /** launch animates a ball along path (150 ms per point) and calls onLand when it reaches its bucket. */
-  launch: (path: PathPoint[], onLand: () => void) => void;
+  /**
+   * launch animates a ball along path (150 ms per point, divided by speed: autobet drops faster) and calls onLand
+   * when it reaches its bucket.
+   */
+  launch: (path: PathPoint[], onLand: () => void, speed?: number) => void;
   /** clear removes every ball in flight without landing it. */
   clear: () => void;
 }
@@ -32,6 +35,8 @@ interface Ball {
   points: PathPoint[];
   start: number;
   duration: number;
+  /** speed scales the animation: 1 is 150 ms per point. */
+  speed: number;
   onLand: () => void;
 }
 
@@ -73,17 +78,24 @@ export function PlinkoBoard({ rows, risk, landed, ref }: PlinkoBoardProps) {
           balls.current.delete(ball);
           ball.onLand();
         } else {
-          place(ball, pointAt(ball.points, elapsed));
+          place(ball, pointAt(ball.points, elapsed * ball.speed));
         }
       }
       frame.current = balls.current.size > 0 ? requestAnimationFrame(tick) : 0;
     };
     return {
-      launch(path, onLand) {
+      launch(path, onLand, speed = 1) {
         const el = document.createElementNS(SVG_NS, 'circle');
         el.setAttribute('r', String(BALL_R));
         el.setAttribute('class', styles.ball ?? '');
-        const ball: Ball = { el, points: path, start: performance.now(), duration: pathDuration(path), onLand };
+        const ball: Ball = {
+          el,
+          points: path,
+          start: performance.now(),
+          duration: pathDuration(path) / speed,
+          speed,
+          onLand,
+        };
         place(ball, path[0] ?? { x: 0, y: -1 });
         layer.current?.appendChild(el);
         balls.current.add(ball);

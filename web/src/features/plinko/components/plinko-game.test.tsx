@@ -117,3 +117,42 @@ describe('Plinko', () => {
     expect(server.calls('POST /api/games/plinko')).toHaveLength(0);
   });
 });
+
+describe('Plinko autobet', () => {
+  it('drops one ball at a time and stops after a single win above the limit', { timeout: 40000 }, async () => {
+    const results = [
+      { decisions: [0, 0, 0, 1, 1, 1, 1, 0], finalBucket: 4, multiplier: 0.4, winAmount: 0.4 },
+      { decisions: [1, 1, 1, 1, 1, 1, 1, 1], finalBucket: 8, multiplier: 13, winAmount: 13 },
+      { decisions: [0, 0, 0, 1, 1, 1, 1, 0], finalBucket: 4, multiplier: 0.4, winAmount: 0.4 },
+    ];
+    let n = 0;
+    const server = gameApi({
+      'POST /api/games/plinko': () => {
+        const r = results[n++] ?? results[0];
+        return json({ ...r, newBalance: 1234.5, betId: `p${String(n)}`, fairness });
+      },
+    });
+    const { user } = await open();
+    await screen.findByText('$1,234.50');
+    await user.click(screen.getByRole('tab', { name: 'Auto' }));
+    const bets = screen.getByLabelText('Number of Bets');
+    await user.clear(bets);
+    await user.type(bets, '0');
+    await user.type(screen.getByLabelText('Stop on Single Win Above'), '5');
+    await user.click(screen.getByRole('button', { name: 'Start Autobet' }));
+    expect(await screen.findByRole('button', { name: 'Stop Autobet' })).toBeInTheDocument();
+    expect(
+      within(screen.getByRole('region', { name: 'Results' })).getByRole('button', { name: 'Reset' }),
+    ).toBeDisabled();
+    expect(
+      await screen.findByText('Autobet stopped: a single win of $13.00 is above the limit.', undefined, {
+        timeout: 30000,
+      }),
+    ).toBeInTheDocument();
+    expect(screen.getByTestId('autobet-count')).toHaveTextContent('2 / ∞ bets');
+    expect(server.calls('POST /api/games/plinko')).toHaveLength(2);
+    await waitFor(() => {
+      expect(within(stat('Total Winnings')).getByText('$13.40')).toBeInTheDocument();
+    });
+  });
+});

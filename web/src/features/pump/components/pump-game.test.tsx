@@ -1,4 +1,4 @@
-import { screen, within } from '@testing-library/react';
+import { screen, waitFor, within } from '@testing-library/react';
 import { fairness, gameApi } from '@/testing/game-api';
 import { json } from '@/testing/mock-api';
 import { renderApp } from '@/testing/test-utils';
@@ -154,5 +154,32 @@ describe('Pump', () => {
     expect(screen.getByLabelText('Difficulty')).toHaveValue('hard');
     expect(within(stat('Pumps')).getByText('3')).toBeInTheDocument();
     expect(screen.getByText('Potential win:')).toHaveTextContent('$3.96');
+  });
+});
+
+describe('Pump hotkeys', () => {
+  it('Space starts, P pumps and C cashes out, one request at a time', { timeout: 20000 }, async () => {
+    window.localStorage.setItem('fairplay.hotkeys', 'on');
+    let pumps = 0;
+    const server = gameApi({
+      'POST /api/games/pump/start': () => json(started),
+      'POST /api/games/pump/pump': () => json(pumped(++pumps)),
+      'POST /api/games/pump/cashout': () =>
+        json({ success: true, winAmount: 1.27, newBalance: 1234.77, multiplier: 1.27, pumpCount: 1, pops: [3, 9, 20] }),
+    });
+    const { user } = await open();
+    await user.keyboard(' ');
+    expect(await screen.findByRole('button', { name: 'Pump' })).toBeInTheDocument();
+    (document.activeElement as HTMLElement | null)?.blur();
+    await user.keyboard('p');
+    await waitFor(() => {
+      expect(screen.getByRole('button', { name: 'Cash Out' })).toBeEnabled();
+    });
+    await user.keyboard('c');
+    await waitFor(() => {
+      expect(server.calls('POST /api/games/pump/cashout')).toHaveLength(1);
+    });
+    expect(server.calls('POST /api/games/pump/start')).toHaveLength(1);
+    expect(server.calls('POST /api/games/pump/pump')).toHaveLength(1);
   });
 });

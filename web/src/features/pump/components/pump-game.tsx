@@ -8,6 +8,8 @@ import { PUMP_DIFFICULTIES, type PumpDifficulty } from '@/config/game-tables';
 import { useResumeGame, type ActivePumpGame } from '@/lib/active-games';
 import { errorMessage } from '@/lib/api-client';
 import { useBetInput } from '@/hooks/use-bet-input';
+import { useBetHotkeys, type Hotkey } from '@/hooks/use-hotkeys';
+import { Hotkeys } from '@/components/ui/hotkeys-panel';
 import { formatBetInput } from '@/lib/bet';
 import { useBetReveals, type RevealFigures } from '@/lib/bet-reveals';
 import { capitalize, formatMoney, formatMultiplier } from '@/lib/format';
@@ -103,6 +105,10 @@ export function PumpGame() {
 
   const onStart = (event: SubmitEvent<HTMLFormElement>) => {
     event.preventDefault();
+    startGame();
+  };
+
+  const startGame = () => {
     if (locked) return;
     const bet = takeBet();
     if (bet === null) return;
@@ -166,6 +172,25 @@ export function PumpGame() {
     );
   };
 
+  const hotkeys: Hotkey[] = [
+    ...useBetHotkeys({
+      bet: startGame,
+      betLabel: 'Start a game',
+      betText,
+      setBetText,
+      betDisabled: locked,
+      amountDisabled: locked,
+    }),
+    { key: 'p', label: 'P', description: 'Pump', run: onPump, disabled: !active || pending },
+    {
+      key: 'c',
+      label: 'C',
+      description: 'Cash out',
+      run: onCashOut,
+      disabled: !active || pending || round.pumps === 0,
+    },
+  ];
+
   const controls = (
     <form className={styles.controls} onSubmit={onStart} noValidate aria-label="Pump bet">
       <BetAmountField value={betText} onChange={setBetText} disabled={locked} />
@@ -195,6 +220,7 @@ export function PumpGame() {
           {start.isPending ? 'Starting...' : 'Start Game'}
         </Button>
       )}
+      <Hotkeys keys={hotkeys} />
     </form>
   );
 
