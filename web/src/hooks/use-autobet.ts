@@ -114,7 +114,7 @@ export function useAutobet({ game, placeBet }: UseAutobetOptions): Autobet {
           const funds = queryClient.getQueryData<User | null>(userQueryKey)?.balance;
           if (funds === undefined) return { kind: 'refused', message: PLAY_MESSAGES.login };
           if (state.betCents <= 0) return { kind: 'refused', message: PLAY_MESSAGES.invalidBet };
-          const refused = beforeBet(state, funds);
+          const refused = beforeBet(rules, state, funds);
           if (refused) return refused;
           let result: AutobetResult;
           try {

@@ -56,13 +56,13 @@ describe('useHotkeys', () => {
     expect(run).toHaveBeenCalledTimes(2);
   });
 
-  it('leaves Space to a focused button and never fires a key marked coming', () => {
+  it('leaves Space to a focused button and never fires a disabled key', () => {
     const bet = vi.fn();
     const split = vi.fn();
     renderHook(() => {
       useHotkeys([
         { key: ' ', label: 'Space', description: 'Bet', run: bet },
-        { key: 'p', label: 'P', description: 'Split', run: split, status: 'coming' },
+        { key: 'p', label: 'P', description: 'Split', run: split, disabled: true },
       ]);
     });
     act(() => {

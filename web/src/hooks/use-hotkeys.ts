@@ -14,11 +14,6 @@ export interface Hotkey {
   run: () => void;
   /** disabled is true while the key must not fire, e.g. a request it would duplicate is in flight. */
   disabled?: boolean;
-  /**
-   * status marks a key the panel documents but this hook never fires: 'coming' (not wired yet) or 'always' (the game
-   * handles it itself, switched on or not, e.g. Blackjack's H, S and D).
-   */
-  status?: 'coming' | 'always';
 }
 
 const STORAGE_KEY = 'fairplay.hotkeys';
@@ -95,7 +90,7 @@ export function useHotkeys(keys: readonly Hotkey[]): void {
     const onKey = (event: KeyboardEvent) => {
       if (ignored(event)) return;
       const key = event.key.toLowerCase();
-      const hotkey = latest.current.find((k) => k.key === key && k.status === undefined);
+      const hotkey = latest.current.find((k) => k.key === key);
       if (!hotkey) return;
       // Space would scroll the page: the key is taken even when its action cannot run now.
       event.preventDefault();

@@ -41,7 +41,7 @@ function run(settings: AutobetSettings, base: number, balance: number, seed: num
   const stakes: number[] = [];
   const payouts: number[] = [];
   for (let i = 0; i < limit; i++) {
-    const refused = beforeBet(state, balanceCents / 100);
+    const refused = beforeBet(settings, state, balanceCents / 100);
     if (refused) return { stakes, payouts, stop: refused };
     const stake = state.betCents;
     const payout = rnd() < 0.495 ? Math.floor(stake * 1.98) : 0;
@@ -111,7 +111,7 @@ describe('autobet engine', () => {
     expect(stopped).toBeGreaterThan(0);
   });
 
-  it('stops on net loss exactly at the rule, with a martingale on loss', () => {
+  it('never loses more than the stop on loss, with a martingale on loss', () => {
     const settings: AutobetSettings = {
       ...DEFAULT_AUTOBET,
       bets: 1000,
@@ -122,9 +122,18 @@ describe('autobet engine', () => {
     for (const seed of [1, 2, 3, 4, 5]) {
       const t = run(settings, 0.1, 1_000_000, seed);
       const n = nets(t);
-      if (t.stop?.kind === 'loss') {
+      // The net loss never passes the limit: a bet that, lost, would pass it is not placed.
+      expect(n.every((x) => -x <= 2500)).toBe(true);
+      if (t.stop?.kind === 'loss' || t.stop?.kind === 'lossAhead') {
         hit++;
-        expect(-(n.at(-1) ?? 0)).toBeGreaterThanOrEqual(2500);
+        const last = n.at(-1) ?? 0;
+        if (t.stop.kind === 'loss') expect(-last).toBe(2500);
+        else {
+          const lostLast = (t.payouts.at(-1) ?? 0) <= (t.stakes.at(-1) ?? 0);
+          const next = lostLast ? (t.stakes.at(-1) ?? 0) * 2 : 10;
+          expect(t.stop).toEqual({ kind: 'lossAhead', bet: next / 100, net: last / 100 });
+          expect(next - last).toBeGreaterThan(2500); // lost, it would have passed the limit
+        }
         expect(n.slice(0, -1).every((x) => -x < 2500)).toBe(true);
       } else {
         expect(t.stop).toEqual({ kind: 'count', count: 1000 });

@@ -48,6 +48,7 @@ export type StopReason =
   | { kind: 'count'; count: number }
   | { kind: 'profit'; net: number }
   | { kind: 'loss'; net: number }
+  | { kind: 'lossAhead'; bet: number; net: number }
   | { kind: 'singleWin'; payout: number }
   | { kind: 'balance'; bet: number }
   | { kind: 'refused'; message: string }
@@ -91,9 +92,16 @@ export function startState(baseAmount: number): AutobetState {
   return { baseCents, betCents: baseCents, count: 0, netCents: 0, wins: 0, losses: 0 };
 }
 
-/** beforeBet is the stop reason that forbids the next bet (it is above the balance), or null. */
-export function beforeBet(state: AutobetState, balance: number): StopReason | null {
+/**
+ * beforeBet is the stop reason that forbids the next bet, or null: it is above the balance, or, lost, it would take
+ * the net loss past the stop on loss (RTS 8: autoplay never loses more than the limit the player set, so a raised
+ * bet that could pass it is not placed).
+ */
+export function beforeBet(settings: AutobetSettings, state: AutobetState, balance: number): StopReason | null {
   if (state.betCents > toCents(balance)) return { kind: 'balance', bet: fromCents(state.betCents) };
+  const loss = toCents(settings.stopLoss);
+  if (loss > 0 && state.betCents - state.netCents > loss)
+    return { kind: 'lossAhead', bet: fromCents(state.betCents), net: fromCents(state.netCents) };
   return null;
 }
 
@@ -139,6 +147,8 @@ export function stopMessage(reason: StopReason): string {
       return `Autobet stopped: net profit ${money(reason.net)} reached the stop on profit.`;
     case 'loss':
       return `Autobet stopped: net loss ${money(-reason.net)} reached the stop on loss.`;
+    case 'lossAhead':
+      return `Autobet stopped: the next bet (${money(reason.bet)}) could take the net loss past the stop on loss.`;
     case 'singleWin':
       return `Autobet stopped: a single win of ${money(reason.payout)} is above the limit.`;
     case 'balance':

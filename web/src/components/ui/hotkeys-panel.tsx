@@ -46,10 +46,7 @@ export function Hotkeys({ keys }: { keys: readonly Hotkey[] }) {
                     <td>
                       <kbd className={styles.kbd}>{k.label}</kbd>
                     </td>
-                    <td>
-                      {k.description}
-                      {k.status === 'coming' ? ' (coming soon)' : k.status === 'always' ? ' (always on)' : ''}
-                    </td>
+                    <td>{k.description}</td>
                   </tr>
                 ))}
               </tbody>

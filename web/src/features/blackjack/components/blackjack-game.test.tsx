@@ -67,6 +67,7 @@ async function open() {
 
 describe('Blackjack', () => {
   it('deals card by card, then stands and reveals the dealer before the result', { timeout: 15000 }, async () => {
+    window.localStorage.setItem('fairplay.hotkeys', 'on'); // H, S, D and P are hotkeys, off by default
     const server = gameApi({
       'POST /api/games/blackjack/start': () => json(dealt()),
       'POST /api/games/blackjack/stand': () =>
@@ -130,6 +131,7 @@ describe('Blackjack', () => {
   });
 
   it('keeps the balance and the win hidden until the dealer is revealed', { timeout: 15000 }, async () => {
+    window.localStorage.setItem('fairplay.hotkeys', 'on'); // H, S, D and P are hotkeys, off by default
     gameApi({
       'POST /api/games/blackjack/start': () => json(dealt()),
       'POST /api/games/blackjack/stand': () =>
@@ -165,6 +167,7 @@ describe('Blackjack', () => {
   });
 
   it('hits, doubles and shows the win', { timeout: 15000 }, async () => {
+    window.localStorage.setItem('fairplay.hotkeys', 'on'); // H, S, D and P are hotkeys, off by default
     const server = gameApi({
       'POST /api/games/blackjack/start': () =>
         json(dealt({ playerHand: [card('5', 'clubs', 5), card('6', 'hearts', 6)] })),

@@ -229,13 +229,6 @@ function stakesOf(h: Hands | undefined): number {
   return n;
 }
 
-function isTyping(target: EventTarget | null): boolean {
-  return (
-    target instanceof HTMLElement &&
-    (target.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(target.tagName))
-  );
-}
-
 /**
  * BlackjackGame: deal, then hit, stand, double or split against the dealer, answering the insurance
  * (or even money) offer first when the dealer shows an ace (SPEC.md §2, §4 Blackjack).
@@ -488,29 +481,9 @@ export function BlackjackGame() {
     dispatch({ type: 'newGame' });
   };
 
-  // Keyboard shortcuts H, S, D and P while playing (not while typing in a field).
-  const keys = useRef({ onHit, onStand, onDouble, onSplit });
-  useEffect(() => {
-    keys.current = { onHit, onStand, onDouble, onSplit };
-  });
-  useEffect(() => {
-    const onKey = (event: KeyboardEvent) => {
-      if (event.ctrlKey || event.metaKey || event.altKey || event.repeat || isTyping(event.target)) return;
-      const action = { h: 'onHit', s: 'onStand', d: 'onDouble', p: 'onSplit' }[event.key.toLowerCase()] as
-        keyof typeof keys.current | undefined;
-      if (!action) return;
-      event.preventDefault();
-      keys.current[action]();
-    };
-    window.addEventListener('keydown', onKey);
-    return () => {
-      window.removeEventListener('keydown', onKey);
-    };
-  }, []);
-
-  // The game hotkeys (issue 19): Space deals, Q/W halve/double the bet; H, S and D stay always on (above); split P
-  // and insurance I are documented as coming.
-  const noop = () => undefined;
+  // The game hotkeys (issue 19; off by default, switched on in the Hotkeys panel): Space deals, Q/W halve/double
+  // the bet, H/S/D/P hit, stand, double and split, I/N take or decline insurance (even money) when offered.
+  const playing = table.phase === 'playing' && !pending;
   const hotkeys: Hotkey[] = [
     ...useBetHotkeys({
       bet: deal,
@@ -520,11 +493,28 @@ export function BlackjackGame() {
       betDisabled: pending || table.phase !== 'betting',
       amountDisabled: pending || table.phase !== 'betting',
     }),
-    { key: 'h', label: 'H', description: 'Hit', run: noop, status: 'always' },
-    { key: 's', label: 'S', description: 'Stand', run: noop, status: 'always' },
-    { key: 'd', label: 'D', description: 'Double down', run: noop, status: 'always' },
-    { key: 'p', label: 'P', description: 'Split', run: noop, status: 'coming' },
-    { key: 'i', label: 'I', description: 'Insurance', run: noop, status: 'coming' },
+    { key: 'h', label: 'H', description: 'Hit', run: onHit, disabled: !playing || deciding },
+    { key: 's', label: 'S', description: 'Stand', run: onStand, disabled: !playing || deciding },
+    { key: 'd', label: 'D', description: 'Double down', run: onDouble, disabled: !playing || deciding },
+    { key: 'p', label: 'P', description: 'Split', run: onSplit, disabled: !playing || deciding },
+    {
+      key: 'i',
+      label: 'I',
+      description: 'Take insurance (or even money)',
+      run: () => {
+        onInsure(true);
+      },
+      disabled: !playing || !deciding,
+    },
+    {
+      key: 'n',
+      label: 'N',
+      description: 'Decline insurance',
+      run: () => {
+        onInsure(false);
+      },
+      disabled: !playing || !deciding,
+    },
   ];
 
   const playerCards = table.player.slice(0, table.playerShown);
