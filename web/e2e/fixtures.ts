@@ -197,7 +197,9 @@ export const test = base.extend<Fixtures>({
   },
   player: async ({}, use, testInfo) => {
     // Usernames are [a-z0-9_]: a spec named two-factor gives "twofac".
-    const prefix = basename(testInfo.file, '.spec.ts').replace(/[^a-z0-9_]/g, '').slice(0, 6);
+    const prefix = basename(testInfo.file, '.spec.ts')
+      .replace(/[^a-z0-9_]/g, '')
+      .slice(0, 6);
     await use(await registerUser(uniqueName(`e2e${prefix}`)));
   },
   signedInPage: async ({ page, player }, use) => {
