@@ -72,11 +72,11 @@ type Config struct {
 	// TwoFactorFailures bounds wrong two-factor codes per account, at sign-in
 	// and in Settings (FAIRPLAY_RATE_2FA_FAILURES, default 10/1h): a
 	// six-digit code must not be guessable by volume.
-	TwoFactorFailures Rate
-	PasswordChangePerUser   Rate // FAIRPLAY_RATE_PASSWORD_USER, default 5/15m: password changes per account
-	PasswordChangePerIP     Rate // FAIRPLAY_RATE_PASSWORD_IP, default 20/15m: password changes per client IP
-	RegisterPerIP           Rate // FAIRPLAY_RATE_REGISTER_IP, default 10/1h
-	BetsPerUser             Rate // FAIRPLAY_RATE_BETS_USER, default 50/1s
+	TwoFactorFailures     Rate
+	PasswordChangePerUser Rate // FAIRPLAY_RATE_PASSWORD_USER, default 5/15m: password changes per account
+	PasswordChangePerIP   Rate // FAIRPLAY_RATE_PASSWORD_IP, default 20/15m: password changes per client IP
+	RegisterPerIP         Rate // FAIRPLAY_RATE_REGISTER_IP, default 10/1h
+	BetsPerUser           Rate // FAIRPLAY_RATE_BETS_USER, default 50/1s
 	// TrustedProxies lists CIDRs whose X-Forwarded-For is believed (FAIRPLAY_TRUSTED_PROXIES, comma separated).
 	TrustedProxies []string
 	// SecureCookies marks cookies Secure (FAIRPLAY_SECURE_COOKIES, default false).
