@@ -129,12 +129,25 @@ const ACTIONS: Record<Game, (page: Page) => Promise<Locator>> = {
     await page.getByRole('button', { name: 'Deal' }).click();
     const banner = page.getByTestId('game-board').locator('[aria-live] strong');
     const stand = page.getByRole('button', { name: /^Stand/ });
-    await expect(banner.or(stand.and(page.locator(':enabled'))).first()).toBeVisible();
+    await declineInsurance(page, banner.or(stand.and(page.locator(':enabled'))));
     if (!(await banner.isVisible())) await stand.click();
     await expect(banner).toBeVisible();
     return banner;
   },
 };
+
+/**
+ * declineInsurance waits until the Blackjack deal shows next (the result, or the hand to play), answering an
+ * insurance (or even money) offer first when the dealer shows an ace: Decline, then wait again.
+ */
+async function declineInsurance(page: Page, next: Locator) {
+  const decline = page.getByRole('button', { name: /^Decline/ });
+  await expect(next.or(decline).first()).toBeVisible();
+  if (await decline.isVisible()) {
+    await decline.click();
+    await expect(next.first()).toBeVisible();
+  }
+}
 
 /**
  * overflow lists what sticks out of the viewport sideways: the page's scroll
@@ -356,7 +369,7 @@ test('suspense: the header balance waits for the animation (Plinko, Keno, Dice, 
   for (let hand = 0; hand < 5 && !played; hand++) {
     await page.getByRole('button', { name: 'Deal' }).click();
     const stand = page.getByRole('button', { name: /^Stand/ }).and(page.locator(':enabled'));
-    await expect(banner.or(stand).first()).toBeVisible();
+    await declineInsurance(page, banner.or(stand));
     if (await banner.isVisible()) {
       // A natural: the deal settled the game; play another hand.
       await page.getByRole('button', { name: 'New Game' }).click();
