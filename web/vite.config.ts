@@ -1,5 +1,7 @@
-import { readdir, rm } from 'node:fs/promises';
+import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { fileURLToPath, URL } from 'node:url';
+import { promisify } from 'node:util';
+import { brotliCompress, constants as zlib, gzip } from 'node:zlib';
 import react from '@vitejs/plugin-react';
 import type { Plugin } from 'vite';
 import { defineConfig } from 'vitest/config';
@@ -24,10 +26,48 @@ function cleanDistKeepingPlaceholder(): Plugin {
   };
 }
 
+const brotli = promisify(brotliCompress);
+const gzipAsync = promisify(gzip);
+
+// The Go server sends no compressed bytes of its own (internal/server/spa.go):
+// it picks name.br or name.gz, written here next to every text file of the
+// build, by the request's Accept-Encoding. Compressing once at build time
+// lets Brotli use its best (slowest) level. A sibling is written only when it
+// is smaller than the file.
+function precompress(): Plugin {
+  const compressible = /\.(js|mjs|css|html|svg|json|txt|webmanifest)$/;
+  return {
+    name: 'fairplay:precompress',
+    apply: 'build',
+    async closeBundle() {
+      const names = (await readdir(outDir, { recursive: true })).filter((name) => compressible.test(name));
+      await Promise.all(
+        names.map(async (name) => {
+          const file = `${outDir}/${name}`;
+          const data = await readFile(file);
+          const [br, gz] = await Promise.all([
+            brotli(data, {
+              params: {
+                [zlib.BROTLI_PARAM_QUALITY]: zlib.BROTLI_MAX_QUALITY,
+                [zlib.BROTLI_PARAM_SIZE_HINT]: data.length,
+              },
+            }),
+            gzipAsync(data, { level: zlib.Z_BEST_COMPRESSION }),
+          ]);
+          await Promise.all([
+            br.length < data.length ? writeFile(`${file}.br`, br) : undefined,
+            gz.length < data.length ? writeFile(`${file}.gz`, gz) : undefined,
+          ]);
+        }),
+      );
+    },
+  };
+}
+
 const backend = process.env.FAIRPLAY_BACKEND ?? 'http://localhost:8080';
 
 export default defineConfig({
-  plugins: [react(), cleanDistKeepingPlaceholder()],
+  plugins: [react(), cleanDistKeepingPlaceholder(), precompress()],
   resolve: {
     alias: { '@': fileURLToPath(new URL('./src', import.meta.url)) },
   },

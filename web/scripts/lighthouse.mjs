@@ -5,7 +5,9 @@
 // the performance, accessibility and best-practices scores and FCP, TBT, LCP,
 // CLS; writes the figures to .data/bench/lighthouse-<time>.json. Measures only.
 // Environment: E2E_BASE_URL (the server), LIGHTHOUSE_RUNS (runs per route, the
-// median is printed; default 1), LIGHTHOUSE_ROUTES (comma-separated paths).
+// median is printed; default 1), LIGHTHOUSE_ROUTES (comma-separated paths),
+// LIGHTHOUSE_REPORTS (set: also write every run's full Lighthouse report, with
+// its diagnostics, next to the figures).
 import { mkdir, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import * as chromeLauncher from 'chrome-launcher';
@@ -22,6 +24,10 @@ const routes = (
 ).split(',');
 const runs = Number(process.env.LIGHTHOUSE_RUNS ?? 1);
 const root = fileURLToPath(new URL('../../', import.meta.url));
+const dir = `${root}.data/bench`;
+const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+const reportDir = process.env.LIGHTHOUSE_REPORTS ? `${dir}/lighthouse-${stamp}` : null;
+if (reportDir) await mkdir(reportDir, { recursive: true });
 
 const chrome = await chromeLauncher.launch({
   chromePath: process.env.CHROME_PATH ?? '/usr/bin/chromium',
@@ -42,20 +48,36 @@ const median = (xs) => {
   return s[Math.floor((s.length - 1) / 2)];
 };
 
+// audit runs Lighthouse on route. A run whose trace came out broken (a
+// runtime error such as NO_NAVSTART, which Lighthouse itself says to retry)
+// is run again, up to three times in all.
+async function audit(route) {
+  for (let attempt = 1; ; attempt++) {
+    const res = await lighthouse(`${baseURL}${route}`, {
+      port: chrome.port,
+      output: 'json',
+      logLevel: 'error',
+      onlyCategories: ['performance', 'accessibility', 'best-practices'],
+    });
+    if (!res) throw new Error(`lighthouse returned nothing for ${route}`);
+    const { runtimeError } = res.lhr;
+    if (!runtimeError) return res;
+    if (attempt === 3) throw new Error(`${route}: ${runtimeError.code} ${runtimeError.message}`);
+    console.error(`${route}: ${runtimeError.code}, running it again`);
+  }
+}
+
 const results = [];
 try {
   for (const route of routes) {
     const samples = [];
     for (let i = 0; i < runs; i++) {
-      const res = await lighthouse(`${baseURL}${route}`, {
-        port: chrome.port,
-        output: 'json',
-        logLevel: 'error',
-        onlyCategories: ['performance', 'accessibility', 'best-practices'],
-      });
-      if (!res) throw new Error(`lighthouse returned nothing for ${route}`);
-      const { categories, audits, runtimeError } = res.lhr;
-      if (runtimeError) throw new Error(`${route}: ${runtimeError.code} ${runtimeError.message}`);
+      const res = await audit(route);
+      const { categories, audits } = res.lhr;
+      if (reportDir) {
+        const slug = route.replace(/[^a-z0-9]+/gi, '-').replace(/^-|-$/g, '') || 'home';
+        await writeFile(`${reportDir}/${slug}-${i + 1}.json`, res.report);
+      }
       samples.push({
         performance: Math.round(categories.performance.score * 100),
         accessibility: Math.round(categories.accessibility.score * 100),
@@ -93,14 +115,13 @@ try {
 } finally {
   await chrome.kill();
 }
-const dir = `${root}.data/bench`;
 await mkdir(dir, { recursive: true });
-const file = `${dir}/lighthouse-${new Date().toISOString().replace(/[:.]/g, '-')}.json`;
+const file = `${dir}/lighthouse-${stamp}.json`;
 await writeFile(
   file,
   JSON.stringify({ profile: 'mobile (Lighthouse default)', chromium: await chromeVersion(), runs, results }, null, 2),
 );
-console.log(`written to ${file}`);
+console.log(`written to ${file}${reportDir ? ` (full reports in ${reportDir})` : ''}`);
 
 async function chromeVersion() {
   const { execFile } = await import('node:child_process');

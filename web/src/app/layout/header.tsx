@@ -1,61 +1,27 @@
+import { lazy, Suspense } from 'react';
 import { Link, NavLink } from 'react-router';
 import { Button } from '@/components/ui/button';
-import {
-  DropdownMenu,
-  DropdownMenuContent,
-  DropdownMenuItem,
-  DropdownMenuLabel,
-  DropdownMenuSeparator,
-  DropdownMenuTrigger,
-} from '@/components/ui/dropdown-menu';
 import { AuthButtons } from '@/features/auth/components/auth-buttons';
 import { useLogout, useUser, type User } from '@/lib/auth';
 import { formatMoney } from '@/lib/format';
+import { ChevronIcon, UserIcon } from './header-icons';
 import styles from './layout.module.css';
 
-function UserIcon() {
-  return (
-    <svg viewBox="0 0 24 24" width="18" height="18" aria-hidden="true">
-      <circle cx="12" cy="8" r="4" fill="none" stroke="currentColor" strokeWidth="2" />
-      <path d="M4 21c1-4 4.5-6 8-6s7 2 8 6" fill="none" stroke="currentColor" strokeWidth="2" strokeLinecap="round" />
-    </svg>
-  );
-}
+const AccountMenu = lazy(() => import('./account-menu'));
 
 /**
- * AccountMenu is the phone and tablet header's menu: the username on its
- * button, and My Bets, Settings, Admin (admins) and Log Out inside.
+ * AccountMenuPlaceholder stands in for the account menu's button while its
+ * chunk loads: the same box and look, so nothing in the header moves when the
+ * real button replaces it, but hidden from assistive technology and not
+ * focusable, as it does nothing yet.
  */
-function AccountMenu({ user, onLogout, loggingOut }: { user: User; onLogout: () => void; loggingOut: boolean }) {
+function AccountMenuPlaceholder({ user }: { user: User }) {
   return (
-    <DropdownMenu>
-      <DropdownMenuTrigger className={`${styles.menuButton} ${styles.narrowOnly}`}>
-        <UserIcon />
-        <span className={styles.menuName}>{user.username}</span>
-        <span className="sr-only">, account menu</span>
-        <svg viewBox="0 0 24 24" width="16" height="16" aria-hidden="true">
-          <path d="M6 9l6 6 6-6" fill="none" stroke="currentColor" strokeWidth="2" strokeLinecap="round" />
-        </svg>
-      </DropdownMenuTrigger>
-      <DropdownMenuContent>
-        <DropdownMenuLabel>{`Signed in as ${user.username}`}</DropdownMenuLabel>
-        <DropdownMenuItem asChild>
-          <Link to="/bets">My Bets</Link>
-        </DropdownMenuItem>
-        <DropdownMenuItem asChild>
-          <Link to="/settings">Settings</Link>
-        </DropdownMenuItem>
-        {user.isAdmin ? (
-          <DropdownMenuItem asChild>
-            <Link to="/admin">Admin</Link>
-          </DropdownMenuItem>
-        ) : null}
-        <DropdownMenuSeparator />
-        <DropdownMenuItem disabled={loggingOut} onSelect={onLogout}>
-          Log Out
-        </DropdownMenuItem>
-      </DropdownMenuContent>
-    </DropdownMenu>
+    <span className={`${styles.menuButton} ${styles.narrowOnly}`} aria-hidden="true">
+      <UserIcon />
+      <span className={styles.menuName}>{user.username}</span>
+      <ChevronIcon />
+    </span>
   );
 }
 
@@ -91,7 +57,9 @@ function UserMenu({ user }: { user: User }) {
       <Button variant="ghost" className={styles.wideOnly} disabled={logout.isPending} onClick={onLogout}>
         Log Out
       </Button>
-      <AccountMenu user={user} onLogout={onLogout} loggingOut={logout.isPending} />
+      <Suspense fallback={<AccountMenuPlaceholder user={user} />}>
+        <AccountMenu user={user} onLogout={onLogout} loggingOut={logout.isPending} />
+      </Suspense>
     </>
   );
 }
