@@ -266,7 +266,8 @@ export function BlackjackGame() {
   );
 
   useResumeGame('blackjack', Boolean(user), (game) => {
-    setBetText(formatBetInput(game.betAmount));
+    // betAmount is the total stake (a split's, a double's, insurance's): the field takes the original one.
+    setBetText(formatBetInput(game.betAmount / stakesOf(game.hands)));
     dispatch({ type: 'resumed', game, balance: user?.balance ?? 0 });
   });
 

@@ -232,6 +232,56 @@ describe('Blackjack split and insurance', () => {
     expect(screen.getByText('You won: $2.00')).toBeInTheDocument();
   });
 
+  it(
+    'resumes a split game, and the next deal takes the original stake, not the total',
+    { timeout: 15000 },
+    async () => {
+      const secondHand = [card('8', 'hearts', 8), card('K', 'spades', 10)];
+      const split = { secondHand, secondValue: 18, activeHand: 1, doubled: [false, false], betAmount: 2 };
+      gameApi({
+        'GET /api/games/active': () =>
+          json({
+            mines: null,
+            pump: null,
+            blackjack: {
+              gameId: 'bj9',
+              // The total stake: two of 1.
+              betAmount: 2,
+              playerHand: [card('8', 'spades', 8), card('3', 'clubs', 3)],
+              dealerHand: [card('6', 'diamonds', 6), hole],
+              playerValue: 11,
+              dealerValue: 6,
+              canDouble: true,
+              fairness,
+              hands: hands(split),
+            },
+          }),
+        'POST /api/games/blackjack/stand': () =>
+          json(
+            answer(
+              {
+                gameOver: true,
+                dealerHand: [card('6', 'diamonds', 6), card('10', 'clubs', 10), card('9', 'hearts', 9)],
+                dealerValue: 25,
+                result: 'Hand 1: Dealer busts! You win. Hand 2: Dealer busts! You win',
+                winAmount: 4,
+                newBalance: 1236.5,
+              },
+              { ...split, canDouble: false, handResults: ['Dealer busts! You win', 'Dealer busts! You win'] },
+            ),
+          ),
+      });
+      const { user } = await open();
+      const stand = await screen.findByRole('button', { name: /^Stand/ });
+      expect(cards('Hand 2')).toEqual(['8 of hearts', 'King of spades']);
+      expect(screen.getByRole('list', { name: 'Hand 2 cards' }).closest('[aria-current]')).not.toBeNull();
+      expect(screen.getByText('$2.00')).toBeInTheDocument();
+      await user.click(stand);
+      await user.click(await screen.findByRole('button', { name: 'New Game' }, { timeout: 4000 }));
+      expect(await screen.findByLabelText('Bet Amount')).toHaveValue(1);
+    },
+  );
+
   it('states the rules', async () => {
     gameApi();
     await open();
