@@ -16,6 +16,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/fairplay/fairplay/internal/accounts"
+	"github.com/fairplay/fairplay/internal/limits"
 	"github.com/fairplay/fairplay/internal/money"
 	"github.com/fairplay/fairplay/internal/play"
 	"github.com/fairplay/fairplay/internal/problem"
@@ -134,14 +135,18 @@ var (
 
 // Service runs the admin use cases.
 type Service struct {
-	store Store
-	log   *slog.Logger
-	now   func() time.Time
+	store  Store
+	limits *limits.Service
+	log    *slog.Logger
+	now    func() time.Time
 }
 
 // Options are the Service's collaborators.
 type Options struct {
-	Store  Store
+	Store Store
+	// Limits reads players' responsible-gambling settings (which no
+	// administrator can change).
+	Limits *limits.Service
 	Logger *slog.Logger
 	// Now is the clock; time.Now when nil. Every time window is computed from
 	// it (never from the database's now()), so tests can control it.
@@ -156,7 +161,7 @@ func NewService(o Options) *Service {
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
-	return &Service{store: o.Store, log: o.Logger, now: o.Now}
+	return &Service{store: o.Store, limits: o.Limits, log: o.Logger, now: o.Now}
 }
 
 // requireAdmin refuses callers who are not administrators. The principal's

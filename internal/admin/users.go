@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/fairplay/fairplay/internal/accounts"
+	"github.com/fairplay/fairplay/internal/limits"
 	"github.com/fairplay/fairplay/internal/money"
 	"github.com/fairplay/fairplay/internal/play"
 )
@@ -303,4 +304,22 @@ func (s *Service) AuditLog(ctx context.Context, p accounts.Principal, userID str
 		return AuditPage{}, fmt.Errorf("audit log: %w", err)
 	}
 	return AuditPage{Entries: entries, Page: page, TotalPages: totalPages(total, limit)}, nil
+}
+
+// UserLimits returns a player's responsible-gambling settings: limits,
+// break and self-exclusion, to see. Nothing here changes them: a player's
+// break or self-exclusion cannot be lifted early by anyone.
+func (s *Service) UserLimits(ctx context.Context, p accounts.Principal, userID string) (limits.State, error) {
+	if err := requireAdmin(p); err != nil {
+		return limits.State{}, err
+	}
+	id, err := parseUserID(userID)
+	if err != nil {
+		return limits.State{}, err
+	}
+	st, err := s.limits.Get(ctx, id)
+	if errors.Is(err, limits.ErrNoPlayer) {
+		return limits.State{}, accounts.ErrUserNotFound
+	}
+	return st, err
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/fairplay/fairplay/internal/accounts"
 	"github.com/fairplay/fairplay/internal/admin"
 	"github.com/fairplay/fairplay/internal/cache"
+	rglimits "github.com/fairplay/fairplay/internal/limits"
 	"github.com/fairplay/fairplay/internal/live"
 	"github.com/fairplay/fairplay/internal/play"
 	"github.com/fairplay/fairplay/internal/postgres"
@@ -41,6 +42,7 @@ type App struct {
 	Play     *play.Service
 	Admin    *admin.Service
 	TopUps   *wallet.TopUps
+	Limits   *rglimits.Service
 	// Live is this replica's fan-out of the live bets feed, and LiveFeed
 	// carries the feed between replicas (Redis pub/sub).
 	Live     *live.Hub
@@ -127,7 +129,8 @@ func New(ctx context.Context, cfg settings.Config, log *slog.Logger, o Options) 
 	a.TopUps = wallet.NewTopUps(postgres.NewWalletStore(pool), wallet.TopUpPolicy{
 		Amount: cfg.TopUpAmount, Interval: cfg.TopUpInterval, Threshold: limits.MinBet,
 	}, o.Now)
-	a.Admin = admin.NewService(admin.Options{Store: postgres.NewAdminStore(pool), Logger: log, Now: o.Now})
+	a.Limits = rglimits.NewService(postgres.NewLimitsStore(pool))
+	a.Admin = admin.NewService(admin.Options{Store: postgres.NewAdminStore(pool), Limits: a.Limits, Logger: log, Now: o.Now})
 	a.Metrics.RegisterActivity(activityMetrics(a.Admin), 15*time.Second)
 	var trusted []netip.Prefix
 	for _, p := range cfg.TrustedProxies {
@@ -144,7 +147,7 @@ func New(ctx context.Context, cfg settings.Config, log *slog.Logger, o Options) 
 			Game:     rpc.NewGameHandler(a.Accounts, a.Play, log),
 			Fairness: rpc.NewFairnessHandler(a.Accounts, a.Play, log),
 			Admin:    rpc.NewAdminHandler(a.Accounts, a.Admin, log),
-			Wallet:   rpc.NewWalletHandler(a.Accounts, a.TopUps, log),
+			Wallet:   rpc.NewWalletHandler(a.Accounts, a.TopUps, a.Limits, log),
 			Live:     rpc.NewLiveHandler(a.Live, log),
 		},
 		OnShutdown:     a.Live.Close,

@@ -12,6 +12,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/fairplay/fairplay/internal/limits"
 	"github.com/fairplay/fairplay/internal/money"
 	"github.com/fairplay/fairplay/internal/play"
 )
@@ -325,5 +326,7 @@ func (r *placeRow) result() (play.Placed, play.SeedPair, error) {
 		now, _ = r.pair.get()
 		return play.Placed{}, now, play.ErrStalePair
 	}
-	return play.Placed{}, now, fmt.Errorf("place bet: unexpected status %q", r.status)
+	// Anything else is a refusal by the player's own limits
+	// (fairplay_play_refusal, migration 00015).
+	return play.Placed{}, now, limits.Refusal(r.status)
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/fairplay/fairplay/internal/limits"
 	"github.com/fairplay/fairplay/internal/money"
 	"github.com/fairplay/fairplay/internal/play"
 )
@@ -269,16 +270,29 @@ const (
 )
 
 // saveGameSQL is PlayOn's second statement. The balance changes only when
-// money moves ($2 extra stake, $3 payout), not below zero, and only while
-// the bet is active (the first statement's lock keeps it so); the bet is
-// saved only if it is active and the money moved. So it changes all or
-// nothing, and the COMMIT sent with it needs no decision in between. It
-// returns the balance after, whether the money moved and whether the bet was
-// saved.
+// money moves ($2 extra stake, $3 payout), not below zero, an extra stake
+// only within the player's own limits (fairplay_play_refusal, migration
+// 00015, the rule a bet's stake meets), and only while the bet is active
+// (the first statement's lock keeps it so); the bet is saved only if it is
+// active and the money moved. So it changes all or nothing, and the COMMIT
+// sent with it needs no decision in between. The play_* counts move with
+// the balance, as a bet moves them. It returns the balance after, whether
+// the money moved, whether the bet was saved and, when an extra stake did
+// not move, the player's limits' refusal (NULL: the balance was short).
 const saveGameSQL = `
 	WITH u AS (
-		UPDATE users SET balance = balance - $2::bigint + $3::bigint
+		UPDATE users SET balance = balance - $2::bigint + $3::bigint,
+			play_day = greatest(play_day, date_trunc('day', now(), 'UTC')),
+			play_day_wagered = fairplay_usage('day', play_day, play_day_wagered, $2::bigint),
+			play_day_lost = fairplay_usage('day', play_day, play_day_lost, $2::bigint - $3::bigint),
+			play_week = greatest(play_week, date_trunc('week', now(), 'UTC')),
+			play_week_wagered = fairplay_usage('week', play_week, play_week_wagered, $2::bigint),
+			play_week_lost = fairplay_usage('week', play_week, play_week_lost, $2::bigint - $3::bigint),
+			play_month = greatest(play_month, date_trunc('month', now(), 'UTC')),
+			play_month_wagered = fairplay_usage('month', play_month, play_month_wagered, $2::bigint),
+			play_month_lost = fairplay_usage('month', play_month, play_month_lost, $2::bigint - $3::bigint)
 		WHERE id = $1::uuid AND ($2::bigint <> 0 OR $3::bigint <> 0) AND balance - $2::bigint >= 0
+		  AND ($2::bigint = 0 OR fairplay_play_refusal(users, $2::bigint) IS NULL)
 		  AND EXISTS (SELECT 1 FROM bets WHERE id = $4::uuid AND status = 'active')
 		RETURNING balance
 	), l AS (
@@ -297,7 +311,9 @@ const saveGameSQL = `
 	)
 	SELECT coalesce((SELECT balance FROM u), (SELECT balance FROM users WHERE id = $1::uuid)),
 	       ($2::bigint = 0 AND $3::bigint = 0) OR EXISTS (SELECT 1 FROM u),
-	       EXISTS (SELECT 1 FROM b)`
+	       EXISTS (SELECT 1 FROM b),
+	       CASE WHEN $2::bigint <> 0 AND NOT EXISTS (SELECT 1 FROM u)
+	            THEN (SELECT fairplay_play_refusal(x, $2::bigint) FROM users x WHERE x.id = $1::uuid) END`
 
 func playOn(ctx context.Context, conn *pgx.Conn, a play.GameAction, apply func(play.BetWithSeeds, money.Amount) (play.Change, error)) (play.Placed, error) {
 	var session any
@@ -343,16 +359,19 @@ func playOn(ctx context.Context, conn *pgx.Conn, a play.GameAction, apply func(p
 	var (
 		after       int64
 		moved, kept bool
+		refusal     *string
 	)
 	batch = &pgx.Batch{}
 	batch.Queue(saveGameSQL, id16(a.UserID), int64(c.Stake), int64(c.Payout), id16(nb.ID), nb.Status, int64(nb.Amount),
 		int64(nb.Multiplier), int64(nb.Payout), nb.Params, nb.State, a.At, nb.SettledAt).
-		QueryRow(func(row pgx.Row) error { return row.Scan(&after, &moved, &kept) })
+		QueryRow(func(row pgx.Row) error { return row.Scan(&after, &moved, &kept, &refusal) })
 	committed := queueCommit(batch)
 	if err := conn.SendBatch(ctx, batch).Close(); err != nil && !*committed {
 		return play.Placed{}, fmt.Errorf("save game: %w", err)
 	}
 	switch {
+	case !moved && refusal != nil:
+		return play.Placed{}, limits.Refusal(*refusal)
 	case !moved:
 		return play.Placed{}, play.ErrInsufficientBalance
 	case !kept:

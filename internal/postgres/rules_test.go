@@ -57,11 +57,29 @@ type betRule struct {
 	name    string
 	balance money.Amount // zero: 1000 dollars
 	setup   func(t *testing.T, pool *pgxpool.Pool, prefix string, p batchPlayer) (postgres.BatchBet, play.SeedPair)
-	// err is the refusal (nil: placed); constraint, instead, the constraint
-	// whose violation fails the bet.
+	// err is the refusal (nil: placed); refusal, instead, the message of a
+	// refusal by the player's own limits; constraint the constraint whose
+	// violation fails the bet.
 	err        error
+	refusal    string
 	constraint string
 }
+
+// limited sets columns of p's row (migration 00015's limits, break,
+// exclusion and counts) for a case of the responsible-gambling rules.
+func limited(set string, stake, payout int64) func(*testing.T, *pgxpool.Pool, string, batchPlayer) (postgres.BatchBet, play.SeedPair) {
+	return func(t *testing.T, pool *pgxpool.Pool, _ string, p batchPlayer) (postgres.BatchBet, play.SeedPair) {
+		mustExec(t, pool, `UPDATE users SET `+set+` WHERE id = $1`, p.user)
+		return p.bet(1, stake, payout, "50.00"), play.SeedPair{}
+	}
+}
+
+// today, thisMonth and yesterday are period starts as the SQL counts them.
+const (
+	today     = "date_trunc('day', now(), 'UTC')"
+	thisMonth = "date_trunc('month', now(), 'UTC')"
+	yesterday = "date_trunc('day', now(), 'UTC') - interval '1 day'"
+)
 
 // runningGame records an active game of kind for p at nonce 1.
 func runningGame(t *testing.T, pool *pgxpool.Pool, p batchPlayer, game play.Game) {
@@ -180,6 +198,30 @@ var betRules = []betRule{
 		mustExec(t, pool, `UPDATE seed_pairs SET revealed_at = now() WHERE id = $1`, p.pair.ID)
 		return p.bet(1, 100, 0, "50.00"), play.SeedPair{}
 	}},
+	// Responsible gambling (migration 00015): decided on the stake alone,
+	// so a bet that would win is refused like one that would lose.
+	{name: "loss limit: the stake, lost, would pass it", refusal: "This bet could take your net loss past your daily loss limit of 150.00",
+		setup: limited("loss_limit_day = 150e8, play_day = "+today+", play_day_lost = 60e8", 100, 250)},
+	{name: "loss limit: a stake up to it", setup: limited("loss_limit_day = 150e8, play_day = "+today+", play_day_lost = 50e8", 100, 0)},
+	{name: "loss limit: yesterday's loss", setup: limited("loss_limit_day = 150e8, play_day = "+yesterday+", play_day_lost = 140e8", 100, 0)},
+	{name: "loss limit: won back", setup: limited("loss_limit_week = 150e8, play_week = date_trunc('week', now(), 'UTC'), play_week_lost = -500e8", 100, 0)},
+	{name: "wager limit: monthly", refusal: "This bet would take your wagers past your monthly wager limit of 100.00",
+		setup: limited("wager_limit_month = 100e8, play_month = "+thisMonth+", play_month_wagered = 1e6", 100, 0)},
+	{name: "limits: the shortest period first", refusal: "This bet would take your wagers past your daily wager limit of 20.00",
+		setup: limited("wager_limit_day = 20e8, wager_limit_week = 10e8", 100, 0)},
+	{name: "limits: a looser limit still waiting", refusal: "This bet could take your net loss past your daily loss limit of 50.00",
+		setup: limited("loss_limit_day = 50e8, next_loss_limit_day = 500e8, next_limits_from = now() + interval '1 hour'", 100, 0)},
+	{name: "limits: a looser limit after its wait", setup: limited(
+		"loss_limit_day = 50e8, next_loss_limit_day = 500e8, next_limits_from = now() - interval '1 second'", 100, 0)},
+	{name: "limits: removed after its wait", setup: limited(
+		"wager_limit_day = 50e8, next_wager_limit_day = NULL, next_limits_from = now() - interval '1 second'", 100, 0)},
+	{name: "on a break", refusal: "You are taking a break from betting until 2 January 2099, 03:04 UTC",
+		setup: limited("break_until = '2099-01-02 03:04:05+00'", 100, 250)},
+	{name: "after a break", setup: limited("break_until = now() - interval '1 second'", 100, 0)},
+	{name: "self-excluded permanently", refusal: "You have excluded yourself from betting permanently",
+		setup: limited("excluded_until = 'infinity', break_until = '2099-01-02 03:04:05+00'", 100, 250)},
+	{name: "self-excluded, balance short", balance: 50e8, refusal: "You have excluded yourself from betting until 3 March 2099, 00:00 UTC",
+		setup: limited("excluded_until = '2099-03-03 00:00:00+00'", 100, 0)},
 	{name: "another player's pair", err: play.ErrStalePair, setup: func(t *testing.T, pool *pgxpool.Pool, prefix string, p batchPlayer) (postgres.BatchBet, play.SeedPair) {
 		b := p.bet(1, 100, 0, "50.00")
 		b.Pair = newBatchPlayer(t, pool, prefix+"o", 1000e8).pair
@@ -191,6 +233,8 @@ var betRules = []betRule{
 // playerState is what a bet may change of its player.
 type playerState struct {
 	balance, nonces, entries, ledgerSum, bets int64
+	// The current periods' counts (migration 00015).
+	dayWagered, dayLost, monthLost int64
 }
 
 func stateOf(t *testing.T, pool *pgxpool.Pool, user uuid.UUID) playerState {
@@ -201,8 +245,11 @@ func stateOf(t *testing.T, pool *pgxpool.Pool, user uuid.UUID) playerState {
 		       (SELECT coalesce(sum(nonce), 0)::bigint FROM seed_pairs WHERE user_id = u.id),
 		       (SELECT count(*) FROM ledger_entries WHERE user_id = u.id),
 		       (SELECT coalesce(sum(amount), 0)::bigint FROM ledger_entries WHERE user_id = u.id),
-		       (SELECT count(*) FROM bets WHERE user_id = u.id)
-		FROM users u WHERE u.id = $1`, user).Scan(&s.balance, &s.nonces, &s.entries, &s.ledgerSum, &s.bets)
+		       (SELECT count(*) FROM bets WHERE user_id = u.id),
+		       fairplay_usage('day', u.play_day, u.play_day_wagered, 0), fairplay_usage('day', u.play_day, u.play_day_lost, 0),
+		       fairplay_usage('month', u.play_month, u.play_month_lost, 0)
+		FROM users u WHERE u.id = $1`, user).Scan(&s.balance, &s.nonces, &s.entries, &s.ledgerSum, &s.bets,
+		&s.dayWagered, &s.dayLost, &s.monthLost)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -248,10 +295,14 @@ func TestBetRulesOnEveryPath(t *testing.T) {
 					if !errors.Is(got.Err, c.err) {
 						t.Errorf("%s: %v, want %v", path.name, got.Err, c.err)
 					}
+				case c.refusal != "":
+					if got.Err == nil || got.Err.Error() != c.refusal {
+						t.Errorf("%s: %v, want %q", path.name, got.Err, c.refusal)
+					}
 				case got.Err != nil:
 					t.Errorf("%s: %v, want the bet placed", path.name, got.Err)
 				}
-				if c.err != nil || c.constraint != "" {
+				if c.err != nil || c.refusal != "" || c.constraint != "" {
 					if after != before {
 						t.Errorf("%s: a refused bet changed %+v into %+v", path.name, before, after)
 					}
@@ -276,7 +327,9 @@ func checkPlaced(t *testing.T, pool *pgxpool.Pool, path, username string, b post
 		entries = 2
 	}
 	want := playerState{balance: before.balance - stake + payout, nonces: before.nonces + 1, entries: before.entries + entries,
-		ledgerSum: before.ledgerSum - stake + payout, bets: before.bets + 1}
+		ledgerSum: before.ledgerSum - stake + payout, bets: before.bets + 1,
+		dayWagered: before.dayWagered + stake, dayLost: before.dayLost + stake - payout,
+		monthLost: before.monthLost + stake - payout}
 	if after != want {
 		t.Errorf("%s: placed bet left %+v, want %+v", path, after, want)
 	}

@@ -122,6 +122,15 @@ func (h *AdminHandler) DeleteUser(ctx context.Context, req *connect.Request[fair
 	return connect.NewResponse(&fairplayv1.DeleteUserResponse{Message: "User deleted successfully", SessionsRevoked: int32(d.SessionsRevoked)}), nil
 }
 
+// GetUserLimits implements AdminService.GetUserLimits.
+func (h *AdminHandler) GetUserLimits(ctx context.Context, req *connect.Request[fairplayv1.GetUserLimitsRequest]) (*connect.Response[fairplayv1.GetUserLimitsResponse], error) {
+	st, err := h.admin.UserLimits(ctx, principal(ctx), req.Msg.GetUserId())
+	if err != nil {
+		return nil, err
+	}
+	return connect.NewResponse(&fairplayv1.GetUserLimitsResponse{Limits: toProtoLimits(st)}), nil
+}
+
 // ListAuditEntries implements AdminService.ListAuditEntries.
 func (h *AdminHandler) ListAuditEntries(ctx context.Context, req *connect.Request[fairplayv1.ListAuditEntriesRequest]) (*connect.Response[fairplayv1.ListAuditEntriesResponse], error) {
 	p := principal(ctx)

@@ -15,6 +15,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -238,15 +239,23 @@ func (r Response) Message() string { s, _ := r.Body["message"].(string); return 
 // Str returns a string at a dotted path.
 func (r Response) Str(path string) string { s, _ := r.Get(path).(string); return s }
 
-// Get returns the value at a dotted path such as "user.balance".
+// Get returns the value at a dotted path such as "user.balance" or
+// "bets.0.id" (a number indexes an array).
 func (r Response) Get(path string) any {
 	var v any = r.Body
 	for _, k := range strings.Split(path, ".") {
-		m, ok := v.(map[string]any)
-		if !ok {
+		switch x := v.(type) {
+		case map[string]any:
+			v = x[k]
+		case []any:
+			i, err := strconv.Atoi(k)
+			if err != nil || i < 0 || i >= len(x) {
+				return nil
+			}
+			v = x[i]
+		default:
 			return nil
 		}
-		v = m[k]
 	}
 	return v
 }

@@ -218,6 +218,24 @@ var refusals = []refusal{
 	{name: "a game of the kind running", stateful: true, stake: "1", setup: func(t testing.TB, p *player, g game) {
 		mustOK(t, "first game", p.Do("POST", g.path, g.body("1")))
 	}},
+	// The player's own limits (issue 19), decided in the bet's statement
+	// after the outcome was drawn: on the stake alone.
+	{name: "over a daily loss limit", stake: "1", setup: func(t testing.TB, p *player, _ game) {
+		mustOK(t, "loss limit", p.Do("POST", "/api/limits", map[string]any{"loss": map[string]any{"day": 0.5}}))
+	}},
+	{name: "over a monthly wager limit", stake: "2", setup: func(t testing.TB, p *player, _ game) {
+		mustOK(t, "wager limit", p.Do("POST", "/api/limits", map[string]any{"wager": map[string]any{"month": 2}}))
+	}},
+	{name: "on a break", stake: "1", setup: func(t testing.TB, p *player, _ game) {
+		mustOK(t, "break", p.Do("POST", "/api/limits/break", map[string]any{"days": 1}))
+		// The same end for both probes, so the message (which names it) may be compared.
+		if _, err := p.db.Exec(context.Background(), `UPDATE users SET break_until = '2099-01-01Z' WHERE id = $1`, p.id); err != nil {
+			t.Fatal(err)
+		}
+	}},
+	{name: "self-excluded", stake: "1", setup: func(t testing.TB, p *player, _ game) {
+		mustOK(t, "exclusion", p.Do("POST", "/api/limits/self-exclusion", map[string]any{"duration": "permanent"}))
+	}},
 }
 
 // probeRefusal runs one refusal for one game and one outcome and returns the
@@ -350,6 +368,44 @@ func TestDoubleRefusedBeforeTheCard(t *testing.T) {
 	if w.Status != 400 || w.Status != l.Status || string(w.Raw) != string(l.Raw) {
 		t.Errorf("refused double: winning %d %s, losing %d %s", w.Status, w.Raw, l.Status, l.Raw)
 	}
+}
+
+// TestDoubleOverALimitRefusedBeforeTheCard: a blackjack double past the
+// player's wager limit is refused the same way whether the card it would
+// deal wins or loses (the card is drawn before the statement that refuses
+// it runs), and the hand goes on.
+func TestDoubleOverALimitRefusedBeforeTheCard(t *testing.T) {
+	t.Parallel()
+	env := apitest.Start(t)
+	bj := allGames[5]
+	answers := map[bool]apitest.Response{}
+	for _, win := range []bool{true, false} {
+		p := newPlayer(t, env)
+		mustOK(t, "wager limit", p.Do("POST", "/api/limits", map[string]any{"wager": map[string]any{"day": 15}}))
+		server, _, nonce := p.pair(t)
+		best, bestScore := "", money.Multiplier(-1)
+		for i := range 400 {
+			c := fmt.Sprintf("double-%d", i)
+			o, err := games.Replay(games.Blackjack, fair.NewStream(server, c, uint64(nonce+1)), bj.params)
+			if err != nil || o.Blackjack.Result != "" || o.Blackjack.Insurance != "" {
+				continue
+			}
+			s := score(t, bj, server, c, nonce+1)
+			if bestScore < 0 || (win && s > bestScore) || (!win && s < bestScore) {
+				best, bestScore = c, s
+			}
+		}
+		mustOK(t, "client seed", p.Do("POST", "/api/fair/client-seed", map[string]any{"clientSeed": best}))
+		id := mustOK(t, "deal", p.Do("POST", bj.path, bj.body("10"))).Str("gameId")
+		answers[win] = p.Do("POST", "/api/games/blackjack/double", map[string]any{"gameId": id})
+		mustOK(t, "stand after the refused double", p.Do("POST", "/api/games/blackjack/stand", map[string]any{"gameId": id}))
+	}
+	w, l := answers[true], answers[false]
+	if w.Status != 400 || w.Message() != "This bet would take your wagers past your daily wager limit of 15.00" ||
+		w.Status != l.Status || string(w.Raw) != string(l.Raw) {
+		t.Errorf("double over a limit: winning %d %s, losing %d %s", w.Status, w.Raw, l.Status, l.Raw)
+	}
+	env.LedgerClean(t)
 }
 
 // TestPayoutCappedNeverFails: a win above the maximum payout pays the

@@ -50,6 +50,7 @@ export const NUMERIC_FIELDS = {
   'fairplay.v1.AdjustBalanceRequest': ['amount'],
   'fairplay.v1.AdjustBalanceResponse': [],
   'fairplay.v1.DeleteUserResponse': [],
+  'fairplay.v1.GetUserLimitsResponse': [],
   'fairplay.v1.GameActivity': ['bets', 'paidOut', 'rtp', 'theoreticalRtp', 'wagered'],
   'fairplay.v1.GetActivityStatsResponse': ['activePlayers'],
   'fairplay.v1.GetUserStatsResponse': [
@@ -122,7 +123,19 @@ export const NUMERIC_FIELDS = {
   'fairplay.v1.WatchBetsResponse': [],
   // WalletService
   'fairplay.v1.ClaimTopUpResponse': ['amount', 'newBalance'],
+  'fairplay.v1.ExcludeSelfRequest': [],
+  'fairplay.v1.ExcludeSelfResponse': [],
+  'fairplay.v1.GetLimitsResponse': [],
+  'fairplay.v1.GetRealityCheckResponse': ['bets', 'net', 'wagered'],
   'fairplay.v1.GetTopUpResponse': ['amount', 'threshold'],
+  'fairplay.v1.PendingLimits': [],
+  'fairplay.v1.PeriodAmounts': ['day', 'month', 'week'],
+  'fairplay.v1.PeriodUsage': ['netLoss', 'wagered'],
+  'fairplay.v1.PlayLimits': [],
+  'fairplay.v1.SetLimitsRequest': [],
+  'fairplay.v1.SetLimitsResponse': [],
+  'fairplay.v1.TakeBreakRequest': [],
+  'fairplay.v1.TakeBreakResponse': [],
 } as const satisfies Record<string, readonly string[]>;
 
 /** RegisteredMessage names the messages ApiJson accepts. */

@@ -1200,11 +1200,103 @@ func (x *ListAuditEntriesResponse) GetPage() int32 {
 	return 0
 }
 
+// GetUserLimitsRequest names the player.
+type GetUserLimitsRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// user_id is the player's id.
+	UserId        string `protobuf:"bytes,1,opt,name=user_id,json=userId,proto3" json:"user_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetUserLimitsRequest) Reset() {
+	*x = GetUserLimitsRequest{}
+	mi := &file_fairplay_v1_admin_proto_msgTypes[18]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetUserLimitsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetUserLimitsRequest) ProtoMessage() {}
+
+func (x *GetUserLimitsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_fairplay_v1_admin_proto_msgTypes[18]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetUserLimitsRequest.ProtoReflect.Descriptor instead.
+func (*GetUserLimitsRequest) Descriptor() ([]byte, []int) {
+	return file_fairplay_v1_admin_proto_rawDescGZIP(), []int{18}
+}
+
+func (x *GetUserLimitsRequest) GetUserId() string {
+	if x != nil {
+		return x.UserId
+	}
+	return ""
+}
+
+// GetUserLimitsResponse is the player's settings.
+type GetUserLimitsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// limits are the settings as they apply now.
+	Limits        *PlayLimits `protobuf:"bytes,1,opt,name=limits,proto3" json:"limits,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetUserLimitsResponse) Reset() {
+	*x = GetUserLimitsResponse{}
+	mi := &file_fairplay_v1_admin_proto_msgTypes[19]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetUserLimitsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetUserLimitsResponse) ProtoMessage() {}
+
+func (x *GetUserLimitsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_fairplay_v1_admin_proto_msgTypes[19]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetUserLimitsResponse.ProtoReflect.Descriptor instead.
+func (*GetUserLimitsResponse) Descriptor() ([]byte, []int) {
+	return file_fairplay_v1_admin_proto_rawDescGZIP(), []int{19}
+}
+
+func (x *GetUserLimitsResponse) GetLimits() *PlayLimits {
+	if x != nil {
+		return x.Limits
+	}
+	return nil
+}
+
 var File_fairplay_v1_admin_proto protoreflect.FileDescriptor
 
 const file_fairplay_v1_admin_proto_rawDesc = "" +
 	"\n" +
-	"\x17fairplay/v1/admin.proto\x12\vfairplay.v1\x1a\x19fairplay/v1/options.proto\x1a\x16fairplay/v1/user.proto\x1a\x1cgoogle/api/annotations.proto\"\x15\n" +
+	"\x17fairplay/v1/admin.proto\x12\vfairplay.v1\x1a\x19fairplay/v1/options.proto\x1a\x16fairplay/v1/user.proto\x1a\x18fairplay/v1/wallet.proto\x1a\x1cgoogle/api/annotations.proto\"\x15\n" +
 	"\x13GetUserStatsRequest\"\x9f\x02\n" +
 	"\x14GetUserStatsResponse\x12\x1f\n" +
 	"\vtotal_users\x18\x01 \x01(\x03R\n" +
@@ -1291,7 +1383,11 @@ const file_fairplay_v1_admin_proto_rawDesc = "" +
 	"\aentries\x18\x01 \x03(\v2\x17.fairplay.v1.AuditEntryR\aentries\x12\x1f\n" +
 	"\vtotal_pages\x18\x02 \x01(\x05R\n" +
 	"totalPages\x12\x12\n" +
-	"\x04page\x18\x03 \x01(\x05R\x04page2\x89\b\n" +
+	"\x04page\x18\x03 \x01(\x05R\x04page\"g\n" +
+	"\x14GetUserLimitsRequest\x12\x17\n" +
+	"\auser_id\x18\x01 \x01(\tR\x06userId:6\x9a\xb5\x182{\"userId\": \"00000000-0000-4000-8000-000000000000\"}\"H\n" +
+	"\x15GetUserLimitsResponse\x12/\n" +
+	"\x06limits\x18\x01 \x01(\v2\x17.fairplay.v1.PlayLimitsR\x06limits2\x93\t\n" +
 	"\fAdminService\x12y\n" +
 	"\fGetUserStats\x12 .fairplay.v1.GetUserStatsRequest\x1a!.fairplay.v1.GetUserStatsResponse\"$\x90\xb5\x18\x04\x82\xd3\xe4\x93\x02\x17\x12\x15/api/auth/stats/users\x90\x02\x01\x12\x88\x01\n" +
 	"\x10GetWageringStats\x12$.fairplay.v1.GetWageringStatsRequest\x1a%.fairplay.v1.GetWageringStatsResponse\"'\x90\xb5\x18\x04\x82\xd3\xe4\x93\x02\x1a\x12\x18/api/auth/stats/wagering\x90\x02\x01\x12\x88\x01\n" +
@@ -1300,7 +1396,8 @@ const file_fairplay_v1_admin_proto_rawDesc = "" +
 	"\vSearchUsers\x12\x1f.fairplay.v1.SearchUsersRequest\x1a .fairplay.v1.SearchUsersResponse\"%\x90\xb5\x18\x04\x82\xd3\xe4\x93\x02\x18\x12\x16/api/auth/users/search\x90\x02\x01\x12\x88\x01\n" +
 	"\rAdjustBalance\x12!.fairplay.v1.AdjustBalanceRequest\x1a\".fairplay.v1.AdjustBalanceResponse\"0\x90\xb5\x18\x04\x82\xd3\xe4\x93\x02&:\x01*2!/api/auth/users/{user_id}/balance\x12w\n" +
 	"\n" +
-	"DeleteUser\x12\x1e.fairplay.v1.DeleteUserRequest\x1a\x1f.fairplay.v1.DeleteUserResponse\"(\x90\xb5\x18\x04\x82\xd3\xe4\x93\x02\x1b*\x19/api/auth/users/{user_id}\x90\x02\x02\x12\x7f\n" +
+	"DeleteUser\x12\x1e.fairplay.v1.DeleteUserRequest\x1a\x1f.fairplay.v1.DeleteUserResponse\"(\x90\xb5\x18\x04\x82\xd3\xe4\x93\x02\x1b*\x19/api/auth/users/{user_id}\x90\x02\x02\x12\x87\x01\n" +
+	"\rGetUserLimits\x12!.fairplay.v1.GetUserLimitsRequest\x1a\".fairplay.v1.GetUserLimitsResponse\"/\x90\xb5\x18\x04\x82\xd3\xe4\x93\x02\"\x12 /api/auth/users/{user_id}/limits\x90\x02\x01\x12\x7f\n" +
 	"\x10ListAuditEntries\x12$.fairplay.v1.ListAuditEntriesRequest\x1a%.fairplay.v1.ListAuditEntriesResponse\"\x1e\x90\xb5\x18\x04\x82\xd3\xe4\x93\x02\x11\x12\x0f/api/auth/audit\x90\x02\x01B\xac\x01\n" +
 	"\x0fcom.fairplay.v1B\n" +
 	"AdminProtoP\x01Z@github.com/fairplay/fairplay/internal/gen/fairplay/v1;fairplayv1\xa2\x02\x03FXX\xaa\x02\vFairplay.V1\xca\x02\vFairplay\\V1\xe2\x02\x17Fairplay\\V1\\GPBMetadata\xea\x02\fFairplay::V1b\x06proto3"
@@ -1317,7 +1414,7 @@ func file_fairplay_v1_admin_proto_rawDescGZIP() []byte {
 	return file_fairplay_v1_admin_proto_rawDescData
 }
 
-var file_fairplay_v1_admin_proto_msgTypes = make([]protoimpl.MessageInfo, 18)
+var file_fairplay_v1_admin_proto_msgTypes = make([]protoimpl.MessageInfo, 20)
 var file_fairplay_v1_admin_proto_goTypes = []any{
 	(*GetUserStatsRequest)(nil),      // 0: fairplay.v1.GetUserStatsRequest
 	(*GetUserStatsResponse)(nil),     // 1: fairplay.v1.GetUserStatsResponse
@@ -1337,35 +1434,41 @@ var file_fairplay_v1_admin_proto_goTypes = []any{
 	(*ListAuditEntriesRequest)(nil),  // 15: fairplay.v1.ListAuditEntriesRequest
 	(*AuditEntry)(nil),               // 16: fairplay.v1.AuditEntry
 	(*ListAuditEntriesResponse)(nil), // 17: fairplay.v1.ListAuditEntriesResponse
-	(*User)(nil),                     // 18: fairplay.v1.User
+	(*GetUserLimitsRequest)(nil),     // 18: fairplay.v1.GetUserLimitsRequest
+	(*GetUserLimitsResponse)(nil),    // 19: fairplay.v1.GetUserLimitsResponse
+	(*User)(nil),                     // 20: fairplay.v1.User
+	(*PlayLimits)(nil),               // 21: fairplay.v1.PlayLimits
 }
 var file_fairplay_v1_admin_proto_depIdxs = []int32{
 	5,  // 0: fairplay.v1.GetActivityStatsResponse.games:type_name -> fairplay.v1.GameActivity
-	18, // 1: fairplay.v1.ListUsersResponse.users:type_name -> fairplay.v1.User
-	18, // 2: fairplay.v1.SearchUsersResponse.users:type_name -> fairplay.v1.User
-	18, // 3: fairplay.v1.AdjustBalanceResponse.user:type_name -> fairplay.v1.User
+	20, // 1: fairplay.v1.ListUsersResponse.users:type_name -> fairplay.v1.User
+	20, // 2: fairplay.v1.SearchUsersResponse.users:type_name -> fairplay.v1.User
+	20, // 3: fairplay.v1.AdjustBalanceResponse.user:type_name -> fairplay.v1.User
 	16, // 4: fairplay.v1.ListAuditEntriesResponse.entries:type_name -> fairplay.v1.AuditEntry
-	0,  // 5: fairplay.v1.AdminService.GetUserStats:input_type -> fairplay.v1.GetUserStatsRequest
-	2,  // 6: fairplay.v1.AdminService.GetWageringStats:input_type -> fairplay.v1.GetWageringStatsRequest
-	4,  // 7: fairplay.v1.AdminService.GetActivityStats:input_type -> fairplay.v1.GetActivityStatsRequest
-	7,  // 8: fairplay.v1.AdminService.ListUsers:input_type -> fairplay.v1.ListUsersRequest
-	9,  // 9: fairplay.v1.AdminService.SearchUsers:input_type -> fairplay.v1.SearchUsersRequest
-	11, // 10: fairplay.v1.AdminService.AdjustBalance:input_type -> fairplay.v1.AdjustBalanceRequest
-	13, // 11: fairplay.v1.AdminService.DeleteUser:input_type -> fairplay.v1.DeleteUserRequest
-	15, // 12: fairplay.v1.AdminService.ListAuditEntries:input_type -> fairplay.v1.ListAuditEntriesRequest
-	1,  // 13: fairplay.v1.AdminService.GetUserStats:output_type -> fairplay.v1.GetUserStatsResponse
-	3,  // 14: fairplay.v1.AdminService.GetWageringStats:output_type -> fairplay.v1.GetWageringStatsResponse
-	6,  // 15: fairplay.v1.AdminService.GetActivityStats:output_type -> fairplay.v1.GetActivityStatsResponse
-	8,  // 16: fairplay.v1.AdminService.ListUsers:output_type -> fairplay.v1.ListUsersResponse
-	10, // 17: fairplay.v1.AdminService.SearchUsers:output_type -> fairplay.v1.SearchUsersResponse
-	12, // 18: fairplay.v1.AdminService.AdjustBalance:output_type -> fairplay.v1.AdjustBalanceResponse
-	14, // 19: fairplay.v1.AdminService.DeleteUser:output_type -> fairplay.v1.DeleteUserResponse
-	17, // 20: fairplay.v1.AdminService.ListAuditEntries:output_type -> fairplay.v1.ListAuditEntriesResponse
-	13, // [13:21] is the sub-list for method output_type
-	5,  // [5:13] is the sub-list for method input_type
-	5,  // [5:5] is the sub-list for extension type_name
-	5,  // [5:5] is the sub-list for extension extendee
-	0,  // [0:5] is the sub-list for field type_name
+	21, // 5: fairplay.v1.GetUserLimitsResponse.limits:type_name -> fairplay.v1.PlayLimits
+	0,  // 6: fairplay.v1.AdminService.GetUserStats:input_type -> fairplay.v1.GetUserStatsRequest
+	2,  // 7: fairplay.v1.AdminService.GetWageringStats:input_type -> fairplay.v1.GetWageringStatsRequest
+	4,  // 8: fairplay.v1.AdminService.GetActivityStats:input_type -> fairplay.v1.GetActivityStatsRequest
+	7,  // 9: fairplay.v1.AdminService.ListUsers:input_type -> fairplay.v1.ListUsersRequest
+	9,  // 10: fairplay.v1.AdminService.SearchUsers:input_type -> fairplay.v1.SearchUsersRequest
+	11, // 11: fairplay.v1.AdminService.AdjustBalance:input_type -> fairplay.v1.AdjustBalanceRequest
+	13, // 12: fairplay.v1.AdminService.DeleteUser:input_type -> fairplay.v1.DeleteUserRequest
+	18, // 13: fairplay.v1.AdminService.GetUserLimits:input_type -> fairplay.v1.GetUserLimitsRequest
+	15, // 14: fairplay.v1.AdminService.ListAuditEntries:input_type -> fairplay.v1.ListAuditEntriesRequest
+	1,  // 15: fairplay.v1.AdminService.GetUserStats:output_type -> fairplay.v1.GetUserStatsResponse
+	3,  // 16: fairplay.v1.AdminService.GetWageringStats:output_type -> fairplay.v1.GetWageringStatsResponse
+	6,  // 17: fairplay.v1.AdminService.GetActivityStats:output_type -> fairplay.v1.GetActivityStatsResponse
+	8,  // 18: fairplay.v1.AdminService.ListUsers:output_type -> fairplay.v1.ListUsersResponse
+	10, // 19: fairplay.v1.AdminService.SearchUsers:output_type -> fairplay.v1.SearchUsersResponse
+	12, // 20: fairplay.v1.AdminService.AdjustBalance:output_type -> fairplay.v1.AdjustBalanceResponse
+	14, // 21: fairplay.v1.AdminService.DeleteUser:output_type -> fairplay.v1.DeleteUserResponse
+	19, // 22: fairplay.v1.AdminService.GetUserLimits:output_type -> fairplay.v1.GetUserLimitsResponse
+	17, // 23: fairplay.v1.AdminService.ListAuditEntries:output_type -> fairplay.v1.ListAuditEntriesResponse
+	15, // [15:24] is the sub-list for method output_type
+	6,  // [6:15] is the sub-list for method input_type
+	6,  // [6:6] is the sub-list for extension type_name
+	6,  // [6:6] is the sub-list for extension extendee
+	0,  // [0:6] is the sub-list for field type_name
 }
 
 func init() { file_fairplay_v1_admin_proto_init() }
@@ -1375,6 +1478,7 @@ func file_fairplay_v1_admin_proto_init() {
 	}
 	file_fairplay_v1_options_proto_init()
 	file_fairplay_v1_user_proto_init()
+	file_fairplay_v1_wallet_proto_init()
 	file_fairplay_v1_admin_proto_msgTypes[7].OneofWrappers = []any{}
 	file_fairplay_v1_admin_proto_msgTypes[9].OneofWrappers = []any{}
 	file_fairplay_v1_admin_proto_msgTypes[15].OneofWrappers = []any{}
@@ -1384,7 +1488,7 @@ func file_fairplay_v1_admin_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_fairplay_v1_admin_proto_rawDesc), len(file_fairplay_v1_admin_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   18,
+			NumMessages:   20,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -235,6 +235,825 @@ func (x *ClaimTopUpResponse) GetNextAt() string {
 	return ""
 }
 
+// PeriodAmounts is an amount per period; an absent one is none.
+type PeriodAmounts struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// day is per UTC day.
+	Day *string `protobuf:"bytes,1,opt,name=day,proto3,oneof" json:"day,omitempty"`
+	// week is per ISO week (from Monday, UTC).
+	Week *string `protobuf:"bytes,2,opt,name=week,proto3,oneof" json:"week,omitempty"`
+	// month is per calendar month (UTC).
+	Month         *string `protobuf:"bytes,3,opt,name=month,proto3,oneof" json:"month,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PeriodAmounts) Reset() {
+	*x = PeriodAmounts{}
+	mi := &file_fairplay_v1_wallet_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PeriodAmounts) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PeriodAmounts) ProtoMessage() {}
+
+func (x *PeriodAmounts) ProtoReflect() protoreflect.Message {
+	mi := &file_fairplay_v1_wallet_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PeriodAmounts.ProtoReflect.Descriptor instead.
+func (*PeriodAmounts) Descriptor() ([]byte, []int) {
+	return file_fairplay_v1_wallet_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *PeriodAmounts) GetDay() string {
+	if x != nil && x.Day != nil {
+		return *x.Day
+	}
+	return ""
+}
+
+func (x *PeriodAmounts) GetWeek() string {
+	if x != nil && x.Week != nil {
+		return *x.Week
+	}
+	return ""
+}
+
+func (x *PeriodAmounts) GetMonth() string {
+	if x != nil && x.Month != nil {
+		return *x.Month
+	}
+	return ""
+}
+
+// PendingLimits are looser limits waiting out their 24 hours.
+type PendingLimits struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// loss are the loss limits from then.
+	Loss *PeriodAmounts `protobuf:"bytes,1,opt,name=loss,proto3" json:"loss,omitempty"`
+	// wager are the wager limits from then.
+	Wager *PeriodAmounts `protobuf:"bytes,2,opt,name=wager,proto3" json:"wager,omitempty"`
+	// from is the RFC 3339 time they apply.
+	From          string `protobuf:"bytes,3,opt,name=from,proto3" json:"from,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PendingLimits) Reset() {
+	*x = PendingLimits{}
+	mi := &file_fairplay_v1_wallet_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PendingLimits) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PendingLimits) ProtoMessage() {}
+
+func (x *PendingLimits) ProtoReflect() protoreflect.Message {
+	mi := &file_fairplay_v1_wallet_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PendingLimits.ProtoReflect.Descriptor instead.
+func (*PendingLimits) Descriptor() ([]byte, []int) {
+	return file_fairplay_v1_wallet_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *PendingLimits) GetLoss() *PeriodAmounts {
+	if x != nil {
+		return x.Loss
+	}
+	return nil
+}
+
+func (x *PendingLimits) GetWager() *PeriodAmounts {
+	if x != nil {
+		return x.Wager
+	}
+	return nil
+}
+
+func (x *PendingLimits) GetFrom() string {
+	if x != nil {
+		return x.From
+	}
+	return ""
+}
+
+// PeriodUsage is what was played in the current period.
+type PeriodUsage struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// period is "day", "week" or "month".
+	Period string `protobuf:"bytes,1,opt,name=period,proto3" json:"period,omitempty"`
+	// wagered is the sum of the stakes.
+	Wagered string `protobuf:"bytes,2,opt,name=wagered,proto3" json:"wagered,omitempty"`
+	// net_loss is the stakes minus the payouts (negative after a net win).
+	NetLoss string `protobuf:"bytes,3,opt,name=net_loss,json=netLoss,proto3" json:"net_loss,omitempty"`
+	// resets_at is the RFC 3339 time the next period starts.
+	ResetsAt      string `protobuf:"bytes,4,opt,name=resets_at,json=resetsAt,proto3" json:"resets_at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PeriodUsage) Reset() {
+	*x = PeriodUsage{}
+	mi := &file_fairplay_v1_wallet_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PeriodUsage) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PeriodUsage) ProtoMessage() {}
+
+func (x *PeriodUsage) ProtoReflect() protoreflect.Message {
+	mi := &file_fairplay_v1_wallet_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PeriodUsage.ProtoReflect.Descriptor instead.
+func (*PeriodUsage) Descriptor() ([]byte, []int) {
+	return file_fairplay_v1_wallet_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *PeriodUsage) GetPeriod() string {
+	if x != nil {
+		return x.Period
+	}
+	return ""
+}
+
+func (x *PeriodUsage) GetWagered() string {
+	if x != nil {
+		return x.Wagered
+	}
+	return ""
+}
+
+func (x *PeriodUsage) GetNetLoss() string {
+	if x != nil {
+		return x.NetLoss
+	}
+	return ""
+}
+
+func (x *PeriodUsage) GetResetsAt() string {
+	if x != nil {
+		return x.ResetsAt
+	}
+	return ""
+}
+
+// PlayLimits is a player's responsible-gambling settings as they apply now.
+type PlayLimits struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// loss are the loss limits: the most the net loss may reach in a period.
+	Loss *PeriodAmounts `protobuf:"bytes,1,opt,name=loss,proto3" json:"loss,omitempty"`
+	// wager are the wager limits: the most the stakes may reach in a period.
+	Wager *PeriodAmounts `protobuf:"bytes,2,opt,name=wager,proto3" json:"wager,omitempty"`
+	// pending are looser limits set less than 24 hours ago.
+	Pending *PendingLimits `protobuf:"bytes,3,opt,name=pending,proto3" json:"pending,omitempty"`
+	// break_until is the RFC 3339 end of a break in progress.
+	BreakUntil *string `protobuf:"bytes,4,opt,name=break_until,json=breakUntil,proto3,oneof" json:"break_until,omitempty"`
+	// excluded_until is the RFC 3339 end of a self-exclusion in progress
+	// (absent when permanent: see excluded_permanently).
+	ExcludedUntil *string `protobuf:"bytes,5,opt,name=excluded_until,json=excludedUntil,proto3,oneof" json:"excluded_until,omitempty"`
+	// excluded_permanently is true after a permanent self-exclusion.
+	ExcludedPermanently bool `protobuf:"varint,6,opt,name=excluded_permanently,json=excludedPermanently,proto3" json:"excluded_permanently,omitempty"`
+	// reality_check_minutes is how often the app shows the reality check (0:
+	// never).
+	RealityCheckMinutes int32 `protobuf:"varint,7,opt,name=reality_check_minutes,json=realityCheckMinutes,proto3" json:"reality_check_minutes,omitempty"`
+	// usage is what was played in the current day, week and month, in that
+	// order.
+	Usage []*PeriodUsage `protobuf:"bytes,8,rep,name=usage,proto3" json:"usage,omitempty"`
+	// can_bet is false during a break or a self-exclusion.
+	CanBet        bool `protobuf:"varint,9,opt,name=can_bet,json=canBet,proto3" json:"can_bet,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PlayLimits) Reset() {
+	*x = PlayLimits{}
+	mi := &file_fairplay_v1_wallet_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PlayLimits) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PlayLimits) ProtoMessage() {}
+
+func (x *PlayLimits) ProtoReflect() protoreflect.Message {
+	mi := &file_fairplay_v1_wallet_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PlayLimits.ProtoReflect.Descriptor instead.
+func (*PlayLimits) Descriptor() ([]byte, []int) {
+	return file_fairplay_v1_wallet_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *PlayLimits) GetLoss() *PeriodAmounts {
+	if x != nil {
+		return x.Loss
+	}
+	return nil
+}
+
+func (x *PlayLimits) GetWager() *PeriodAmounts {
+	if x != nil {
+		return x.Wager
+	}
+	return nil
+}
+
+func (x *PlayLimits) GetPending() *PendingLimits {
+	if x != nil {
+		return x.Pending
+	}
+	return nil
+}
+
+func (x *PlayLimits) GetBreakUntil() string {
+	if x != nil && x.BreakUntil != nil {
+		return *x.BreakUntil
+	}
+	return ""
+}
+
+func (x *PlayLimits) GetExcludedUntil() string {
+	if x != nil && x.ExcludedUntil != nil {
+		return *x.ExcludedUntil
+	}
+	return ""
+}
+
+func (x *PlayLimits) GetExcludedPermanently() bool {
+	if x != nil {
+		return x.ExcludedPermanently
+	}
+	return false
+}
+
+func (x *PlayLimits) GetRealityCheckMinutes() int32 {
+	if x != nil {
+		return x.RealityCheckMinutes
+	}
+	return 0
+}
+
+func (x *PlayLimits) GetUsage() []*PeriodUsage {
+	if x != nil {
+		return x.Usage
+	}
+	return nil
+}
+
+func (x *PlayLimits) GetCanBet() bool {
+	if x != nil {
+		return x.CanBet
+	}
+	return false
+}
+
+// GetLimitsRequest has no fields.
+type GetLimitsRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetLimitsRequest) Reset() {
+	*x = GetLimitsRequest{}
+	mi := &file_fairplay_v1_wallet_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetLimitsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetLimitsRequest) ProtoMessage() {}
+
+func (x *GetLimitsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_fairplay_v1_wallet_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetLimitsRequest.ProtoReflect.Descriptor instead.
+func (*GetLimitsRequest) Descriptor() ([]byte, []int) {
+	return file_fairplay_v1_wallet_proto_rawDescGZIP(), []int{8}
+}
+
+// GetLimitsResponse is the caller's settings.
+type GetLimitsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// limits are the settings as they apply now.
+	Limits        *PlayLimits `protobuf:"bytes,1,opt,name=limits,proto3" json:"limits,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetLimitsResponse) Reset() {
+	*x = GetLimitsResponse{}
+	mi := &file_fairplay_v1_wallet_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetLimitsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetLimitsResponse) ProtoMessage() {}
+
+func (x *GetLimitsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_fairplay_v1_wallet_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetLimitsResponse.ProtoReflect.Descriptor instead.
+func (*GetLimitsResponse) Descriptor() ([]byte, []int) {
+	return file_fairplay_v1_wallet_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *GetLimitsResponse) GetLimits() *PlayLimits {
+	if x != nil {
+		return x.Limits
+	}
+	return nil
+}
+
+// SetLimitsRequest is the whole set of limits wanted, each a positive
+// amount in whole cents, and the reality check.
+type SetLimitsRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// loss are the loss limits wanted.
+	Loss *PeriodAmounts `protobuf:"bytes,1,opt,name=loss,proto3" json:"loss,omitempty"`
+	// wager are the wager limits wanted.
+	Wager *PeriodAmounts `protobuf:"bytes,2,opt,name=wager,proto3" json:"wager,omitempty"`
+	// reality_check_minutes is how often to remind: 0 (never) or 5 to 1440.
+	RealityCheckMinutes int32 `protobuf:"varint,3,opt,name=reality_check_minutes,json=realityCheckMinutes,proto3" json:"reality_check_minutes,omitempty"`
+	unknownFields       protoimpl.UnknownFields
+	sizeCache           protoimpl.SizeCache
+}
+
+func (x *SetLimitsRequest) Reset() {
+	*x = SetLimitsRequest{}
+	mi := &file_fairplay_v1_wallet_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SetLimitsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SetLimitsRequest) ProtoMessage() {}
+
+func (x *SetLimitsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_fairplay_v1_wallet_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SetLimitsRequest.ProtoReflect.Descriptor instead.
+func (*SetLimitsRequest) Descriptor() ([]byte, []int) {
+	return file_fairplay_v1_wallet_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *SetLimitsRequest) GetLoss() *PeriodAmounts {
+	if x != nil {
+		return x.Loss
+	}
+	return nil
+}
+
+func (x *SetLimitsRequest) GetWager() *PeriodAmounts {
+	if x != nil {
+		return x.Wager
+	}
+	return nil
+}
+
+func (x *SetLimitsRequest) GetRealityCheckMinutes() int32 {
+	if x != nil {
+		return x.RealityCheckMinutes
+	}
+	return 0
+}
+
+// SetLimitsResponse is the settings after the change.
+type SetLimitsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// limits are the settings as they apply now (a looser limit as pending).
+	Limits        *PlayLimits `protobuf:"bytes,1,opt,name=limits,proto3" json:"limits,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SetLimitsResponse) Reset() {
+	*x = SetLimitsResponse{}
+	mi := &file_fairplay_v1_wallet_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SetLimitsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SetLimitsResponse) ProtoMessage() {}
+
+func (x *SetLimitsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_fairplay_v1_wallet_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SetLimitsResponse.ProtoReflect.Descriptor instead.
+func (*SetLimitsResponse) Descriptor() ([]byte, []int) {
+	return file_fairplay_v1_wallet_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *SetLimitsResponse) GetLimits() *PlayLimits {
+	if x != nil {
+		return x.Limits
+	}
+	return nil
+}
+
+// TakeBreakRequest names the break's length.
+type TakeBreakRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// days is 1 to 42.
+	Days          int32 `protobuf:"varint,1,opt,name=days,proto3" json:"days,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TakeBreakRequest) Reset() {
+	*x = TakeBreakRequest{}
+	mi := &file_fairplay_v1_wallet_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TakeBreakRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TakeBreakRequest) ProtoMessage() {}
+
+func (x *TakeBreakRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_fairplay_v1_wallet_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TakeBreakRequest.ProtoReflect.Descriptor instead.
+func (*TakeBreakRequest) Descriptor() ([]byte, []int) {
+	return file_fairplay_v1_wallet_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *TakeBreakRequest) GetDays() int32 {
+	if x != nil {
+		return x.Days
+	}
+	return 0
+}
+
+// TakeBreakResponse is the settings after it.
+type TakeBreakResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// limits are the settings with the break.
+	Limits        *PlayLimits `protobuf:"bytes,1,opt,name=limits,proto3" json:"limits,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TakeBreakResponse) Reset() {
+	*x = TakeBreakResponse{}
+	mi := &file_fairplay_v1_wallet_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TakeBreakResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TakeBreakResponse) ProtoMessage() {}
+
+func (x *TakeBreakResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_fairplay_v1_wallet_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TakeBreakResponse.ProtoReflect.Descriptor instead.
+func (*TakeBreakResponse) Descriptor() ([]byte, []int) {
+	return file_fairplay_v1_wallet_proto_rawDescGZIP(), []int{13}
+}
+
+func (x *TakeBreakResponse) GetLimits() *PlayLimits {
+	if x != nil {
+		return x.Limits
+	}
+	return nil
+}
+
+// ExcludeSelfRequest names the self-exclusion's length.
+type ExcludeSelfRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// duration is "six_months" or "permanent".
+	Duration      string `protobuf:"bytes,1,opt,name=duration,proto3" json:"duration,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ExcludeSelfRequest) Reset() {
+	*x = ExcludeSelfRequest{}
+	mi := &file_fairplay_v1_wallet_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ExcludeSelfRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ExcludeSelfRequest) ProtoMessage() {}
+
+func (x *ExcludeSelfRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_fairplay_v1_wallet_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ExcludeSelfRequest.ProtoReflect.Descriptor instead.
+func (*ExcludeSelfRequest) Descriptor() ([]byte, []int) {
+	return file_fairplay_v1_wallet_proto_rawDescGZIP(), []int{14}
+}
+
+func (x *ExcludeSelfRequest) GetDuration() string {
+	if x != nil {
+		return x.Duration
+	}
+	return ""
+}
+
+// ExcludeSelfResponse is the settings after it.
+type ExcludeSelfResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// limits are the settings with the self-exclusion.
+	Limits        *PlayLimits `protobuf:"bytes,1,opt,name=limits,proto3" json:"limits,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ExcludeSelfResponse) Reset() {
+	*x = ExcludeSelfResponse{}
+	mi := &file_fairplay_v1_wallet_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ExcludeSelfResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ExcludeSelfResponse) ProtoMessage() {}
+
+func (x *ExcludeSelfResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_fairplay_v1_wallet_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ExcludeSelfResponse.ProtoReflect.Descriptor instead.
+func (*ExcludeSelfResponse) Descriptor() ([]byte, []int) {
+	return file_fairplay_v1_wallet_proto_rawDescGZIP(), []int{15}
+}
+
+func (x *ExcludeSelfResponse) GetLimits() *PlayLimits {
+	if x != nil {
+		return x.Limits
+	}
+	return nil
+}
+
+// GetRealityCheckRequest has no fields.
+type GetRealityCheckRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetRealityCheckRequest) Reset() {
+	*x = GetRealityCheckRequest{}
+	mi := &file_fairplay_v1_wallet_proto_msgTypes[16]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetRealityCheckRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetRealityCheckRequest) ProtoMessage() {}
+
+func (x *GetRealityCheckRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_fairplay_v1_wallet_proto_msgTypes[16]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetRealityCheckRequest.ProtoReflect.Descriptor instead.
+func (*GetRealityCheckRequest) Descriptor() ([]byte, []int) {
+	return file_fairplay_v1_wallet_proto_rawDescGZIP(), []int{16}
+}
+
+// GetRealityCheckResponse is the reality check of the caller's session.
+type GetRealityCheckResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// signed_in_at is the RFC 3339 time this session signed in.
+	SignedInAt string `protobuf:"bytes,1,opt,name=signed_in_at,json=signedInAt,proto3" json:"signed_in_at,omitempty"`
+	// bets counts the bets placed since.
+	Bets int64 `protobuf:"varint,2,opt,name=bets,proto3" json:"bets,omitempty"`
+	// wagered is the sum of their stakes.
+	Wagered string `protobuf:"bytes,3,opt,name=wagered,proto3" json:"wagered,omitempty"`
+	// net is their payouts minus their stakes (negative: a net loss).
+	Net string `protobuf:"bytes,4,opt,name=net,proto3" json:"net,omitempty"`
+	// interval_minutes is the player's reality check interval (0: off).
+	IntervalMinutes int32 `protobuf:"varint,5,opt,name=interval_minutes,json=intervalMinutes,proto3" json:"interval_minutes,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
+}
+
+func (x *GetRealityCheckResponse) Reset() {
+	*x = GetRealityCheckResponse{}
+	mi := &file_fairplay_v1_wallet_proto_msgTypes[17]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetRealityCheckResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetRealityCheckResponse) ProtoMessage() {}
+
+func (x *GetRealityCheckResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_fairplay_v1_wallet_proto_msgTypes[17]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetRealityCheckResponse.ProtoReflect.Descriptor instead.
+func (*GetRealityCheckResponse) Descriptor() ([]byte, []int) {
+	return file_fairplay_v1_wallet_proto_rawDescGZIP(), []int{17}
+}
+
+func (x *GetRealityCheckResponse) GetSignedInAt() string {
+	if x != nil {
+		return x.SignedInAt
+	}
+	return ""
+}
+
+func (x *GetRealityCheckResponse) GetBets() int64 {
+	if x != nil {
+		return x.Bets
+	}
+	return 0
+}
+
+func (x *GetRealityCheckResponse) GetWagered() string {
+	if x != nil {
+		return x.Wagered
+	}
+	return ""
+}
+
+func (x *GetRealityCheckResponse) GetNet() string {
+	if x != nil {
+		return x.Net
+	}
+	return ""
+}
+
+func (x *GetRealityCheckResponse) GetIntervalMinutes() int32 {
+	if x != nil {
+		return x.IntervalMinutes
+	}
+	return 0
+}
+
 var File_fairplay_v1_wallet_proto protoreflect.FileDescriptor
 
 const file_fairplay_v1_wallet_proto_rawDesc = "" +
@@ -253,11 +1072,71 @@ const file_fairplay_v1_wallet_proto_rawDesc = "" +
 	"\vnew_balance\x18\x01 \x01(\tB\x04\x88\xb5\x18\x01R\n" +
 	"newBalance\x12\x1c\n" +
 	"\x06amount\x18\x02 \x01(\tB\x04\x88\xb5\x18\x01R\x06amount\x12\x17\n" +
-	"\anext_at\x18\x03 \x01(\tR\x06nextAt2\xed\x01\n" +
+	"\anext_at\x18\x03 \x01(\tR\x06nextAt\"\x87\x01\n" +
+	"\rPeriodAmounts\x12\x1b\n" +
+	"\x03day\x18\x01 \x01(\tB\x04\x88\xb5\x18\x01H\x00R\x03day\x88\x01\x01\x12\x1d\n" +
+	"\x04week\x18\x02 \x01(\tB\x04\x88\xb5\x18\x01H\x01R\x04week\x88\x01\x01\x12\x1f\n" +
+	"\x05month\x18\x03 \x01(\tB\x04\x88\xb5\x18\x01H\x02R\x05month\x88\x01\x01B\x06\n" +
+	"\x04_dayB\a\n" +
+	"\x05_weekB\b\n" +
+	"\x06_month\"\xce\x01\n" +
+	"\rPendingLimits\x12.\n" +
+	"\x04loss\x18\x01 \x01(\v2\x1a.fairplay.v1.PeriodAmountsR\x04loss\x120\n" +
+	"\x05wager\x18\x02 \x01(\v2\x1a.fairplay.v1.PeriodAmountsR\x05wager\x12\x12\n" +
+	"\x04from\x18\x03 \x01(\tR\x04from:G\x9a\xb5\x18C{\"loss\": {\"day\": 100}, \"wager\": {}, \"from\": \"2026-11-25T14:00:00Z\"}\"\x83\x01\n" +
+	"\vPeriodUsage\x12\x16\n" +
+	"\x06period\x18\x01 \x01(\tR\x06period\x12\x1e\n" +
+	"\awagered\x18\x02 \x01(\tB\x04\x88\xb5\x18\x01R\awagered\x12\x1f\n" +
+	"\bnet_loss\x18\x03 \x01(\tB\x04\x88\xb5\x18\x01R\anetLoss\x12\x1b\n" +
+	"\tresets_at\x18\x04 \x01(\tR\bresetsAt\"\xcf\x03\n" +
+	"\n" +
+	"PlayLimits\x12.\n" +
+	"\x04loss\x18\x01 \x01(\v2\x1a.fairplay.v1.PeriodAmountsR\x04loss\x120\n" +
+	"\x05wager\x18\x02 \x01(\v2\x1a.fairplay.v1.PeriodAmountsR\x05wager\x12:\n" +
+	"\apending\x18\x03 \x01(\v2\x1a.fairplay.v1.PendingLimitsB\x04\xa0\xb5\x18\x01R\apending\x12$\n" +
+	"\vbreak_until\x18\x04 \x01(\tH\x00R\n" +
+	"breakUntil\x88\x01\x01\x12*\n" +
+	"\x0eexcluded_until\x18\x05 \x01(\tH\x01R\rexcludedUntil\x88\x01\x01\x121\n" +
+	"\x14excluded_permanently\x18\x06 \x01(\bR\x13excludedPermanently\x122\n" +
+	"\x15reality_check_minutes\x18\a \x01(\x05R\x13realityCheckMinutes\x12.\n" +
+	"\x05usage\x18\b \x03(\v2\x18.fairplay.v1.PeriodUsageR\x05usage\x12\x17\n" +
+	"\acan_bet\x18\t \x01(\bR\x06canBetB\x0e\n" +
+	"\f_break_untilB\x11\n" +
+	"\x0f_excluded_until\"\x12\n" +
+	"\x10GetLimitsRequest\"D\n" +
+	"\x11GetLimitsResponse\x12/\n" +
+	"\x06limits\x18\x01 \x01(\v2\x17.fairplay.v1.PlayLimitsR\x06limits\"\x85\x02\n" +
+	"\x10SetLimitsRequest\x12.\n" +
+	"\x04loss\x18\x01 \x01(\v2\x1a.fairplay.v1.PeriodAmountsR\x04loss\x120\n" +
+	"\x05wager\x18\x02 \x01(\v2\x1a.fairplay.v1.PeriodAmountsR\x05wager\x122\n" +
+	"\x15reality_check_minutes\x18\x03 \x01(\x05R\x13realityCheckMinutes:[\x9a\xb5\x18W{\"loss\": {\"day\": 50, \"month\": 500}, \"wager\": {\"week\": 1000}, \"realityCheckMinutes\": 30}\"D\n" +
+	"\x11SetLimitsResponse\x12/\n" +
+	"\x06limits\x18\x01 \x01(\v2\x17.fairplay.v1.PlayLimitsR\x06limits\"7\n" +
+	"\x10TakeBreakRequest\x12\x12\n" +
+	"\x04days\x18\x01 \x01(\x05R\x04days:\x0f\x9a\xb5\x18\v{\"days\": 7}\"D\n" +
+	"\x11TakeBreakResponse\x12/\n" +
+	"\x06limits\x18\x01 \x01(\v2\x17.fairplay.v1.PlayLimitsR\x06limits\"P\n" +
+	"\x12ExcludeSelfRequest\x12\x1a\n" +
+	"\bduration\x18\x01 \x01(\tR\bduration:\x1e\x9a\xb5\x18\x1a{\"duration\": \"six_months\"}\"F\n" +
+	"\x13ExcludeSelfResponse\x12/\n" +
+	"\x06limits\x18\x01 \x01(\v2\x17.fairplay.v1.PlayLimitsR\x06limits\"\x18\n" +
+	"\x16GetRealityCheckRequest\"\xb2\x01\n" +
+	"\x17GetRealityCheckResponse\x12 \n" +
+	"\fsigned_in_at\x18\x01 \x01(\tR\n" +
+	"signedInAt\x12\x12\n" +
+	"\x04bets\x18\x02 \x01(\x03R\x04bets\x12\x1e\n" +
+	"\awagered\x18\x03 \x01(\tB\x04\x88\xb5\x18\x01R\awagered\x12\x16\n" +
+	"\x03net\x18\x04 \x01(\tB\x04\x88\xb5\x18\x01R\x03net\x12)\n" +
+	"\x10interval_minutes\x18\x05 \x01(\x05R\x0fintervalMinutes2\xb4\x06\n" +
 	"\rWalletService\x12j\n" +
 	"\bGetTopUp\x12\x1c.fairplay.v1.GetTopUpRequest\x1a\x1d.fairplay.v1.GetTopUpResponse\"!\x90\xb5\x18\x02\x82\xd3\xe4\x93\x02\x14\x12\x12/api/wallet/top-up\x90\x02\x01\x12p\n" +
 	"\n" +
-	"ClaimTopUp\x12\x1e.fairplay.v1.ClaimTopUpRequest\x1a\x1f.fairplay.v1.ClaimTopUpResponse\"!\x90\xb5\x18\x02\x82\xd3\xe4\x93\x02\x17:\x01*\"\x12/api/wallet/top-upB\xad\x01\n" +
+	"ClaimTopUp\x12\x1e.fairplay.v1.ClaimTopUpRequest\x1a\x1f.fairplay.v1.ClaimTopUpResponse\"!\x90\xb5\x18\x02\x82\xd3\xe4\x93\x02\x17:\x01*\"\x12/api/wallet/top-up\x12f\n" +
+	"\tGetLimits\x12\x1d.fairplay.v1.GetLimitsRequest\x1a\x1e.fairplay.v1.GetLimitsResponse\"\x1a\x90\xb5\x18\x02\x82\xd3\xe4\x93\x02\r\x12\v/api/limits\x90\x02\x01\x12i\n" +
+	"\tSetLimits\x12\x1d.fairplay.v1.SetLimitsRequest\x1a\x1e.fairplay.v1.SetLimitsResponse\"\x1d\x90\xb5\x18\x02\x82\xd3\xe4\x93\x02\x10:\x01*\"\v/api/limits\x90\x02\x02\x12l\n" +
+	"\tTakeBreak\x12\x1d.fairplay.v1.TakeBreakRequest\x1a\x1e.fairplay.v1.TakeBreakResponse\" \x90\xb5\x18\x02\x82\xd3\xe4\x93\x02\x16:\x01*\"\x11/api/limits/break\x12{\n" +
+	"\vExcludeSelf\x12\x1f.fairplay.v1.ExcludeSelfRequest\x1a .fairplay.v1.ExcludeSelfResponse\")\x90\xb5\x18\x02\x82\xd3\xe4\x93\x02\x1f:\x01*\"\x1a/api/limits/self-exclusion\x12\x86\x01\n" +
+	"\x0fGetRealityCheck\x12#.fairplay.v1.GetRealityCheckRequest\x1a$.fairplay.v1.GetRealityCheckResponse\"(\x90\xb5\x18\x02\x82\xd3\xe4\x93\x02\x1b\x12\x19/api/limits/reality-check\x90\x02\x01B\xad\x01\n" +
 	"\x0fcom.fairplay.v1B\vWalletProtoP\x01Z@github.com/fairplay/fairplay/internal/gen/fairplay/v1;fairplayv1\xa2\x02\x03FXX\xaa\x02\vFairplay.V1\xca\x02\vFairplay\\V1\xe2\x02\x17Fairplay\\V1\\GPBMetadata\xea\x02\fFairplay::V1b\x06proto3"
 
 var (
@@ -272,23 +1151,59 @@ func file_fairplay_v1_wallet_proto_rawDescGZIP() []byte {
 	return file_fairplay_v1_wallet_proto_rawDescData
 }
 
-var file_fairplay_v1_wallet_proto_msgTypes = make([]protoimpl.MessageInfo, 4)
+var file_fairplay_v1_wallet_proto_msgTypes = make([]protoimpl.MessageInfo, 18)
 var file_fairplay_v1_wallet_proto_goTypes = []any{
-	(*GetTopUpRequest)(nil),    // 0: fairplay.v1.GetTopUpRequest
-	(*GetTopUpResponse)(nil),   // 1: fairplay.v1.GetTopUpResponse
-	(*ClaimTopUpRequest)(nil),  // 2: fairplay.v1.ClaimTopUpRequest
-	(*ClaimTopUpResponse)(nil), // 3: fairplay.v1.ClaimTopUpResponse
+	(*GetTopUpRequest)(nil),         // 0: fairplay.v1.GetTopUpRequest
+	(*GetTopUpResponse)(nil),        // 1: fairplay.v1.GetTopUpResponse
+	(*ClaimTopUpRequest)(nil),       // 2: fairplay.v1.ClaimTopUpRequest
+	(*ClaimTopUpResponse)(nil),      // 3: fairplay.v1.ClaimTopUpResponse
+	(*PeriodAmounts)(nil),           // 4: fairplay.v1.PeriodAmounts
+	(*PendingLimits)(nil),           // 5: fairplay.v1.PendingLimits
+	(*PeriodUsage)(nil),             // 6: fairplay.v1.PeriodUsage
+	(*PlayLimits)(nil),              // 7: fairplay.v1.PlayLimits
+	(*GetLimitsRequest)(nil),        // 8: fairplay.v1.GetLimitsRequest
+	(*GetLimitsResponse)(nil),       // 9: fairplay.v1.GetLimitsResponse
+	(*SetLimitsRequest)(nil),        // 10: fairplay.v1.SetLimitsRequest
+	(*SetLimitsResponse)(nil),       // 11: fairplay.v1.SetLimitsResponse
+	(*TakeBreakRequest)(nil),        // 12: fairplay.v1.TakeBreakRequest
+	(*TakeBreakResponse)(nil),       // 13: fairplay.v1.TakeBreakResponse
+	(*ExcludeSelfRequest)(nil),      // 14: fairplay.v1.ExcludeSelfRequest
+	(*ExcludeSelfResponse)(nil),     // 15: fairplay.v1.ExcludeSelfResponse
+	(*GetRealityCheckRequest)(nil),  // 16: fairplay.v1.GetRealityCheckRequest
+	(*GetRealityCheckResponse)(nil), // 17: fairplay.v1.GetRealityCheckResponse
 }
 var file_fairplay_v1_wallet_proto_depIdxs = []int32{
-	0, // 0: fairplay.v1.WalletService.GetTopUp:input_type -> fairplay.v1.GetTopUpRequest
-	2, // 1: fairplay.v1.WalletService.ClaimTopUp:input_type -> fairplay.v1.ClaimTopUpRequest
-	1, // 2: fairplay.v1.WalletService.GetTopUp:output_type -> fairplay.v1.GetTopUpResponse
-	3, // 3: fairplay.v1.WalletService.ClaimTopUp:output_type -> fairplay.v1.ClaimTopUpResponse
-	2, // [2:4] is the sub-list for method output_type
-	0, // [0:2] is the sub-list for method input_type
-	0, // [0:0] is the sub-list for extension type_name
-	0, // [0:0] is the sub-list for extension extendee
-	0, // [0:0] is the sub-list for field type_name
+	4,  // 0: fairplay.v1.PendingLimits.loss:type_name -> fairplay.v1.PeriodAmounts
+	4,  // 1: fairplay.v1.PendingLimits.wager:type_name -> fairplay.v1.PeriodAmounts
+	4,  // 2: fairplay.v1.PlayLimits.loss:type_name -> fairplay.v1.PeriodAmounts
+	4,  // 3: fairplay.v1.PlayLimits.wager:type_name -> fairplay.v1.PeriodAmounts
+	5,  // 4: fairplay.v1.PlayLimits.pending:type_name -> fairplay.v1.PendingLimits
+	6,  // 5: fairplay.v1.PlayLimits.usage:type_name -> fairplay.v1.PeriodUsage
+	7,  // 6: fairplay.v1.GetLimitsResponse.limits:type_name -> fairplay.v1.PlayLimits
+	4,  // 7: fairplay.v1.SetLimitsRequest.loss:type_name -> fairplay.v1.PeriodAmounts
+	4,  // 8: fairplay.v1.SetLimitsRequest.wager:type_name -> fairplay.v1.PeriodAmounts
+	7,  // 9: fairplay.v1.SetLimitsResponse.limits:type_name -> fairplay.v1.PlayLimits
+	7,  // 10: fairplay.v1.TakeBreakResponse.limits:type_name -> fairplay.v1.PlayLimits
+	7,  // 11: fairplay.v1.ExcludeSelfResponse.limits:type_name -> fairplay.v1.PlayLimits
+	0,  // 12: fairplay.v1.WalletService.GetTopUp:input_type -> fairplay.v1.GetTopUpRequest
+	2,  // 13: fairplay.v1.WalletService.ClaimTopUp:input_type -> fairplay.v1.ClaimTopUpRequest
+	8,  // 14: fairplay.v1.WalletService.GetLimits:input_type -> fairplay.v1.GetLimitsRequest
+	10, // 15: fairplay.v1.WalletService.SetLimits:input_type -> fairplay.v1.SetLimitsRequest
+	12, // 16: fairplay.v1.WalletService.TakeBreak:input_type -> fairplay.v1.TakeBreakRequest
+	14, // 17: fairplay.v1.WalletService.ExcludeSelf:input_type -> fairplay.v1.ExcludeSelfRequest
+	16, // 18: fairplay.v1.WalletService.GetRealityCheck:input_type -> fairplay.v1.GetRealityCheckRequest
+	1,  // 19: fairplay.v1.WalletService.GetTopUp:output_type -> fairplay.v1.GetTopUpResponse
+	3,  // 20: fairplay.v1.WalletService.ClaimTopUp:output_type -> fairplay.v1.ClaimTopUpResponse
+	9,  // 21: fairplay.v1.WalletService.GetLimits:output_type -> fairplay.v1.GetLimitsResponse
+	11, // 22: fairplay.v1.WalletService.SetLimits:output_type -> fairplay.v1.SetLimitsResponse
+	13, // 23: fairplay.v1.WalletService.TakeBreak:output_type -> fairplay.v1.TakeBreakResponse
+	15, // 24: fairplay.v1.WalletService.ExcludeSelf:output_type -> fairplay.v1.ExcludeSelfResponse
+	17, // 25: fairplay.v1.WalletService.GetRealityCheck:output_type -> fairplay.v1.GetRealityCheckResponse
+	19, // [19:26] is the sub-list for method output_type
+	12, // [12:19] is the sub-list for method input_type
+	12, // [12:12] is the sub-list for extension type_name
+	12, // [12:12] is the sub-list for extension extendee
+	0,  // [0:12] is the sub-list for field type_name
 }
 
 func init() { file_fairplay_v1_wallet_proto_init() }
@@ -298,13 +1213,15 @@ func file_fairplay_v1_wallet_proto_init() {
 	}
 	file_fairplay_v1_options_proto_init()
 	file_fairplay_v1_wallet_proto_msgTypes[1].OneofWrappers = []any{}
+	file_fairplay_v1_wallet_proto_msgTypes[4].OneofWrappers = []any{}
+	file_fairplay_v1_wallet_proto_msgTypes[7].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_fairplay_v1_wallet_proto_rawDesc), len(file_fairplay_v1_wallet_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   4,
+			NumMessages:   18,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -1,6 +1,7 @@
 import { Suspense } from 'react';
 import { Outlet, ScrollRestoration } from 'react-router';
 import { PageSpinner } from '@/components/ui/spinner';
+import { RealityCheckReminder } from '@/features/settings/components/reality-check';
 import { Footer } from './footer';
 import { Header } from './header';
 import styles from './layout.module.css';
@@ -20,6 +21,7 @@ export function AppLayout() {
         </Suspense>
       </main>
       <Footer />
+      <RealityCheckReminder />
       <ScrollRestoration />
     </>
   );

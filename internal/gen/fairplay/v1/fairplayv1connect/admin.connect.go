@@ -52,6 +52,9 @@ const (
 	AdminServiceAdjustBalanceProcedure = "/fairplay.v1.AdminService/AdjustBalance"
 	// AdminServiceDeleteUserProcedure is the fully-qualified name of the AdminService's DeleteUser RPC.
 	AdminServiceDeleteUserProcedure = "/fairplay.v1.AdminService/DeleteUser"
+	// AdminServiceGetUserLimitsProcedure is the fully-qualified name of the AdminService's
+	// GetUserLimits RPC.
+	AdminServiceGetUserLimitsProcedure = "/fairplay.v1.AdminService/GetUserLimits"
 	// AdminServiceListAuditEntriesProcedure is the fully-qualified name of the AdminService's
 	// ListAuditEntries RPC.
 	AdminServiceListAuditEntriesProcedure = "/fairplay.v1.AdminService/ListAuditEntries"
@@ -77,6 +80,10 @@ type AdminServiceClient interface {
 	// DeleteUser deletes an account: it can no longer sign in and all its
 	// sessions end at once, while its bets and ledger entries are kept.
 	DeleteUser(context.Context, *connect.Request[v1.DeleteUserRequest]) (*connect.Response[v1.DeleteUserResponse], error)
+	// GetUserLimits shows a player's responsible-gambling settings: limits,
+	// break and self-exclusion. There is no way to change them from here: a
+	// self-exclusion or a break cannot be lifted early.
+	GetUserLimits(context.Context, *connect.Request[v1.GetUserLimitsRequest]) (*connect.Response[v1.GetUserLimitsResponse], error)
 	// ListAuditEntries pages through the audit log, newest first.
 	ListAuditEntries(context.Context, *connect.Request[v1.ListAuditEntriesRequest]) (*connect.Response[v1.ListAuditEntriesResponse], error)
 }
@@ -140,6 +147,13 @@ func NewAdminServiceClient(httpClient connect.HTTPClient, baseURL string, opts .
 			connect.WithIdempotency(connect.IdempotencyIdempotent),
 			connect.WithClientOptions(opts...),
 		),
+		getUserLimits: connect.NewClient[v1.GetUserLimitsRequest, v1.GetUserLimitsResponse](
+			httpClient,
+			baseURL+AdminServiceGetUserLimitsProcedure,
+			connect.WithSchema(adminServiceMethods.ByName("GetUserLimits")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
 		listAuditEntries: connect.NewClient[v1.ListAuditEntriesRequest, v1.ListAuditEntriesResponse](
 			httpClient,
 			baseURL+AdminServiceListAuditEntriesProcedure,
@@ -159,6 +173,7 @@ type adminServiceClient struct {
 	searchUsers      *connect.Client[v1.SearchUsersRequest, v1.SearchUsersResponse]
 	adjustBalance    *connect.Client[v1.AdjustBalanceRequest, v1.AdjustBalanceResponse]
 	deleteUser       *connect.Client[v1.DeleteUserRequest, v1.DeleteUserResponse]
+	getUserLimits    *connect.Client[v1.GetUserLimitsRequest, v1.GetUserLimitsResponse]
 	listAuditEntries *connect.Client[v1.ListAuditEntriesRequest, v1.ListAuditEntriesResponse]
 }
 
@@ -197,6 +212,11 @@ func (c *adminServiceClient) DeleteUser(ctx context.Context, req *connect.Reques
 	return c.deleteUser.CallUnary(ctx, req)
 }
 
+// GetUserLimits calls fairplay.v1.AdminService.GetUserLimits.
+func (c *adminServiceClient) GetUserLimits(ctx context.Context, req *connect.Request[v1.GetUserLimitsRequest]) (*connect.Response[v1.GetUserLimitsResponse], error) {
+	return c.getUserLimits.CallUnary(ctx, req)
+}
+
 // ListAuditEntries calls fairplay.v1.AdminService.ListAuditEntries.
 func (c *adminServiceClient) ListAuditEntries(ctx context.Context, req *connect.Request[v1.ListAuditEntriesRequest]) (*connect.Response[v1.ListAuditEntriesResponse], error) {
 	return c.listAuditEntries.CallUnary(ctx, req)
@@ -222,6 +242,10 @@ type AdminServiceHandler interface {
 	// DeleteUser deletes an account: it can no longer sign in and all its
 	// sessions end at once, while its bets and ledger entries are kept.
 	DeleteUser(context.Context, *connect.Request[v1.DeleteUserRequest]) (*connect.Response[v1.DeleteUserResponse], error)
+	// GetUserLimits shows a player's responsible-gambling settings: limits,
+	// break and self-exclusion. There is no way to change them from here: a
+	// self-exclusion or a break cannot be lifted early.
+	GetUserLimits(context.Context, *connect.Request[v1.GetUserLimitsRequest]) (*connect.Response[v1.GetUserLimitsResponse], error)
 	// ListAuditEntries pages through the audit log, newest first.
 	ListAuditEntries(context.Context, *connect.Request[v1.ListAuditEntriesRequest]) (*connect.Response[v1.ListAuditEntriesResponse], error)
 }
@@ -281,6 +305,13 @@ func NewAdminServiceHandler(svc AdminServiceHandler, opts ...connect.HandlerOpti
 		connect.WithIdempotency(connect.IdempotencyIdempotent),
 		connect.WithHandlerOptions(opts...),
 	)
+	adminServiceGetUserLimitsHandler := connect.NewUnaryHandler(
+		AdminServiceGetUserLimitsProcedure,
+		svc.GetUserLimits,
+		connect.WithSchema(adminServiceMethods.ByName("GetUserLimits")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
 	adminServiceListAuditEntriesHandler := connect.NewUnaryHandler(
 		AdminServiceListAuditEntriesProcedure,
 		svc.ListAuditEntries,
@@ -304,6 +335,8 @@ func NewAdminServiceHandler(svc AdminServiceHandler, opts ...connect.HandlerOpti
 			adminServiceAdjustBalanceHandler.ServeHTTP(w, r)
 		case AdminServiceDeleteUserProcedure:
 			adminServiceDeleteUserHandler.ServeHTTP(w, r)
+		case AdminServiceGetUserLimitsProcedure:
+			adminServiceGetUserLimitsHandler.ServeHTTP(w, r)
 		case AdminServiceListAuditEntriesProcedure:
 			adminServiceListAuditEntriesHandler.ServeHTTP(w, r)
 		default:
@@ -341,6 +374,10 @@ func (UnimplementedAdminServiceHandler) AdjustBalance(context.Context, *connect.
 
 func (UnimplementedAdminServiceHandler) DeleteUser(context.Context, *connect.Request[v1.DeleteUserRequest]) (*connect.Response[v1.DeleteUserResponse], error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("fairplay.v1.AdminService.DeleteUser is not implemented"))
+}
+
+func (UnimplementedAdminServiceHandler) GetUserLimits(context.Context, *connect.Request[v1.GetUserLimitsRequest]) (*connect.Response[v1.GetUserLimitsResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("fairplay.v1.AdminService.GetUserLimits is not implemented"))
 }
 
 func (UnimplementedAdminServiceHandler) ListAuditEntries(context.Context, *connect.Request[v1.ListAuditEntriesRequest]) (*connect.Response[v1.ListAuditEntriesResponse], error) {

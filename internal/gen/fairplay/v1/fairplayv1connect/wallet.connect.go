@@ -38,6 +38,18 @@ const (
 	// WalletServiceClaimTopUpProcedure is the fully-qualified name of the WalletService's ClaimTopUp
 	// RPC.
 	WalletServiceClaimTopUpProcedure = "/fairplay.v1.WalletService/ClaimTopUp"
+	// WalletServiceGetLimitsProcedure is the fully-qualified name of the WalletService's GetLimits RPC.
+	WalletServiceGetLimitsProcedure = "/fairplay.v1.WalletService/GetLimits"
+	// WalletServiceSetLimitsProcedure is the fully-qualified name of the WalletService's SetLimits RPC.
+	WalletServiceSetLimitsProcedure = "/fairplay.v1.WalletService/SetLimits"
+	// WalletServiceTakeBreakProcedure is the fully-qualified name of the WalletService's TakeBreak RPC.
+	WalletServiceTakeBreakProcedure = "/fairplay.v1.WalletService/TakeBreak"
+	// WalletServiceExcludeSelfProcedure is the fully-qualified name of the WalletService's ExcludeSelf
+	// RPC.
+	WalletServiceExcludeSelfProcedure = "/fairplay.v1.WalletService/ExcludeSelf"
+	// WalletServiceGetRealityCheckProcedure is the fully-qualified name of the WalletService's
+	// GetRealityCheck RPC.
+	WalletServiceGetRealityCheckProcedure = "/fairplay.v1.WalletService/GetRealityCheck"
 )
 
 // WalletServiceClient is a client for the fairplay.v1.WalletService service.
@@ -51,6 +63,29 @@ type WalletServiceClient interface {
 	// nobody can stake everything, claim, then cash out and keep both. Two
 	// claims at once credit once.
 	ClaimTopUp(context.Context, *connect.Request[v1.ClaimTopUpRequest]) (*connect.Response[v1.ClaimTopUpResponse], error)
+	// GetLimits returns the caller's responsible-gambling settings: loss and
+	// wager limits per day, week and month with what was played in each, a
+	// pending looser setting, a break, a self-exclusion and the reality check.
+	GetLimits(context.Context, *connect.Request[v1.GetLimitsRequest]) (*connect.Response[v1.GetLimitsResponse], error)
+	// SetLimits replaces the six limits (an absent one is none) and the
+	// reality check. A tighter limit applies at once; a looser one, or none
+	// where there was one, only 24 hours later (until then the current one
+	// applies, and setting limits again starts the 24 hours again). Limits are
+	// counted per UTC day, ISO week and calendar month; a bet is refused when,
+	// lost, it would take the period's net loss past a loss limit, or its stake
+	// would take the period's stakes past a wager limit.
+	SetLimits(context.Context, *connect.Request[v1.SetLimitsRequest]) (*connect.Response[v1.SetLimitsResponse], error)
+	// TakeBreak refuses the caller's bets for 1 to 42 days (6 weeks) from now;
+	// sign-in, history and cashing out a running game still work. A break can
+	// be extended, never shortened, by the player or an admin.
+	TakeBreak(context.Context, *connect.Request[v1.TakeBreakRequest]) (*connect.Response[v1.TakeBreakResponse], error)
+	// ExcludeSelf refuses the caller's bets for six months or permanently,
+	// like a break that nobody can lift early.
+	ExcludeSelf(context.Context, *connect.Request[v1.ExcludeSelfRequest]) (*connect.Response[v1.ExcludeSelfResponse], error)
+	// GetRealityCheck tells the caller how long this session has been signed
+	// in and the net result of the bets placed since, for the reminder the app
+	// shows every reality_check_minutes.
+	GetRealityCheck(context.Context, *connect.Request[v1.GetRealityCheckRequest]) (*connect.Response[v1.GetRealityCheckResponse], error)
 }
 
 // NewWalletServiceClient constructs a client for the fairplay.v1.WalletService service. By default,
@@ -77,13 +112,51 @@ func NewWalletServiceClient(httpClient connect.HTTPClient, baseURL string, opts 
 			connect.WithSchema(walletServiceMethods.ByName("ClaimTopUp")),
 			connect.WithClientOptions(opts...),
 		),
+		getLimits: connect.NewClient[v1.GetLimitsRequest, v1.GetLimitsResponse](
+			httpClient,
+			baseURL+WalletServiceGetLimitsProcedure,
+			connect.WithSchema(walletServiceMethods.ByName("GetLimits")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
+		setLimits: connect.NewClient[v1.SetLimitsRequest, v1.SetLimitsResponse](
+			httpClient,
+			baseURL+WalletServiceSetLimitsProcedure,
+			connect.WithSchema(walletServiceMethods.ByName("SetLimits")),
+			connect.WithIdempotency(connect.IdempotencyIdempotent),
+			connect.WithClientOptions(opts...),
+		),
+		takeBreak: connect.NewClient[v1.TakeBreakRequest, v1.TakeBreakResponse](
+			httpClient,
+			baseURL+WalletServiceTakeBreakProcedure,
+			connect.WithSchema(walletServiceMethods.ByName("TakeBreak")),
+			connect.WithClientOptions(opts...),
+		),
+		excludeSelf: connect.NewClient[v1.ExcludeSelfRequest, v1.ExcludeSelfResponse](
+			httpClient,
+			baseURL+WalletServiceExcludeSelfProcedure,
+			connect.WithSchema(walletServiceMethods.ByName("ExcludeSelf")),
+			connect.WithClientOptions(opts...),
+		),
+		getRealityCheck: connect.NewClient[v1.GetRealityCheckRequest, v1.GetRealityCheckResponse](
+			httpClient,
+			baseURL+WalletServiceGetRealityCheckProcedure,
+			connect.WithSchema(walletServiceMethods.ByName("GetRealityCheck")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
 	}
 }
 
 // walletServiceClient implements WalletServiceClient.
 type walletServiceClient struct {
-	getTopUp   *connect.Client[v1.GetTopUpRequest, v1.GetTopUpResponse]
-	claimTopUp *connect.Client[v1.ClaimTopUpRequest, v1.ClaimTopUpResponse]
+	getTopUp        *connect.Client[v1.GetTopUpRequest, v1.GetTopUpResponse]
+	claimTopUp      *connect.Client[v1.ClaimTopUpRequest, v1.ClaimTopUpResponse]
+	getLimits       *connect.Client[v1.GetLimitsRequest, v1.GetLimitsResponse]
+	setLimits       *connect.Client[v1.SetLimitsRequest, v1.SetLimitsResponse]
+	takeBreak       *connect.Client[v1.TakeBreakRequest, v1.TakeBreakResponse]
+	excludeSelf     *connect.Client[v1.ExcludeSelfRequest, v1.ExcludeSelfResponse]
+	getRealityCheck *connect.Client[v1.GetRealityCheckRequest, v1.GetRealityCheckResponse]
 }
 
 // GetTopUp calls fairplay.v1.WalletService.GetTopUp.
@@ -94,6 +167,31 @@ func (c *walletServiceClient) GetTopUp(ctx context.Context, req *connect.Request
 // ClaimTopUp calls fairplay.v1.WalletService.ClaimTopUp.
 func (c *walletServiceClient) ClaimTopUp(ctx context.Context, req *connect.Request[v1.ClaimTopUpRequest]) (*connect.Response[v1.ClaimTopUpResponse], error) {
 	return c.claimTopUp.CallUnary(ctx, req)
+}
+
+// GetLimits calls fairplay.v1.WalletService.GetLimits.
+func (c *walletServiceClient) GetLimits(ctx context.Context, req *connect.Request[v1.GetLimitsRequest]) (*connect.Response[v1.GetLimitsResponse], error) {
+	return c.getLimits.CallUnary(ctx, req)
+}
+
+// SetLimits calls fairplay.v1.WalletService.SetLimits.
+func (c *walletServiceClient) SetLimits(ctx context.Context, req *connect.Request[v1.SetLimitsRequest]) (*connect.Response[v1.SetLimitsResponse], error) {
+	return c.setLimits.CallUnary(ctx, req)
+}
+
+// TakeBreak calls fairplay.v1.WalletService.TakeBreak.
+func (c *walletServiceClient) TakeBreak(ctx context.Context, req *connect.Request[v1.TakeBreakRequest]) (*connect.Response[v1.TakeBreakResponse], error) {
+	return c.takeBreak.CallUnary(ctx, req)
+}
+
+// ExcludeSelf calls fairplay.v1.WalletService.ExcludeSelf.
+func (c *walletServiceClient) ExcludeSelf(ctx context.Context, req *connect.Request[v1.ExcludeSelfRequest]) (*connect.Response[v1.ExcludeSelfResponse], error) {
+	return c.excludeSelf.CallUnary(ctx, req)
+}
+
+// GetRealityCheck calls fairplay.v1.WalletService.GetRealityCheck.
+func (c *walletServiceClient) GetRealityCheck(ctx context.Context, req *connect.Request[v1.GetRealityCheckRequest]) (*connect.Response[v1.GetRealityCheckResponse], error) {
+	return c.getRealityCheck.CallUnary(ctx, req)
 }
 
 // WalletServiceHandler is an implementation of the fairplay.v1.WalletService service.
@@ -107,6 +205,29 @@ type WalletServiceHandler interface {
 	// nobody can stake everything, claim, then cash out and keep both. Two
 	// claims at once credit once.
 	ClaimTopUp(context.Context, *connect.Request[v1.ClaimTopUpRequest]) (*connect.Response[v1.ClaimTopUpResponse], error)
+	// GetLimits returns the caller's responsible-gambling settings: loss and
+	// wager limits per day, week and month with what was played in each, a
+	// pending looser setting, a break, a self-exclusion and the reality check.
+	GetLimits(context.Context, *connect.Request[v1.GetLimitsRequest]) (*connect.Response[v1.GetLimitsResponse], error)
+	// SetLimits replaces the six limits (an absent one is none) and the
+	// reality check. A tighter limit applies at once; a looser one, or none
+	// where there was one, only 24 hours later (until then the current one
+	// applies, and setting limits again starts the 24 hours again). Limits are
+	// counted per UTC day, ISO week and calendar month; a bet is refused when,
+	// lost, it would take the period's net loss past a loss limit, or its stake
+	// would take the period's stakes past a wager limit.
+	SetLimits(context.Context, *connect.Request[v1.SetLimitsRequest]) (*connect.Response[v1.SetLimitsResponse], error)
+	// TakeBreak refuses the caller's bets for 1 to 42 days (6 weeks) from now;
+	// sign-in, history and cashing out a running game still work. A break can
+	// be extended, never shortened, by the player or an admin.
+	TakeBreak(context.Context, *connect.Request[v1.TakeBreakRequest]) (*connect.Response[v1.TakeBreakResponse], error)
+	// ExcludeSelf refuses the caller's bets for six months or permanently,
+	// like a break that nobody can lift early.
+	ExcludeSelf(context.Context, *connect.Request[v1.ExcludeSelfRequest]) (*connect.Response[v1.ExcludeSelfResponse], error)
+	// GetRealityCheck tells the caller how long this session has been signed
+	// in and the net result of the bets placed since, for the reminder the app
+	// shows every reality_check_minutes.
+	GetRealityCheck(context.Context, *connect.Request[v1.GetRealityCheckRequest]) (*connect.Response[v1.GetRealityCheckResponse], error)
 }
 
 // NewWalletServiceHandler builds an HTTP handler from the service implementation. It returns the
@@ -129,12 +250,55 @@ func NewWalletServiceHandler(svc WalletServiceHandler, opts ...connect.HandlerOp
 		connect.WithSchema(walletServiceMethods.ByName("ClaimTopUp")),
 		connect.WithHandlerOptions(opts...),
 	)
+	walletServiceGetLimitsHandler := connect.NewUnaryHandler(
+		WalletServiceGetLimitsProcedure,
+		svc.GetLimits,
+		connect.WithSchema(walletServiceMethods.ByName("GetLimits")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
+	walletServiceSetLimitsHandler := connect.NewUnaryHandler(
+		WalletServiceSetLimitsProcedure,
+		svc.SetLimits,
+		connect.WithSchema(walletServiceMethods.ByName("SetLimits")),
+		connect.WithIdempotency(connect.IdempotencyIdempotent),
+		connect.WithHandlerOptions(opts...),
+	)
+	walletServiceTakeBreakHandler := connect.NewUnaryHandler(
+		WalletServiceTakeBreakProcedure,
+		svc.TakeBreak,
+		connect.WithSchema(walletServiceMethods.ByName("TakeBreak")),
+		connect.WithHandlerOptions(opts...),
+	)
+	walletServiceExcludeSelfHandler := connect.NewUnaryHandler(
+		WalletServiceExcludeSelfProcedure,
+		svc.ExcludeSelf,
+		connect.WithSchema(walletServiceMethods.ByName("ExcludeSelf")),
+		connect.WithHandlerOptions(opts...),
+	)
+	walletServiceGetRealityCheckHandler := connect.NewUnaryHandler(
+		WalletServiceGetRealityCheckProcedure,
+		svc.GetRealityCheck,
+		connect.WithSchema(walletServiceMethods.ByName("GetRealityCheck")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
 	return "/fairplay.v1.WalletService/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case WalletServiceGetTopUpProcedure:
 			walletServiceGetTopUpHandler.ServeHTTP(w, r)
 		case WalletServiceClaimTopUpProcedure:
 			walletServiceClaimTopUpHandler.ServeHTTP(w, r)
+		case WalletServiceGetLimitsProcedure:
+			walletServiceGetLimitsHandler.ServeHTTP(w, r)
+		case WalletServiceSetLimitsProcedure:
+			walletServiceSetLimitsHandler.ServeHTTP(w, r)
+		case WalletServiceTakeBreakProcedure:
+			walletServiceTakeBreakHandler.ServeHTTP(w, r)
+		case WalletServiceExcludeSelfProcedure:
+			walletServiceExcludeSelfHandler.ServeHTTP(w, r)
+		case WalletServiceGetRealityCheckProcedure:
+			walletServiceGetRealityCheckHandler.ServeHTTP(w, r)
 		default:
 			http.NotFound(w, r)
 		}
@@ -150,4 +314,24 @@ func (UnimplementedWalletServiceHandler) GetTopUp(context.Context, *connect.Requ
 
 func (UnimplementedWalletServiceHandler) ClaimTopUp(context.Context, *connect.Request[v1.ClaimTopUpRequest]) (*connect.Response[v1.ClaimTopUpResponse], error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("fairplay.v1.WalletService.ClaimTopUp is not implemented"))
+}
+
+func (UnimplementedWalletServiceHandler) GetLimits(context.Context, *connect.Request[v1.GetLimitsRequest]) (*connect.Response[v1.GetLimitsResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("fairplay.v1.WalletService.GetLimits is not implemented"))
+}
+
+func (UnimplementedWalletServiceHandler) SetLimits(context.Context, *connect.Request[v1.SetLimitsRequest]) (*connect.Response[v1.SetLimitsResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("fairplay.v1.WalletService.SetLimits is not implemented"))
+}
+
+func (UnimplementedWalletServiceHandler) TakeBreak(context.Context, *connect.Request[v1.TakeBreakRequest]) (*connect.Response[v1.TakeBreakResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("fairplay.v1.WalletService.TakeBreak is not implemented"))
+}
+
+func (UnimplementedWalletServiceHandler) ExcludeSelf(context.Context, *connect.Request[v1.ExcludeSelfRequest]) (*connect.Response[v1.ExcludeSelfResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("fairplay.v1.WalletService.ExcludeSelf is not implemented"))
+}
+
+func (UnimplementedWalletServiceHandler) GetRealityCheck(context.Context, *connect.Request[v1.GetRealityCheckRequest]) (*connect.Response[v1.GetRealityCheckResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("fairplay.v1.WalletService.GetRealityCheck is not implemented"))
 }

@@ -89,7 +89,8 @@ export function DiceGame() {
 
   const rollManual = (bet: number) => {
     play(bet, DICE_ROLL_MS).catch((err: unknown) => {
-      console.error('dice: roll failed', err);
+      // A refusal (a limit, the balance) is an answer, not a failure to log.
+      if (betRefusal(err) === null) console.error('dice: roll failed', err);
       toast.error(betRefusal(err) ?? GENERIC_ERROR);
     });
   };

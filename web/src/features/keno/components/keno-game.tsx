@@ -102,7 +102,8 @@ export function KenoGame() {
     const bet = takeBet({ picks: picks.length });
     if (bet === null) return;
     drawOnce(bet).catch((err: unknown) => {
-      console.error('keno: draw failed', err);
+      // A refusal (a limit, the balance) is an answer, not a failure to log.
+      if (betRefusal(err) === null) console.error('keno: draw failed', err);
       toast.error(betRefusal(err) ?? GENERIC_ERROR);
     });
   };

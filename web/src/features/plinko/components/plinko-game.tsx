@@ -106,7 +106,8 @@ export function PlinkoGame() {
     const bet = takeBet({ signInOnly: true });
     if (bet === null) return;
     drop(bet).catch((err: unknown) => {
-      console.error('plinko: drop failed', err);
+      // A refusal (a limit, the balance) is an answer, not a failure to log.
+      if (betRefusal(err) === null) console.error('plinko: drop failed', err);
       // SPEC.md §8: a failed drop is only logged; a stake the server
       // refuses (below the minimum, say) still says why.
       const refusal = betRefusal(err);

@@ -6,16 +6,20 @@ import { AccountInfo } from './account-info';
 import { ActiveSessions } from './active-sessions';
 import { ChangePasswordForm } from './change-password-form';
 import { PrivacySettings } from './privacy-settings';
+import { ResponsibleGambling } from './responsible-gambling';
 import { TwoFactorSettings } from './two-factor-settings';
 import styles from './settings.module.css';
 
-type Section = 'account' | 'security';
+type Section = 'account' | 'security' | 'limits';
+
+const SECTIONS: readonly Section[] = ['account', 'security', 'limits'];
 
 /** AccountSettings is the signed-in player's settings screen (SPEC.md §2). */
 export function AccountSettings({ user }: { user: User }) {
   const navigate = useNavigate();
   const [params, setParams] = useSearchParams();
-  const section: Section = params.get('tab') === 'security' ? 'security' : 'account';
+  const tab = params.get('tab');
+  const section: Section = SECTIONS.find((s) => s === tab) ?? 'account';
 
   return (
     <div className={styles.page}>
@@ -24,13 +28,14 @@ export function AccountSettings({ user }: { user: User }) {
         orientation="vertical"
         value={section}
         onValueChange={(value) => {
-          setParams(value === 'security' ? { tab: 'security' } : {}, { replace: true });
+          setParams(value === 'account' ? {} : { tab: value }, { replace: true });
         }}
       >
         <div className={styles.sideMenu}>
           <TabsList aria-label="Settings sections">
             <TabsTrigger value="account">Account Information</TabsTrigger>
             <TabsTrigger value="security">Security &amp; Sessions</TabsTrigger>
+            <TabsTrigger value="limits">Responsible Gambling</TabsTrigger>
           </TabsList>
           <Button
             variant="ghost"
@@ -50,6 +55,9 @@ export function AccountSettings({ user }: { user: User }) {
           <ChangePasswordForm />
           <TwoFactorSettings />
           <ActiveSessions />
+        </TabsContent>
+        <TabsContent value="limits" className={styles.stack}>
+          <ResponsibleGambling />
         </TabsContent>
       </Tabs>
     </div>

@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file fairplay/v1/wallet.proto.
  */
 export const file_fairplay_v1_wallet: GenFile = /*@__PURE__*/
-  fileDesc("ChhmYWlycGxheS92MS93YWxsZXQucHJvdG8SC2ZhaXJwbGF5LnYxIhEKD0dldFRvcFVwUmVxdWVzdCJ2ChBHZXRUb3BVcFJlc3BvbnNlEhEKCWF2YWlsYWJsZRgBIAEoCBIUCgZhbW91bnQYAiABKAlCBIi1GAESFwoJdGhyZXNob2xkGAMgASgJQgSItRgBEhQKB25leHRfYXQYBCABKAlIAIgBAUIKCghfbmV4dF9hdCITChFDbGFpbVRvcFVwUmVxdWVzdCJWChJDbGFpbVRvcFVwUmVzcG9uc2USGQoLbmV3X2JhbGFuY2UYASABKAlCBIi1GAESFAoGYW1vdW50GAIgASgJQgSItRgBEg8KB25leHRfYXQYAyABKAky7QEKDVdhbGxldFNlcnZpY2USagoIR2V0VG9wVXASHC5mYWlycGxheS52MS5HZXRUb3BVcFJlcXVlc3QaHS5mYWlycGxheS52MS5HZXRUb3BVcFJlc3BvbnNlIiGQAgGQtRgCgtPkkwIUEhIvYXBpL3dhbGxldC90b3AtdXAScAoKQ2xhaW1Ub3BVcBIeLmZhaXJwbGF5LnYxLkNsYWltVG9wVXBSZXF1ZXN0Gh8uZmFpcnBsYXkudjEuQ2xhaW1Ub3BVcFJlc3BvbnNlIiGQtRgCgtPkkwIXOgEqIhIvYXBpL3dhbGxldC90b3AtdXBCrQEKD2NvbS5mYWlycGxheS52MUILV2FsbGV0UHJvdG9QAVpAZ2l0aHViLmNvbS9mYWlycGxheS9mYWlycGxheS9pbnRlcm5hbC9nZW4vZmFpcnBsYXkvdjE7ZmFpcnBsYXl2MaICA0ZYWKoCC0ZhaXJwbGF5LlYxygILRmFpcnBsYXlcVjHiAhdGYWlycGxheVxWMVxHUEJNZXRhZGF0YeoCDEZhaXJwbGF5OjpWMWIGcHJvdG8z", [file_fairplay_v1_options, file_google_api_annotations]);
+  fileDesc("ChhmYWlycGxheS92MS93YWxsZXQucHJvdG8SC2ZhaXJwbGF5LnYxIhEKD0dldFRvcFVwUmVxdWVzdCJ2ChBHZXRUb3BVcFJlc3BvbnNlEhEKCWF2YWlsYWJsZRgBIAEoCBIUCgZhbW91bnQYAiABKAlCBIi1GAESFwoJdGhyZXNob2xkGAMgASgJQgSItRgBEhQKB25leHRfYXQYBCABKAlIAIgBAUIKCghfbmV4dF9hdCITChFDbGFpbVRvcFVwUmVxdWVzdCJWChJDbGFpbVRvcFVwUmVzcG9uc2USGQoLbmV3X2JhbGFuY2UYASABKAlCBIi1GAESFAoGYW1vdW50GAIgASgJQgSItRgBEg8KB25leHRfYXQYAyABKAkidQoNUGVyaW9kQW1vdW50cxIWCgNkYXkYASABKAlCBIi1GAFIAIgBARIXCgR3ZWVrGAIgASgJQgSItRgBSAGIAQESGAoFbW9udGgYAyABKAlCBIi1GAFIAogBAUIGCgRfZGF5QgcKBV93ZWVrQggKBl9tb250aCK7AQoNUGVuZGluZ0xpbWl0cxIoCgRsb3NzGAEgASgLMhouZmFpcnBsYXkudjEuUGVyaW9kQW1vdW50cxIpCgV3YWdlchgCIAEoCzIaLmZhaXJwbGF5LnYxLlBlcmlvZEFtb3VudHMSDAoEZnJvbRgDIAEoCTpHmrUYQ3sibG9zcyI6IHsiZGF5IjogMTAwfSwgIndhZ2VyIjoge30sICJmcm9tIjogIjIwMjYtMTEtMjVUMTQ6MDA6MDBaIn0iXwoLUGVyaW9kVXNhZ2USDgoGcGVyaW9kGAEgASgJEhUKB3dhZ2VyZWQYAiABKAlCBIi1GAESFgoIbmV0X2xvc3MYAyABKAlCBIi1GAESEQoJcmVzZXRzX2F0GAQgASgJIuUCCgpQbGF5TGltaXRzEigKBGxvc3MYASABKAsyGi5mYWlycGxheS52MS5QZXJpb2RBbW91bnRzEikKBXdhZ2VyGAIgASgLMhouZmFpcnBsYXkudjEuUGVyaW9kQW1vdW50cxIxCgdwZW5kaW5nGAMgASgLMhouZmFpcnBsYXkudjEuUGVuZGluZ0xpbWl0c0IEoLUYARIYCgticmVha191bnRpbBgEIAEoCUgAiAEBEhsKDmV4Y2x1ZGVkX3VudGlsGAUgASgJSAGIAQESHAoUZXhjbHVkZWRfcGVybWFuZW50bHkYBiABKAgSHQoVcmVhbGl0eV9jaGVja19taW51dGVzGAcgASgFEicKBXVzYWdlGAggAygLMhguZmFpcnBsYXkudjEuUGVyaW9kVXNhZ2USDwoHY2FuX2JldBgJIAEoCEIOCgxfYnJlYWtfdW50aWxCEQoPX2V4Y2x1ZGVkX3VudGlsIhIKEEdldExpbWl0c1JlcXVlc3QiPAoRR2V0TGltaXRzUmVzcG9uc2USJwoGbGltaXRzGAEgASgLMhcuZmFpcnBsYXkudjEuUGxheUxpbWl0cyLjAQoQU2V0TGltaXRzUmVxdWVzdBIoCgRsb3NzGAEgASgLMhouZmFpcnBsYXkudjEuUGVyaW9kQW1vdW50cxIpCgV3YWdlchgCIAEoCzIaLmZhaXJwbGF5LnYxLlBlcmlvZEFtb3VudHMSHQoVcmVhbGl0eV9jaGVja19taW51dGVzGAMgASgFOluatRhXeyJsb3NzIjogeyJkYXkiOiA1MCwgIm1vbnRoIjogNTAwfSwgIndhZ2VyIjogeyJ3ZWVrIjogMTAwMH0sICJyZWFsaXR5Q2hlY2tNaW51dGVzIjogMzB9IjwKEVNldExpbWl0c1Jlc3BvbnNlEicKBmxpbWl0cxgBIAEoCzIXLmZhaXJwbGF5LnYxLlBsYXlMaW1pdHMiMQoQVGFrZUJyZWFrUmVxdWVzdBIMCgRkYXlzGAEgASgFOg+atRgLeyJkYXlzIjogN30iPAoRVGFrZUJyZWFrUmVzcG9uc2USJwoGbGltaXRzGAEgASgLMhcuZmFpcnBsYXkudjEuUGxheUxpbWl0cyJGChJFeGNsdWRlU2VsZlJlcXVlc3QSEAoIZHVyYXRpb24YASABKAk6Hpq1GBp7ImR1cmF0aW9uIjogInNpeF9tb250aHMifSI+ChNFeGNsdWRlU2VsZlJlc3BvbnNlEicKBmxpbWl0cxgBIAEoCzIXLmZhaXJwbGF5LnYxLlBsYXlMaW1pdHMiGAoWR2V0UmVhbGl0eUNoZWNrUmVxdWVzdCKBAQoXR2V0UmVhbGl0eUNoZWNrUmVzcG9uc2USFAoMc2lnbmVkX2luX2F0GAEgASgJEgwKBGJldHMYAiABKAMSFQoHd2FnZXJlZBgDIAEoCUIEiLUYARIRCgNuZXQYBCABKAlCBIi1GAESGAoQaW50ZXJ2YWxfbWludXRlcxgFIAEoBTK0BgoNV2FsbGV0U2VydmljZRJqCghHZXRUb3BVcBIcLmZhaXJwbGF5LnYxLkdldFRvcFVwUmVxdWVzdBodLmZhaXJwbGF5LnYxLkdldFRvcFVwUmVzcG9uc2UiIZACAZC1GAKC0+STAhQSEi9hcGkvd2FsbGV0L3RvcC11cBJwCgpDbGFpbVRvcFVwEh4uZmFpcnBsYXkudjEuQ2xhaW1Ub3BVcFJlcXVlc3QaHy5mYWlycGxheS52MS5DbGFpbVRvcFVwUmVzcG9uc2UiIZC1GAKC0+STAhc6ASoiEi9hcGkvd2FsbGV0L3RvcC11cBJmCglHZXRMaW1pdHMSHS5mYWlycGxheS52MS5HZXRMaW1pdHNSZXF1ZXN0Gh4uZmFpcnBsYXkudjEuR2V0TGltaXRzUmVzcG9uc2UiGpACAZC1GAKC0+STAg0SCy9hcGkvbGltaXRzEmkKCVNldExpbWl0cxIdLmZhaXJwbGF5LnYxLlNldExpbWl0c1JlcXVlc3QaHi5mYWlycGxheS52MS5TZXRMaW1pdHNSZXNwb25zZSIdkAICkLUYAoLT5JMCEDoBKiILL2FwaS9saW1pdHMSbAoJVGFrZUJyZWFrEh0uZmFpcnBsYXkudjEuVGFrZUJyZWFrUmVxdWVzdBoeLmZhaXJwbGF5LnYxLlRha2VCcmVha1Jlc3BvbnNlIiCQtRgCgtPkkwIWOgEqIhEvYXBpL2xpbWl0cy9icmVhaxJ7CgtFeGNsdWRlU2VsZhIfLmZhaXJwbGF5LnYxLkV4Y2x1ZGVTZWxmUmVxdWVzdBogLmZhaXJwbGF5LnYxLkV4Y2x1ZGVTZWxmUmVzcG9uc2UiKZC1GAKC0+STAh86ASoiGi9hcGkvbGltaXRzL3NlbGYtZXhjbHVzaW9uEoYBCg9HZXRSZWFsaXR5Q2hlY2sSIy5mYWlycGxheS52MS5HZXRSZWFsaXR5Q2hlY2tSZXF1ZXN0GiQuZmFpcnBsYXkudjEuR2V0UmVhbGl0eUNoZWNrUmVzcG9uc2UiKJACAZC1GAKC0+STAhsSGS9hcGkvbGltaXRzL3JlYWxpdHktY2hlY2tCrQEKD2NvbS5mYWlycGxheS52MUILV2FsbGV0UHJvdG9QAVpAZ2l0aHViLmNvbS9mYWlycGxheS9mYWlycGxheS9pbnRlcm5hbC9nZW4vZmFpcnBsYXkvdjE7ZmFpcnBsYXl2MaICA0ZYWKoCC0ZhaXJwbGF5LlYxygILRmFpcnBsYXlcVjHiAhdGYWlycGxheVxWMVxHUEJNZXRhZGF0YeoCDEZhaXJwbGF5OjpWMWIGcHJvdG8z", [file_fairplay_v1_options, file_google_api_annotations]);
 
 /**
  * GetTopUpRequest has no fields: the access token names the player.
@@ -205,6 +205,774 @@ export const ClaimTopUpResponseSchema: GenMessage<ClaimTopUpResponse, {jsonType:
   messageDesc(file_fairplay_v1_wallet, 3);
 
 /**
+ * PeriodAmounts is an amount per period; an absent one is none.
+ *
+ * @generated from message fairplay.v1.PeriodAmounts
+ */
+export type PeriodAmounts = Message<"fairplay.v1.PeriodAmounts"> & {
+  /**
+   * day is per UTC day.
+   *
+   * @generated from field: optional string day = 1;
+   */
+  day?: string | undefined;
+
+  /**
+   * week is per ISO week (from Monday, UTC).
+   *
+   * @generated from field: optional string week = 2;
+   */
+  week?: string | undefined;
+
+  /**
+   * month is per calendar month (UTC).
+   *
+   * @generated from field: optional string month = 3;
+   */
+  month?: string | undefined;
+};
+
+/**
+ * PeriodAmounts is an amount per period; an absent one is none.
+ *
+ * @generated from message fairplay.v1.PeriodAmounts
+ */
+export type PeriodAmountsJson = {
+  /**
+   * day is per UTC day.
+   *
+   * @generated from field: optional string day = 1;
+   */
+  day?: string;
+
+  /**
+   * week is per ISO week (from Monday, UTC).
+   *
+   * @generated from field: optional string week = 2;
+   */
+  week?: string;
+
+  /**
+   * month is per calendar month (UTC).
+   *
+   * @generated from field: optional string month = 3;
+   */
+  month?: string;
+};
+
+/**
+ * Describes the message fairplay.v1.PeriodAmounts.
+ * Use `create(PeriodAmountsSchema)` to create a new message.
+ */
+export const PeriodAmountsSchema: GenMessage<PeriodAmounts, {jsonType: PeriodAmountsJson}> = /*@__PURE__*/
+  messageDesc(file_fairplay_v1_wallet, 4);
+
+/**
+ * PendingLimits are looser limits waiting out their 24 hours.
+ *
+ * @generated from message fairplay.v1.PendingLimits
+ */
+export type PendingLimits = Message<"fairplay.v1.PendingLimits"> & {
+  /**
+   * loss are the loss limits from then.
+   *
+   * @generated from field: fairplay.v1.PeriodAmounts loss = 1;
+   */
+  loss?: PeriodAmounts | undefined;
+
+  /**
+   * wager are the wager limits from then.
+   *
+   * @generated from field: fairplay.v1.PeriodAmounts wager = 2;
+   */
+  wager?: PeriodAmounts | undefined;
+
+  /**
+   * from is the RFC 3339 time they apply.
+   *
+   * @generated from field: string from = 3;
+   */
+  from: string;
+};
+
+/**
+ * PendingLimits are looser limits waiting out their 24 hours.
+ *
+ * @generated from message fairplay.v1.PendingLimits
+ */
+export type PendingLimitsJson = {
+  /**
+   * loss are the loss limits from then.
+   *
+   * @generated from field: fairplay.v1.PeriodAmounts loss = 1;
+   */
+  loss?: PeriodAmountsJson;
+
+  /**
+   * wager are the wager limits from then.
+   *
+   * @generated from field: fairplay.v1.PeriodAmounts wager = 2;
+   */
+  wager?: PeriodAmountsJson;
+
+  /**
+   * from is the RFC 3339 time they apply.
+   *
+   * @generated from field: string from = 3;
+   */
+  from?: string;
+};
+
+/**
+ * Describes the message fairplay.v1.PendingLimits.
+ * Use `create(PendingLimitsSchema)` to create a new message.
+ */
+export const PendingLimitsSchema: GenMessage<PendingLimits, {jsonType: PendingLimitsJson}> = /*@__PURE__*/
+  messageDesc(file_fairplay_v1_wallet, 5);
+
+/**
+ * PeriodUsage is what was played in the current period.
+ *
+ * @generated from message fairplay.v1.PeriodUsage
+ */
+export type PeriodUsage = Message<"fairplay.v1.PeriodUsage"> & {
+  /**
+   * period is "day", "week" or "month".
+   *
+   * @generated from field: string period = 1;
+   */
+  period: string;
+
+  /**
+   * wagered is the sum of the stakes.
+   *
+   * @generated from field: string wagered = 2;
+   */
+  wagered: string;
+
+  /**
+   * net_loss is the stakes minus the payouts (negative after a net win).
+   *
+   * @generated from field: string net_loss = 3;
+   */
+  netLoss: string;
+
+  /**
+   * resets_at is the RFC 3339 time the next period starts.
+   *
+   * @generated from field: string resets_at = 4;
+   */
+  resetsAt: string;
+};
+
+/**
+ * PeriodUsage is what was played in the current period.
+ *
+ * @generated from message fairplay.v1.PeriodUsage
+ */
+export type PeriodUsageJson = {
+  /**
+   * period is "day", "week" or "month".
+   *
+   * @generated from field: string period = 1;
+   */
+  period?: string;
+
+  /**
+   * wagered is the sum of the stakes.
+   *
+   * @generated from field: string wagered = 2;
+   */
+  wagered?: string;
+
+  /**
+   * net_loss is the stakes minus the payouts (negative after a net win).
+   *
+   * @generated from field: string net_loss = 3;
+   */
+  netLoss?: string;
+
+  /**
+   * resets_at is the RFC 3339 time the next period starts.
+   *
+   * @generated from field: string resets_at = 4;
+   */
+  resetsAt?: string;
+};
+
+/**
+ * Describes the message fairplay.v1.PeriodUsage.
+ * Use `create(PeriodUsageSchema)` to create a new message.
+ */
+export const PeriodUsageSchema: GenMessage<PeriodUsage, {jsonType: PeriodUsageJson}> = /*@__PURE__*/
+  messageDesc(file_fairplay_v1_wallet, 6);
+
+/**
+ * PlayLimits is a player's responsible-gambling settings as they apply now.
+ *
+ * @generated from message fairplay.v1.PlayLimits
+ */
+export type PlayLimits = Message<"fairplay.v1.PlayLimits"> & {
+  /**
+   * loss are the loss limits: the most the net loss may reach in a period.
+   *
+   * @generated from field: fairplay.v1.PeriodAmounts loss = 1;
+   */
+  loss?: PeriodAmounts | undefined;
+
+  /**
+   * wager are the wager limits: the most the stakes may reach in a period.
+   *
+   * @generated from field: fairplay.v1.PeriodAmounts wager = 2;
+   */
+  wager?: PeriodAmounts | undefined;
+
+  /**
+   * pending are looser limits set less than 24 hours ago.
+   *
+   * @generated from field: fairplay.v1.PendingLimits pending = 3;
+   */
+  pending?: PendingLimits | undefined;
+
+  /**
+   * break_until is the RFC 3339 end of a break in progress.
+   *
+   * @generated from field: optional string break_until = 4;
+   */
+  breakUntil?: string | undefined;
+
+  /**
+   * excluded_until is the RFC 3339 end of a self-exclusion in progress
+   * (absent when permanent: see excluded_permanently).
+   *
+   * @generated from field: optional string excluded_until = 5;
+   */
+  excludedUntil?: string | undefined;
+
+  /**
+   * excluded_permanently is true after a permanent self-exclusion.
+   *
+   * @generated from field: bool excluded_permanently = 6;
+   */
+  excludedPermanently: boolean;
+
+  /**
+   * reality_check_minutes is how often the app shows the reality check (0:
+   * never).
+   *
+   * @generated from field: int32 reality_check_minutes = 7;
+   */
+  realityCheckMinutes: number;
+
+  /**
+   * usage is what was played in the current day, week and month, in that
+   * order.
+   *
+   * @generated from field: repeated fairplay.v1.PeriodUsage usage = 8;
+   */
+  usage: PeriodUsage[];
+
+  /**
+   * can_bet is false during a break or a self-exclusion.
+   *
+   * @generated from field: bool can_bet = 9;
+   */
+  canBet: boolean;
+};
+
+/**
+ * PlayLimits is a player's responsible-gambling settings as they apply now.
+ *
+ * @generated from message fairplay.v1.PlayLimits
+ */
+export type PlayLimitsJson = {
+  /**
+   * loss are the loss limits: the most the net loss may reach in a period.
+   *
+   * @generated from field: fairplay.v1.PeriodAmounts loss = 1;
+   */
+  loss?: PeriodAmountsJson;
+
+  /**
+   * wager are the wager limits: the most the stakes may reach in a period.
+   *
+   * @generated from field: fairplay.v1.PeriodAmounts wager = 2;
+   */
+  wager?: PeriodAmountsJson;
+
+  /**
+   * pending are looser limits set less than 24 hours ago.
+   *
+   * @generated from field: fairplay.v1.PendingLimits pending = 3;
+   */
+  pending?: PendingLimitsJson;
+
+  /**
+   * break_until is the RFC 3339 end of a break in progress.
+   *
+   * @generated from field: optional string break_until = 4;
+   */
+  breakUntil?: string;
+
+  /**
+   * excluded_until is the RFC 3339 end of a self-exclusion in progress
+   * (absent when permanent: see excluded_permanently).
+   *
+   * @generated from field: optional string excluded_until = 5;
+   */
+  excludedUntil?: string;
+
+  /**
+   * excluded_permanently is true after a permanent self-exclusion.
+   *
+   * @generated from field: bool excluded_permanently = 6;
+   */
+  excludedPermanently?: boolean;
+
+  /**
+   * reality_check_minutes is how often the app shows the reality check (0:
+   * never).
+   *
+   * @generated from field: int32 reality_check_minutes = 7;
+   */
+  realityCheckMinutes?: number;
+
+  /**
+   * usage is what was played in the current day, week and month, in that
+   * order.
+   *
+   * @generated from field: repeated fairplay.v1.PeriodUsage usage = 8;
+   */
+  usage?: PeriodUsageJson[];
+
+  /**
+   * can_bet is false during a break or a self-exclusion.
+   *
+   * @generated from field: bool can_bet = 9;
+   */
+  canBet?: boolean;
+};
+
+/**
+ * Describes the message fairplay.v1.PlayLimits.
+ * Use `create(PlayLimitsSchema)` to create a new message.
+ */
+export const PlayLimitsSchema: GenMessage<PlayLimits, {jsonType: PlayLimitsJson}> = /*@__PURE__*/
+  messageDesc(file_fairplay_v1_wallet, 7);
+
+/**
+ * GetLimitsRequest has no fields.
+ *
+ * @generated from message fairplay.v1.GetLimitsRequest
+ */
+export type GetLimitsRequest = Message<"fairplay.v1.GetLimitsRequest"> & {
+};
+
+/**
+ * GetLimitsRequest has no fields.
+ *
+ * @generated from message fairplay.v1.GetLimitsRequest
+ */
+export type GetLimitsRequestJson = {
+};
+
+/**
+ * Describes the message fairplay.v1.GetLimitsRequest.
+ * Use `create(GetLimitsRequestSchema)` to create a new message.
+ */
+export const GetLimitsRequestSchema: GenMessage<GetLimitsRequest, {jsonType: GetLimitsRequestJson}> = /*@__PURE__*/
+  messageDesc(file_fairplay_v1_wallet, 8);
+
+/**
+ * GetLimitsResponse is the caller's settings.
+ *
+ * @generated from message fairplay.v1.GetLimitsResponse
+ */
+export type GetLimitsResponse = Message<"fairplay.v1.GetLimitsResponse"> & {
+  /**
+   * limits are the settings as they apply now.
+   *
+   * @generated from field: fairplay.v1.PlayLimits limits = 1;
+   */
+  limits?: PlayLimits | undefined;
+};
+
+/**
+ * GetLimitsResponse is the caller's settings.
+ *
+ * @generated from message fairplay.v1.GetLimitsResponse
+ */
+export type GetLimitsResponseJson = {
+  /**
+   * limits are the settings as they apply now.
+   *
+   * @generated from field: fairplay.v1.PlayLimits limits = 1;
+   */
+  limits?: PlayLimitsJson;
+};
+
+/**
+ * Describes the message fairplay.v1.GetLimitsResponse.
+ * Use `create(GetLimitsResponseSchema)` to create a new message.
+ */
+export const GetLimitsResponseSchema: GenMessage<GetLimitsResponse, {jsonType: GetLimitsResponseJson}> = /*@__PURE__*/
+  messageDesc(file_fairplay_v1_wallet, 9);
+
+/**
+ * SetLimitsRequest is the whole set of limits wanted, each a positive
+ * amount in whole cents, and the reality check.
+ *
+ * @generated from message fairplay.v1.SetLimitsRequest
+ */
+export type SetLimitsRequest = Message<"fairplay.v1.SetLimitsRequest"> & {
+  /**
+   * loss are the loss limits wanted.
+   *
+   * @generated from field: fairplay.v1.PeriodAmounts loss = 1;
+   */
+  loss?: PeriodAmounts | undefined;
+
+  /**
+   * wager are the wager limits wanted.
+   *
+   * @generated from field: fairplay.v1.PeriodAmounts wager = 2;
+   */
+  wager?: PeriodAmounts | undefined;
+
+  /**
+   * reality_check_minutes is how often to remind: 0 (never) or 5 to 1440.
+   *
+   * @generated from field: int32 reality_check_minutes = 3;
+   */
+  realityCheckMinutes: number;
+};
+
+/**
+ * SetLimitsRequest is the whole set of limits wanted, each a positive
+ * amount in whole cents, and the reality check.
+ *
+ * @generated from message fairplay.v1.SetLimitsRequest
+ */
+export type SetLimitsRequestJson = {
+  /**
+   * loss are the loss limits wanted.
+   *
+   * @generated from field: fairplay.v1.PeriodAmounts loss = 1;
+   */
+  loss?: PeriodAmountsJson;
+
+  /**
+   * wager are the wager limits wanted.
+   *
+   * @generated from field: fairplay.v1.PeriodAmounts wager = 2;
+   */
+  wager?: PeriodAmountsJson;
+
+  /**
+   * reality_check_minutes is how often to remind: 0 (never) or 5 to 1440.
+   *
+   * @generated from field: int32 reality_check_minutes = 3;
+   */
+  realityCheckMinutes?: number;
+};
+
+/**
+ * Describes the message fairplay.v1.SetLimitsRequest.
+ * Use `create(SetLimitsRequestSchema)` to create a new message.
+ */
+export const SetLimitsRequestSchema: GenMessage<SetLimitsRequest, {jsonType: SetLimitsRequestJson}> = /*@__PURE__*/
+  messageDesc(file_fairplay_v1_wallet, 10);
+
+/**
+ * SetLimitsResponse is the settings after the change.
+ *
+ * @generated from message fairplay.v1.SetLimitsResponse
+ */
+export type SetLimitsResponse = Message<"fairplay.v1.SetLimitsResponse"> & {
+  /**
+   * limits are the settings as they apply now (a looser limit as pending).
+   *
+   * @generated from field: fairplay.v1.PlayLimits limits = 1;
+   */
+  limits?: PlayLimits | undefined;
+};
+
+/**
+ * SetLimitsResponse is the settings after the change.
+ *
+ * @generated from message fairplay.v1.SetLimitsResponse
+ */
+export type SetLimitsResponseJson = {
+  /**
+   * limits are the settings as they apply now (a looser limit as pending).
+   *
+   * @generated from field: fairplay.v1.PlayLimits limits = 1;
+   */
+  limits?: PlayLimitsJson;
+};
+
+/**
+ * Describes the message fairplay.v1.SetLimitsResponse.
+ * Use `create(SetLimitsResponseSchema)` to create a new message.
+ */
+export const SetLimitsResponseSchema: GenMessage<SetLimitsResponse, {jsonType: SetLimitsResponseJson}> = /*@__PURE__*/
+  messageDesc(file_fairplay_v1_wallet, 11);
+
+/**
+ * TakeBreakRequest names the break's length.
+ *
+ * @generated from message fairplay.v1.TakeBreakRequest
+ */
+export type TakeBreakRequest = Message<"fairplay.v1.TakeBreakRequest"> & {
+  /**
+   * days is 1 to 42.
+   *
+   * @generated from field: int32 days = 1;
+   */
+  days: number;
+};
+
+/**
+ * TakeBreakRequest names the break's length.
+ *
+ * @generated from message fairplay.v1.TakeBreakRequest
+ */
+export type TakeBreakRequestJson = {
+  /**
+   * days is 1 to 42.
+   *
+   * @generated from field: int32 days = 1;
+   */
+  days?: number;
+};
+
+/**
+ * Describes the message fairplay.v1.TakeBreakRequest.
+ * Use `create(TakeBreakRequestSchema)` to create a new message.
+ */
+export const TakeBreakRequestSchema: GenMessage<TakeBreakRequest, {jsonType: TakeBreakRequestJson}> = /*@__PURE__*/
+  messageDesc(file_fairplay_v1_wallet, 12);
+
+/**
+ * TakeBreakResponse is the settings after it.
+ *
+ * @generated from message fairplay.v1.TakeBreakResponse
+ */
+export type TakeBreakResponse = Message<"fairplay.v1.TakeBreakResponse"> & {
+  /**
+   * limits are the settings with the break.
+   *
+   * @generated from field: fairplay.v1.PlayLimits limits = 1;
+   */
+  limits?: PlayLimits | undefined;
+};
+
+/**
+ * TakeBreakResponse is the settings after it.
+ *
+ * @generated from message fairplay.v1.TakeBreakResponse
+ */
+export type TakeBreakResponseJson = {
+  /**
+   * limits are the settings with the break.
+   *
+   * @generated from field: fairplay.v1.PlayLimits limits = 1;
+   */
+  limits?: PlayLimitsJson;
+};
+
+/**
+ * Describes the message fairplay.v1.TakeBreakResponse.
+ * Use `create(TakeBreakResponseSchema)` to create a new message.
+ */
+export const TakeBreakResponseSchema: GenMessage<TakeBreakResponse, {jsonType: TakeBreakResponseJson}> = /*@__PURE__*/
+  messageDesc(file_fairplay_v1_wallet, 13);
+
+/**
+ * ExcludeSelfRequest names the self-exclusion's length.
+ *
+ * @generated from message fairplay.v1.ExcludeSelfRequest
+ */
+export type ExcludeSelfRequest = Message<"fairplay.v1.ExcludeSelfRequest"> & {
+  /**
+   * duration is "six_months" or "permanent".
+   *
+   * @generated from field: string duration = 1;
+   */
+  duration: string;
+};
+
+/**
+ * ExcludeSelfRequest names the self-exclusion's length.
+ *
+ * @generated from message fairplay.v1.ExcludeSelfRequest
+ */
+export type ExcludeSelfRequestJson = {
+  /**
+   * duration is "six_months" or "permanent".
+   *
+   * @generated from field: string duration = 1;
+   */
+  duration?: string;
+};
+
+/**
+ * Describes the message fairplay.v1.ExcludeSelfRequest.
+ * Use `create(ExcludeSelfRequestSchema)` to create a new message.
+ */
+export const ExcludeSelfRequestSchema: GenMessage<ExcludeSelfRequest, {jsonType: ExcludeSelfRequestJson}> = /*@__PURE__*/
+  messageDesc(file_fairplay_v1_wallet, 14);
+
+/**
+ * ExcludeSelfResponse is the settings after it.
+ *
+ * @generated from message fairplay.v1.ExcludeSelfResponse
+ */
+export type ExcludeSelfResponse = Message<"fairplay.v1.ExcludeSelfResponse"> & {
+  /**
+   * limits are the settings with the self-exclusion.
+   *
+   * @generated from field: fairplay.v1.PlayLimits limits = 1;
+   */
+  limits?: PlayLimits | undefined;
+};
+
+/**
+ * ExcludeSelfResponse is the settings after it.
+ *
+ * @generated from message fairplay.v1.ExcludeSelfResponse
+ */
+export type ExcludeSelfResponseJson = {
+  /**
+   * limits are the settings with the self-exclusion.
+   *
+   * @generated from field: fairplay.v1.PlayLimits limits = 1;
+   */
+  limits?: PlayLimitsJson;
+};
+
+/**
+ * Describes the message fairplay.v1.ExcludeSelfResponse.
+ * Use `create(ExcludeSelfResponseSchema)` to create a new message.
+ */
+export const ExcludeSelfResponseSchema: GenMessage<ExcludeSelfResponse, {jsonType: ExcludeSelfResponseJson}> = /*@__PURE__*/
+  messageDesc(file_fairplay_v1_wallet, 15);
+
+/**
+ * GetRealityCheckRequest has no fields.
+ *
+ * @generated from message fairplay.v1.GetRealityCheckRequest
+ */
+export type GetRealityCheckRequest = Message<"fairplay.v1.GetRealityCheckRequest"> & {
+};
+
+/**
+ * GetRealityCheckRequest has no fields.
+ *
+ * @generated from message fairplay.v1.GetRealityCheckRequest
+ */
+export type GetRealityCheckRequestJson = {
+};
+
+/**
+ * Describes the message fairplay.v1.GetRealityCheckRequest.
+ * Use `create(GetRealityCheckRequestSchema)` to create a new message.
+ */
+export const GetRealityCheckRequestSchema: GenMessage<GetRealityCheckRequest, {jsonType: GetRealityCheckRequestJson}> = /*@__PURE__*/
+  messageDesc(file_fairplay_v1_wallet, 16);
+
+/**
+ * GetRealityCheckResponse is the reality check of the caller's session.
+ *
+ * @generated from message fairplay.v1.GetRealityCheckResponse
+ */
+export type GetRealityCheckResponse = Message<"fairplay.v1.GetRealityCheckResponse"> & {
+  /**
+   * signed_in_at is the RFC 3339 time this session signed in.
+   *
+   * @generated from field: string signed_in_at = 1;
+   */
+  signedInAt: string;
+
+  /**
+   * bets counts the bets placed since.
+   *
+   * @generated from field: int64 bets = 2;
+   */
+  bets: bigint;
+
+  /**
+   * wagered is the sum of their stakes.
+   *
+   * @generated from field: string wagered = 3;
+   */
+  wagered: string;
+
+  /**
+   * net is their payouts minus their stakes (negative: a net loss).
+   *
+   * @generated from field: string net = 4;
+   */
+  net: string;
+
+  /**
+   * interval_minutes is the player's reality check interval (0: off).
+   *
+   * @generated from field: int32 interval_minutes = 5;
+   */
+  intervalMinutes: number;
+};
+
+/**
+ * GetRealityCheckResponse is the reality check of the caller's session.
+ *
+ * @generated from message fairplay.v1.GetRealityCheckResponse
+ */
+export type GetRealityCheckResponseJson = {
+  /**
+   * signed_in_at is the RFC 3339 time this session signed in.
+   *
+   * @generated from field: string signed_in_at = 1;
+   */
+  signedInAt?: string;
+
+  /**
+   * bets counts the bets placed since.
+   *
+   * @generated from field: int64 bets = 2;
+   */
+  bets?: string;
+
+  /**
+   * wagered is the sum of their stakes.
+   *
+   * @generated from field: string wagered = 3;
+   */
+  wagered?: string;
+
+  /**
+   * net is their payouts minus their stakes (negative: a net loss).
+   *
+   * @generated from field: string net = 4;
+   */
+  net?: string;
+
+  /**
+   * interval_minutes is the player's reality check interval (0: off).
+   *
+   * @generated from field: int32 interval_minutes = 5;
+   */
+  intervalMinutes?: number;
+};
+
+/**
+ * Describes the message fairplay.v1.GetRealityCheckResponse.
+ * Use `create(GetRealityCheckResponseSchema)` to create a new message.
+ */
+export const GetRealityCheckResponseSchema: GenMessage<GetRealityCheckResponse, {jsonType: GetRealityCheckResponseJson}> = /*@__PURE__*/
+  messageDesc(file_fairplay_v1_wallet, 17);
+
+/**
  * WalletService keeps the play money flowing: a player whose balance has
  * dropped below the minimum bet may claim a daily top-up, a ledger entry like
  * any other credit, at most once per period (24 hours unless configured).
@@ -237,6 +1005,69 @@ export const WalletService: GenService<{
     methodKind: "unary";
     input: typeof ClaimTopUpRequestSchema;
     output: typeof ClaimTopUpResponseSchema;
+  },
+  /**
+   * GetLimits returns the caller's responsible-gambling settings: loss and
+   * wager limits per day, week and month with what was played in each, a
+   * pending looser setting, a break, a self-exclusion and the reality check.
+   *
+   * @generated from rpc fairplay.v1.WalletService.GetLimits
+   */
+  getLimits: {
+    methodKind: "unary";
+    input: typeof GetLimitsRequestSchema;
+    output: typeof GetLimitsResponseSchema;
+  },
+  /**
+   * SetLimits replaces the six limits (an absent one is none) and the
+   * reality check. A tighter limit applies at once; a looser one, or none
+   * where there was one, only 24 hours later (until then the current one
+   * applies, and setting limits again starts the 24 hours again). Limits are
+   * counted per UTC day, ISO week and calendar month; a bet is refused when,
+   * lost, it would take the period's net loss past a loss limit, or its stake
+   * would take the period's stakes past a wager limit.
+   *
+   * @generated from rpc fairplay.v1.WalletService.SetLimits
+   */
+  setLimits: {
+    methodKind: "unary";
+    input: typeof SetLimitsRequestSchema;
+    output: typeof SetLimitsResponseSchema;
+  },
+  /**
+   * TakeBreak refuses the caller's bets for 1 to 42 days (6 weeks) from now;
+   * sign-in, history and cashing out a running game still work. A break can
+   * be extended, never shortened, by the player or an admin.
+   *
+   * @generated from rpc fairplay.v1.WalletService.TakeBreak
+   */
+  takeBreak: {
+    methodKind: "unary";
+    input: typeof TakeBreakRequestSchema;
+    output: typeof TakeBreakResponseSchema;
+  },
+  /**
+   * ExcludeSelf refuses the caller's bets for six months or permanently,
+   * like a break that nobody can lift early.
+   *
+   * @generated from rpc fairplay.v1.WalletService.ExcludeSelf
+   */
+  excludeSelf: {
+    methodKind: "unary";
+    input: typeof ExcludeSelfRequestSchema;
+    output: typeof ExcludeSelfResponseSchema;
+  },
+  /**
+   * GetRealityCheck tells the caller how long this session has been signed
+   * in and the net result of the bets placed since, for the reminder the app
+   * shows every reality_check_minutes.
+   *
+   * @generated from rpc fairplay.v1.WalletService.GetRealityCheck
+   */
+  getRealityCheck: {
+    methodKind: "unary";
+    input: typeof GetRealityCheckRequestSchema;
+    output: typeof GetRealityCheckResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_fairplay_v1_wallet, 0);

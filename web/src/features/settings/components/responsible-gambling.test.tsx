@@ -1,0 +1,126 @@
+import { screen, within } from '@testing-library/react';
+import { devConfig, json, mockApi, setCsrfCookie, type Handler } from '@/testing/mock-api';
+import { player, renderApp, signIn } from '@/testing/test-utils';
+import { parseLimit, restriction } from './responsible-gambling';
+import { formatDuration, nextReminder } from './reality-check';
+
+const usage = [
+  { period: 'day', wagered: 12.5, netLoss: 4, resetsAt: '2026-11-25T00:00:00Z' },
+  { period: 'week', wagered: 40, netLoss: -3, resetsAt: '2026-11-30T00:00:00Z' },
+  { period: 'month', wagered: 90, netLoss: 10, resetsAt: '2026-12-01T00:00:00Z' },
+];
+const none = {
+  loss: {},
+  wager: {},
+  pending: null,
+  excludedPermanently: false,
+  realityCheckMinutes: 0,
+  usage,
+  canBet: true,
+};
+
+function api(extra: Record<string, Handler>) {
+  setCsrfCookie();
+  signIn();
+  return mockApi({
+    'GET /api/auth/config': devConfig,
+    'GET /api/auth/user': () => json({ user: player }),
+    ...extra,
+  });
+}
+
+async function openPanel() {
+  const app = renderApp('/settings?tab=limits');
+  const panel = (await screen.findByRole('heading', { name: 'Responsible Gambling' })).closest('section');
+  if (!panel) throw new Error('no panel');
+  return { ...app, panel };
+}
+
+describe('Responsible gambling settings', () => {
+  it('shows what was played, checks limits before sending, and saves the whole set', async () => {
+    let saved: unknown = null;
+    const server = api({
+      'GET /api/limits': () => json({ limits: none }),
+      'POST /api/limits': ({ body }) => {
+        saved = body;
+        return json({
+          limits: {
+            ...none,
+            loss: { day: 50 },
+            pending: { loss: { day: 50 }, wager: { week: 100 }, from: '2026-11-25T15:00:00Z' },
+            realityCheckMinutes: 30,
+          },
+        });
+      },
+    });
+    const { panel, user } = await openPanel();
+    expect(await within(panel).findByText('Net loss this day: 4.00')).toBeInTheDocument();
+    expect(within(panel).getByText('Wagered this week: 40.00')).toBeInTheDocument();
+
+    await user.type(within(panel).getByLabelText('Daily loss limit'), '12.345');
+    await user.click(within(panel).getByRole('button', { name: 'Save Limits' }));
+    expect(within(panel).getByRole('alert')).toHaveTextContent(
+      'A limit is an amount of at least 0.01 with at most two decimal places',
+    );
+    expect(server.calls('POST /api/limits')).toHaveLength(0);
+
+    await user.clear(within(panel).getByLabelText('Daily loss limit'));
+    await user.type(within(panel).getByLabelText('Daily loss limit'), '50');
+    await user.type(within(panel).getByLabelText('Weekly wager limit'), '100');
+    await user.selectOptions(within(panel).getByLabelText('Reality check'), '30');
+    await user.click(within(panel).getByRole('button', { name: 'Save Limits' }));
+    expect(await within(panel).findByRole('status')).toHaveTextContent('The looser limits above apply from');
+    expect(saved).toEqual({ loss: { day: 50 }, wager: { week: 100 }, realityCheckMinutes: 30 });
+  });
+
+  it('asks before a break, and shows it once it runs', async () => {
+    let limits: object = none;
+    const server = api({
+      'GET /api/limits': () => json({ limits }),
+      'POST /api/limits/break': ({ body }) => {
+        expect(body).toEqual({ days: 7 });
+        limits = { ...none, breakUntil: '2026-12-01T15:00:00Z', canBet: false };
+        return json({ limits });
+      },
+    });
+    const { panel, user } = await openPanel();
+    await user.selectOptions(await within(panel).findByLabelText('Break length'), '7');
+    await user.click(within(panel).getByRole('button', { name: 'Take a Break' }));
+    const dialog = await screen.findByRole('dialog', { name: 'Take a 1 week break?' });
+    expect(server.calls('POST /api/limits/break')).toHaveLength(0);
+    await user.click(within(dialog).getByRole('button', { name: 'Start the Break' }));
+    expect(await within(panel).findByText(/You are taking a break from betting until/)).toBeInTheDocument();
+    expect(server.calls('POST /api/limits/break')).toHaveLength(1);
+  });
+});
+
+describe('limit rules in the browser', () => {
+  it('parses limits like the server', () => {
+    expect(parseLimit('')).toBeUndefined();
+    expect(parseLimit(' 10 ')).toBe(10);
+    expect(parseLimit('0.01')).toBe(0.01);
+    expect(parseLimit('0')).toBeNull();
+    expect(parseLimit('1.001')).toBeNull();
+    expect(parseLimit('-5')).toBeNull();
+    expect(parseLimit('abc')).toBeNull();
+  });
+
+  it('says why betting is stopped', () => {
+    expect(restriction(none)).toBeNull();
+    expect(restriction({ ...none, excludedPermanently: true })).toBe(
+      'You have excluded yourself from betting permanently.',
+    );
+    expect(restriction({ ...none, breakUntil: '2026-12-01T15:00:00Z' })).toMatch(/^You are taking a break/);
+  });
+
+  it('reminds every interval from sign-in, once each, and at once for a missed one', () => {
+    const start = Date.parse('2026-11-24T10:00:00Z');
+    const min = 60_000;
+    expect(nextReminder(start, 30, 0, start + 5 * min)).toBe(start + 30 * min);
+    expect(nextReminder(start, 30, 1, start + 31 * min)).toBe(start + 60 * min);
+    expect(nextReminder(start, 30, 1, start + 95 * min)).toBe(start + 90 * min);
+    expect(formatDuration(45)).toBe('45 min');
+    expect(formatDuration(60)).toBe('1 h');
+    expect(formatDuration(125.9)).toBe('2 h 5 min');
+  });
+});
