@@ -20,6 +20,8 @@
 #   BENCH_SERVER       a fairplay binary to measure instead of building this tree (an older version,
 #                      for a before/after; it migrates its own fresh database)
 #   BENCH_LABEL        the report's label (default: git describe of this tree)
+#   BENCH_LIMITS       1: every player has loss and wager limits (day, week, month) far above what a run
+#                      reaches, so each bet checks all six (the cost of responsible-gambling limits)
 #   BENCH_WATCHERS     live bets streams (GET /api/live/bets) held open during the load (default 0)
 #   BENCH_WATCHERS_AB  instead of the load: what this many open live bets streams cost the first scenario at
 #                      the first level, runs without and with them alternating (BENCH_AB_ROUNDS pairs,
@@ -209,7 +211,7 @@ if [ -n "$PROFILE" ]; then
   profiler=$!
 fi
 bin/fairplay-load -url "http://127.0.0.1:$PORT" -scenario "$SCEN" -c "$CONC" -d "$DUR" -users 64 -watchers "${BENCH_WATCHERS:-0}" \
-  -server-pid "$server" -postgres-pid "$pg_pid" -pgbench "$pg_arg" -label "${BENCH_LABEL:-$(git describe --tags --always --dirty 2>/dev/null || echo dev)}" \
+  ${BENCH_LIMITS:+-limits} -server-pid "$server" -postgres-pid "$pg_pid" -pgbench "$pg_arg" -label "${BENCH_LABEL:-$(git describe --tags --always --dirty 2>/dev/null || echo dev)}" \
   -json "$result" > >(tee "$loadlog") || rc=$?
 [ -s "$result" ] || exit "$((rc ? rc : 1))"
 echo "results: $result (server log: $log)"

@@ -193,6 +193,19 @@ func registerPlayers(ctx context.Context, url, prefix string, n int) ([]*player,
 	return players, nil
 }
 
+// setLimits gives every player all six limits, each far above what a bench
+// run can reach (the top-up is 1,000 a day), so no bet is refused but every
+// bet's statement evaluates each against the player's counters.
+func setLimits(ctx context.Context, players []*player) error {
+	huge := map[string]any{"day": "1000000000", "week": "2000000000", "month": "4000000000"}
+	for _, p := range players {
+		if err := p.do(ctx, "POST", "/api/limits", map[string]any{"loss": huge, "wager": huge}, nil); err != nil {
+			return fmt.Errorf("%s: %w", p.name, err)
+		}
+	}
+	return nil
+}
+
 func parseList(s string) []string {
 	var out []string
 	for _, f := range strings.Split(s, ",") {
@@ -243,6 +256,7 @@ func main() {
 	watchersAB := flag.Int("watchers-ab", 0, "instead of the load: measure what this many open live bets streams cost the first scenario at the first level, alternating runs without and with them (-ab-rounds pairs), then exit")
 	abRounds := flag.Int("ab-rounds", 3, "with -watchers-ab: how many pairs of runs (without, with)")
 	liveLatency := flag.Int("live-latency", 0, "measure commit-to-stream latency of the live feed over this many bets, then exit")
+	withLimits := flag.Bool("limits", false, "give every player loss and wager limits for the day, week and month, far above what a run can lose or wager, so each bet checks all six against its counters")
 	compareOld := flag.String("compare", "", "print a before/after table of this older report against the report given as the argument, and exit")
 	flag.Parse()
 
@@ -294,6 +308,12 @@ func main() {
 		os.Exit(1)
 	}
 	fmt.Printf("registered %d players (%s_*) in %.1fs\n", n, *prefix, time.Since(t0).Seconds())
+	if *withLimits {
+		if err := setLimits(ctx, players); err != nil {
+			fail("set limits: %v", err)
+		}
+		fmt.Printf("limits set: loss and wager, day/week/month, on all %d players\n", n)
+	}
 
 	if *liveLatency > 0 {
 		if err := runLiveLatency(ctx, *url, players[0], *liveLatency); err != nil {
