@@ -46,9 +46,21 @@ func benchPlayers(b *testing.B, store *postgres.PlayStore, n int) (*pgxpool.Pool
 // benchDice places dice bets of 16 players at once, each player one bet at
 // a time; fresh gives every bet a server of its own (an empty pairCache: the
 // player's first bet on that replica), otherwise all share one.
-func benchDice(b *testing.B, fresh bool) {
+func benchDice(b *testing.B, fresh bool) { benchDiceLimited(b, fresh, false) }
+
+// benchDiceLimited is benchDice; limited gives every player all six loss and
+// wager limits (far above what a benchmark reaches, so none refuses), so the
+// bet's statement checks each against the player's counters.
+func benchDiceLimited(b *testing.B, fresh, limited bool) {
 	var store postgres.PlayStore
 	pool, ps := benchPlayers(b, &store, 16)
+	if limited {
+		if _, err := pool.Exec(context.Background(), `UPDATE users SET
+			loss_limit_day = 1e17, loss_limit_week = 2e17, loss_limit_month = 3e17,
+			wager_limit_day = 1e17, wager_limit_week = 2e17, wager_limit_month = 3e17`); err != nil {
+			b.Fatal(err)
+		}
+	}
 	shared := play.NewService(play.Options{Store: &store})
 	var next atomic.Int64
 	b.SetParallelism(8) // 16 goroutines on 2 cores
@@ -147,3 +159,8 @@ func BenchmarkFirstBetOnAReplica(b *testing.B) { benchDice(b, true) }
 // BenchmarkBetWithARememberedPair measures the common bet: drawn from the
 // pair this replica remembers, placed in one round trip (in a batch).
 func BenchmarkBetWithARememberedPair(b *testing.B) { benchDice(b, false) }
+
+// BenchmarkBetWithSixLimits is BenchmarkBetWithARememberedPair with every
+// player's loss and wager limits set for the day, week and month: what the
+// responsible-gambling rules cost a bet (issue 19), beside it.
+func BenchmarkBetWithSixLimits(b *testing.B) { benchDiceLimited(b, false, true) }
