@@ -1,4 +1,4 @@
-import type { ComponentType } from 'react';
+import { useDeferredValue, type ComponentType } from 'react';
 import { GameFrame } from '@/components/layouts/game-frame';
 import { Spinner } from '@/components/ui/spinner';
 import { gameBySlug, type GameSlug } from '@/config/games';
@@ -19,6 +19,9 @@ import styles from './game-screen.module.css';
 export function GameScreen({ slug, game: Game }: { slug: GameSlug; game: ComponentType }) {
   const user = useUser();
   const userKey = user.data?._id ?? 'guest';
+  // The game mounts in a transition once the player is known: React renders it in
+  // slices, so a signed-in player's user answer does not start one long task.
+  const pending = useDeferredValue(user.isPending);
   return (
     <GameFrame
       game={gameBySlug(slug)}
@@ -36,7 +39,7 @@ export function GameScreen({ slug, game: Game }: { slug: GameSlug; game: Compone
         </div>
       }
     >
-      {user.isPending ? <Spinner label="Loading the game" /> : <Game key={user.data?._id ?? 'guest'} />}
+      {pending ? <Spinner label="Loading the game" /> : <Game key={user.data?._id ?? 'guest'} />}
     </GameFrame>
   );
 }
