@@ -1,4 +1,4 @@
-import { useDeferredValue, type ComponentType } from 'react';
+import { startTransition, useDeferredValue, useEffect, useState, type ComponentType, type ReactNode } from 'react';
 import { GameFrame } from '@/components/layouts/game-frame';
 import { Spinner } from '@/components/ui/spinner';
 import { gameBySlug, type GameSlug } from '@/config/games';
@@ -9,6 +9,34 @@ import { SessionStats } from '@/features/session-stats/components/session-stats'
 import { TopUpOffer } from '@/features/wallet/components/top-up-offer';
 import { useUser } from '@/lib/auth';
 import styles from './game-screen.module.css';
+
+/**
+ * AfterFirstPaint renders its children once the browser is idle after the screen's first
+ * paint (at the latest a second later), in a transition: the live stats and bets under the
+ * game, below the fold on a phone, then neither add to the first render nor open the live
+ * feed before the game can be played.
+ */
+function AfterFirstPaint({ children }: { children: ReactNode }) {
+  const [ready, setReady] = useState(false);
+  useEffect(() => {
+    const show = () => {
+      startTransition(() => {
+        setReady(true);
+      });
+    };
+    if (typeof window.requestIdleCallback === 'function') {
+      const id = window.requestIdleCallback(show, { timeout: 1000 });
+      return () => {
+        window.cancelIdleCallback(id);
+      };
+    }
+    const timer = window.setTimeout(show, 0);
+    return () => {
+      window.clearTimeout(timer);
+    };
+  }, []);
+  return ready ? children : null;
+}
 
 /**
  * GameScreen puts a game in the common frame with the fairness panel's button, the
@@ -33,10 +61,12 @@ export function GameScreen({ slug, game: Game }: { slug: GameSlug; game: Compone
         </>
       }
       below={
-        <div className={styles.below}>
-          <SessionStats game={slug} />
-          <LiveBets key={userKey} />
-        </div>
+        <AfterFirstPaint>
+          <div className={styles.below}>
+            <SessionStats game={slug} />
+            <LiveBets key={userKey} />
+          </div>
+        </AfterFirstPaint>
       }
     >
       {pending ? <Spinner label="Loading the game" /> : <Game key={user.data?._id ?? 'guest'} />}
