@@ -48,6 +48,12 @@ func newSPAHandler(files fs.FS) http.Handler {
 			return
 		}
 		name := strings.TrimPrefix(path.Clean(r.URL.Path), "/")
+		if strings.HasPrefix(name, ".") || strings.Contains(name, "/.") {
+			// The build's own files (.vite/manifest.json, read at start-up
+			// for the preloads) are not the app's to serve.
+			http.NotFound(w, r)
+			return
+		}
 		if name != "" && name != "index.html" {
 			if st, err := fs.Stat(files, name); err == nil && !st.IsDir() {
 				if strings.HasPrefix(name, "assets/") {

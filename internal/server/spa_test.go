@@ -18,6 +18,8 @@ func testDist() fstest.MapFS {
 		"assets/app-def.css":     {Data: []byte("body{}")},
 		"assets/app-def.css.gz":  {Data: []byte("gzip css")},
 		"favicon.svg":            {Data: []byte("<svg/>")},
+		".vite/manifest.json":    {Data: []byte("{}")},
+		"assets/.hidden":         {Data: []byte("x")},
 	}
 }
 
@@ -86,6 +88,14 @@ func TestSPAHandlerRejectsMissingAssetsAndOtherMethods(t *testing.T) {
 	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/assets/gone-123.js", nil))
 	if rec.Code != http.StatusNotFound {
 		t.Errorf("missing asset: status %d, want 404", rec.Code)
+	}
+
+	for _, hidden := range []string{"/.vite/manifest.json", "/assets/.hidden", "/.env"} {
+		rec = httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, hidden, nil))
+		if rec.Code != http.StatusNotFound {
+			t.Errorf("%s: status %d, want 404 (the build's own files are not served)", hidden, rec.Code)
+		}
 	}
 
 	rec = httptest.NewRecorder()
