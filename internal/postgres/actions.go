@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 
 	"github.com/fairplay/fairplay/internal/limits"
 	"github.com/fairplay/fairplay/internal/money"
@@ -33,10 +34,11 @@ import (
 // server seed in memory only; an action's answer is built only after its
 // statement has committed.
 
-// maxCachedGames bounds the cache. A game the player leaves running stays in
+// maxCachedGames bounds the cache (a copy is a few hundred bytes to a few
+// kilobytes: its row's params and state, the pair). A game the player leaves running stays in
 // it until a later action ends it or the bound makes room (an arbitrary entry
 // goes; its next action takes the two-round-trip path).
-const maxCachedGames = 100_000
+const maxCachedGames = 10_000
 
 // cachedGame is a running game as this replica last saved or read it, with
 // the player's balance then (what apply is given; an extra stake the balance
@@ -188,10 +190,24 @@ func (s *PlayStore) playCached(ctx context.Context, a play.GameAction, g cachedG
 		hidden                  bool
 	)
 	nb, old := c.Bet, g.bet
-	err = s.pool.QueryRow(ctx, actionSQL, id16(a.UserID), int64(c.Stake), int64(c.Payout), id16(nb.ID), nb.Status,
-		int64(nb.Amount), int64(nb.Multiplier), int64(nb.Payout), nb.Params, nb.State, a.At, nb.SettledAt,
-		session, a.LiveSince, string(a.Game), int64(old.Amount), old.Params, old.State).
-		Scan(&live, &held, &after, &moved, &kept, &refusal, &username, &hidden)
+	// BEGIN, the statement and COMMIT go out together: one round trip, and
+	// the COMMIT's answer tells whether it committed even if the connection
+	// breaks before the batch's end (queueCommit).
+	err = s.onConn(ctx, func(conn *pgx.Conn) error {
+		batch := &pgx.Batch{}
+		batch.Queue("BEGIN")
+		batch.Queue(actionSQL, id16(a.UserID), int64(c.Stake), int64(c.Payout), id16(nb.ID), nb.Status,
+			int64(nb.Amount), int64(nb.Multiplier), int64(nb.Payout), nb.Params, nb.State, a.At, nb.SettledAt,
+			session, a.LiveSince, string(a.Game), int64(old.Amount), old.Params, old.State).
+			QueryRow(func(row pgx.Row) error {
+				return row.Scan(&live, &held, &after, &moved, &kept, &refusal, &username, &hidden)
+			})
+		committed := queueCommit(batch)
+		if err := conn.SendBatch(ctx, batch).Close(); err != nil && !*committed {
+			return err
+		}
+		return nil
+	})
 	if err != nil {
 		return play.Placed{}, play.Bet{}, false, fmt.Errorf("save game: %w", err)
 	}
