@@ -25,7 +25,7 @@ type pumpState struct {
 
 // startPump starts a pump game of p's staking 10 dollars through store
 // (the batch path, which gives the store its copy of the game).
-func startPump(t *testing.T, store *postgres.PlayStore, p batchPlayer) uuid.UUID {
+func startPump(t testing.TB, store *postgres.PlayStore, p batchPlayer) uuid.UUID {
 	t.Helper()
 	b := start(p, 1, play.Pump, false)
 	b.Draw.Params, b.Draw.State = []byte(`{"pumps":0}`), []byte(`{"pumps":0}`)
@@ -304,5 +304,33 @@ func TestSimultaneousGameActionsOnTwoReplicas(t *testing.T) {
 	}
 	if s := stateOf(t, pool, p.user); s.balance != 1020e8 || s.ledgerSum != 20e8 || s.entries != 2 {
 		t.Errorf("player after the race: %+v", s)
+	}
+}
+
+// BenchmarkGameAction times one action on a running game, one after
+// another: decided from the replica's copy and saved in one round trip
+// (cached), and on the two-round-trip path that locks the row first
+// (locked: a replica without a copy).
+func BenchmarkGameAction(b *testing.B) {
+	pool := pgtest.New(b)
+	ctx := context.Background()
+	for _, path := range []string{"cached", "locked"} {
+		b.Run(path, func(b *testing.B) {
+			store := postgres.NewPlayStore(pool)
+			p := newBatchPlayer(b, pool, "bench_"+uuid.NewString()[:8], 1000e8)
+			id := startPump(b, store, p)
+			for b.Loop() {
+				if path == "locked" {
+					store = postgres.NewPlayStore(pool)
+				}
+				if _, err := (step{}).run(ctx, store, p, id); err != nil {
+					b.Fatal(err)
+				}
+			}
+			cached, locked := store.GameActions()
+			if path == "cached" && locked != 0 || path == "locked" && cached != 0 {
+				b.Fatalf("actions from the copy %d, locking %d", cached, locked)
+			}
+		})
 	}
 }
