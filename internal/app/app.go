@@ -122,6 +122,10 @@ func New(ctx context.Context, cfg settings.Config, log *slog.Logger, o Options) 
 		statements, bets, alone := playStore.BetBatches()
 		return telemetry.BetBatchStats{Statements: statements, Bets: bets, Alone: alone}
 	})
+	a.Metrics.RegisterGameActions(func() telemetry.GameActionStats {
+		cached, locked := playStore.GameActions()
+		return telemetry.GameActionStats{Cached: cached, Locked: locked}
+	})
 	a.Play = play.NewService(play.Options{
 		Store: playStore, Limiter: limiter, BetRate: cfg.BetsPerUser, Metrics: a.Metrics,
 		Logger: log, Now: o.Now, Limits: limits, Feed: a.LiveFeed,

@@ -180,8 +180,12 @@ type Store interface {
 	// its payout, each with its ledger entry (ErrInsufficientBalance when the
 	// stake is short), and saves the bet's status, amount, multiplier, payout,
 	// params, state and settled_at (ErrGameOver if it is no longer active).
-	// apply is given the player's balance as the first round trip read it,
-	// so an extra stake above it is refused before anything is drawn.
+	// apply is given the player's balance as the store last read it, so an
+	// extra stake above it is refused before anything is drawn (one the
+	// balance no longer covers is refused by the save). apply may be called
+	// more than once — on a copy of the game the store kept, then on the row
+	// as it is, when the copy turns out stale — and only the last call's
+	// change is saved; it must decide from its arguments alone.
 	// It returns the player's side (Placed: the balance after). Any refusal
 	// or error changes nothing.
 	PlayOn(ctx context.Context, a GameAction, apply func(b BetWithSeeds, balance money.Amount) (Change, error)) (Placed, error)

@@ -29,8 +29,10 @@ import (
 // recorded params (mines + reveals, difficulty + pumps, blackjack actions), so
 // the bet verifies like an instant one. A second racing action waits for the
 // lock, then finds the game settled and gets ErrGameOver: one settlement, one
-// payout. No game state is held in process memory, so any replica can serve
-// any action and a restart loses nothing.
+// payout. The row is the game: a replica may keep a copy of the games it
+// plays to decide an action before its one round trip (internal/postgres,
+// actions.go), but saves it only if the row is still that copy, so any
+// replica can serve any action and a restart loses nothing.
 
 // Errors of the stateful games that users see.
 var (

@@ -179,7 +179,7 @@ func compareFigures(t *testing.T, pool *pgxpool.Pool, label string, got admin.By
 	}
 }
 
-func mustExec(t *testing.T, pool *pgxpool.Pool, sql string, args ...any) {
+func mustExec(t testing.TB, pool *pgxpool.Pool, sql string, args ...any) {
 	t.Helper()
 	if _, err := pool.Exec(context.Background(), sql, args...); err != nil {
 		t.Fatalf("%s: %v", sql, err)

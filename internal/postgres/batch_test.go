@@ -23,7 +23,7 @@ type batchPlayer struct {
 	pair          play.SeedPair
 }
 
-func newBatchPlayer(t *testing.T, pool *pgxpool.Pool, name string, balance money.Amount) batchPlayer {
+func newBatchPlayer(t testing.TB, pool *pgxpool.Pool, name string, balance money.Amount) batchPlayer {
 	t.Helper()
 	p := batchPlayer{user: uuid.New(), session: uuid.New()}
 	p.pair = play.SeedPair{ID: uuid.New(), UserID: p.user, ServerSeed: "server-" + name, ServerSeedHash: "hash-" + name,

@@ -21,13 +21,14 @@ type PlayStore struct {
 	pool  *pgxpool.Pool
 	db    DB
 	batch *betBatcher // nil in a transaction
+	games *gameCache  // nil in a transaction
 }
 
 var _ play.Store = (*PlayStore)(nil)
 
 // NewPlayStore returns a play.Store on pool.
 func NewPlayStore(pool *pgxpool.Pool) *PlayStore {
-	s := &PlayStore{pool: pool, db: pool}
+	s := &PlayStore{pool: pool, db: pool, games: newGameCache()}
 	s.batch = newBetBatcher(s)
 	return s
 }
@@ -236,17 +237,59 @@ func (s *PlayStore) onConn(ctx context.Context, fn func(*pgx.Conn) error) error 
 	return err
 }
 
-// PlayOn runs one action on a running game as one transaction in two round
-// trips: BEGIN with a statement that checks the session and
-// locks the game's row (with its seed pair); apply decides the change; then
-// one statement moves the money — an extra stake out, a payout in, each with
-// its ledger entry — and saves the bet, followed by COMMIT.
+// PlayOn runs one action on a running game as one transaction. When this
+// replica holds a copy of the game (gameCache), apply decides the action
+// from it and one statement saves it if the row is still that copy
+// (playCached, in actions.go); otherwise, or when the copy is stale or apply
+// refuses it, the action runs in two round trips: BEGIN with a statement
+// that checks the session and locks the game's row (with its seed pair);
+// apply decides the change; then one statement moves the money — an extra
+// stake out, a payout in, each with its ledger entry — and saves the bet,
+// followed by COMMIT.
 func (s *PlayStore) PlayOn(ctx context.Context, a play.GameAction, apply func(play.BetWithSeeds, money.Amount) (play.Change, error)) (play.Placed, error) {
-	var placed play.Placed
+	if s.games != nil {
+		if g, ok := s.games.get(a.BetID); ok && g.bet.UserID == a.UserID && g.bet.Game == a.Game {
+			placed, nb, refused, err := s.playCached(ctx, a, g, apply)
+			switch {
+			case err == nil:
+				s.games.cached.Add(1)
+				s.games.put(play.BetWithSeeds{Bet: nb, Pair: g.bet.Pair}, placed.Balance)
+				return placed, nil
+			case refused:
+				// Refused as the row is (the balance short, a limit): the
+				// copy holds, with the balance as it is now.
+				s.games.cached.Add(1)
+				s.games.put(g.bet, placed.Balance)
+				return play.Placed{}, err
+			case errors.Is(err, errStaleGame):
+				s.games.drop(a.BetID)
+			default:
+				s.games.drop(a.BetID)
+				return play.Placed{}, err
+			}
+		}
+	}
+	var (
+		placed      play.Placed
+		read, saved play.BetWithSeeds
+		before      money.Amount
+	)
 	err := s.onConn(ctx, func(conn *pgx.Conn) (err error) {
-		placed, err = playOn(ctx, conn, a, apply)
+		placed, read, saved, before, err = playOn(ctx, conn, a, apply)
 		return err
 	})
+	if s.games != nil {
+		s.games.locked.Add(1)
+		// The copy is only ever used once actionSQL has found the row
+		// unchanged, so a copy that turns out stale costs a round trip, never
+		// a wrong answer.
+		switch {
+		case err == nil:
+			s.games.put(saved, placed.Balance)
+		case read.ID == a.BetID:
+			s.games.put(read, before)
+		}
+	}
 	return placed, err
 }
 
@@ -315,7 +358,11 @@ const saveGameSQL = `
 	       CASE WHEN $2::bigint <> 0 AND NOT EXISTS (SELECT 1 FROM u)
 	            THEN (SELECT fairplay_play_refusal(x, $2::bigint) FROM users x WHERE x.id = $1::uuid) END`
 
-func playOn(ctx context.Context, conn *pgx.Conn, a play.GameAction, apply func(play.BetWithSeeds, money.Amount) (play.Change, error)) (play.Placed, error) {
+// playOn is PlayOn's two-round-trip path. Besides the player's side it
+// returns the game's row as it read it (zero when not found) and the
+// player's balance then, and the game as saved.
+func playOn(ctx context.Context, conn *pgx.Conn, a play.GameAction, apply func(play.BetWithSeeds, money.Amount) (play.Change, error)) (
+	placed play.Placed, read, saved play.BetWithSeeds, before money.Amount, err error) {
 	var session any
 	if a.SessionID != uuid.Nil {
 		session = id16(a.SessionID)
@@ -343,17 +390,18 @@ func playOn(ctx context.Context, conn *pgx.Conn, a play.GameAction, apply func(p
 		return err
 	})
 	if err := conn.SendBatch(ctx, batch).Close(); err != nil {
-		return play.Placed{}, fmt.Errorf("lock game: %w", err)
+		return play.Placed{}, read, saved, 0, fmt.Errorf("lock game: %w", err)
 	}
 	switch {
 	case !live:
-		return play.Placed{}, play.ErrUserGone
+		return play.Placed{}, read, saved, 0, play.ErrUserGone
 	case !found:
-		return play.Placed{}, play.ErrGameNotFound
+		return play.Placed{}, read, saved, 0, play.ErrGameNotFound
 	}
-	c, err := apply(b, money.Amount(balance))
+	read, before = b, money.Amount(balance)
+	c, err := apply(b, before)
 	if err != nil {
-		return play.Placed{}, err
+		return play.Placed{}, read, saved, before, err
 	}
 	nb := c.Bet
 	var (
@@ -367,17 +415,18 @@ func playOn(ctx context.Context, conn *pgx.Conn, a play.GameAction, apply func(p
 		QueryRow(func(row pgx.Row) error { return row.Scan(&after, &moved, &kept, &refusal) })
 	committed := queueCommit(batch)
 	if err := conn.SendBatch(ctx, batch).Close(); err != nil && !*committed {
-		return play.Placed{}, fmt.Errorf("save game: %w", err)
+		return play.Placed{}, read, saved, before, fmt.Errorf("save game: %w", err)
 	}
 	switch {
 	case !moved && refusal != nil:
-		return play.Placed{}, limits.Refusal(*refusal)
+		return play.Placed{}, read, saved, money.Amount(after), limits.Refusal(*refusal)
 	case !moved:
-		return play.Placed{}, play.ErrInsufficientBalance
+		return play.Placed{}, read, saved, money.Amount(after), play.ErrInsufficientBalance
 	case !kept:
-		return play.Placed{}, play.ErrGameOver
+		return play.Placed{}, read, saved, before, play.ErrGameOver
 	}
-	return play.Placed{Balance: money.Amount(after), Username: username, HideUsername: hidden}, nil
+	saved = play.BetWithSeeds{Bet: nb, Pair: b.Pair}
+	return play.Placed{Balance: money.Amount(after), Username: username, HideUsername: hidden}, read, saved, before, nil
 }
 
 // PlaceBetAt places a bet drawn from pair at pair.Nonce in one round trip
@@ -387,10 +436,19 @@ func playOn(ctx context.Context, conn *pgx.Conn, a play.GameAction, apply func(p
 // next nonce. Outside a transaction, concurrent bets go out together (see
 // betBatcher).
 func (s *PlayStore) PlaceBetAt(ctx context.Context, b play.NewBet, pair play.SeedPair, d play.Draw) (play.Placed, play.SeedPair, error) {
-	if s.batch != nil {
-		return s.batch.place(ctx, b, pair, d)
+	if s.batch == nil {
+		return placeOne(ctx, s.db, b, pair, d)
 	}
-	return placeOne(ctx, s.db, b, pair, d)
+	placed, now, err := s.batch.place(ctx, b, pair, d)
+	if err == nil && d.Status == play.StatusActive {
+		// A game started: its first action can go in one round trip.
+		s.games.put(play.BetWithSeeds{Bet: play.Bet{
+			ID: b.ID, UserID: b.UserID, Game: b.Game, Status: d.Status, Amount: b.Stake, Multiplier: d.Multiplier,
+			Payout: d.Payout, SeedPairID: pair.ID, ClientSeed: pair.ClientSeed, Nonce: pair.Nonce, Params: d.Params,
+			State: d.State, CreatedAt: b.At,
+		}, Pair: pair}, placed.Balance)
+	}
+	return placed, now, err
 }
 
 // BetBatches reports how many statements the one-round-trip bets went out

@@ -122,6 +122,33 @@ var (
 	betAloneBets   = prometheus.NewDesc("fairplay_bet_batch_alone_total", "Bets of batches placed on their own afterwards (a busy player or a failed batch).", nil, nil)
 )
 
+// GameActionStats count the running games' actions by how they were saved
+// (see internal/postgres.PlayStore.GameActions).
+type GameActionStats struct {
+	Cached, Locked int64
+}
+
+// RegisterGameActions adds fairplay_game_actions_total{path}, read from fn
+// when Prometheus scrapes: actions saved in one round trip from the
+// replica's copy of the game (path="cached") and on the two-round-trip path
+// that locks the game first (path="locked": no copy, or a stale one).
+func (m *Metrics) RegisterGameActions(fn func() GameActionStats) {
+	m.Registry.MustRegister(gameActionCollector(fn))
+}
+
+var gameActions = prometheus.NewDesc("fairplay_game_actions_total",
+	"Actions on running games by how they were saved: cached (one round trip) or locked (two).", []string{"path"}, nil)
+
+type gameActionCollector func() GameActionStats
+
+func (c gameActionCollector) Describe(ch chan<- *prometheus.Desc) { ch <- gameActions }
+
+func (c gameActionCollector) Collect(ch chan<- prometheus.Metric) {
+	s := c()
+	ch <- prometheus.MustNewConstMetric(gameActions, prometheus.CounterValue, float64(s.Cached), "cached")
+	ch <- prometheus.MustNewConstMetric(gameActions, prometheus.CounterValue, float64(s.Locked), "locked")
+}
+
 type betBatchCollector func() BetBatchStats
 
 func (c betBatchCollector) Describe(ch chan<- *prometheus.Desc) {

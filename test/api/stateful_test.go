@@ -860,8 +860,11 @@ func TestStatefulMetrics(t *testing.T) {
 	}
 	defer res.Body.Close()
 	body = readAll(res)
-	// 1 mine, 1 gem: 1.03125 shown as 1.03, so 2 pays 2.06.
-	for _, want := range []string{`fairplay_bets_total{game="mines"} 1`, `fairplay_wagered_dollars_total{game="mines"} 2`, `fairplay_paid_out_dollars_total{game="mines"} 2.06`} {
+	// 1 mine, 1 gem: 1.03125 shown as 1.03, so 2 pays 2.06. The click and
+	// the cash-out were decided from the copy of the game this server kept
+	// when it started it: one round trip each.
+	for _, want := range []string{`fairplay_bets_total{game="mines"} 1`, `fairplay_wagered_dollars_total{game="mines"} 2`, `fairplay_paid_out_dollars_total{game="mines"} 2.06`,
+		`fairplay_game_actions_total{path="cached"} 2`, `fairplay_game_actions_total{path="locked"} 0`} {
 		if !strings.Contains(body, want) {
 			t.Fatalf("metrics lack %s", want)
 		}

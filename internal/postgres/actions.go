@@ -1,0 +1,229 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/fairplay/fairplay/internal/limits"
+	"github.com/fairplay/fairplay/internal/money"
+	"github.com/fairplay/fairplay/internal/play"
+)
+
+// Game actions in one round trip. Each replica keeps, for the running games
+// it has started or acted on, the game's row as its last statement left it
+// (gameCache). An action on a game it holds is decided in Go before any
+// round trip, from that copy, and saved by one statement (actionSQL) that
+// first locks the game's row only if it is still exactly that copy — the
+// bet active, its amount, params and state unchanged — then moves the money
+// within the player's limits and saves the bet, as the two-round-trip path
+// (playOn) does. The row's params are its version: every saved action of a
+// running game appends to them (a reveal, a pump, a blackjack action code),
+// and the rest of what an action reads (amount, state) is compared too, so
+// a copy that matches is the row an action locking it would read. When the
+// copy is wrong — another replica acted on the game, this one restarted, or
+// two actions of the same game raced and the other won — the statement
+// changes nothing and the action runs again on the two-round-trip path,
+// which locks the row and reads it as it is: one action out of several
+// simultaneous ones goes through as before. The copy holds the pair's
+// server seed in memory only; an action's answer is built only after its
+// statement has committed.
+
+// maxCachedGames bounds the cache (a copy is a few hundred bytes to a few
+// kilobytes: its row's params and state, the pair). A game the player leaves running stays in
+// it until a later action ends it or the bound makes room (an arbitrary entry
+// goes; its next action takes the two-round-trip path).
+const maxCachedGames = 10_000
+
+// cachedGame is a running game as this replica last saved or read it, with
+// the player's balance then (what apply is given; an extra stake the balance
+// no longer covers is refused by the statement, one it would cover but the
+// copy's balance does not is decided again on the locking path).
+type cachedGame struct {
+	bet     play.BetWithSeeds
+	balance money.Amount
+}
+
+type gameCache struct {
+	mu    sync.Mutex
+	games map[uuid.UUID]cachedGame
+
+	cached, locked atomic.Int64 // actions saved by actionSQL and by the locking path
+}
+
+func newGameCache() *gameCache { return &gameCache{games: make(map[uuid.UUID]cachedGame)} }
+
+func (c *gameCache) get(id uuid.UUID) (cachedGame, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	g, ok := c.games[id]
+	return g, ok
+}
+
+// put remembers a game after a statement that saved or read it; a game that
+// is no longer running is forgotten.
+func (c *gameCache) put(b play.BetWithSeeds, balance money.Amount) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if b.Status != play.StatusActive {
+		delete(c.games, b.ID)
+		return
+	}
+	if _, ok := c.games[b.ID]; !ok && len(c.games) >= maxCachedGames {
+		for id := range c.games {
+			delete(c.games, id)
+			break
+		}
+	}
+	c.games[b.ID] = cachedGame{bet: b, balance: balance}
+}
+
+func (c *gameCache) drop(id uuid.UUID) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.games, id)
+}
+
+// GameActions reports how many game actions since the store was made were
+// saved in one round trip from the replica's copy of the game (cached) and
+// how many on the locking two-round-trip path (locked: no copy, a stale
+// one, or a refusal decided again there).
+func (s *PlayStore) GameActions() (cached, locked int64) {
+	if s.games == nil {
+		return 0, 0
+	}
+	return s.games.cached.Load(), s.games.locked.Load()
+}
+
+// actionSQL saves an action decided from the replica's copy of the game in
+// one statement. s is whether the session is live (as liveSessionSQL). g
+// locks the game's row if it is the player's running game of that kind and
+// still the copy ($16 amount, $17 params, $18 state): FOR UPDATE waits for
+// a concurrent action and then checks the row as that left it, so a copy
+// overtaken in between locks nothing. u, l and b are saveGameSQL's, each
+// also only when g locked the row. It returns whether the session is live,
+// whether the copy held, the balance after, whether the money moved, whether
+// the bet was saved, the limits' refusal of an extra stake that did not move
+// (NULL: the balance was short), and the player's username and hide_username
+// (for the live feed).
+const actionSQL = `
+	WITH s AS MATERIALIZED (
+		SELECT $13::uuid IS NULL OR EXISTS (
+		           SELECT 1 FROM sessions s JOIN users u ON u.id = s.user_id
+		           WHERE s.id = $13::uuid AND s.user_id = $1::uuid AND s.revoked_at IS NULL
+		             AND s.last_used_at >= $14::timestamptz AND u.deleted_at IS NULL) AS live
+	), g AS (
+		SELECT b.id FROM bets b
+		WHERE b.id = $4::uuid AND b.user_id = $1::uuid AND b.game = $15 AND b.status = 'active'
+		  AND b.amount = $16::bigint AND b.params = $17::jsonb AND b.state = $18::jsonb
+		  AND (SELECT live FROM s)
+		FOR UPDATE OF b
+	), u AS (
+		UPDATE users SET balance = balance - $2::bigint + $3::bigint,
+			play_day = greatest(play_day, date_trunc('day', now(), 'UTC')),
+			play_day_wagered = fairplay_usage('day', play_day, play_day_wagered, $2::bigint),
+			play_day_lost = fairplay_usage('day', play_day, play_day_lost, $2::bigint - $3::bigint),
+			play_week = greatest(play_week, date_trunc('week', now(), 'UTC')),
+			play_week_wagered = fairplay_usage('week', play_week, play_week_wagered, $2::bigint),
+			play_week_lost = fairplay_usage('week', play_week, play_week_lost, $2::bigint - $3::bigint),
+			play_month = greatest(play_month, date_trunc('month', now(), 'UTC')),
+			play_month_wagered = fairplay_usage('month', play_month, play_month_wagered, $2::bigint),
+			play_month_lost = fairplay_usage('month', play_month, play_month_lost, $2::bigint - $3::bigint)
+		WHERE id = $1::uuid AND ($2::bigint <> 0 OR $3::bigint <> 0) AND balance - $2::bigint >= 0
+		  AND ($2::bigint = 0 OR fairplay_play_refusal(users, $2::bigint) IS NULL)
+		  AND EXISTS (SELECT 1 FROM g)
+		RETURNING balance
+	), l AS (
+		INSERT INTO ledger_entries (user_id, kind, amount, balance_after, ref_id, note, created_at)
+		SELECT $1::uuid, e.kind, e.amount, e.balance_after, $4::uuid, '', $11::timestamptz
+		FROM u, LATERAL (VALUES (1, 'bet', -$2::bigint, u.balance - $3::bigint), (2, 'payout', $3::bigint, u.balance))
+		     AS e(n, kind, amount, balance_after)
+		WHERE e.amount <> 0
+		ORDER BY e.n
+	), b AS (
+		UPDATE bets SET status = $5, amount = $6, multiplier = $7, payout = $8, params = $9, state = $10,
+		                settled_at = $12
+		WHERE id = $4::uuid AND status = 'active' AND EXISTS (SELECT 1 FROM g)
+		  AND (($2::bigint = 0 AND $3::bigint = 0) OR EXISTS (SELECT 1 FROM u))
+		RETURNING 1
+	)
+	SELECT (SELECT live FROM s),
+	       EXISTS (SELECT 1 FROM g),
+	       coalesce((SELECT balance FROM u), (SELECT balance FROM users WHERE id = $1::uuid), 0),
+	       ($2::bigint = 0 AND $3::bigint = 0) OR EXISTS (SELECT 1 FROM u),
+	       EXISTS (SELECT 1 FROM b),
+	       CASE WHEN $2::bigint <> 0 AND EXISTS (SELECT 1 FROM g) AND NOT EXISTS (SELECT 1 FROM u)
+	            THEN (SELECT fairplay_play_refusal(x, $2::bigint) FROM users x WHERE x.id = $1::uuid) END,
+	       coalesce((SELECT username FROM users WHERE id = $1::uuid), ''),
+	       coalesce((SELECT hide_username FROM users WHERE id = $1::uuid), false)`
+
+// errStaleGame is playCached's answer when the replica's copy of the game
+// cannot decide the action: the caller runs it on the locking path.
+var errStaleGame = errors.New("postgres: the cached game is stale")
+
+// playCached runs an action decided from the replica's copy g of the game in
+// one statement (actionSQL). It returns errStaleGame, having changed
+// nothing, when apply refuses the action (decided again, from the row as it
+// is, on the locking path) or the copy no longer matches the row; refused
+// tells that the statement found the copy right but refused the extra stake
+// (the balance short, a limit), with the balance in placed.
+func (s *PlayStore) playCached(ctx context.Context, a play.GameAction, g cachedGame,
+	apply func(play.BetWithSeeds, money.Amount) (play.Change, error)) (placed play.Placed, saved play.Bet, refused bool, err error) {
+	c, err := apply(g.bet, g.balance)
+	if err != nil {
+		return play.Placed{}, play.Bet{}, false, errStaleGame
+	}
+	var session any
+	if a.SessionID != uuid.Nil {
+		session = id16(a.SessionID)
+	}
+	var (
+		live, held, moved, kept bool
+		after                   int64
+		refusal                 *string
+		username                string
+		hidden                  bool
+	)
+	nb, old := c.Bet, g.bet
+	// BEGIN, the statement and COMMIT go out together: one round trip, and
+	// the COMMIT's answer tells whether it committed even if the connection
+	// breaks before the batch's end (queueCommit).
+	err = s.onConn(ctx, func(conn *pgx.Conn) error {
+		batch := &pgx.Batch{}
+		batch.Queue("BEGIN")
+		batch.Queue(actionSQL, id16(a.UserID), int64(c.Stake), int64(c.Payout), id16(nb.ID), nb.Status,
+			int64(nb.Amount), int64(nb.Multiplier), int64(nb.Payout), nb.Params, nb.State, a.At, nb.SettledAt,
+			session, a.LiveSince, string(a.Game), int64(old.Amount), old.Params, old.State).
+			QueryRow(func(row pgx.Row) error {
+				return row.Scan(&live, &held, &after, &moved, &kept, &refusal, &username, &hidden)
+			})
+		committed := queueCommit(batch)
+		if err := conn.SendBatch(ctx, batch).Close(); err != nil && !*committed {
+			return err
+		}
+		return nil
+	})
+	if err != nil {
+		return play.Placed{}, play.Bet{}, false, fmt.Errorf("save game: %w", err)
+	}
+	placed = play.Placed{Balance: money.Amount(after), Username: username, HideUsername: hidden}
+	switch {
+	case !live:
+		return play.Placed{}, play.Bet{}, false, play.ErrUserGone
+	case !held:
+		return play.Placed{}, play.Bet{}, false, errStaleGame
+	case !moved && refusal != nil:
+		return placed, play.Bet{}, true, limits.Refusal(*refusal)
+	case !moved:
+		return placed, play.Bet{}, true, play.ErrInsufficientBalance
+	case !kept:
+		// The row was locked as the copy, active: the save cannot miss it.
+		return play.Placed{}, play.Bet{}, false, fmt.Errorf("save game %s: the locked game was not saved", nb.ID)
+	}
+	return placed, nb, false, nil
+}

@@ -1,0 +1,336 @@
+package postgres_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/fairplay/fairplay/internal/money"
+	"github.com/fairplay/fairplay/internal/play"
+	"github.com/fairplay/fairplay/internal/postgres"
+	"github.com/fairplay/fairplay/internal/postgres/pgtest"
+)
+
+// pumpState is the params and state of the tests' running game: how many
+// steps it has taken.
+type pumpState struct {
+	Pumps int `json:"pumps"`
+}
+
+// startPump starts a pump game of p's staking 10 dollars through store
+// (the batch path, which gives the store its copy of the game).
+func startPump(t testing.TB, store *postgres.PlayStore, p batchPlayer) uuid.UUID {
+	t.Helper()
+	b := start(p, 1, play.Pump, false)
+	b.Draw.Params, b.Draw.State = []byte(`{"pumps":0}`), []byte(`{"pumps":0}`)
+	if _, _, err := store.PlaceBetAt(context.Background(), b.Bet, b.Pair, b.Draw); err != nil {
+		t.Fatalf("start: %v", err)
+	}
+	return b.Bet.ID
+}
+
+// step is one action on the tests' game: one more pump, taking an extra
+// stake, and, when end, settling with payout (dollars). seen, when set,
+// gets the pumps each call of apply was given, and the balance.
+type step struct {
+	stake, payout int64
+	end           bool
+	seen          func(pumps int, balance money.Amount)
+}
+
+func (s step) run(ctx context.Context, store *postgres.PlayStore, p batchPlayer, id uuid.UUID) (play.Placed, error) {
+	now := time.Now().UTC().Truncate(time.Microsecond)
+	a := play.GameAction{UserID: p.user, SessionID: p.session, LiveSince: now.Add(-time.Hour), BetID: id, Game: play.Pump, At: now}
+	return store.PlayOn(ctx, a, func(b play.BetWithSeeds, balance money.Amount) (play.Change, error) {
+		if b.Status != play.StatusActive {
+			return play.Change{}, play.ErrGameOver
+		}
+		var st pumpState
+		if err := json.Unmarshal(b.Params, &st); err != nil {
+			return play.Change{}, err
+		}
+		if s.seen != nil {
+			s.seen(st.Pumps, balance)
+		}
+		st.Pumps++
+		raw, err := json.Marshal(st)
+		if err != nil {
+			return play.Change{}, err
+		}
+		nb := b.Bet
+		nb.Params, nb.State = raw, raw
+		nb.Amount += money.Amount(s.stake * 1e8)
+		c := play.Change{Bet: nb, Stake: money.Amount(s.stake * 1e8)}
+		if s.end {
+			nb.Status, nb.Payout, nb.SettledAt = play.StatusSettled, money.Amount(s.payout*1e8), &now
+			c.Bet, c.Payout = nb, nb.Payout
+		}
+		return c, nil
+	})
+}
+
+// gameRow is what the tests read back of a game's row.
+type gameRow struct {
+	status         string
+	amount, payout int64
+	pumps          int
+}
+
+func readGame(t *testing.T, pool *pgxpool.Pool, id uuid.UUID) gameRow {
+	t.Helper()
+	var (
+		g      gameRow
+		params []byte
+		st     pumpState
+	)
+	if err := pool.QueryRow(context.Background(), `SELECT status, amount, payout, params FROM bets WHERE id = $1`, id).
+		Scan(&g.status, &g.amount, &g.payout, &params); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(params, &st); err != nil {
+		t.Fatal(err)
+	}
+	g.pumps = st.Pumps
+	return g
+}
+
+func checkActions(t *testing.T, store *postgres.PlayStore, cached, locked int64) {
+	t.Helper()
+	if c, l := store.GameActions(); c != cached || l != locked {
+		t.Errorf("actions saved from the copy %d, locking %d; want %d and %d", c, l, cached, locked)
+	}
+}
+
+// TestGameActionFromTheReplicasCopy plays a game on the replica that
+// started it: every action is decided from its copy and saved in one
+// statement, which moves the money with its ledger entries and the play
+// counts as the locking path does.
+func TestGameActionFromTheReplicasCopy(t *testing.T) {
+	pool := pgtest.New(t)
+	ctx := context.Background()
+	store := postgres.NewPlayStore(pool)
+	p := newBatchPlayer(t, pool, "copy", 1000e8)
+	id := startPump(t, store, p)
+	var seen []int
+	record := func(pumps int, balance money.Amount) {
+		seen = append(seen, pumps)
+		if balance != 990e8 && balance != 980e8 {
+			t.Errorf("apply given balance %s", balance)
+		}
+	}
+	if placed, err := (step{seen: record}).run(ctx, store, p, id); err != nil || placed.Balance != 990e8 || placed.Username != "copy" {
+		t.Fatalf("pump: %+v, %v", placed, err)
+	}
+	if placed, err := (step{stake: 10, seen: record}).run(ctx, store, p, id); err != nil || placed.Balance != 980e8 {
+		t.Fatalf("double: %+v, %v", placed, err)
+	}
+	placed, err := (step{payout: 55, end: true, seen: record}).run(ctx, store, p, id)
+	if err != nil || placed.Balance != 1035e8 {
+		t.Fatalf("cash out: %+v, %v", placed, err)
+	}
+	if want := []int{0, 1, 2}; !equalInts(seen, want) {
+		t.Errorf("apply saw pumps %v, want %v", seen, want)
+	}
+	checkActions(t, store, 3, 0)
+	if g := readGame(t, pool, id); g != (gameRow{status: play.StatusSettled, amount: 20e8, payout: 55e8, pumps: 3}) {
+		t.Errorf("game row %+v", g)
+	}
+	s := stateOf(t, pool, p.user)
+	// start, double, payout.
+	if s.balance != 1035e8 || s.ledgerSum != 35e8 || s.entries != 3 || s.dayWagered != 20e8 || s.dayLost != -35e8 {
+		t.Errorf("player after the game: %+v", s)
+	}
+	// A settled game is no longer held: another action reads the row.
+	if _, err := (step{}).run(ctx, store, p, id); !errors.Is(err, play.ErrGameOver) {
+		t.Errorf("action on the settled game: %v, want ErrGameOver", err)
+	}
+	checkActions(t, store, 3, 1)
+}
+
+func equalInts(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// TestGameActionWithoutACopy acts on a game another replica (or this one
+// before a restart) started: the first action locks the row, the next is
+// decided from the copy that one left.
+func TestGameActionWithoutACopy(t *testing.T) {
+	pool := pgtest.New(t)
+	ctx := context.Background()
+	p := newBatchPlayer(t, pool, "nocopy", 1000e8)
+	id := startPump(t, postgres.NewPlayStore(pool), p)
+	other := postgres.NewPlayStore(pool)
+	if placed, err := (step{}).run(ctx, other, p, id); err != nil || placed.Balance != 990e8 {
+		t.Fatalf("first action: %+v, %v", placed, err)
+	}
+	checkActions(t, other, 0, 1)
+	if placed, err := (step{payout: 20, end: true}).run(ctx, other, p, id); err != nil || placed.Balance != 1010e8 {
+		t.Fatalf("second action: %+v, %v", placed, err)
+	}
+	checkActions(t, other, 1, 1)
+	if g := readGame(t, pool, id); g != (gameRow{status: play.StatusSettled, amount: 10e8, payout: 20e8, pumps: 2}) {
+		t.Errorf("game row %+v", g)
+	}
+}
+
+// TestGameActionOnAnOvertakenCopy acts on a game from a replica whose copy
+// another replica has overtaken: the one-statement save changes nothing,
+// and the action is decided again from the row as the other left it.
+func TestGameActionOnAnOvertakenCopy(t *testing.T) {
+	pool := pgtest.New(t)
+	ctx := context.Background()
+	p := newBatchPlayer(t, pool, "overtaken", 1000e8)
+	first := postgres.NewPlayStore(pool)
+	id := startPump(t, first, p)
+	if _, err := (step{}).run(ctx, first, p, id); err != nil {
+		t.Fatal(err)
+	}
+	second := postgres.NewPlayStore(pool)
+	if _, err := (step{stake: 10}).run(ctx, second, p, id); err != nil {
+		t.Fatal(err)
+	}
+	before := stateOf(t, pool, p.user)
+	var seen []int
+	placed, err := (step{payout: 40, end: true, seen: func(pumps int, _ money.Amount) { seen = append(seen, pumps) }}).run(ctx, first, p, id)
+	if err != nil || placed.Balance != 1020e8 {
+		t.Fatalf("action on the overtaken copy: %+v, %v", placed, err)
+	}
+	// From the copy (1 pump), then from the row (2: the other replica's).
+	if want := []int{1, 2}; !equalInts(seen, want) {
+		t.Errorf("apply saw pumps %v, want %v", seen, want)
+	}
+	checkActions(t, first, 1, 1)
+	if g := readGame(t, pool, id); g != (gameRow{status: play.StatusSettled, amount: 20e8, payout: 40e8, pumps: 3}) {
+		t.Errorf("game row %+v", g)
+	}
+	after := stateOf(t, pool, p.user)
+	if after.balance != before.balance+40e8 || after.entries != before.entries+1 || after.ledgerSum != after.balance-1000e8 {
+		t.Errorf("player before %+v, after %+v", before, after)
+	}
+}
+
+// TestGameActionDoubleRefusedByALimitFromTheCopy: an extra stake decided
+// from the copy that passes the player's wager limit is refused by the
+// statement with the limit's message, changing nothing; the game goes on.
+func TestGameActionDoubleRefusedByALimitFromTheCopy(t *testing.T) {
+	pool := pgtest.New(t)
+	ctx := context.Background()
+	store := postgres.NewPlayStore(pool)
+	p := newBatchPlayer(t, pool, "limited", 1000e8)
+	id := startPump(t, store, p)
+	mustExec(t, pool, `UPDATE users SET wager_limit_day = 15e8 WHERE id = $1`, p.user)
+	before := stateOf(t, pool, p.user)
+	_, err := (step{stake: 10}).run(ctx, store, p, id)
+	if want := "This bet would take your wagers past your daily wager limit of 15.00"; err == nil || err.Error() != want {
+		t.Fatalf("double past the limit: %v, want %q", err, want)
+	}
+	checkActions(t, store, 1, 0)
+	if after := stateOf(t, pool, p.user); after != before {
+		t.Errorf("a refused double changed the player: before %+v, after %+v", before, after)
+	}
+	if g := readGame(t, pool, id); g != (gameRow{status: play.StatusActive, amount: 10e8, pumps: 0}) {
+		t.Errorf("game row %+v", g)
+	}
+	// The balance short: refused the same way.
+	mustExec(t, pool, `UPDATE users SET wager_limit_day = NULL, balance = 5e8 WHERE id = $1`, p.user)
+	if _, err := (step{stake: 10}).run(ctx, store, p, id); !errors.Is(err, play.ErrInsufficientBalance) {
+		t.Fatalf("double above the balance: %v, want ErrInsufficientBalance", err)
+	}
+	if placed, err := (step{payout: 0, end: true}).run(ctx, store, p, id); err != nil || placed.Balance != 5e8 {
+		t.Fatalf("the game goes on: %+v, %v", placed, err)
+	}
+	checkActions(t, store, 3, 0)
+}
+
+// TestSimultaneousGameActionsOnTwoReplicas ends one game with many actions
+// at once, from two replicas that both hold a copy, one of them stale:
+// exactly one goes through, once, and the rest find the game over.
+func TestSimultaneousGameActionsOnTwoReplicas(t *testing.T) {
+	pool := pgtest.New(t)
+	ctx := context.Background()
+	p := newBatchPlayer(t, pool, "race", 1000e8)
+	stores := []*postgres.PlayStore{postgres.NewPlayStore(pool), postgres.NewPlayStore(pool)}
+	id := startPump(t, stores[0], p)
+	// Both replicas act, so one holds the game as it is and the other a
+	// copy the first has overtaken.
+	if _, err := (step{}).run(ctx, stores[1], p, id); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := (step{}).run(ctx, stores[0], p, id); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := (step{}).run(ctx, stores[1], p, id); err != nil {
+		t.Fatal(err)
+	}
+	const n = 16
+	var (
+		wg   sync.WaitGroup
+		mu   sync.Mutex
+		wins int
+	)
+	for i := range n {
+		wg.Go(func() {
+			_, err := (step{payout: 30, end: true}).run(ctx, stores[i%2], p, id)
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case err == nil:
+				wins++
+			case !errors.Is(err, play.ErrGameOver):
+				t.Errorf("action %d: %v", i, err)
+			}
+		})
+	}
+	wg.Wait()
+	if wins != 1 {
+		t.Errorf("%d actions ended the game, want 1", wins)
+	}
+	if g := readGame(t, pool, id); g != (gameRow{status: play.StatusSettled, amount: 10e8, payout: 30e8, pumps: 4}) {
+		t.Errorf("game row %+v", g)
+	}
+	if s := stateOf(t, pool, p.user); s.balance != 1020e8 || s.ledgerSum != 20e8 || s.entries != 2 {
+		t.Errorf("player after the race: %+v", s)
+	}
+}
+
+// BenchmarkGameAction times one action on a running game, one after
+// another: decided from the replica's copy and saved in one round trip
+// (cached), and on the two-round-trip path that locks the row first
+// (locked: a replica without a copy).
+func BenchmarkGameAction(b *testing.B) {
+	pool := pgtest.New(b)
+	ctx := context.Background()
+	for _, path := range []string{"cached", "locked"} {
+		b.Run(path, func(b *testing.B) {
+			store := postgres.NewPlayStore(pool)
+			p := newBatchPlayer(b, pool, "bench_"+uuid.NewString()[:8], 1000e8)
+			id := startPump(b, store, p)
+			for b.Loop() {
+				if path == "locked" {
+					store = postgres.NewPlayStore(pool)
+				}
+				if _, err := (step{}).run(ctx, store, p, id); err != nil {
+					b.Fatal(err)
+				}
+			}
+			cached, locked := store.GameActions()
+			if path == "cached" && locked != 0 || path == "locked" && cached != 0 {
+				b.Fatalf("actions from the copy %d, locking %d", cached, locked)
+			}
+		})
+	}
+}
