@@ -48,7 +48,7 @@ func newSPAHandler(files fs.FS) http.Handler {
 			return
 		}
 		name := strings.TrimPrefix(path.Clean(r.URL.Path), "/")
-		if strings.HasPrefix(name, ".") || strings.Contains(name, "/.") {
+		if name == ".vite" || strings.HasPrefix(name, ".vite/") {
 			// The build's own files (.vite/manifest.json, read at start-up
 			// for the preloads) are not the app's to serve.
 			http.NotFound(w, r)

@@ -19,7 +19,6 @@ func testDist() fstest.MapFS {
 		"assets/app-def.css.gz":  {Data: []byte("gzip css")},
 		"favicon.svg":            {Data: []byte("<svg/>")},
 		".vite/manifest.json":    {Data: []byte("{}")},
-		"assets/.hidden":         {Data: []byte("x")},
 	}
 }
 
@@ -90,7 +89,7 @@ func TestSPAHandlerRejectsMissingAssetsAndOtherMethods(t *testing.T) {
 		t.Errorf("missing asset: status %d, want 404", rec.Code)
 	}
 
-	for _, hidden := range []string{"/.vite/manifest.json", "/assets/.hidden", "/.env"} {
+	for _, hidden := range []string{"/.vite/manifest.json", "/.vite", "/.vite/"} {
 		rec = httptest.NewRecorder()
 		h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, hidden, nil))
 		if rec.Code != http.StatusNotFound {
