@@ -79,7 +79,9 @@ func invoker(impl any, md protoreflect.MethodDescriptor, rules []callMiddleware)
 		req := rv.Interface().(connect.AnyRequest)
 		h := req.Header()
 		for k, v := range c.header {
-			h[k] = v
+			if !protocolHeader(k) {
+				h[k] = v
+			}
 		}
 		out := m.Call([]reflect.Value{reflect.ValueOf(ctx), rv})
 		if err, _ := out[1].Interface().(error); err != nil {

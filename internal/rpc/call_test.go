@@ -76,3 +76,17 @@ func TestInvoker(t *testing.T) {
 		t.Errorf("no such method: %v", err)
 	}
 }
+
+func TestProtocolHeader(t *testing.T) {
+	for k, want := range map[string]bool{
+		"Content-Type": true, "content-length": true, "CONTENT-ENCODING": true, "Accept-Encoding": true,
+		"Transfer-Encoding": true, "Connection": true, "TE": true, "Trailer": true, "Upgrade": true,
+		"Connect-Protocol-Version": true, "connect-timeout-ms": true, "Trailer-Grpc-Status": true,
+		"Authorization": false, "Cookie": false, "X-Request-Id": false, "Content": false, "Connect": false,
+		"User-Agent": false, "X-Forwarded-For": false, "Te-Extra": false, "": false,
+	} {
+		if got := protocolHeader(k); got != want {
+			t.Errorf("protocolHeader(%q) = %v, want %v", k, got, want)
+		}
+	}
+}

@@ -93,19 +93,11 @@ func transcode(rt routes.Route, invoke unaryCall, log *slog.Logger) http.Handler
 			writeMessage(w, http.StatusBadRequest, "Invalid request body")
 			return
 		}
-		// textRule makes this check too; making it here keeps the message
-		// the /api routes have always given.
-		if err := checkText(msg); err != nil {
-			writeMessage(w, http.StatusBadRequest, "Invalid request: "+err.Error())
-			return
-		}
-		header := make(http.Header, len(r.Header))
-		for k, v := range r.Header {
-			if !protocolHeader(k) {
-				header[k] = v
-			}
-		}
-		res, err := invoke(r.Context(), &call{procedure: path, header: header, msg: msg.Interface()})
+		// textRule (one of the rules invoke runs) refuses text holding NUL
+		// or invalid UTF-8 with the same "Invalid request: ..." and 400.
+		// The request's headers as they are (the rules only read them); the
+		// handler gets them without the protocol's (invoker copies).
+		res, err := invoke(r.Context(), &call{procedure: path, header: r.Header, msg: msg.Interface()})
 		if err != nil {
 			// errorsOf (the outermost rule) made every error a
 			// *connect.Error with a message fit to show.
@@ -134,24 +126,38 @@ func transcode(rt routes.Route, invoke unaryCall, log *slog.Logger) http.Handler
 		}
 		var buf bytes.Buffer
 		encodeMessage(&buf, reply.ProtoReflect())
-		w.Header().Set("Content-Type", "application/json")
-		w.Header().Set("Cache-Control", "no-store")
+		h := w.Header()
+		h["Content-Type"] = jsonContentType // shared: see server.securityHeaders
+		h["Cache-Control"] = noStore
 		w.WriteHeader(http.StatusOK)
 		_, _ = w.Write(buf.Bytes())
 	})
 }
 
+// Header values every answer shares (net/http only reads them).
+var (
+	jsonContentType = []string{"application/json"}
+	noStore         = []string{"no-store"}
+)
+
 // protocolHeader reports whether a header belongs to the HTTP or Connect
 // framing of a call rather than to the call: those of the /api request are
 // not passed to the Connect handler, nor its own back.
+//
+// It runs on every header of every call, so it allocates nothing.
 func protocolHeader(k string) bool {
-	switch http.CanonicalHeaderKey(k) {
-	case "Content-Type", "Content-Length", "Content-Encoding", "Accept-Encoding", "Transfer-Encoding",
-		"Connection", "Te", "Trailer", "Upgrade":
+	switch {
+	case strings.EqualFold(k, "Content-Type"), strings.EqualFold(k, "Content-Length"),
+		strings.EqualFold(k, "Content-Encoding"), strings.EqualFold(k, "Accept-Encoding"),
+		strings.EqualFold(k, "Transfer-Encoding"), strings.EqualFold(k, "Connection"), strings.EqualFold(k, "Te"),
+		strings.EqualFold(k, "Trailer"), strings.EqualFold(k, "Upgrade"):
 		return true
 	}
-	k = strings.ToLower(k)
-	return strings.HasPrefix(k, "connect-") || strings.HasPrefix(k, "trailer-")
+	return hasPrefixFold(k, "connect-") || hasPrefixFold(k, "trailer-")
+}
+
+func hasPrefixFold(s, prefix string) bool {
+	return len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix)
 }
 
 // errNotJSON answers (415) a body that is not declared as JSON.

@@ -30,13 +30,35 @@ func (e *nulError) Error() string {
 // checkText returns a *nulError for the first string of m — at any depth,
 // in lists and maps too — that holds a NUL byte. Fields are named by their
 // JSON names, as the /api bodies spell them.
+//
+// It runs on every call, so it walks the descriptor's fields by index and
+// reads only those that can hold text (a Range closure allocated on every
+// call: ~5% of the objects a dice bet allocated, make bench's profile).
 func checkText(m protoreflect.Message) error {
-	var err error
-	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
-		err = checkValue(fd, v)
-		return err == nil
-	})
-	return err
+	fields := m.Descriptor().Fields()
+	for i := range fields.Len() {
+		fd := fields.Get(i)
+		if !holdsText(fd) || !m.Has(fd) {
+			continue
+		}
+		if err := checkValue(fd, m.Get(fd)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// holdsText reports whether a field can hold a string: a string, a message
+// (whose fields may), or a map or list of them.
+func holdsText(fd protoreflect.FieldDescriptor) bool {
+	if fd.IsMap() {
+		return holdsText(fd.MapKey()) || holdsText(fd.MapValue())
+	}
+	switch fd.Kind() {
+	case protoreflect.StringKind, protoreflect.MessageKind, protoreflect.GroupKind:
+		return true
+	}
+	return false
 }
 
 func checkValue(fd protoreflect.FieldDescriptor, v protoreflect.Value) error {
