@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 
 	"connectrpc.com/connect"
 	"google.golang.org/protobuf/proto"
@@ -124,8 +125,10 @@ func transcode(rt routes.Route, invoke unaryCall, log *slog.Logger) http.Handler
 			writeMessage(w, http.StatusInternalServerError, internalMessage)
 			return
 		}
-		var buf bytes.Buffer
-		encodeMessage(&buf, reply.ProtoReflect())
+		buf := answerBuffers.Get().(*bytes.Buffer)
+		defer putAnswerBuffer(buf)
+		buf.Reset()
+		encodeMessage(buf, reply.ProtoReflect())
 		h := w.Header()
 		h["Content-Type"] = jsonContentType // shared: see server.securityHeaders
 		h["Cache-Control"] = noStore
@@ -178,7 +181,10 @@ func readObject(r *http.Request) (map[string]any, error) {
 	if ct != "" && !isJSONContentType(ct) {
 		return nil, errNotJSON
 	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
+	bp := bodyBuffers.Get().(*[]byte)
+	defer bodyBuffers.Put(bp)
+	body, err := readBody((*bp)[:0], r.Body)
+	*bp = body[:0]
 	if err != nil {
 		return nil, errors.New("Could not read the request body")
 	}
@@ -191,13 +197,8 @@ func readObject(r *http.Request) (map[string]any, error) {
 	if ct == "" {
 		return nil, errNotJSON
 	}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, errors.New("Invalid JSON body")
-	}
-	if dec.More() {
+	v, err := parseJSON(body)
+	if err != nil {
 		return nil, errors.New("Invalid JSON body")
 	}
 	o, ok := v.(map[string]any)
@@ -205,6 +206,39 @@ func readObject(r *http.Request) (map[string]any, error) {
 		return nil, errors.New("The request body must be a JSON object")
 	}
 	return o, nil
+}
+
+// bodyBuffers hold request bodies while they are parsed (parseJSON copies
+// what it keeps): one buffer per request in flight, not a new one per body.
+var bodyBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}
+
+// answerBuffers hold answers while they are encoded (Write copies them out).
+var answerBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// putAnswerBuffer keeps a buffer for the next answer unless a large one
+// (an admin's list) grew it: those are rare and let go.
+func putAnswerBuffer(b *bytes.Buffer) {
+	if b.Cap() <= maxBody {
+		answerBuffers.Put(b)
+	}
+}
+
+// readBody appends up to maxBody+1 bytes of body to buf.
+func readBody(buf []byte, body io.Reader) ([]byte, error) {
+	lr := io.LimitedReader{R: body, N: maxBody + 1}
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := lr.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return buf, err
+		}
+	}
 }
 
 // isJSONContentType reports whether a Content-Type is application/json,
