@@ -76,6 +76,7 @@ var allEnv = []string{"*"}
 // serveExtraEnv are the variables serve reads outside the settings package.
 var serveExtraEnv = [][3]string{
 	{"GOMEMLIMIT", "80MiB", "the Go runtime's soft memory limit"},
+	{"GOGC", "400", "the Go collector's heap growth between collections, bounded by GOMEMLIMIT"},
 	{"OTEL_*", "", "standard OpenTelemetry variables: traces over OTLP/HTTP when an endpoint is set"},
 }
 
