@@ -73,9 +73,11 @@ func transcode(rt routes.Route, invoke unaryCall, log *slog.Logger) http.Handler
 		for _, fd := range rt.PathFields {
 			obj[fd.JSONName()] = r.PathValue(fd.JSONName())
 		}
-		for key, vals := range r.URL.Query() {
-			if _, inBody := obj[key]; !inBody && len(vals) > 0 {
-				obj[key] = vals[0]
+		if r.URL.RawQuery != "" {
+			for key, vals := range r.URL.Query() {
+				if _, inBody := obj[key]; !inBody && len(vals) > 0 {
+					obj[key] = vals[0]
+				}
 			}
 		}
 		if check != nil {
