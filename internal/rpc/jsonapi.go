@@ -234,7 +234,7 @@ func readBody(buf []byte, body io.Reader) ([]byte, error) {
 		}
 		n, err := lr.Read(buf[len(buf):cap(buf)])
 		buf = buf[:len(buf)+n]
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			return buf, nil
 		}
 		if err != nil {
