@@ -64,7 +64,9 @@ export function GameScreen({ slug, game: Game }: { slug: GameSlug; game: Compone
         <AfterFirstPaint>
           <div className={styles.below}>
             <SessionStats game={slug} />
-            <LiveBets key={userKey} />
+            {/* Once the player is known: keyed by the account, a table drawn before would open the
+                floor's stream as a guest's, then close it and open another for the player. */}
+            {user.isPending ? null : <LiveBets key={userKey} />}
           </div>
         </AfterFirstPaint>
       }
