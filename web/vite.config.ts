@@ -82,6 +82,8 @@ export default defineConfig({
     emptyOutDir: false,
     target: 'es2022',
     sourcemap: false,
+    // dist/.vite/manifest.json: the Go server reads it to preload each route's chunks (internal/server/spa.go).
+    manifest: true,
   },
   test: {
     environment: 'jsdom',

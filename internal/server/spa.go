@@ -29,7 +29,8 @@ func spaHandler() http.Handler {
 
 // newSPAHandler serves the built app in files: real files as they are
 // (hashed assets cached for a year), any other path as index.html so the
-// app's router can handle it. A file with a precompressed sibling is sent
+// app's router can handle it (with the preloads of the path's screen when
+// the build's manifest names one: routePages). A file with a precompressed sibling is sent
 // in the best coding the client accepts (Brotli, then gzip), with Vary:
 // Accept-Encoding, so no request pays for compression at run time.
 func newSPAHandler(files fs.FS) http.Handler {
@@ -39,6 +40,7 @@ func newSPAHandler(files fs.FS) http.Handler {
 			`<body><h1>Fairplay</h1><p>The web app is not built into this binary. Run <code>make web</code> and rebuild, ` +
 			`or use the API under <code>/api</code>.</p></body></html>`)}
 	}
+	pages := routePages(files, index[""])
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
 			w.Header().Set("Allow", "GET, HEAD")
@@ -65,14 +67,18 @@ func newSPAHandler(files fs.FS) http.Handler {
 				return
 			}
 		}
+		page := index
+		if p, ok := pages[routeOf(r.URL.Path)]; ok {
+			page = p
+		}
 		h := w.Header()
 		h.Set("Content-Type", "text/html; charset=utf-8")
 		h.Set("Cache-Control", "no-cache")
-		if len(index) > 1 {
+		if len(page) > 1 {
 			h.Add("Vary", "Accept-Encoding")
 		}
-		coding := negotiateCoding(r.Header.Get("Accept-Encoding"), func(c string) bool { return index[c] != nil })
-		body := index[coding]
+		coding := negotiateCoding(r.Header.Get("Accept-Encoding"), func(c string) bool { return page[c] != nil })
+		body := page[coding]
 		if coding != "" {
 			h.Set("Content-Encoding", coding)
 		}

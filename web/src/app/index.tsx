@@ -1,10 +1,11 @@
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { RouterProvider } from 'react-router/dom';
 import { AppProvider } from './provider';
-import { createAppRouter } from './router';
+import { createAppRouter, preloadOnIntent } from './router';
 
 export function App() {
   const [router] = useState(createAppRouter);
+  useEffect(() => preloadOnIntent(), []);
   return (
     <AppProvider>
       <RouterProvider router={router} />

@@ -1,12 +1,12 @@
 import { useMutation } from '@tanstack/react-query';
-import { act, screen, within } from '@testing-library/react';
-import { useEffect } from 'react';
+import { act, screen, waitFor, within } from '@testing-library/react';
+import { useEffect, useState } from 'react';
 import { useUser } from '@/lib/auth';
 import { announceReveal, holdBet, resetReveals } from '@/lib/reveals';
 import { installEventSource, openStreams, type FakeEventSource } from '@/testing/event-source';
 import { fairness, gameApi } from '@/testing/game-api';
 import { deferred, json } from '@/testing/mock-api';
-import { renderApp, renderWithProviders } from '@/testing/test-utils';
+import { player, renderApp, renderWithProviders } from '@/testing/test-utils';
 import { LiveBets } from './live-bets';
 
 function live(id: string, extra: Record<string, unknown> = {}) {
@@ -35,6 +35,10 @@ async function open() {
   const app = renderApp('/games/dice');
   await screen.findByRole('button', { name: 'Roll Dice' });
   await screen.findByRole('table', { name: 'All bets' });
+  // The table's stream opens in an effect, which may run just after the table is drawn.
+  await waitFor(() => {
+    expect(openStreams()).toHaveLength(1);
+  });
   return app;
 }
 
@@ -150,6 +154,47 @@ describe('Live bets', () => {
     expect(table('All bets').getByText('alice')).toBeInTheDocument();
   });
 
+  it('lets the bet out at its reveal although a game with a request hook has just drawn again', async () => {
+    installEventSource();
+    gameApi();
+    // A game that redraws (its mutation hook's options change at each render) but sends nothing.
+    function Game() {
+      const play = useMutation({ mutationFn: () => Promise.resolve('') });
+      const name = useUser().data?.username;
+      const [draws, setDraws] = useState(0);
+      return (
+        <button
+          type="button"
+          disabled={play.isPending}
+          onClick={() => {
+            setDraws((n) => n + 1);
+          }}
+        >
+          {`Drawn ${draws} times for ${name ?? '…'}`}
+        </button>
+      );
+    }
+    const { user } = renderWithProviders(
+      <>
+        <Game />
+        <LiveBets />
+      </>,
+    );
+    await screen.findByRole('table', { name: 'All bets' });
+    await user.click(await screen.findByRole('button', { name: 'Drawn 0 times for alice' }));
+    const [es] = openStreams();
+    act(() => {
+      holdBet('mine');
+    });
+    send(es, live('mine', { username: 'alice' }));
+    await user.click(screen.getByRole('button', { name: 'Drawn 1 times for alice' }));
+    expect(table('All bets').queryByText('alice')).not.toBeInTheDocument();
+    act(() => {
+      announceReveal({ game: 'plinko', betId: 'mine', amount: 2, multiplier: 1.5, payout: 3 });
+    });
+    expect(table('All bets').getByText('alice')).toBeInTheDocument();
+  });
+
   it('lists the player’s own bets from the history and each reveal', async () => {
     installEventSource();
     const server = gameApi({
@@ -190,6 +235,26 @@ describe('Live bets', () => {
     expect(within(rows[0]!).getByText('alice')).toBeInTheDocument();
     unmount();
     expect(openStreams()).toHaveLength(0);
+  });
+
+  it('opens one stream for a signed-in player, once their account is known', async () => {
+    const ES = installEventSource();
+    const answer = deferred<Response>();
+    gameApi({ 'GET /api/auth/user': () => answer.promise });
+    renderApp('/games/dice');
+    // The panels under the game are drawn (after the first paint) while the account is still unknown.
+    await screen.findByRole('button', { name: 'Live stats' });
+    expect(ES.instances).toHaveLength(0);
+    await act(async () => {
+      answer.resolve(json({ user: player }));
+      await answer.promise;
+    });
+    await screen.findByRole('table', { name: 'All bets' });
+    await waitFor(() => {
+      expect(openStreams()).toHaveLength(1);
+    });
+    // Not a guest's stream closed and another opened for the player.
+    expect(ES.instances).toHaveLength(1);
   });
 
   it('closes its stream when the screen goes', async () => {

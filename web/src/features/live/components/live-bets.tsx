@@ -174,7 +174,10 @@ function FloorTab({ minAmount, label }: { minAmount?: number; label: string }) {
       if (feed.waitingCount > 0 && feed.release()) setRows(feed.rows);
     };
     const stopReveals = subscribeReveals(release);
-    const stopMutations = queryClient.getMutationCache().subscribe(() => {
+    // Only a request that ends counts: the cache also reports every render of a component
+    // with a mutation hook (its options), and those must not keep the player's bet waiting.
+    const stopMutations = queryClient.getMutationCache().subscribe((event) => {
+      if (event.type !== 'updated' || (event.action.type !== 'success' && event.action.type !== 'error')) return;
       if (queryClient.isMutating() > 0) return;
       requests.idleSince = Date.now();
       clearTimeout(settleTimer);

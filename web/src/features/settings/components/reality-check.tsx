@@ -1,12 +1,13 @@
 import { useQuery } from '@tanstack/react-query';
-import { useEffect, useState } from 'react';
-import { useNavigate } from 'react-router';
-import { Button } from '@/components/ui/button';
-import { Dialog, DialogContent } from '@/components/ui/dialog';
+import { lazy, Suspense, useEffect, useState } from 'react';
 import { useUser } from '@/lib/auth';
-import { formatCount, formatMoney } from '@/lib/format';
 import { fetchRealityCheck, useLimits, type RealityCheck } from '../api/limits';
-import styles from './settings.module.css';
+
+// The dialog (and Radix Dialog with it) is its own chunk: every page has the reminder,
+// few ever show it, so it stays out of the first load. Its chunk is fetched with the
+// session's figures, just before it is shown.
+const loadDialog = () => import('./reality-check-dialog');
+const RealityCheckDialog = lazy(loadDialog);
 
 const MINUTE = 60_000;
 
@@ -49,7 +50,6 @@ export function RealityCheckReminder() {
     retry: false,
   });
   const [shown, setShown] = useState<{ check: RealityCheck; at: number } | null>(null);
-  const navigate = useNavigate();
   const signedInAt = session.data?.signedInAt;
 
   useEffect(() => {
@@ -59,8 +59,8 @@ export function RealityCheckReminder() {
     const at = nextReminder(start, interval, acknowledged, Date.now());
     const timer = window.setTimeout(
       () => {
-        void fetchRealityCheck()
-          .then((rc) => {
+        void Promise.all([fetchRealityCheck(), loadDialog()])
+          .then(([rc]) => {
             sessionStorage.setItem(ackKey(signedInAt), String(Math.floor((Date.now() - start) / (interval * MINUTE))));
             setShown({ check: rc, at: Date.now() });
           })
@@ -74,36 +74,15 @@ export function RealityCheckReminder() {
   }, [signedInAt, interval, shown]);
 
   if (!shown) return null;
-  const { check } = shown;
-  const minutes = (shown.at - Date.parse(check.signedInAt)) / MINUTE;
-  const close = () => {
-    setShown(null);
-  };
   return (
-    <Dialog
-      open
-      onOpenChange={(open) => {
-        if (!open) close();
-      }}
-    >
-      <DialogContent title="Reality Check" description={`You have been signed in for ${formatDuration(minutes)}.`}>
-        <p className={styles.muted}>
-          Since you signed in: {formatCount(check.bets)} {check.bets === 1 ? 'bet' : 'bets'},{' '}
-          {formatMoney(check.wagered)} wagered, net result <strong>{formatMoney(check.net)}</strong>.
-        </p>
-        <div className={styles.panelActions}>
-          <Button
-            variant="ghost"
-            onClick={() => {
-              close();
-              void navigate('/settings?tab=limits');
-            }}
-          >
-            Set Limits or a Break
-          </Button>
-          <Button onClick={close}>Keep Playing</Button>
-        </div>
-      </DialogContent>
-    </Dialog>
+    <Suspense fallback={null}>
+      <RealityCheckDialog
+        check={shown.check}
+        signedInFor={formatDuration((shown.at - Date.parse(shown.check.signedInAt)) / MINUTE)}
+        onClose={() => {
+          setShown(null);
+        }}
+      />
+    </Suspense>
   );
 }

@@ -94,6 +94,22 @@ describe('Responsible gambling settings', () => {
   });
 });
 
+describe('Reality check', () => {
+  it('reminds a player whose reminder is due of their time and result, and lets them go on', async () => {
+    const signedInAt = new Date(Date.now() - 45 * 60_000).toISOString();
+    api({
+      'GET /api/limits': () => json({ limits: { ...none, realityCheckMinutes: 30 } }),
+      'GET /api/limits/reality-check': () => json({ signedInAt, bets: 3, wagered: 12, net: -4.5 }),
+    });
+    const { user } = renderApp('/');
+    const dialog = await screen.findByRole('dialog', { name: 'Reality Check' });
+    expect(dialog).toHaveAccessibleDescription('You have been signed in for 45 min.');
+    expect(within(dialog).getByText(/3 bets, \$12\.00 wagered/)).toBeInTheDocument();
+    await user.click(within(dialog).getByRole('button', { name: 'Keep Playing' }));
+    expect(screen.queryByRole('dialog', { name: 'Reality Check' })).not.toBeInTheDocument();
+  });
+});
+
 describe('limit rules in the browser', () => {
   it('parses limits like the server', () => {
     expect(parseLimit('')).toBeUndefined();
