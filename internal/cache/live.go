@@ -177,9 +177,11 @@ func (f *LiveFeed) publish(ctx context.Context) {
 //	uvarint   length of the username, then the name (0 when hidden)
 //	varint    amount, multiplier, payout (1e-8 units), settled at (Unix ns)
 //
-// It replaced JSON (encoding/json over a struct with a UUID) because
-// encoding and decoding the feed cost ~8% of the server's CPU per dice bet
-// under make bench (BENCH_PROFILE), every replica decoding every bet.
+// It replaced JSON (encoding/json over a struct with a UUID): encoding and
+// decoding the feed cost up to ~8% of the server's CPU per dice bet under
+// make bench on a busy machine (BENCH_PROFILE: each PUBLISH carried few
+// bets), ~1.5% on a quiet one; the binary form is ~12x cheaper per bet
+// (BenchmarkLiveWire), every replica decoding every bet.
 const wireVersion = 1
 
 // appendWire appends one bet in the binary feed format.

@@ -108,16 +108,36 @@ func FuzzDecodeLive(f *testing.F) {
 	})
 }
 
+// BenchmarkLiveWire encodes and decodes one message of three bets in the
+// binary format and in the JSON an older release published.
 func BenchmarkLiveWire(b *testing.B) {
 	bets := wireBets()
-	var payload []byte
-	for b.Loop() {
-		payload = append(payload[:0], wireVersion)
-		for _, x := range bets {
-			payload = appendWire(payload, x)
+	b.Run("binary", func(b *testing.B) {
+		var payload []byte
+		for b.Loop() {
+			payload = append(payload[:0], wireVersion)
+			for _, x := range bets {
+				payload = appendWire(payload, x)
+			}
+			if _, err := decodeLive(string(payload)); err != nil {
+				b.Fatal(err)
+			}
 		}
-		if _, err := decodeLive(string(payload)); err != nil {
-			b.Fatal(err)
+	})
+	b.Run("json", func(b *testing.B) {
+		ws := make([]wireBet, len(bets))
+		for b.Loop() {
+			for i, x := range bets {
+				ws[i] = wireBet{ID: x.ID, Game: x.Game, Username: x.Username, Hidden: x.Hidden, Amount: int64(x.Amount),
+					Multiplier: int64(x.Multiplier), Payout: int64(x.Payout), SettledAt: x.SettledAt.UnixNano()}
+			}
+			payload, err := json.Marshal(ws)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := decodeLive(string(payload)); err != nil {
+				b.Fatal(err)
+			}
 		}
-	}
+	})
 }
