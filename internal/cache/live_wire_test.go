@@ -46,16 +46,21 @@ func TestLiveWireRoundTrip(t *testing.T) {
 	}
 }
 
+// olderJSON is bets as an older release published them.
+func olderJSON(bets []live.Bet) []wireBet {
+	ws := make([]wireBet, len(bets))
+	for i, b := range bets {
+		ws[i] = wireBet{ID: b.ID, Game: b.Game, Username: b.Username, Hidden: b.Hidden, Amount: int64(b.Amount),
+			Multiplier: int64(b.Multiplier), Payout: int64(b.Payout), SettledAt: b.SettledAt.UnixNano()}
+	}
+	return ws
+}
+
 // An older release's replica publishes JSON; a rolling upgrade must not
 // lose its bets.
 func TestLiveWireReadsTheOlderJSON(t *testing.T) {
 	in := wireBets()
-	ws := make([]wireBet, len(in))
-	for i, b := range in {
-		ws[i] = wireBet{ID: b.ID, Game: b.Game, Username: b.Username, Hidden: b.Hidden, Amount: int64(b.Amount),
-			Multiplier: int64(b.Multiplier), Payout: int64(b.Payout), SettledAt: b.SettledAt.UnixNano()}
-	}
-	raw, err := json.Marshal(ws)
+	raw, err := json.Marshal(olderJSON(in))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,13 +130,8 @@ func BenchmarkLiveWire(b *testing.B) {
 		}
 	})
 	b.Run("json", func(b *testing.B) {
-		ws := make([]wireBet, len(bets))
 		for b.Loop() {
-			for i, x := range bets {
-				ws[i] = wireBet{ID: x.ID, Game: x.Game, Username: x.Username, Hidden: x.Hidden, Amount: int64(x.Amount),
-					Multiplier: int64(x.Multiplier), Payout: int64(x.Payout), SettledAt: x.SettledAt.UnixNano()}
-			}
-			payload, err := json.Marshal(ws)
+			payload, err := json.Marshal(olderJSON(bets))
 			if err != nil {
 				b.Fatal(err)
 			}

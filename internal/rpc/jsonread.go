@@ -117,18 +117,8 @@ func (p *jsonParser) object(depth int) (any, error) {
 			return nil, err
 		}
 		obj[key] = v
-		p.space()
-		if p.i >= len(p.data) {
-			return nil, p.fail()
-		}
-		switch p.data[p.i] {
-		case ',':
-			p.i++
-		case '}':
-			p.i++
-			return obj, nil
-		default:
-			return nil, p.fail()
+		if end, err := p.after('}'); err != nil || end {
+			return obj, err
 		}
 	}
 }
@@ -151,20 +141,27 @@ func (p *jsonParser) array(depth int) (any, error) {
 			return nil, err
 		}
 		arr = append(arr, v)
-		p.space()
-		if p.i >= len(p.data) {
-			return nil, p.fail()
+		if end, err := p.after(']'); err != nil || end {
+			return arr, err
 		}
+	}
+}
+
+// after reads what follows a member of an object or an element of an
+// array: a comma (more follow) or the closing bracket (end).
+func (p *jsonParser) after(closing byte) (end bool, err error) {
+	p.space()
+	if p.i < len(p.data) {
 		switch p.data[p.i] {
 		case ',':
 			p.i++
-		case ']':
+			return false, nil
+		case closing:
 			p.i++
-			return arr, nil
-		default:
-			return nil, p.fail()
+			return true, nil
 		}
 	}
+	return false, p.fail()
 }
 
 // number reads a number in JSON's grammar, kept as its text.
