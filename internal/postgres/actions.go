@@ -124,27 +124,11 @@ const actionSQL = `
 		  AND (SELECT live FROM s)
 		FOR UPDATE OF b
 	), u AS (
-		UPDATE users SET balance = balance - $2::bigint + $3::bigint,
-			play_day = greatest(play_day, date_trunc('day', now(), 'UTC')),
-			play_day_wagered = fairplay_usage('day', play_day, play_day_wagered, $2::bigint),
-			play_day_lost = fairplay_usage('day', play_day, play_day_lost, $2::bigint - $3::bigint),
-			play_week = greatest(play_week, date_trunc('week', now(), 'UTC')),
-			play_week_wagered = fairplay_usage('week', play_week, play_week_wagered, $2::bigint),
-			play_week_lost = fairplay_usage('week', play_week, play_week_lost, $2::bigint - $3::bigint),
-			play_month = greatest(play_month, date_trunc('month', now(), 'UTC')),
-			play_month_wagered = fairplay_usage('month', play_month, play_month_wagered, $2::bigint),
-			play_month_lost = fairplay_usage('month', play_month, play_month_lost, $2::bigint - $3::bigint)
-		WHERE id = $1::uuid AND ($2::bigint <> 0 OR $3::bigint <> 0) AND balance - $2::bigint >= 0
-		  AND ($2::bigint = 0 OR fairplay_play_refusal(users, $2::bigint) IS NULL)
+		` + gameMoneySQL + `
 		  AND EXISTS (SELECT 1 FROM g)
 		RETURNING balance
 	), l AS (
-		INSERT INTO ledger_entries (user_id, kind, amount, balance_after, ref_id, note, created_at)
-		SELECT $1::uuid, e.kind, e.amount, e.balance_after, $4::uuid, '', $11::timestamptz
-		FROM u, LATERAL (VALUES (1, 'bet', -$2::bigint, u.balance - $3::bigint), (2, 'payout', $3::bigint, u.balance))
-		     AS e(n, kind, amount, balance_after)
-		WHERE e.amount <> 0
-		ORDER BY e.n
+		` + gameLedgerSQL + `
 	), b AS (
 		UPDATE bets SET status = $5, amount = $6, multiplier = $7, payout = $8, params = $9, state = $10,
 		                settled_at = $12

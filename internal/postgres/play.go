@@ -312,19 +312,15 @@ const (
 	FOR UPDATE OF b`
 )
 
-// saveGameSQL is PlayOn's second statement. The balance changes only when
-// money moves ($2 extra stake, $3 payout), not below zero, an extra stake
-// only within the player's own limits (fairplay_play_refusal, migration
-// 00015, the rule a bet's stake meets), and only while the bet is active
-// (the first statement's lock keeps it so); the bet is saved only if it is
-// active and the money moved. So it changes all or nothing, and the COMMIT
-// sent with it needs no decision in between. The play_* counts move with
-// the balance, as a bet moves them. It returns the balance after, whether
-// the money moved, whether the bet was saved and, when an extra stake did
-// not move, the player's limits' refusal (NULL: the balance was short).
-const saveGameSQL = `
-	WITH u AS (
-		UPDATE users SET balance = balance - $2::bigint + $3::bigint,
+// gameMoneySQL and gameLedgerSQL move a game action's money, the one
+// definition for both statements that save an action (saveGameSQL and
+// actionSQL, each adding what makes the row theirs to change): the balance
+// changes only when money moves ($2 extra stake, $3 payout), not below zero,
+// an extra stake only within the player's own limits, with the play_* counts;
+// then the ledger entry of each amount that is not zero. $1 is the player,
+// $4 the bet, $11 the time.
+const (
+	gameMoneySQL = `UPDATE users SET balance = balance - $2::bigint + $3::bigint,
 			play_day = greatest(play_day, date_trunc('day', now(), 'UTC')),
 			play_day_wagered = fairplay_usage('day', play_day, play_day_wagered, $2::bigint),
 			play_day_lost = fairplay_usage('day', play_day, play_day_lost, $2::bigint - $3::bigint),
@@ -335,16 +331,30 @@ const saveGameSQL = `
 			play_month_wagered = fairplay_usage('month', play_month, play_month_wagered, $2::bigint),
 			play_month_lost = fairplay_usage('month', play_month, play_month_lost, $2::bigint - $3::bigint)
 		WHERE id = $1::uuid AND ($2::bigint <> 0 OR $3::bigint <> 0) AND balance - $2::bigint >= 0
-		  AND ($2::bigint = 0 OR fairplay_play_refusal(users, $2::bigint) IS NULL)
-		  AND EXISTS (SELECT 1 FROM bets WHERE id = $4::uuid AND status = 'active')
-		RETURNING balance
-	), l AS (
-		INSERT INTO ledger_entries (user_id, kind, amount, balance_after, ref_id, note, created_at)
+		  AND ($2::bigint = 0 OR fairplay_play_refusal(users, $2::bigint) IS NULL)`
+	gameLedgerSQL = `INSERT INTO ledger_entries (user_id, kind, amount, balance_after, ref_id, note, created_at)
 		SELECT $1::uuid, e.kind, e.amount, e.balance_after, $4::uuid, '', $11::timestamptz
 		FROM u, LATERAL (VALUES (1, 'bet', -$2::bigint, u.balance - $3::bigint), (2, 'payout', $3::bigint, u.balance))
 		     AS e(n, kind, amount, balance_after)
 		WHERE e.amount <> 0
-		ORDER BY e.n
+		ORDER BY e.n`
+)
+
+// saveGameSQL is PlayOn's second statement. The money moves as gameMoneySQL
+// says (an extra stake within the player's own limits: fairplay_play_refusal,
+// migration 00015, the rule a bet's stake meets) and only while the bet is
+// active (the first statement's lock keeps it so); the bet is saved only if
+// it is active and the money moved. So it changes all or nothing, and the
+// COMMIT sent with it needs no decision in between. It returns the balance after, whether
+// the money moved, whether the bet was saved and, when an extra stake did
+// not move, the player's limits' refusal (NULL: the balance was short).
+const saveGameSQL = `
+	WITH u AS (
+		` + gameMoneySQL + `
+		  AND EXISTS (SELECT 1 FROM bets WHERE id = $4::uuid AND status = 'active')
+		RETURNING balance
+	), l AS (
+		` + gameLedgerSQL + `
 	), b AS (
 		UPDATE bets SET status = $5, amount = $6, multiplier = $7, payout = $8, params = $9, state = $10,
 		                settled_at = $12
