@@ -271,6 +271,42 @@ func TestNonJSONBodiesAre415(t *testing.T) {
 	}
 }
 
+// TestMalformedJSONBodiesAre400: the /api body reader (internal/rpc's own
+// JSON reader since issue 18) refuses what is not one JSON document — a
+// second document or text after the first, a cut-off body, nesting deeper
+// than encoding/json allows — with 400 "Invalid JSON body" on every route,
+// before any handler, and nothing changes. A request must not be able to
+// smuggle a second body past the first.
+func TestMalformedJSONBodiesAre400(t *testing.T) {
+	t.Parallel()
+	w := newHostileWorld(t)
+	before := dbSnapshot(t, w.env)
+	for _, r := range apiRoutes {
+		if r.method == "GET" {
+			continue
+		}
+		path, body := r.request(r.base(w))
+		raw, _ := json.Marshal(body)
+		bad := map[string][]byte{
+			"two documents":   append(append([]byte{}, raw...), raw...),
+			"trailing text":   append(append([]byte{}, raw...), " }"...),
+			"cut off":         raw[:len(raw)-1],
+			"deeper than 10k": []byte(`{"x":` + strings.Repeat("[", 10001) + strings.Repeat("]", 10001) + `}`),
+		}
+		for name, b := range bad {
+			t.Run(r.method+" "+r.path+" "+name, func(t *testing.T) {
+				res := w.client(r).DoWith(r.method, path, b, func(req *http.Request) {
+					req.Header.Set("Content-Type", "application/json")
+				})
+				if res.Status != http.StatusBadRequest || res.Message() != "Invalid JSON body" {
+					t.Fatalf("%s %s with %s: %d %s", r.method, path, name, res.Status, res.Raw)
+				}
+			})
+		}
+	}
+	sameDB(t, w.env, before, "a malformed body")
+}
+
 // streamingProcedure reports whether a procedure streams its responses.
 func streamingProcedure(procedure string) bool {
 	for _, f := range apiServices {
