@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"time"
 
@@ -131,4 +132,21 @@ func PlaceAsAnOlderRelease(s *PlayStore, b BatchBet) BatchAnswer {
 	}
 	placed, now, err := r.result()
 	return BatchAnswer{Balance: placed.Balance, Placed: placed, Now: now, Err: err}
+}
+
+// MigrateDownTo undoes the embedded migrations above version on the
+// database at url (their Down sections), for the tests of a migration's
+// way back.
+func MigrateDownTo(ctx context.Context, url string, version int64) error {
+	db, err := sql.Open("pgx", withoutPoolParams(url))
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	p, err := provider(db)
+	if err != nil {
+		return err
+	}
+	_, err = p.DownTo(ctx, version)
+	return err
 }

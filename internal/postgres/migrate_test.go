@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/pressly/goose/v3/lock"
 
 	"github.com/fairplay/fairplay/internal/postgres"
@@ -194,5 +195,102 @@ func TestOlderReleaseRunsOnANewerSchema(t *testing.T) {
 	}
 	if newest != 99990 {
 		t.Fatalf("schema version %d after the older release's migrate, want the newer 99990 kept", newest)
+	}
+}
+
+// Bets and ledger entries refer to their player and seed pair without
+// foreign-key checks (migration 00016): no player or pair is ever deleted,
+// and the database refuses to, so no entry can lose them.
+func TestPlayersAndSeedPairsAreNeverDeleted(t *testing.T) {
+	t.Parallel()
+	pool := pgtest.New(t)
+	ctx := context.Background()
+	var user, pair string
+	if err := pool.QueryRow(ctx, `
+		WITH u AS (
+			INSERT INTO users (id, username, email, password_hash, balance)
+			VALUES (gen_random_uuid(), 'keeper', 'k@x.io', 'h', 5) RETURNING id
+		)
+		INSERT INTO seed_pairs (id, user_id, server_seed, server_seed_hash, client_seed, nonce)
+		SELECT gen_random_uuid(), u.id, 's', 'h', 'c', 0 FROM u RETURNING user_id, id`).Scan(&user, &pair); err != nil {
+		t.Fatal(err)
+	}
+	for _, stmt := range []string{
+		`DELETE FROM seed_pairs WHERE id = '` + pair + `'`,
+		`DELETE FROM users WHERE id = '` + user + `'`,
+		`DELETE FROM users WHERE false`,
+		`TRUNCATE seed_pairs CASCADE`,
+		`TRUNCATE users CASCADE`,
+	} {
+		_, err := pool.Exec(ctx, stmt)
+		var pgErr *pgconn.PgError
+		if !errors.As(err, &pgErr) || pgErr.Code != "23001" || !strings.Contains(pgErr.Message, "never deleted") {
+			t.Errorf("%s: %v, want restrict_violation 'never deleted'", stmt, err)
+		}
+	}
+	var users, pairs int
+	if err := pool.QueryRow(ctx, `SELECT (SELECT count(*) FROM users), (SELECT count(*) FROM seed_pairs)`).Scan(&users, &pairs); err != nil {
+		t.Fatal(err)
+	}
+	if users != 1 || pairs != 1 {
+		t.Fatalf("%d users and %d seed pairs left, want 1 and 1", users, pairs)
+	}
+}
+
+// Migration 00016's way back restores the foreign keys, checked against
+// the rows written without them, and the way forward drops them again.
+func TestMigration16DownRestoresTheForeignKeys(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	url := pgtest.EmptyURL(t)
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	if err := postgres.Migrate(ctx, url, quiet); err != nil {
+		t.Fatal(err)
+	}
+	pool, err := postgres.Open(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	// A bet and its ledger entry, written without the checks.
+	if _, err := pool.Exec(ctx, `
+		WITH u AS (
+			INSERT INTO users (id, username, email, password_hash, balance)
+			VALUES (gen_random_uuid(), 'roundtrip', 'r@x.io', 'h', 5) RETURNING id
+		), p AS (
+			INSERT INTO seed_pairs (id, user_id, server_seed, server_seed_hash, client_seed, nonce)
+			SELECT gen_random_uuid(), u.id, 's', 'h', 'c', 1 FROM u RETURNING id, user_id
+		), b AS (
+			INSERT INTO bets (id, user_id, game, status, amount, seed_pair_id, client_seed, nonce, settled_at)
+			SELECT gen_random_uuid(), p.user_id, 'dice', 'settled', 1, p.id, 'c', 1, now() FROM p RETURNING id, user_id
+		)
+		INSERT INTO ledger_entries (user_id, kind, amount, balance_after, ref_id)
+		SELECT b.user_id, 'bet', -1, 4, b.id FROM b`); err != nil {
+		t.Fatal(err)
+	}
+	keys := func() (n int) {
+		if err := pool.QueryRow(ctx, `SELECT count(*) FROM pg_constraint WHERE contype = 'f' AND convalidated
+			AND conname IN ('bets_user_id_fkey', 'bets_seed_pair_id_fkey', 'ledger_entries_user_id_fkey')`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if n := keys(); n != 0 {
+		t.Fatalf("%d of the hot inserts' foreign keys after migrating, want none", n)
+	}
+	if err := postgres.MigrateDownTo(ctx, url, 15); err != nil {
+		t.Fatalf("migration 00016 down: %v", err)
+	}
+	if n := keys(); n != 3 {
+		t.Fatalf("%d of the 3 foreign keys back after 00016 down", n)
+	}
+	if _, err := pool.Exec(ctx, `DELETE FROM users WHERE false`); err != nil {
+		t.Fatalf("the delete refusal outlived 00016 down: %v", err)
+	}
+	if err := postgres.Migrate(ctx, url, quiet); err != nil {
+		t.Fatal(err)
+	}
+	if n := keys(); n != 0 {
+		t.Fatalf("%d foreign keys after migrating up again", n)
 	}
 }

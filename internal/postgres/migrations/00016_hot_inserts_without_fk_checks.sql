@@ -1,0 +1,62 @@
+-- +goose Up
+-- Every bet inserts a bet row and one or two ledger entries, and Postgres
+-- checked each of them against its player (and the bet against its seed
+-- pair) with a foreign-key trigger: a query of its own per row, started and
+-- ended like any other. Counted with callgrind on a batch of 32 dice bets
+-- (fairplay_place_bets, single-user Postgres, the same data each run), those
+-- checks were 26% of the instructions per bet with the bench's 64 players
+-- (whose tiny tables the checks scan) and 12.5% with 5,000 more; make bench
+-- measures the rest.
+--
+-- The checks can never fail. Every statement that inserts a bet or a ledger
+-- entry takes its player from the player's row it updates or locks in the
+-- same statement (fairplay_place_bets: the locked players and pairs; a game
+-- action, a top-up, an admin adjustment: UPDATE users ... RETURNING; sign-up:
+-- the user inserted in the same transaction), and no player or seed pair is
+-- ever deleted: a player leaves by deleted_at. What the foreign keys also
+-- did was refuse to delete a player or a pair with bets or entries; the
+-- triggers below refuse every DELETE and TRUNCATE of users and seed_pairs
+-- instead, so no entry can lose its player. sessions, two-factor codes and
+-- the other tables keep their foreign keys: they are not on the bet's path.
+ALTER TABLE bets
+    DROP CONSTRAINT bets_user_id_fkey,
+    DROP CONSTRAINT bets_seed_pair_id_fkey;
+ALTER TABLE ledger_entries
+    DROP CONSTRAINT ledger_entries_user_id_fkey;
+
+-- +goose StatementBegin
+CREATE FUNCTION fairplay_refuse_delete() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+    RAISE EXCEPTION '% rows are never deleted: bets and ledger entries refer to them', TG_TABLE_NAME
+        USING ERRCODE = 'restrict_violation',
+              HINT = 'A player leaves by users.deleted_at; a seed pair is retired by revealed_at.';
+END
+$$;
+-- +goose StatementEnd
+
+CREATE TRIGGER users_never_deleted BEFORE DELETE ON users
+    FOR EACH STATEMENT EXECUTE FUNCTION fairplay_refuse_delete();
+CREATE TRIGGER users_never_truncated BEFORE TRUNCATE ON users
+    FOR EACH STATEMENT EXECUTE FUNCTION fairplay_refuse_delete();
+CREATE TRIGGER seed_pairs_never_deleted BEFORE DELETE ON seed_pairs
+    FOR EACH STATEMENT EXECUTE FUNCTION fairplay_refuse_delete();
+CREATE TRIGGER seed_pairs_never_truncated BEFORE TRUNCATE ON seed_pairs
+    FOR EACH STATEMENT EXECUTE FUNCTION fairplay_refuse_delete();
+
+-- +goose Down
+DROP TRIGGER seed_pairs_never_truncated ON seed_pairs;
+DROP TRIGGER seed_pairs_never_deleted ON seed_pairs;
+DROP TRIGGER users_never_truncated ON users;
+DROP TRIGGER users_never_deleted ON users;
+DROP FUNCTION fairplay_refuse_delete();
+-- The rows were written by the same statements as before, so the keys hold;
+-- NOT VALID then VALIDATE checks them without blocking writes meanwhile.
+ALTER TABLE ledger_entries
+    ADD CONSTRAINT ledger_entries_user_id_fkey FOREIGN KEY (user_id) REFERENCES users (id) NOT VALID;
+ALTER TABLE bets
+    ADD CONSTRAINT bets_user_id_fkey FOREIGN KEY (user_id) REFERENCES users (id) NOT VALID,
+    ADD CONSTRAINT bets_seed_pair_id_fkey FOREIGN KEY (seed_pair_id) REFERENCES seed_pairs (id) NOT VALID;
+ALTER TABLE ledger_entries VALIDATE CONSTRAINT ledger_entries_user_id_fkey;
+ALTER TABLE bets VALIDATE CONSTRAINT bets_user_id_fkey;
+ALTER TABLE bets VALIDATE CONSTRAINT bets_seed_pair_id_fkey;
