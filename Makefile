@@ -156,6 +156,10 @@ bench: ## load-test a release build next to pgbench -N and print the table (BENC
 bench-web: ## Lighthouse (mobile) over every route of the release build: scores, FCP, TBT, LCP, CLS (LIGHTHOUSE_RUNS)
 	hack/bench-web.sh
 
+.PHONY: bench-sql
+bench-sql: ## Postgres instructions per bet of a batch (callgrind, single-user Postgres; steady on a busy machine); VARIANT=file.sql compares a change
+	hack/pgcost.sh $(VARIANT)
+
 .PHONY: fuzz
 fuzz: ## run every Go fuzz target for FUZZTIME each (default 10s; e.g. make fuzz FUZZTIME=1h)
 	FUZZTIME=$(or $(FUZZTIME),10s) hack/fuzz.sh

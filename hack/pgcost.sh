@@ -1,0 +1,173 @@
+#!/usr/bin/env bash
+# make bench-sql: what a batch of bets costs Postgres, counted in instructions
+# rather than seconds, so two runs give the same figure whatever else the
+# machine is doing (make bench's CPU per bet swings with the load).
+#
+# It builds a database with this tree's migrations and PGCOST_PLAYERS players
+# (each with a session and a seed pair), then runs Postgres in single-user
+# mode under valgrind's callgrind: PGCOST_WARMUP batches, then PGCOST_BATCHES
+# more, each one fairplay_place_bets call of PGCOST_BATCH dice bets of
+# different players (about half paying out) in its own transaction, as the
+# server's batches are. The difference between the two runs, divided by the
+# bets, is the cost per bet of the steady state: startup, the first plans and
+# the cached plans' building cancel out. It prints instructions per bet, and
+# the functions that cost most per bet (inclusive), from the same difference.
+#
+#   hack/pgcost.sh                 this tree's schema
+#   hack/pgcost.sh variant.sql     the same after variant.sql (a changed function, a dropped
+#                                  index...): what a change to the SQL would save, before writing it
+#
+# Settings: PGCOST_PLAYERS (default 64, as make bench), PGCOST_BATCH (32, the
+# server's largest batch), PGCOST_WARMUP (10), PGCOST_BATCHES (20),
+# PGCOST_TOP (30 functions listed; 0 for none), PGCOST_KEEP (1: keep the
+# work directory, its callgrind files and logs, and print where).
+# The total includes building each batch's arguments in SQL (the same in
+# every variant); the function's own share is printed apart. The commit is
+# counted without its WAL flush (synchronous_commit is off: single-user
+# Postgres has no WAL writer to wait for).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PLAYERS=${PGCOST_PLAYERS:-64}
+BATCH=${PGCOST_BATCH:-32}
+WARMUP=${PGCOST_WARMUP:-10}
+BATCHES=${PGCOST_BATCHES:-20}
+TOP=${PGCOST_TOP:-30}
+VARIANT=${1:-}
+[ -n "$VARIANT" ] && VARIANT=$(realpath "$VARIANT")
+[ "$BATCH" -le "$PLAYERS" ] || { echo "PGCOST_BATCH ($BATCH) must not exceed PGCOST_PLAYERS ($PLAYERS)" >&2; exit 2; }
+
+pg_bin() { ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1; }
+pkgs=(valgrind:callgrind_annotate python3:python3)
+[ -n "$(pg_bin)" ] || pkgs+=(postgresql)
+hack/apt.sh "${pkgs[@]}" >&2
+bin=$(pg_bin)
+
+# Postgres refuses to run as root: as root, its files belong to postgres.
+as_pg() { if [ "$(id -u)" -eq 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
+WORK=$(mktemp -d /var/tmp/fairplay-pgcost.XXXXXX)
+[ "$(id -u)" -eq 0 ] && chown postgres "$WORK"
+chmod 755 "$WORK"
+PID=
+cleanup() {
+  [ -n "$PID" ] && as_pg "$bin/pg_ctl" -D "$WORK/base" -m immediate -w stop >/dev/null 2>&1 || true
+  [ -n "${PGCOST_KEEP:-}" ] && { echo "kept: $WORK" >&2; return; }
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+echo "==> a database with this tree's migrations and $PLAYERS players" >&2
+CGO_ENABLED=0 go build -o "$WORK/fairplay" ./cmd/fairplay
+as_pg "$bin/initdb" -D "$WORK/base" -U postgres --auth=trust -E UTF8 --locale=C.UTF-8 >"$WORK/initdb.log" 2>&1 \
+  || { cat "$WORK/initdb.log" >&2; exit 1; }
+as_pg "$bin/pg_ctl" -D "$WORK/base" -l "$WORK/postgres.log" -w \
+  -o "-c listen_addresses='' -k $WORK -p 5432" start >/dev/null
+PID=started
+"$bin/createdb" -h "$WORK" -U postgres pb
+URL="postgres://postgres@/pb?host=$WORK&sslmode=disable"
+DATABASE_URL=$URL "$WORK/fairplay" migrate >"$WORK/migrate.log" 2>&1 || { cat "$WORK/migrate.log" >&2; exit 1; }
+"$bin/psql" -X -q -v ON_ERROR_STOP=1 "$URL" <<SQL
+INSERT INTO users (id, username, email, password_hash, balance)
+SELECT md5('player' || i)::uuid, 'player_' || i, 'player' || i || '@pgcost.test', 'x', 100000000000
+FROM generate_series(1, $PLAYERS) i;
+INSERT INTO sessions (id, user_id, refresh_hash)
+SELECT md5('session' || i)::uuid, md5('player' || i)::uuid, decode(md5('refresh' || i), 'hex')
+FROM generate_series(1, $PLAYERS) i;
+INSERT INTO seed_pairs (id, user_id, server_seed, server_seed_hash, client_seed, nonce)
+SELECT md5('pair' || i)::uuid, md5('player' || i)::uuid, md5('server' || i), md5('hash' || i), 'client' || i, 0
+FROM generate_series(1, $PLAYERS) i;
+VACUUM ANALYZE;
+SQL
+as_pg "$bin/pg_ctl" -D "$WORK/base" -m fast -w stop >/dev/null
+PID=
+
+# One batch: the next nonce of PGCOST_BATCH players' pairs (the players
+# taken in turn), a bet id led by the time as the server's UUIDv7 are, a
+# payout for about half.
+batch_sql() {
+  cat <<SQL
+SELECT count(*) FILTER (WHERE f.status = 'placed') AS placed FROM (
+  SELECT array_agg(p.user_id ORDER BY p.user_id) users, array_agg(s.id ORDER BY p.user_id) sessions,
+         array_agg(now() - interval '1 day' ORDER BY p.user_id) live_since, array_agg(p.id ORDER BY p.user_id) pairs,
+         array_agg(p.client_seed ORDER BY p.user_id) seeds, array_agg(p.nonce + 1 ORDER BY p.user_id) nonces,
+         array_agg(encode(overlay(uuid_send(md5(p.id::text || p.nonce)::uuid) placing
+                   substring(int8send((extract(epoch FROM clock_timestamp()) * 1000)::bigint) FROM 3) FROM 1 FOR 6),
+                   'hex')::uuid ORDER BY p.user_id) bets,
+         array_agg('dice'::text ORDER BY p.user_id) games, array_agg('settled'::text ORDER BY p.user_id) statuses,
+         array_agg(1000000::bigint ORDER BY p.user_id) stakes,
+         array_agg(CASE WHEN hashtext(p.id::text || p.nonce) % 2 = 0 THEN 198000000 ELSE 0 END::bigint
+                   ORDER BY p.user_id) mults,
+         array_agg(CASE WHEN hashtext(p.id::text || p.nonce) % 2 = 0 THEN 1980000 ELSE 0 END::bigint
+                   ORDER BY p.user_id) pays,
+         array_agg('{"target": "50.5", "condition": "above"}'::text ORDER BY p.user_id) params,
+         array_agg('{"roll": 61.25, "win": true}'::text ORDER BY p.user_id) states,
+         array_agg(clock_timestamp() ORDER BY p.user_id) at, array_agg(true ORDER BY p.user_id) settled
+  FROM (SELECT * FROM seed_pairs WHERE revealed_at IS NULL ORDER BY nonce, user_id LIMIT $BATCH) p
+  JOIN sessions s ON s.user_id = p.user_id
+) a, fairplay_place_bets(a.users, a.sessions, a.live_since, a.pairs, a.seeds, a.nonces, a.bets, a.games, a.statuses,
+                         a.stakes, a.mults, a.pays, a.params, a.states, a.at, a.settled, false) f;
+
+SQL
+}
+
+# count N: the instructions of a single-user Postgres that runs N batches
+# (after the variant, if any), on a fresh copy of the database.
+count() {
+  local n=$1 w=$WORK/w$1
+  rm -rf "$w"
+  cp -a "$WORK/base" "$w"
+  if [ -n "$VARIANT" ]; then
+    { cat "$VARIANT"; printf '\n\n'; } | as_pg "$bin/postgres" --single -j -D "$w" pb >"$w.variant.log" 2>&1
+    if grep -q ERROR "$w.variant.log"; then grep ERROR "$w.variant.log" >&2; exit 1; fi
+  fi
+  { echo "SET synchronous_commit = off;"; echo; for _ in $(seq "$n"); do batch_sql; done; } >"$WORK/script$n.sql"
+  chmod 644 "$WORK/script$n.sql"
+  as_pg valgrind --tool=callgrind --callgrind-out-file="$WORK/callgrind.$n" "$bin/postgres" --single -j -D "$w" pb \
+    <"$WORK/script$n.sql" >"$w.out" 2>"$w.err" || { tail -20 "$w.err" >&2; exit 1; }
+  if grep -q ERROR "$w.out" "$w.err"; then grep -h ERROR "$w.out" "$w.err" | head -5 >&2; exit 1; fi
+  local placed
+  placed=$(grep -c "placed = \"$BATCH\"" "$w.out" || true)
+  [ "$placed" -eq "$n" ] || { echo "only $placed of $n batches placed all $BATCH bets" >&2; exit 1; }
+}
+
+echo "==> callgrind: $WARMUP batches, then $((WARMUP + BATCHES)) (batches of $BATCH; a minute or two)" >&2
+count "$WARMUP"
+count $((WARMUP + BATCHES))
+python3 - "$WORK/callgrind.$WARMUP" "$WORK/callgrind.$((WARMUP + BATCHES))" $((BATCHES * BATCH)) "$TOP" "${VARIANT:-this tree}" <<'PY'
+import re, subprocess, sys
+before, after, bets, top, label = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
+
+# The frames every instruction is under.
+SKIP = {"(below main)", "main", "__libc_start_main@@GLIBC_2.34", "PostgresSingleUserMain", "PostgresMain"}
+
+
+def inclusive(path):
+    out = subprocess.run(["callgrind_annotate", "--inclusive=yes", "--threshold=100", path],
+                         capture_output=True, text=True, check=True).stdout
+    total, funcs = 0, {}
+    for line in out.splitlines():
+        m = re.match(r"\s*([\d,]+) \([ \d.]+%\)\s+(.*)", line)
+        if not m:
+            continue
+        n, name = int(m.group(1).replace(",", "")), m.group(2)
+        if "PROGRAM TOTALS" in name:
+            total = n
+            continue
+        name = name.split(":", 1)[-1].split(" [")[0]
+        if not name.startswith("0x") and name not in SKIP:
+            funcs[name] = funcs.get(name, 0) + n
+    return total, funcs
+
+t0, f0 = inclusive(before)
+t1, f1 = inclusive(after)
+def per_bet(name):
+    return (f1.get(name, 0) - f0.get(name, 0)) / bets
+
+print(f"{label}: {(t1 - t0) / bets:,.0f} instructions per bet in all, of which")
+print(f"  {per_bet('plpgsql_call_handler'):>9,.0f}  fairplay_place_bets (the statement, its triggers and checks)")
+print("  and the rest: the query that builds the batch's arguments (parsed and planned each time), the commit")
+if top:
+    rows = sorted(((f1.get(k, 0) - f0.get(k, 0)) / bets, k) for k in set(f0) | set(f1))
+    print(f"\n{'per bet':>10}  function (inclusive)")
+    for v, k in sorted(rows, reverse=True)[:top]:
+        print(f"{v:10,.0f}  {k}")
+PY
