@@ -294,3 +294,32 @@ func TestMigration16DownRestoresTheForeignKeys(t *testing.T) {
 		t.Fatalf("%d foreign keys after migrating up again", n)
 	}
 }
+
+// fairplay_usage finds a period's start from the UTC wall-clock time
+// (migration 00017) instead of date_trunc's zone argument: the same instant
+// for every period, at every minute of two years (month and year ends, a
+// leap day, daylight-saving changes), whatever the session's time zone.
+func TestPeriodStartIsUTCs(t *testing.T) {
+	t.Parallel()
+	pool := pgtest.New(t)
+	ctx := context.Background()
+	for _, zone := range []string{"UTC", "America/New_York", "Asia/Kolkata", "Pacific/Chatham", "Australia/Lord_Howe"} {
+		var checked, differ int
+		if err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+			if _, err := tx.Exec(ctx, "SELECT set_config('TimeZone', $1, true)", zone); err != nil {
+				return err
+			}
+			return tx.QueryRow(ctx, `
+				SELECT count(*),
+				       count(*) FILTER (WHERE date_trunc(p, t, 'UTC')
+				                              IS DISTINCT FROM date_trunc(p, t AT TIME ZONE 'UTC') AT TIME ZONE 'UTC')
+				FROM generate_series('2023-12-30 00:00:00+00'::timestamptz, '2025-12-31 23:59:59+00', interval '7 minutes 1 second') t,
+				     unnest(ARRAY['day', 'week', 'month']) p`).Scan(&checked, &differ)
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if checked < 400_000 || differ != 0 {
+			t.Errorf("TimeZone %s: %d of %d period starts differ", zone, differ, checked)
+		}
+	}
+}
