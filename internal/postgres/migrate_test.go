@@ -15,6 +15,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/pressly/goose/v3/lock"
 
 	"github.com/fairplay/fairplay/internal/postgres"
@@ -161,29 +162,37 @@ func TestCheckMigratedIgnoresTheMigrationsLock(t *testing.T) {
 	}
 }
 
-// A rollback of spec.image runs the previous release against a database a
-// newer release has migrated further (docs/upgrades.md, expand/contract):
-// its migrate is a no-op that keeps the newer migration, and it serves.
-func TestOlderReleaseRunsOnANewerSchema(t *testing.T) {
-	t.Parallel()
+// migratedDatabase is a new database migrated by Migrate, as a release's
+// migrate leaves it (not pgtest's template), and a pool on it.
+func migratedDatabase(t *testing.T) (string, *pgxpool.Pool) {
+	t.Helper()
 	ctx := context.Background()
 	url := pgtest.EmptyURL(t)
-	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	if err := postgres.Migrate(ctx, url, quiet); err != nil {
+	if err := postgres.Migrate(ctx, url, slog.New(slog.NewTextHandler(io.Discard, nil))); err != nil {
 		t.Fatal(err)
 	}
 	pool, err := postgres.Open(ctx, url)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer pool.Close()
+	t.Cleanup(pool.Close)
+	return url, pool
+}
+
+// A rollback of spec.image runs the previous release against a database a
+// newer release has migrated further (docs/upgrades.md, expand/contract):
+// its migrate is a no-op that keeps the newer migration, and it serves.
+func TestOlderReleaseRunsOnANewerSchema(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	url, pool := migratedDatabase(t)
 	// What the newer release's expand-only migration left behind.
 	if _, err := pool.Exec(ctx, `CREATE TABLE newer_release_table (id bigint PRIMARY KEY);
 		ALTER TABLE users ADD COLUMN newer_release_note text;
 		INSERT INTO goose_db_version (version_id, is_applied) VALUES (99990, true)`); err != nil {
 		t.Fatal(err)
 	}
-	if err := postgres.Migrate(ctx, url, quiet); err != nil {
+	if err := postgres.Migrate(ctx, url, slog.New(slog.NewTextHandler(io.Discard, nil))); err != nil {
 		t.Fatalf("the older release's migrate on a newer schema: %v", err)
 	}
 	if err := postgres.CheckMigrated(ctx, pool); err != nil {
@@ -242,16 +251,7 @@ func TestPlayersAndSeedPairsAreNeverDeleted(t *testing.T) {
 func TestMigration16DownRestoresTheForeignKeys(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	url := pgtest.EmptyURL(t)
-	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	if err := postgres.Migrate(ctx, url, quiet); err != nil {
-		t.Fatal(err)
-	}
-	pool, err := postgres.Open(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pool.Close()
+	url, pool := migratedDatabase(t)
 	// A bet and its ledger entry, written without the checks.
 	if _, err := pool.Exec(ctx, `
 		WITH u AS (
@@ -287,7 +287,7 @@ func TestMigration16DownRestoresTheForeignKeys(t *testing.T) {
 	if _, err := pool.Exec(ctx, `DELETE FROM users WHERE false`); err != nil {
 		t.Fatalf("the delete refusal outlived 00016 down: %v", err)
 	}
-	if err := postgres.Migrate(ctx, url, quiet); err != nil {
+	if err := postgres.Migrate(ctx, url, slog.New(slog.NewTextHandler(io.Discard, nil))); err != nil {
 		t.Fatal(err)
 	}
 	if n := keys(); n != 0 {
