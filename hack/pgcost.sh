@@ -33,10 +33,19 @@ WARMUP=${PGCOST_WARMUP:-10}
 BATCHES=${PGCOST_BATCHES:-20}
 TOP=${PGCOST_TOP:-30}
 VARIANT=${1:-}
-[ -n "$VARIANT" ] && VARIANT=$(realpath "$VARIANT")
+if [ -n "$VARIANT" ]; then
+  [ -f "$VARIANT" ] || { echo "$VARIANT: no such file" >&2; exit 2; }
+  VARIANT=$(realpath "$VARIANT")
+fi
 [ "$BATCH" -le "$PLAYERS" ] || { echo "PGCOST_BATCH ($BATCH) must not exceed PGCOST_PLAYERS ($PLAYERS)" >&2; exit 2; }
 
-pg_bin() { ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1; }
+# The newest server's programs (a client-only package has the directory
+# without initdb).
+pg_bin() {
+  local d found=
+  for d in /usr/lib/postgresql/*/bin; do [ -x "$d/initdb" ] && found=$d; done
+  echo "$found"
+}
 pkgs=(valgrind:callgrind_annotate python3:python3)
 [ -n "$(pg_bin)" ] || pkgs+=(postgresql)
 hack/apt.sh "${pkgs[@]}" >&2
@@ -44,14 +53,21 @@ bin=$(pg_bin)
 
 # Postgres refuses to run as root: as root, its files belong to postgres.
 as_pg() { if [ "$(id -u)" -eq 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
+# Only Postgres' user may enter the work directory (its cluster trusts every
+# local connection).
 WORK=$(mktemp -d /var/tmp/fairplay-pgcost.XXXXXX)
 [ "$(id -u)" -eq 0 ] && chown postgres "$WORK"
-chmod 755 "$WORK"
-PID=
+chmod 700 "$WORK"
+STARTED=
 cleanup() {
-  [ -n "$PID" ] && as_pg "$bin/pg_ctl" -D "$WORK/base" -m immediate -w stop >/dev/null 2>&1 || true
-  [ -n "${PGCOST_KEEP:-}" ] && { echo "kept: $WORK" >&2; return; }
-  rm -rf "$WORK"
+  local status=$?
+  [ -n "$STARTED" ] && { as_pg "$bin/pg_ctl" -D "$WORK/base" -m immediate -w stop >/dev/null 2>&1 || true; }
+  if [ "$status" -ne 0 ]; then
+    for f in "$WORK"/postgres.log "$WORK"/*.variant.log; do
+      [ -s "$f" ] && { echo "--- $f" >&2; tail -20 "$f" >&2; }
+    done
+  fi
+  if [ "${PGCOST_KEEP:-}" = 1 ]; then echo "kept: $WORK" >&2; else rm -rf "$WORK"; fi
 }
 trap cleanup EXIT
 
@@ -59,9 +75,9 @@ echo "==> a database with this tree's migrations and $PLAYERS players" >&2
 CGO_ENABLED=0 go build -o "$WORK/fairplay" ./cmd/fairplay
 as_pg "$bin/initdb" -D "$WORK/base" -U postgres --auth=trust -E UTF8 --locale=C.UTF-8 >"$WORK/initdb.log" 2>&1 \
   || { cat "$WORK/initdb.log" >&2; exit 1; }
+STARTED=1
 as_pg "$bin/pg_ctl" -D "$WORK/base" -l "$WORK/postgres.log" -w \
-  -o "-c listen_addresses='' -k $WORK -p 5432" start >/dev/null
-PID=started
+  -o "-c listen_addresses='' -k $WORK -p 5432 -c unix_socket_permissions=0700" start >/dev/null
 "$bin/createdb" -h "$WORK" -U postgres pb
 URL="postgres://postgres@/pb?host=$WORK&sslmode=disable"
 DATABASE_URL=$URL "$WORK/fairplay" migrate >"$WORK/migrate.log" 2>&1 || { cat "$WORK/migrate.log" >&2; exit 1; }
@@ -78,7 +94,7 @@ FROM generate_series(1, $PLAYERS) i;
 VACUUM ANALYZE;
 SQL
 as_pg "$bin/pg_ctl" -D "$WORK/base" -m fast -w stop >/dev/null
-PID=
+STARTED=
 
 # One batch: the next nonce of PGCOST_BATCH players' pairs (the players
 # taken in turn), a bet id led by the time as the server's UUIDv7 are, a
@@ -116,8 +132,9 @@ count() {
   rm -rf "$w"
   cp -a "$WORK/base" "$w"
   if [ -n "$VARIANT" ]; then
-    { cat "$VARIANT"; printf '\n\n'; } | as_pg "$bin/postgres" --single -j -D "$w" pb >"$w.variant.log" 2>&1
-    if grep -q ERROR "$w.variant.log"; then grep ERROR "$w.variant.log" >&2; exit 1; fi
+    { cat "$VARIANT"; printf '\n\n'; } | as_pg "$bin/postgres" --single -j -D "$w" pb >"$w.variant.log" 2>&1 \
+      || { echo "applying $VARIANT failed" >&2; exit 1; }
+    if grep -q -E 'ERROR|FATAL' "$w.variant.log"; then grep -E 'ERROR|FATAL' "$w.variant.log" >&2; exit 1; fi
   fi
   { echo "SET synchronous_commit = off;"; echo; for _ in $(seq "$n"); do batch_sql; done; } >"$WORK/script$n.sql"
   chmod 644 "$WORK/script$n.sql"
@@ -159,6 +176,8 @@ def inclusive(path):
 
 t0, f0 = inclusive(before)
 t1, f1 = inclusive(after)
+if not 0 < t0 < t1:
+    sys.exit(f"callgrind's totals make no sense: {t0:,} instructions for the shorter run, {t1:,} for the longer")
 def per_bet(name):
     return (f1.get(name, 0) - f0.get(name, 0)) / bets
 

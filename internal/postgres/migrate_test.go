@@ -297,29 +297,43 @@ func TestMigration16DownRestoresTheForeignKeys(t *testing.T) {
 
 // fairplay_usage finds a period's start from the UTC wall-clock time
 // (migration 00017) instead of date_trunc's zone argument: the same instant
-// for every period, at every minute of two years (month and year ends, a
-// leap day, daylight-saving changes), whatever the session's time zone.
+// for every period, every 7 minutes and 1 second of two years (month and
+// year ends, a leap day, daylight-saving changes), and the installed
+// function counts a period's start in it and the microsecond before not,
+// whatever the session's time zone and abbreviations.
 func TestPeriodStartIsUTCs(t *testing.T) {
 	t.Parallel()
 	pool := pgtest.New(t)
 	ctx := context.Background()
 	for _, zone := range []string{"UTC", "America/New_York", "Asia/Kolkata", "Pacific/Chatham", "Australia/Lord_Howe"} {
-		var checked, differ int
-		if err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
-			if _, err := tx.Exec(ctx, "SELECT set_config('TimeZone', $1, true)", zone); err != nil {
-				return err
+		for _, abbrevs := range []string{"Default", "India", "Australia"} {
+			var checked, differ int
+			var wrong []string
+			if err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+				if _, err := tx.Exec(ctx, "SELECT set_config('TimeZone', $1, true), set_config('timezone_abbreviations', $2, true)",
+					zone, abbrevs); err != nil {
+					return err
+				}
+				if err := tx.QueryRow(ctx, `
+					SELECT count(*),
+					       count(*) FILTER (WHERE date_trunc(p, t, 'UTC')
+					                              IS DISTINCT FROM date_trunc(p, t AT TIME ZONE 'UTC') AT TIME ZONE 'UTC')
+					FROM generate_series('2023-12-30 00:00:00+00'::timestamptz, '2025-12-31 23:59:59+00',
+					                     interval '7 minutes 1 second') t,
+					     unnest(ARRAY['day', 'week', 'month']) p`).Scan(&checked, &differ); err != nil {
+					return err
+				}
+				return tx.QueryRow(ctx, `
+					SELECT coalesce(array_agg(p), '{}') FROM unnest(ARRAY['day', 'week', 'month']) p
+					WHERE fairplay_usage(p, date_trunc(p, now(), 'UTC'), 1, 0) <> 1
+					   OR fairplay_usage(p, date_trunc(p, now(), 'UTC') - interval '1 microsecond', 1, 0) <> 0`).Scan(&wrong)
+			}); err != nil {
+				t.Fatal(err)
 			}
-			return tx.QueryRow(ctx, `
-				SELECT count(*),
-				       count(*) FILTER (WHERE date_trunc(p, t, 'UTC')
-				                              IS DISTINCT FROM date_trunc(p, t AT TIME ZONE 'UTC') AT TIME ZONE 'UTC')
-				FROM generate_series('2023-12-30 00:00:00+00'::timestamptz, '2025-12-31 23:59:59+00', interval '7 minutes 1 second') t,
-				     unnest(ARRAY['day', 'week', 'month']) p`).Scan(&checked, &differ)
-		}); err != nil {
-			t.Fatal(err)
-		}
-		if checked < 400_000 || differ != 0 {
-			t.Errorf("TimeZone %s: %d of %d period starts differ", zone, differ, checked)
+			if checked < 400_000 || differ != 0 || len(wrong) > 0 {
+				t.Errorf("TimeZone %s, abbreviations %s: %d of %d period starts differ; fairplay_usage wrong at the start of %v",
+					zone, abbrevs, differ, checked, wrong)
+			}
 		}
 	}
 }

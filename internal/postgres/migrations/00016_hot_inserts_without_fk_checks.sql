@@ -18,6 +18,13 @@
 -- triggers below refuse every DELETE and TRUNCATE of users and seed_pairs
 -- instead, so no entry can lose its player. sessions, two-factor codes and
 -- the other tables keep their foreign keys: they are not on the bet's path.
+--
+-- Dropping a key locks both its tables (bets or ledger_entries, and users or
+-- seed_pairs) for a moment; behind a long read of one of them (a report, a
+-- dump) it would wait, and every bet and sign-in with it. So it gives up
+-- after 5 seconds, changing nothing, and the migration is run again (the
+-- operator's migrations Job tries three times).
+SET LOCAL lock_timeout = '5s';
 ALTER TABLE bets
     DROP CONSTRAINT bets_user_id_fkey,
     DROP CONSTRAINT bets_seed_pair_id_fkey;
@@ -45,18 +52,23 @@ CREATE TRIGGER seed_pairs_never_truncated BEFORE TRUNCATE ON seed_pairs
     FOR EACH STATEMENT EXECUTE FUNCTION fairplay_refuse_delete();
 
 -- +goose Down
+SET LOCAL lock_timeout = '5s';
 DROP TRIGGER seed_pairs_never_truncated ON seed_pairs;
 DROP TRIGGER seed_pairs_never_deleted ON seed_pairs;
 DROP TRIGGER users_never_truncated ON users;
 DROP TRIGGER users_never_deleted ON users;
 DROP FUNCTION fairplay_refuse_delete();
--- The rows were written by the same statements as before, so the keys hold;
--- NOT VALID then VALIDATE checks them without blocking writes meanwhile.
+-- The rows were written by the same statements as before, so the keys
+-- hold. goose runs this in one transaction: the tables stay locked against
+-- writes until every row is checked, and one row whose player or pair does
+-- not exist (inserted by hand, or left by a DELETE run with
+-- session_replication_role = replica, which skips the refusal triggers)
+-- fails the whole way back. Such rows are found with
+--   SELECT id FROM bets b WHERE NOT EXISTS (SELECT 1 FROM users u WHERE u.id = b.user_id)
+--     OR NOT EXISTS (SELECT 1 FROM seed_pairs p WHERE p.id = b.seed_pair_id);
+--   SELECT id FROM ledger_entries l WHERE NOT EXISTS (SELECT 1 FROM users u WHERE u.id = l.user_id);
 ALTER TABLE ledger_entries
-    ADD CONSTRAINT ledger_entries_user_id_fkey FOREIGN KEY (user_id) REFERENCES users (id) NOT VALID;
+    ADD CONSTRAINT ledger_entries_user_id_fkey FOREIGN KEY (user_id) REFERENCES users (id);
 ALTER TABLE bets
-    ADD CONSTRAINT bets_user_id_fkey FOREIGN KEY (user_id) REFERENCES users (id) NOT VALID,
-    ADD CONSTRAINT bets_seed_pair_id_fkey FOREIGN KEY (seed_pair_id) REFERENCES seed_pairs (id) NOT VALID;
-ALTER TABLE ledger_entries VALIDATE CONSTRAINT ledger_entries_user_id_fkey;
-ALTER TABLE bets VALIDATE CONSTRAINT bets_user_id_fkey;
-ALTER TABLE bets VALIDATE CONSTRAINT bets_seed_pair_id_fkey;
+    ADD CONSTRAINT bets_user_id_fkey FOREIGN KEY (user_id) REFERENCES users (id),
+    ADD CONSTRAINT bets_seed_pair_id_fkey FOREIGN KEY (seed_pair_id) REFERENCES seed_pairs (id);
