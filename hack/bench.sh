@@ -14,7 +14,8 @@
 #   BENCH_SCENARIOS    default login,user,dice,mix; also balance, plinko, keno, mines, blackjack, pump, and
 #                      pwflood (other players' sign-in latency idle, then while one account floods
 #                      change-password with as many parallel requests as the concurrency level)
-#   BENCH_PORT         the server's port (default 18090)
+#   BENCH_PORT         the server's port (default 18090; its metrics on BENCH_PORT+2, the profiler
+#                      with BENCH_PROFILE on BENCH_PORT+1)
 #   BENCH_COMPARE      an older .data/bench/bench-*.json: also print a before/after table (default: the
 #                      previous run's, the newest bench-*.json there; "none" for no table)
 #   BENCH_SERVER       a fairplay binary to measure instead of building this tree (an older version,
@@ -100,6 +101,7 @@ esac
 if [ -n "$COMPARE" ] && [ ! -r "$COMPARE" ]; then echo "BENCH_COMPARE=$COMPARE: no such file" >&2; exit 2; fi
 PROFILE=${BENCH_PROFILE:-}
 DEBUG_PORT=$((PORT + 1))
+METRICS_PORT=$((PORT + 2))
 if [ -n "$PROFILE" ]; then mkdir -p "$PROFILE" && PROFILE=$(cd "$PROFILE" && pwd); fi
 if [ -n "$SERVER_BIN" ] && [ ! -x "$SERVER_BIN" ]; then echo "BENCH_SERVER=$SERVER_BIN: not an executable" >&2; exit 2; fi
 
@@ -132,11 +134,11 @@ bin/fairplay-bench keys generate --dir "$keys" >/dev/null
 
 # Another bench (or anything) on the port would answer the readiness checks
 # and the load in our server's place.
-if (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null; then
-  echo "BENCH_PORT=$PORT: something already listens there (another bench?); choose another port" >&2
+if (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null || (exec 3<>"/dev/tcp/127.0.0.1/$METRICS_PORT") 2>/dev/null; then
+  echo "BENCH_PORT=$PORT: something already listens there or on $METRICS_PORT (another bench?); choose another port" >&2
   exit 1
 fi
-FAIRPLAY_HTTP_ADDR=127.0.0.1:$PORT FAIRPLAY_METRICS_ADDR=127.0.0.1:0 FAIRPLAY_SIGNING_KEYS_DIR=$keys FAIRPLAY_LOG_LEVEL=warn FAIRPLAY_DRAIN_DELAY=0s \
+FAIRPLAY_HTTP_ADDR=127.0.0.1:$PORT FAIRPLAY_METRICS_ADDR=127.0.0.1:$METRICS_PORT FAIRPLAY_SIGNING_KEYS_DIR=$keys FAIRPLAY_LOG_LEVEL=warn FAIRPLAY_DRAIN_DELAY=0s \
 FAIRPLAY_RATE_LOGIN_IP=0 FAIRPLAY_RATE_LOGIN_ACCOUNT_IP=0 FAIRPLAY_RATE_LOGIN_ACCOUNT_FAILURES=0 FAIRPLAY_RATE_REGISTER_IP=0 \
 FAIRPLAY_RATE_PASSWORD_USER=0 FAIRPLAY_RATE_PASSWORD_IP=0 FAIRPLAY_RATE_BETS_USER=0 \
 FAIRPLAY_STARTING_BALANCE=1000 FAIRPLAY_REDIS_PREFIX="bench$stamp:" \
@@ -212,7 +214,7 @@ if [ -n "$PROFILE" ]; then
 fi
 bin/fairplay-load -url "http://127.0.0.1:$PORT" -scenario "$SCEN" -c "$CONC" -d "$DUR" -users 64 -watchers "${BENCH_WATCHERS:-0}" \
   ${BENCH_LIMITS:+-limits} -server-pid "$server" -postgres-pid "$pg_pid" -pgbench "$pg_arg" -label "${BENCH_LABEL:-$(git describe --tags --always --dirty 2>/dev/null || echo dev)}" \
-  -json "$result" > >(tee "$loadlog") || rc=$?
+  -server-metrics "http://127.0.0.1:$METRICS_PORT/metrics" -json "$result" > >(tee "$loadlog") || rc=$?
 [ -s "$result" ] || exit "$((rc ? rc : 1))"
 echo "results: $result (server log: $log)"
 if [ -n "$profiler" ]; then

@@ -178,6 +178,52 @@ func compare(oldPath, newPath string) (string, error) {
 			fmt.Fprint(w, row)
 		}
 	}
+	// The server's work per operation, counted (runs that measured it).
+	work := []struct {
+		title string
+		v     func(*Work) float64
+		f     string
+	}{
+		{"objects allocated/op", func(x *Work) float64 { return x.Objects }, "%.0f"},
+		{"kB allocated/op", func(x *Work) float64 { return x.Bytes / 1000 }, "%.2f"},
+		{"system calls/op", func(x *Work) float64 { return x.Reads + x.Writes }, "%.2f"},
+		{"context switches/op", func(x *Work) float64 { return x.Switches }, "%.2f"},
+	}
+	for _, m := range work {
+		var rows []string
+		for _, k := range keys {
+			b, a := bm[k], am[k]
+			get := func(r *Result) (float64, bool) {
+				if r == nil || r.ServerWork == nil || m.v(r.ServerWork) == 0 {
+					return 0, false
+				}
+				return m.v(r.ServerWork), true
+			}
+			bv, bok := get(b)
+			av, aok := get(a)
+			if k.op != "" || !bok && !aok {
+				continue
+			}
+			bs, as, ch := "-", "-", "-"
+			if bok {
+				bs = fmt.Sprintf(m.f, bv)
+			}
+			if aok {
+				as = fmt.Sprintf(m.f, av)
+			}
+			if aok && bok {
+				ch = change(bv, av)
+			}
+			rows = append(rows, fmt.Sprintf("%-26s %5d %10s %10s %8s\n", k.scenario, k.conc, bs, as, ch))
+		}
+		if len(rows) > 0 {
+			fmt.Fprintln(w)
+			fmt.Fprintf(w, "%-26s %5s %10s %10s %8s\n", "server "+m.title, "conc", "old", "new", "change")
+			for _, row := range rows {
+				fmt.Fprint(w, row)
+			}
+		}
+	}
 	clients := slices.Collect(maps.Keys(before.PgbenchTPS))
 	for c := range after.PgbenchTPS {
 		if !slices.Contains(clients, c) {

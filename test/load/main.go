@@ -246,6 +246,7 @@ func main() {
 	users := flag.Int("users", 64, "players to register (at least the highest concurrency)")
 	prefix := flag.String("prefix", "", "player name prefix (default random; reuse one to rerun with the same players)")
 	serverPID := flag.Int("server-pid", 0, "the server's process id, to report its CPU and memory")
+	flag.StringVar(&serverMetricsURL, "server-metrics", "", "the server's Prometheus metrics URL, to report the objects and bytes it allocates per operation")
 	flag.IntVar(&postgresPID, "postgres-pid", 0, "the postmaster's process id, to report the CPU of Postgres (all its processes)")
 	pgbench := flag.String("pgbench", "", "pgbench -N tps by client count, e.g. 32=1234,64=1300, to compare dice bets/s with")
 	label := flag.String("label", "", "a label for the report (e.g. the git version)")
@@ -350,7 +351,7 @@ func main() {
 		fmt.Print(t.String())
 		for _, sc := range scs {
 			var r *Result
-			before := takeSample(*serverPID)
+			before, beforeCounts := takeSample(*serverPID), readCounts(*serverPID)
 			if sc.name == "pwflood" {
 				if r, err = runPwflood(ctx, cfg, c); err != nil {
 					fail("%v", err)
@@ -360,6 +361,7 @@ func main() {
 			}
 			if after := takeSample(*serverPID); before.ok && after.ok && r.Requests > 0 {
 				r.ServerCPUus = float64((after.serverCPU - before.serverCPU).Microseconds()) / float64(r.Requests)
+				r.ServerWork = workPer(beforeCounts, readCounts(*serverPID), r.Requests)
 			}
 			report.Runs = append(report.Runs, r)
 			var t table
@@ -368,6 +370,9 @@ func main() {
 			fmt.Print(t.String())
 			if r.ServerCPUus > 0 {
 				fmt.Printf("  server CPU: %.1f µs per %s operation (%d operations)\n", r.ServerCPUus, r.Scenario, r.Requests)
+			}
+			if r.ServerWork != nil {
+				fmt.Printf("  server work per %s operation: %s\n", r.Scenario, r.ServerWork)
 			}
 			if sc.name == "pwflood" {
 				fmt.Print(pwfloodSummary(r))

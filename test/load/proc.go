@@ -1,8 +1,11 @@
 package main
 
 import (
+	"bufio"
 	"fmt"
+	"net/http"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -144,4 +147,120 @@ func usageBetween(pid int, a, b sample) *Usage {
 		u.PostgresCPUPercent = 100 * (b.pgCPU - a.pgCPU).Seconds() / wall
 	}
 	return u
+}
+
+// serverMetricsURL is the server's Prometheus endpoint (-server-metrics), from
+// which the Go runtime's allocation counters are read; empty: not read.
+var serverMetricsURL string
+
+// counts is what the server has done so far, counted rather than timed, so
+// two runs of the same build give about the same figures on a busy machine:
+// the objects and bytes its Go runtime allocated, its read- and write-class
+// system calls, and the context switches of its threads.
+type counts struct {
+	objects, bytes float64
+	allocOK        bool
+	reads, writes  int64
+	switches       int64
+	syscallsOK     bool
+}
+
+// readCounts reads the server's counts: /proc/<pid>/io (syscr, syscw), its
+// threads' voluntary and involuntary context switches, and
+// go_memstats_mallocs_total and go_memstats_alloc_bytes_total from its
+// metrics (exact: the runtime's own totals).
+func readCounts(pid int) counts {
+	var c counts
+	if raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/io", pid)); err == nil {
+		for _, line := range strings.Split(string(raw), "\n") {
+			k, v, _ := strings.Cut(line, ": ")
+			n, _ := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+			switch k {
+			case "syscr":
+				c.reads, c.syscallsOK = n, true
+			case "syscw":
+				c.writes = n
+			}
+		}
+	}
+	if tasks, err := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/status", pid)); err == nil {
+		for _, t := range tasks {
+			raw, err := os.ReadFile(t)
+			if err != nil {
+				continue // a thread that just ended
+			}
+			for _, line := range strings.Split(string(raw), "\n") {
+				if k, v, ok := strings.Cut(line, ":"); ok && strings.HasSuffix(k, "ctxt_switches") {
+					n, _ := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+					c.switches += n
+				}
+			}
+		}
+	}
+	if serverMetricsURL != "" {
+		c.objects, c.bytes, c.allocOK = allocations(serverMetricsURL)
+	}
+	return c
+}
+
+// allocations reads the Go runtime's allocation totals from a Prometheus
+// text exposition.
+func allocations(url string) (objects, bytes float64, ok bool) {
+	cl := http.Client{Timeout: 5 * time.Second}
+	resp, err := cl.Get(url)
+	if err != nil {
+		return 0, 0, false
+	}
+	defer resp.Body.Close()
+	var gotObjects, gotBytes bool
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		name, v, ok := strings.Cut(sc.Text(), " ")
+		if !ok {
+			continue
+		}
+		switch name {
+		case "go_memstats_mallocs_total":
+			objects, err = strconv.ParseFloat(v, 64)
+			gotObjects = err == nil
+		case "go_memstats_alloc_bytes_total":
+			bytes, err = strconv.ParseFloat(v, 64)
+			gotBytes = err == nil
+		}
+	}
+	return objects, bytes, resp.StatusCode == http.StatusOK && gotObjects && gotBytes && sc.Err() == nil
+}
+
+// workPer is the server's work between two counts per operation (nil when
+// neither could be read).
+func workPer(a, b counts, ops int) *Work {
+	if ops <= 0 || (!a.syscallsOK || !b.syscallsOK) && (!a.allocOK || !b.allocOK) {
+		return nil
+	}
+	n := float64(ops)
+	w := &Work{}
+	if a.syscallsOK && b.syscallsOK {
+		w.Reads = float64(b.reads-a.reads) / n
+		w.Writes = float64(b.writes-a.writes) / n
+		w.Switches = float64(b.switches-a.switches) / n
+	}
+	if a.allocOK && b.allocOK {
+		w.Objects = (b.objects - a.objects) / n
+		w.Bytes = (b.bytes - a.bytes) / n
+	}
+	return w
+}
+
+// String is the work as the report prints it.
+func (w *Work) String() string {
+	var parts []string
+	if w.Objects > 0 {
+		parts = append(parts, fmt.Sprintf("%.0f objects (%.1f kB) allocated", w.Objects, w.Bytes/1000))
+	}
+	if w.Reads > 0 || w.Writes > 0 {
+		parts = append(parts, fmt.Sprintf("%.2f reads and %.2f writes (system calls), %.2f context switches",
+			w.Reads, w.Writes, w.Switches))
+	}
+	return strings.Join(parts, "; ")
 }

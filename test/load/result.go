@@ -75,6 +75,9 @@ type Result struct {
 	// ServerCPUus is the server process's CPU time (user + system) during
 	// the run divided by its operations, in microseconds (needs -server-pid).
 	ServerCPUus float64 `json:"server_cpu_us_per_op,omitempty"`
+	// ServerWork is what the server did per operation, counted rather than
+	// timed (needs -server-pid; the allocations also -server-metrics).
+	ServerWork *Work `json:"server_work_per_op,omitempty"`
 	// ByOp splits the run by operation and, for stateful rounds, by endpoint.
 	ByOp map[string]*Result `json:"by_op,omitempty"`
 	// Order is the display order of ByOp.
@@ -89,6 +92,17 @@ type Result struct {
 	// Server is the server process's usage during the run (with -server-pid).
 	Server    *Usage `json:"server,omitempty"`
 	latencies []time.Duration
+}
+
+// Work is the server's work per operation: the objects and bytes its Go
+// runtime allocated, its read- and write-class system calls (/proc/<pid>/io
+// syscr and syscw) and its threads' context switches.
+type Work struct {
+	Objects  float64 `json:"objects_allocated,omitempty"`
+	Bytes    float64 `json:"bytes_allocated,omitempty"`
+	Reads    float64 `json:"read_syscalls"`
+	Writes   float64 `json:"write_syscalls"`
+	Switches float64 `json:"context_switches"`
 }
 
 // Usage is CPU and memory use over a run.
