@@ -132,19 +132,20 @@ const actionSQL = `
 	), b AS (
 		UPDATE bets SET status = $5, amount = $6, multiplier = $7, payout = $8, params = $9, state = $10,
 		                settled_at = $12
-		WHERE id = $4::uuid AND status = 'active' AND EXISTS (SELECT 1 FROM g)
+		WHERE id = $4::uuid AND user_id = $1::uuid AND game = $15 AND status = 'active' AND EXISTS (SELECT 1 FROM g)
 		  AND (($2::bigint = 0 AND $3::bigint = 0) OR EXISTS (SELECT 1 FROM u))
 		RETURNING 1
 	)
 	SELECT (SELECT live FROM s),
 	       EXISTS (SELECT 1 FROM g),
-	       coalesce((SELECT balance FROM u), (SELECT balance FROM users WHERE id = $1::uuid), 0),
+	       coalesce((SELECT balance FROM u), x.balance, 0),
 	       ($2::bigint = 0 AND $3::bigint = 0) OR EXISTS (SELECT 1 FROM u),
 	       EXISTS (SELECT 1 FROM b),
 	       CASE WHEN $2::bigint <> 0 AND EXISTS (SELECT 1 FROM g) AND NOT EXISTS (SELECT 1 FROM u)
-	            THEN (SELECT fairplay_play_refusal(x, $2::bigint) FROM users x WHERE x.id = $1::uuid) END,
-	       coalesce((SELECT username FROM users WHERE id = $1::uuid), ''),
-	       coalesce((SELECT hide_username FROM users WHERE id = $1::uuid), false)`
+	            THEN fairplay_play_refusal(x, $2::bigint) END,
+	       coalesce(x.username, ''),
+	       coalesce(x.hide_username, false)
+	FROM (SELECT) one LEFT JOIN users x ON x.id = $1::uuid`
 
 // errStaleGame is playCached's answer when the replica's copy of the game
 // cannot decide the action: the caller runs it on the locking path.

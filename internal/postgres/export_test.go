@@ -150,3 +150,12 @@ func MigrateDownTo(ctx context.Context, url string, version int64) error {
 	_, err = p.DownTo(ctx, version)
 	return err
 }
+
+// The statements that save a game action, for the test of their plans:
+// ActionSQL from the replica's copy, LockGameSQL and SaveGameSQL on the
+// locking path.
+const (
+	ActionSQL   = actionSQL
+	LockGameSQL = lockGameSQL
+	SaveGameSQL = saveGameSQL
+)

@@ -303,9 +303,8 @@ const (
 	           SELECT 1 FROM sessions s JOIN users u ON u.id = s.user_id
 	           WHERE s.id = $1 AND s.user_id = $2 AND s.revoked_at IS NULL AND s.last_used_at >= $3
 	             AND u.deleted_at IS NULL),
-	       coalesce((SELECT balance FROM users WHERE id = $2), 0),
-	       coalesce((SELECT username FROM users WHERE id = $2), ''),
-	       coalesce((SELECT hide_username FROM users WHERE id = $2), false)`
+	       coalesce(x.balance, 0), coalesce(x.username, ''), coalesce(x.hide_username, false)
+	FROM (SELECT) one LEFT JOIN users x ON x.id = $2`
 	lockGameSQL = `
 	SELECT ` + betColumns + ` FROM bets b JOIN seed_pairs p ON p.id = b.seed_pair_id
 	WHERE b.id = $1 AND b.user_id = $2 AND b.game = $3
@@ -351,22 +350,22 @@ const (
 const saveGameSQL = `
 	WITH u AS (
 		` + gameMoneySQL + `
-		  AND EXISTS (SELECT 1 FROM bets WHERE id = $4::uuid AND status = 'active')
+		  AND EXISTS (SELECT 1 FROM bets WHERE id = $4::uuid AND user_id = $1::uuid AND status = 'active')
 		RETURNING balance
 	), l AS (
 		` + gameLedgerSQL + `
 	), b AS (
 		UPDATE bets SET status = $5, amount = $6, multiplier = $7, payout = $8, params = $9, state = $10,
 		                settled_at = $12
-		WHERE id = $4::uuid AND status = 'active'
+		WHERE id = $4::uuid AND user_id = $1::uuid AND status = 'active'
 		  AND (($2::bigint = 0 AND $3::bigint = 0) OR EXISTS (SELECT 1 FROM u))
 		RETURNING 1
 	)
-	SELECT coalesce((SELECT balance FROM u), (SELECT balance FROM users WHERE id = $1::uuid)),
+	SELECT coalesce((SELECT balance FROM u), x.balance),
 	       ($2::bigint = 0 AND $3::bigint = 0) OR EXISTS (SELECT 1 FROM u),
 	       EXISTS (SELECT 1 FROM b),
-	       CASE WHEN $2::bigint <> 0 AND NOT EXISTS (SELECT 1 FROM u)
-	            THEN (SELECT fairplay_play_refusal(x, $2::bigint) FROM users x WHERE x.id = $1::uuid) END`
+	       CASE WHEN $2::bigint <> 0 AND NOT EXISTS (SELECT 1 FROM u) THEN fairplay_play_refusal(x, $2::bigint) END
+	FROM (SELECT) one LEFT JOIN users x ON x.id = $1::uuid`
 
 // playOn is PlayOn's two-round-trip path. Besides the player's side it
 // returns the game's row as it read it (zero when not found) and the

@@ -1,0 +1,148 @@
+package postgres_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/fairplay/fairplay/internal/postgres"
+	"github.com/fairplay/fairplay/internal/postgres/pgtest"
+)
+
+// sqlLiteral writes a statement's argument as SQL: the tests below run
+// statements through PREPARE and EXPLAIN EXECUTE, whose arguments are text.
+func sqlLiteral(v any) string {
+	quote := func(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+	switch v := v.(type) {
+	case nil:
+		return "NULL"
+	case int64:
+		return strconv.FormatInt(v, 10)
+	case string:
+		return quote(v)
+	case []byte:
+		return quote(string(v))
+	case uuid.UUID:
+		return quote(v.String())
+	case time.Time:
+		return quote(v.Format(time.RFC3339Nano))
+	}
+	panic(fmt.Sprintf("sqlLiteral: %T", v))
+}
+
+// planNode is a node of EXPLAIN (ANALYZE, FORMAT JSON)'s plan.
+type planNode struct {
+	Type     string     `json:"Node Type"`
+	Relation string     `json:"Relation Name"`
+	Index    string     `json:"Index Name"`
+	Rows     float64    `json:"Actual Rows"`
+	Loops    float64    `json:"Actual Loops"`
+	Removed  float64    `json:"Rows Removed by Filter"`
+	Plans    []planNode `json:"Plans"`
+}
+
+// scanRead is the rows a scan read: those it returned and those its filter
+// removed, over all its loops.
+type scanRead struct {
+	scan string
+	rows float64
+}
+
+// rowsRead lists each scan of table in the plan with the rows it read.
+func (n planNode) rowsRead(table string) []scanRead {
+	var out []scanRead
+	if n.Relation == table && n.Type != "ModifyTable" {
+		out = append(out, scanRead{n.Type + " " + n.Index, n.Rows*n.Loops + n.Removed})
+	}
+	for _, c := range n.Plans {
+		out = append(out, c.rowsRead(table)...)
+	}
+	return out
+}
+
+// TestGameActionsReadOnlyTheirGame: the statements of a game action find the
+// game by the player's own entries, however many other games are running
+// and whatever the planner believed when it last counted them. With
+// statistics taken when no game ran and 300 other players' games running
+// now, the generic plan of each (what a pooled connection's cached statement
+// settles on after five runs) reads no bet but the player's. Before, the
+// save of the bet scanned every running game's index entry.
+func TestGameActionsReadOnlyTheirGame(t *testing.T) {
+	pool := pgtest.New(t)
+	ctx := context.Background()
+	store := postgres.NewPlayStore(pool)
+	mustExec(t, pool, `ALTER TABLE bets SET (autovacuum_enabled = false)`)
+	mustExec(t, pool, `ANALYZE bets`)
+	p := newBatchPlayer(t, pool, "alone", 1000e8)
+	id := startPump(t, store, p)
+	mustExec(t, pool, `INSERT INTO bets (id, user_id, game, status, amount, seed_pair_id, client_seed, nonce, params, state)
+		SELECT gen_random_uuid(), gen_random_uuid(), 'pump', 'active', 1000000000, gen_random_uuid(), 'c', 1,
+		       '{"pumps":0}', '{"pumps":0}'
+		FROM generate_series(1, 300)`)
+	var (
+		amount        int64
+		params, state []byte
+	)
+	if err := pool.QueryRow(ctx, `SELECT amount, params, state FROM bets WHERE id = $1`, id).Scan(&amount, &params, &state); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now().UTC().Truncate(time.Microsecond)
+	next := []byte(`{"pumps":1}`)
+	// A pump: no money moves, the bet is saved with one more step.
+	args := []any{p.user, int64(0), int64(0), id, "active", amount, int64(0), int64(0), next, next, now, nil,
+		p.session, now.Add(-time.Hour), "pump", amount, params, state}
+	for _, c := range []struct {
+		name string
+		sql  string
+		args []any
+	}{
+		{"actionSQL", postgres.ActionSQL, args},
+		{"lockGameSQL", postgres.LockGameSQL, []any{id, p.user, "pump"}},
+		{"saveGameSQL", postgres.SaveGameSQL, args[:12]},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			conn, err := pgx.ConnectConfig(ctx, pool.Config().ConnConfig)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close(ctx)
+			lits := make([]string, len(c.args))
+			for i, a := range c.args {
+				lits[i] = sqlLiteral(a)
+			}
+			var plan []struct{ Plan planNode }
+			for _, q := range []string{"SET plan_cache_mode = force_generic_plan", "BEGIN", "PREPARE s AS " + c.sql} {
+				if _, err := conn.Exec(ctx, q); err != nil {
+					t.Fatalf("%s: %v", q, err)
+				}
+			}
+			if err := conn.QueryRow(ctx, "EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE s("+strings.Join(lits, ", ")+")").
+				Scan(&plan); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := conn.Exec(ctx, "ROLLBACK"); err != nil {
+				t.Fatal(err)
+			}
+			if len(plan) != 1 {
+				t.Fatalf("%d plans", len(plan))
+			}
+			read := plan[0].Plan.rowsRead("bets")
+			if len(read) == 0 {
+				raw, _ := json.Marshal(plan)
+				t.Fatalf("no scan of bets in the plan: %s", raw)
+			}
+			for _, r := range read {
+				if r.rows > 1 {
+					t.Errorf("%s read %.0f bets, want the player's game alone", r.scan, r.rows)
+				}
+			}
+		})
+	}
+}
