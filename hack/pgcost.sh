@@ -17,6 +17,17 @@
 #   hack/pgcost.sh variant.sql     the same after variant.sql (a changed function, a dropped
 #                                  index...): what a change to the SQL would save, before writing it
 #
+# PGCOST_SCENARIO=actions counts game actions instead: each player has a
+# running pump game, and each action is one pump (no money moves) sent as
+# the server sends it from its copy of the game: BEGIN, the prepared
+# statement (postgres.Statement("action"), printed by hack/sqltext; its
+# generic plan after five runs, as a pooled connection's), COMMIT. The units
+# are the same: PGCOST_WARMUP*PGCOST_BATCH actions, then PGCOST_BATCHES*
+# PGCOST_BATCH more, the players taken in turn. PGCOST_RUNNING other
+# players' games run besides (default 0), started after the statistics were
+# taken, as after a busy spell. PGCOST_ACTION_SQL=file runs another text of
+# the statement (say, an older tree's) on the same database.
+#
 # Settings: PGCOST_PLAYERS (default 64, as make bench), PGCOST_BATCH (32, the
 # server's largest batch), PGCOST_WARMUP (10), PGCOST_BATCHES (20),
 # PGCOST_TOP (30 functions listed; 0 for none), PGCOST_KEEP (1: keep the
@@ -32,6 +43,9 @@ BATCH=${PGCOST_BATCH:-32}
 WARMUP=${PGCOST_WARMUP:-10}
 BATCHES=${PGCOST_BATCHES:-20}
 TOP=${PGCOST_TOP:-30}
+SCENARIO=${PGCOST_SCENARIO:-bets}
+RUNNING=${PGCOST_RUNNING:-0}
+case $SCENARIO in bets | actions) ;; *) echo "PGCOST_SCENARIO=$SCENARIO: bets or actions" >&2; exit 2 ;; esac
 VARIANT=${1:-}
 if [ -n "$VARIANT" ]; then
   [ -f "$VARIANT" ] || { echo "$VARIANT: no such file" >&2; exit 2; }
@@ -91,7 +105,17 @@ FROM generate_series(1, $PLAYERS) i;
 INSERT INTO seed_pairs (id, user_id, server_seed, server_seed_hash, client_seed, nonce)
 SELECT md5('pair' || i)::uuid, md5('player' || i)::uuid, md5('server' || i), md5('hash' || i), 'client' || i, 0
 FROM generate_series(1, $PLAYERS) i;
+-- Each player's running pump game (counted by PGCOST_SCENARIO=actions).
+INSERT INTO bets (id, user_id, game, status, amount, seed_pair_id, client_seed, nonce, params, state)
+SELECT md5('game' || i)::uuid, md5('player' || i)::uuid, 'pump', 'active', 1000000000, md5('pair' || i)::uuid,
+       'client' || i, 0, '{"pumps": 0}', '{"pumps": 0}'
+FROM generate_series(1, $PLAYERS) i WHERE '$SCENARIO' = 'actions';
 VACUUM ANALYZE;
+-- Other players' games, started after the statistics were taken.
+INSERT INTO bets (id, user_id, game, status, amount, seed_pair_id, client_seed, nonce, params, state)
+SELECT gen_random_uuid(), gen_random_uuid(), 'pump', 'active', 1000000000, gen_random_uuid(), 'c', 1,
+       '{"pumps": 0}', '{"pumps": 0}'
+FROM generate_series(1, $RUNNING);
 SQL
 as_pg "$bin/pg_ctl" -D "$WORK/base" -m fast -w stop >/dev/null
 STARTED=
@@ -125,6 +149,38 @@ SELECT count(*) FILTER (WHERE f.status = 'placed') AS placed FROM (
 SQL
 }
 
+# actions_sql N: the script of N rounds of PGCOST_BATCH actions, each a
+# pump of the next player's game (players taken in turn) from the copy of
+# its row the previous pump left; then the pumps the players' games count,
+# which are N*PGCOST_BATCH when every action went through.
+if [ "$SCENARIO" = actions ]; then
+  if [ -n "${PGCOST_ACTION_SQL:-}" ]; then
+    cp "$PGCOST_ACTION_SQL" "$WORK/action.sql"
+  else
+    go run ./hack/sqltext action >"$WORK/action.sql"
+  fi
+fi
+actions_sql() {
+  python3 - "$1" "$BATCH" "$PLAYERS" "$WORK/action.sql" <<'PY'
+import hashlib, sys
+rounds, batch, players, path = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+# Single-user mode ends a statement at a semicolon before an empty line.
+text = "\n".join(line for line in open(path).read().splitlines() if line.strip())
+def uid(s):
+    h = hashlib.md5(s.encode()).hexdigest()
+    return f"'{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}'"
+out = ["PREPARE act AS " + text + ";", ""]
+for j in range(rounds * batch):
+    i, k = j % players + 1, j // players
+    args = [uid(f"player{i}"), "0", "0", uid(f"game{i}"), "'active'", "1000000000", "0", "0",
+            f"""'{{"pumps": {k + 1}}}'""", f"""'{{"pumps": {k + 1}}}'""", "now()", "NULL", uid(f"session{i}"),
+            "now() - interval '1 day'", "'pump'", "1000000000", f"""'{{"pumps": {k}}}'""", f"""'{{"pumps": {k}}}'"""]
+    out += ["BEGIN;", "", "EXECUTE act(" + ", ".join(args) + ");", "", "COMMIT;", ""]
+out += ["SELECT sum((params->>'pumps')::int) AS pumped FROM bets WHERE game = 'pump' AND client_seed LIKE 'client%';", ""]
+print("\n".join(out))
+PY
+}
+
 # count N: the instructions of a single-user Postgres that runs N batches
 # (after the variant, if any), on a fresh copy of the database.
 count() {
@@ -136,22 +192,39 @@ count() {
       || { echo "applying $VARIANT failed" >&2; exit 1; }
     if grep -q -E 'ERROR|FATAL' "$w.variant.log"; then grep -E 'ERROR|FATAL' "$w.variant.log" >&2; exit 1; fi
   fi
-  { echo "SET synchronous_commit = off;"; echo; for _ in $(seq "$n"); do batch_sql; done; } >"$WORK/script$n.sql"
+  if [ "$SCENARIO" = actions ]; then
+    { echo "SET synchronous_commit = off;"; echo; actions_sql "$n"; } >"$WORK/script$n.sql"
+  else
+    { echo "SET synchronous_commit = off;"; echo; for _ in $(seq "$n"); do batch_sql; done; } >"$WORK/script$n.sql"
+  fi
   chmod 644 "$WORK/script$n.sql"
   as_pg valgrind --tool=callgrind --callgrind-out-file="$WORK/callgrind.$n" "$bin/postgres" --single -j -D "$w" pb \
     <"$WORK/script$n.sql" >"$w.out" 2>"$w.err" || { tail -20 "$w.err" >&2; exit 1; }
   if grep -q ERROR "$w.out" "$w.err"; then grep -h ERROR "$w.out" "$w.err" | head -5 >&2; exit 1; fi
   local placed
+  if [ "$SCENARIO" = actions ]; then
+    placed=$(sed -n 's/.*pumped = "\([0-9]*\)".*/\1/p' "$w.out")
+    [ "${placed:-0}" -eq $((n * BATCH)) ] || { echo "only ${placed:-0} of $((n * BATCH)) actions went through" >&2; exit 1; }
+    return
+  fi
   placed=$(grep -c "placed = \"$BATCH\"" "$w.out" || true)
   [ "$placed" -eq "$n" ] || { echo "only $placed of $n batches placed all $BATCH bets" >&2; exit 1; }
 }
 
-echo "==> callgrind: $WARMUP batches, then $((WARMUP + BATCHES)) (batches of $BATCH; a minute or two)" >&2
+if [ "$SCENARIO" = actions ]; then
+  echo "==> callgrind: $((WARMUP * BATCH)) actions, then $(((WARMUP + BATCHES) * BATCH)) (a minute or two)" >&2
+else
+  echo "==> callgrind: $WARMUP batches, then $((WARMUP + BATCHES)) (batches of $BATCH; a minute or two)" >&2
+fi
 count "$WARMUP"
 count $((WARMUP + BATCHES))
-python3 - "$WORK/callgrind.$WARMUP" "$WORK/callgrind.$((WARMUP + BATCHES))" $((BATCHES * BATCH)) "$TOP" "${VARIANT:-this tree}" <<'PY'
+label="${VARIANT:-this tree}"
+[ -n "${PGCOST_ACTION_SQL:-}" ] && label="$label, the action statement of $PGCOST_ACTION_SQL"
+[ "$RUNNING" -gt 0 ] && label="$label, $RUNNING other games running"
+python3 - "$WORK/callgrind.$WARMUP" "$WORK/callgrind.$((WARMUP + BATCHES))" $((BATCHES * BATCH)) "$TOP" "$label" "$SCENARIO" <<'PY'
 import re, subprocess, sys
-before, after, bets, top, label = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
+before, after, bets, top, label, scenario = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5], sys.argv[6]
+unit = "action" if scenario == "actions" else "bet"
 
 # The frames every instruction is under.
 SKIP = {"(below main)", "main", "__libc_start_main@@GLIBC_2.34", "PostgresSingleUserMain", "PostgresMain"}
@@ -181,12 +254,16 @@ if not 0 < t0 < t1:
 def per_bet(name):
     return (f1.get(name, 0) - f0.get(name, 0)) / bets
 
-print(f"{label}: {(t1 - t0) / bets:,.0f} instructions per bet in all, of which")
-print(f"  {per_bet('plpgsql_call_handler'):>9,.0f}  fairplay_place_bets (the statement, its triggers and checks)")
-print("  and the rest: the query that builds the batch's arguments (parsed and planned each time), the commit")
+print(f"{label}: {(t1 - t0) / bets:,.0f} instructions per {unit} in all, of which")
+if scenario == "actions":
+    print(f"  {per_bet('ExecuteQuery'):>9,.0f}  the action's statement (EXECUTE of the prepared statement, its triggers and checks)")
+    print("  and the rest: BEGIN, parsing the EXECUTE and its arguments, the commit")
+else:
+    print(f"  {per_bet('plpgsql_call_handler'):>9,.0f}  fairplay_place_bets (the statement, its triggers and checks)")
+    print("  and the rest: the query that builds the batch's arguments (parsed and planned each time), the commit")
 if top:
     rows = sorted(((f1.get(k, 0) - f0.get(k, 0)) / bets, k) for k in set(f0) | set(f1))
-    print(f"\n{'per bet':>10}  function (inclusive)")
+    print(f"\n{'per ' + unit:>10}  function (inclusive)")
     for v, k in sorted(rows, reverse=True)[:top]:
         print(f"{v:10,.0f}  {k}")
 PY

@@ -235,7 +235,8 @@ func TestGameActionDoubleRefusedByALimitFromTheCopy(t *testing.T) {
 	mustExec(t, pool, `UPDATE users SET wager_limit_day = 15e8 WHERE id = $1`, p.user)
 	before := stateOf(t, pool, p.user)
 	_, err := (step{stake: 10}).run(ctx, store, p, id)
-	if want := "This bet would take your wagers past your daily wager limit of 15.00"; err == nil || err.Error() != want {
+	const want = "This bet would take your wagers past your daily wager limit of 15.00"
+	if err == nil || err.Error() != want {
 		t.Fatalf("double past the limit: %v, want %q", err, want)
 	}
 	checkActions(t, store, 1, 0)
@@ -244,6 +245,15 @@ func TestGameActionDoubleRefusedByALimitFromTheCopy(t *testing.T) {
 	}
 	if g := readGame(t, pool, id); g != (gameRow{status: play.StatusActive, amount: 10e8, pumps: 0}) {
 		t.Errorf("game row %+v", g)
+	}
+	// A replica without a copy (the locking path) refuses it the same way.
+	other := postgres.NewPlayStore(pool)
+	if _, err := (step{stake: 10}).run(ctx, other, p, id); err == nil || err.Error() != want {
+		t.Fatalf("double past the limit on the locking path: %v, want %q", err, want)
+	}
+	checkActions(t, other, 0, 1)
+	if after := stateOf(t, pool, p.user); after != before {
+		t.Errorf("a refused double changed the player: before %+v, after %+v", before, after)
 	}
 	// The balance short: refused the same way.
 	mustExec(t, pool, `UPDATE users SET wager_limit_day = NULL, balance = 5e8 WHERE id = $1`, p.user)

@@ -315,9 +315,10 @@ const (
 // definition for both statements that save an action (saveGameSQL and
 // actionSQL, each adding what makes the row theirs to change): the balance
 // changes only when money moves ($2 extra stake, $3 payout), not below zero,
-// an extra stake only within the player's own limits, with the play_* counts;
-// then the ledger entry of each amount that is not zero. $1 is the player,
-// $4 the bet, $11 the time.
+// an extra stake only within the player's own limits (fairplay_stake_refusal,
+// migration 00018: the rule as one call, prepared only when an action
+// stakes), with the play_* counts; then the ledger entry of each amount that
+// is not zero. $1 is the player, $4 the bet, $11 the time.
 const (
 	gameMoneySQL = `UPDATE users SET balance = balance - $2::bigint + $3::bigint,
 			play_day = greatest(play_day, date_trunc('day', now(), 'UTC')),
@@ -330,7 +331,7 @@ const (
 			play_month_wagered = fairplay_usage('month', play_month, play_month_wagered, $2::bigint),
 			play_month_lost = fairplay_usage('month', play_month, play_month_lost, $2::bigint - $3::bigint)
 		WHERE id = $1::uuid AND ($2::bigint <> 0 OR $3::bigint <> 0) AND balance - $2::bigint >= 0
-		  AND ($2::bigint = 0 OR fairplay_play_refusal(users, $2::bigint) IS NULL)`
+		  AND ($2::bigint = 0 OR fairplay_stake_refusal(users, $2::bigint) IS NULL)`
 	gameLedgerSQL = `INSERT INTO ledger_entries (user_id, kind, amount, balance_after, ref_id, note, created_at)
 		SELECT $1::uuid, e.kind, e.amount, e.balance_after, $4::uuid, '', $11::timestamptz
 		FROM u, LATERAL (VALUES (1, 'bet', -$2::bigint, u.balance - $3::bigint), (2, 'payout', $3::bigint, u.balance))
@@ -341,7 +342,8 @@ const (
 
 // saveGameSQL is PlayOn's second statement. The money moves as gameMoneySQL
 // says (an extra stake within the player's own limits: fairplay_play_refusal,
-// migration 00015, the rule a bet's stake meets) and only while the bet is
+// migration 00015, the rule a bet's stake meets, called through
+// fairplay_stake_refusal) and only while the bet is
 // active (the first statement's lock keeps it so); the bet is saved only if
 // it is active and the money moved. So it changes all or nothing, and the
 // COMMIT sent with it needs no decision in between. It returns the balance after, whether
@@ -364,7 +366,7 @@ const saveGameSQL = `
 	SELECT coalesce((SELECT balance FROM u), x.balance),
 	       ($2::bigint = 0 AND $3::bigint = 0) OR EXISTS (SELECT 1 FROM u),
 	       EXISTS (SELECT 1 FROM b),
-	       CASE WHEN $2::bigint <> 0 AND NOT EXISTS (SELECT 1 FROM u) THEN fairplay_play_refusal(x, $2::bigint) END
+	       CASE WHEN $2::bigint <> 0 AND NOT EXISTS (SELECT 1 FROM u) THEN fairplay_stake_refusal(x, $2::bigint) END
 	FROM (SELECT) one LEFT JOIN users x ON x.id = $1::uuid`
 
 // playOn is PlayOn's two-round-trip path. Besides the player's side it
