@@ -255,6 +255,9 @@ func TestGameActionDoubleRefusedByALimitFromTheCopy(t *testing.T) {
 	if after := stateOf(t, pool, p.user); after != before {
 		t.Errorf("a refused double changed the player: before %+v, after %+v", before, after)
 	}
+	if g := readGame(t, pool, id); g != (gameRow{status: play.StatusActive, amount: 10e8, pumps: 0}) {
+		t.Errorf("game row after the locking path's refusal %+v", g)
+	}
 	// The balance short: refused the same way.
 	mustExec(t, pool, `UPDATE users SET wager_limit_day = NULL, balance = 5e8 WHERE id = $1`, p.user)
 	if _, err := (step{stake: 10}).run(ctx, store, p, id); !errors.Is(err, play.ErrInsufficientBalance) {

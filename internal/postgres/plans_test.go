@@ -51,15 +51,16 @@ type planNode struct {
 // scanRead is the rows a scan read: those it returned and those its filter
 // removed, over all its loops.
 type scanRead struct {
-	scan string
-	rows float64
+	scan        string
+	rows, loops float64
 }
 
 // rowsRead lists each scan of table in the plan with the rows it read.
 func (n planNode) rowsRead(table string) []scanRead {
 	var out []scanRead
 	if n.Relation == table && n.Type != "ModifyTable" {
-		out = append(out, scanRead{n.Type + " " + n.Index, n.Rows*n.Loops + n.Removed})
+		// EXPLAIN gives both counts per loop.
+		out = append(out, scanRead{n.Type + " " + n.Index, (n.Rows + n.Removed) * n.Loops, n.Loops})
 	}
 	for _, c := range n.Plans {
 		out = append(out, c.rowsRead(table)...)
@@ -73,7 +74,8 @@ func (n planNode) rowsRead(table string) []scanRead {
 // statistics taken when no game ran and 300 other players' games running
 // now, the generic plan of each (what a pooled connection's cached statement
 // settles on after five runs) reads no bet but the player's. Before, the
-// save of the bet scanned every running game's index entry.
+// save of the bet scanned every running game's index entry. The action's
+// statements also call the limits' rule rather than inline it.
 func TestGameActionsReadOnlyTheirGame(t *testing.T) {
 	pool := pgtest.New(t)
 	ctx := context.Background()
@@ -95,17 +97,24 @@ func TestGameActionsReadOnlyTheirGame(t *testing.T) {
 	}
 	now := time.Now().UTC().Truncate(time.Microsecond)
 	next := []byte(`{"pumps":1}`)
-	// A pump: no money moves, the bet is saved with one more step.
-	args := []any{p.user, int64(0), int64(0), id, "active", amount, int64(0), int64(0), next, next, now, nil,
+	// A pump with an extra stake of 1 (as a double), so that every part of
+	// each statement runs: the money moves with its ledger entry, and the bet
+	// is saved with one more step.
+	const stake = int64(1e8)
+	args := []any{p.user, stake, int64(0), id, "active", amount + stake, int64(0), int64(0), next, next, now, nil,
 		p.session, now.Add(-time.Hour), "pump", amount, params, state}
 	for _, c := range []struct {
 		name string
 		sql  string
 		args []any
+		// rule: the statement holds the limits' rule as one call (migration
+		// 00018), not inlined: the plan never names a column only the rule
+		// reads.
+		rule bool
 	}{
-		{"actionSQL", postgres.ActionSQL, args},
-		{"lockGameSQL", postgres.LockGameSQL, []any{id, p.user, "pump"}},
-		{"saveGameSQL", postgres.SaveGameSQL, args[:12]},
+		{"actionSQL", postgres.ActionSQL, args, true},
+		{"lockGameSQL", postgres.LockGameSQL, []any{id, p.user, "pump"}, false},
+		{"saveGameSQL", postgres.SaveGameSQL, args[:12], true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			conn, err := pgx.ConnectConfig(ctx, pool.Config().ConnConfig)
@@ -123,8 +132,28 @@ func TestGameActionsReadOnlyTheirGame(t *testing.T) {
 					t.Fatalf("%s: %v", q, err)
 				}
 			}
-			if err := conn.QueryRow(ctx, "EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE s("+strings.Join(lits, ", ")+")").
-				Scan(&plan); err != nil {
+			execute := "EXECUTE s(" + strings.Join(lits, ", ") + ")"
+			if c.rule {
+				var verbose strings.Builder
+				rows, err := conn.Query(ctx, "EXPLAIN (VERBOSE) "+execute)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for rows.Next() {
+					var line string
+					if err := rows.Scan(&line); err != nil {
+						t.Fatal(err)
+					}
+					verbose.WriteString(line + "\n")
+				}
+				if err := rows.Err(); err != nil {
+					t.Fatal(err)
+				}
+				if strings.Contains(verbose.String(), "next_limits_from") {
+					t.Errorf("the plan prepares the limits' rule inlined:\n%s", verbose.String())
+				}
+			}
+			if err := conn.QueryRow(ctx, "EXPLAIN (ANALYZE, FORMAT JSON) "+execute).Scan(&plan); err != nil {
 				t.Fatal(err)
 			}
 			if _, err := conn.Exec(ctx, "ROLLBACK"); err != nil {
@@ -139,6 +168,9 @@ func TestGameActionsReadOnlyTheirGame(t *testing.T) {
 				t.Fatalf("no scan of bets in the plan: %s", raw)
 			}
 			for _, r := range read {
+				if r.loops == 0 {
+					t.Errorf("%s never ran: the statement did not reach it", r.scan)
+				}
 				if r.rows > 1 {
 					t.Errorf("%s read %.0f bets, want the player's game alone", r.scan, r.rows)
 				}
