@@ -20,7 +20,8 @@
 # PGCOST_SCENARIO=actions counts game actions instead: each player has a
 # running pump game, and each action is one pump (no money moves) sent as
 # the server sends it from its copy of the game: BEGIN, the prepared
-# statement (postgres.Statement("action"), printed by hack/sqltext; its
+# statement (postgres.Statement("action-same"), the action statement of an
+# action that moves no money, printed by hack/sqltext; its
 # generic plan after five runs, as a pooled connection's), COMMIT. The units
 # are the same: PGCOST_WARMUP*PGCOST_BATCH actions, then PGCOST_BATCHES*
 # PGCOST_BATCH more, the players taken in turn. PGCOST_RUNNING other
@@ -157,7 +158,7 @@ if [ "$SCENARIO" = actions ]; then
   if [ -n "${PGCOST_ACTION_SQL:-}" ]; then
     cp "$PGCOST_ACTION_SQL" "$WORK/action.sql"
   else
-    go run ./hack/sqltext action >"$WORK/action.sql"
+    go run ./hack/sqltext action-same >"$WORK/action.sql"
   fi
 fi
 actions_sql() {

@@ -14,7 +14,7 @@ import (
 
 func main() {
 	if len(os.Args) != 2 {
-		fmt.Fprintln(os.Stderr, "usage: sqltext action|live-session|lock-game|save-game")
+		fmt.Fprintln(os.Stderr, "usage: sqltext action|action-same|live-session|lock-game|save-game")
 		os.Exit(2)
 	}
 	s, ok := postgres.Statement(os.Args[1])

@@ -111,7 +111,19 @@ func (s *PlayStore) GameActions() (cached, locked int64) {
 // the bet was saved, the limits' refusal of an extra stake that did not move
 // (NULL: the balance was short), and the player's username and hide_username
 // (for the live feed).
-const actionSQL = `
+const (
+	actionSQL = actionSQLStart + `UPDATE bets SET status = $5, amount = $6, multiplier = $7, payout = $8, params = $9,
+		                state = $10, settled_at = $12
+		WHERE ` + actionSQLEnd
+	// actionSameSQL is actionSQL for an action that leaves the bet's status,
+	// amount and payout as they are (a reveal, a pump, a hit): its update
+	// names only the columns it changes, so the stats trigger on bets
+	// (bets_stats_update, migration 00004: AFTER UPDATE OF amount, payout,
+	// status...) is not even considered, and it saves the bet only if the
+	// three are what the action leaves ($5, $6, $8).
+	actionSameSQL = actionSQLStart + `UPDATE bets SET multiplier = $7, params = $9, state = $10, settled_at = $12
+		WHERE status = $5 AND amount = $6::bigint AND payout = $8::bigint AND ` + actionSQLEnd
+	actionSQLStart = `
 	WITH s AS MATERIALIZED (
 		SELECT $13::uuid IS NULL OR EXISTS (
 		           SELECT 1 FROM sessions s JOIN users u ON u.id = s.user_id
@@ -130,9 +142,8 @@ const actionSQL = `
 	), l AS (
 		` + gameLedgerSQL + `
 	), b AS (
-		UPDATE bets SET status = $5, amount = $6, multiplier = $7, payout = $8, params = $9, state = $10,
-		                settled_at = $12
-		WHERE id = $4::uuid AND user_id = $1::uuid AND game = $15 AND status = 'active' AND EXISTS (SELECT 1 FROM g)
+		`
+	actionSQLEnd = `id = $4::uuid AND user_id = $1::uuid AND game = $15 AND status = 'active' AND EXISTS (SELECT 1 FROM g)
 		  AND (($2::bigint = 0 AND $3::bigint = 0) OR EXISTS (SELECT 1 FROM u))
 		RETURNING 1
 	)
@@ -146,13 +157,15 @@ const actionSQL = `
 	       coalesce(x.username, ''),
 	       coalesce(x.hide_username, false)
 	FROM (SELECT) one LEFT JOIN users x ON x.id = $1::uuid`
+)
 
 // errStaleGame is playCached's answer when the replica's copy of the game
 // cannot decide the action: the caller runs it on the locking path.
 var errStaleGame = errors.New("postgres: the cached game is stale")
 
 // playCached runs an action decided from the replica's copy g of the game in
-// one statement (actionSQL). It returns errStaleGame, having changed
+// one statement (actionSQL, or actionSameSQL when the bet's status, amount
+// and payout stay as they are). It returns errStaleGame, having changed
 // nothing, when apply refuses the action (decided again, from the row as it
 // is, on the locking path) or the copy no longer matches the row; refused
 // tells that the statement found the copy right but refused the extra stake
@@ -175,13 +188,17 @@ func (s *PlayStore) playCached(ctx context.Context, a play.GameAction, g cachedG
 		hidden                  bool
 	)
 	nb, old := c.Bet, g.bet
+	stmt := actionSQL
+	if nb.Status == old.Status && nb.Amount == old.Amount && nb.Payout == old.Payout {
+		stmt = actionSameSQL
+	}
 	// BEGIN, the statement and COMMIT go out together: one round trip, and
 	// the COMMIT's answer tells whether it committed even if the connection
 	// breaks before the batch's end (queueCommit).
 	err = s.onConn(ctx, func(conn *pgx.Conn) error {
 		batch := &pgx.Batch{}
 		batch.Queue("BEGIN")
-		batch.Queue(actionSQL, id16(a.UserID), int64(c.Stake), int64(c.Payout), id16(nb.ID), nb.Status,
+		batch.Queue(stmt, id16(a.UserID), int64(c.Stake), int64(c.Payout), id16(nb.ID), nb.Status,
 			int64(nb.Amount), int64(nb.Multiplier), int64(nb.Payout), nb.Params, nb.State, a.At, nb.SettledAt,
 			session, a.LiveSince, string(a.Game), int64(old.Amount), old.Params, old.State).
 			QueryRow(func(row pgx.Row) error {

@@ -152,10 +152,11 @@ func MigrateDownTo(ctx context.Context, url string, version int64) error {
 }
 
 // The statements that save a game action, for the test of their plans:
-// ActionSQL from the replica's copy, LockGameSQL and SaveGameSQL on the
-// locking path.
+// ActionSQL and ActionSameSQL from the replica's copy, LockGameSQL and
+// SaveGameSQL on the locking path.
 const (
-	ActionSQL   = actionSQL
-	LockGameSQL = lockGameSQL
-	SaveGameSQL = saveGameSQL
+	ActionSQL     = actionSQL
+	ActionSameSQL = actionSameSQL
+	LockGameSQL   = lockGameSQL
+	SaveGameSQL   = saveGameSQL
 )

@@ -113,6 +113,8 @@ func TestGameActionsReadOnlyTheirGame(t *testing.T) {
 		rule bool
 	}{
 		{"actionSQL", postgres.ActionSQL, args, true},
+		// A pump without a stake: status, amount and payout stay.
+		{"actionSameSQL", postgres.ActionSameSQL, append([]any{p.user, int64(0), int64(0), id, "active", amount}, args[6:]...), true},
 		{"lockGameSQL", postgres.LockGameSQL, []any{id, p.user, "pump"}, false},
 		{"saveGameSQL", postgres.SaveGameSQL, args[:12], true},
 	} {
