@@ -234,30 +234,25 @@ func TestGameActionDoubleRefusedByALimitFromTheCopy(t *testing.T) {
 	id := startPump(t, store, p)
 	mustExec(t, pool, `UPDATE users SET wager_limit_day = 15e8 WHERE id = $1`, p.user)
 	before := stateOf(t, pool, p.user)
-	_, err := (step{stake: 10}).run(ctx, store, p, id)
-	const want = "This bet would take your wagers past your daily wager limit of 15.00"
-	if err == nil || err.Error() != want {
-		t.Fatalf("double past the limit: %v, want %q", err, want)
+	// refused doubles past the limit through s, which saves it from its copy
+	// (cached) or on the locking path: refused, and nothing changes.
+	refused := func(path string, s *postgres.PlayStore, cached, locked int64) {
+		t.Helper()
+		const want = "This bet would take your wagers past your daily wager limit of 15.00"
+		if _, err := (step{stake: 10}).run(ctx, s, p, id); err == nil || err.Error() != want {
+			t.Fatalf("double past the limit (%s): %v, want %q", path, err, want)
+		}
+		checkActions(t, s, cached, locked)
+		if after := stateOf(t, pool, p.user); after != before {
+			t.Errorf("a refused double (%s) changed the player: before %+v, after %+v", path, before, after)
+		}
+		if g := readGame(t, pool, id); g != (gameRow{status: play.StatusActive, amount: 10e8, pumps: 0}) {
+			t.Errorf("game row after the refusal (%s) %+v", path, g)
+		}
 	}
-	checkActions(t, store, 1, 0)
-	if after := stateOf(t, pool, p.user); after != before {
-		t.Errorf("a refused double changed the player: before %+v, after %+v", before, after)
-	}
-	if g := readGame(t, pool, id); g != (gameRow{status: play.StatusActive, amount: 10e8, pumps: 0}) {
-		t.Errorf("game row %+v", g)
-	}
+	refused("from the copy", store, 1, 0)
 	// A replica without a copy (the locking path) refuses it the same way.
-	other := postgres.NewPlayStore(pool)
-	if _, err := (step{stake: 10}).run(ctx, other, p, id); err == nil || err.Error() != want {
-		t.Fatalf("double past the limit on the locking path: %v, want %q", err, want)
-	}
-	checkActions(t, other, 0, 1)
-	if after := stateOf(t, pool, p.user); after != before {
-		t.Errorf("a refused double changed the player: before %+v, after %+v", before, after)
-	}
-	if g := readGame(t, pool, id); g != (gameRow{status: play.StatusActive, amount: 10e8, pumps: 0}) {
-		t.Errorf("game row after the locking path's refusal %+v", g)
-	}
+	refused("locking", postgres.NewPlayStore(pool), 0, 1)
 	// The balance short: refused the same way.
 	mustExec(t, pool, `UPDATE users SET wager_limit_day = NULL, balance = 5e8 WHERE id = $1`, p.user)
 	if _, err := (step{stake: 10}).run(ctx, store, p, id); !errors.Is(err, play.ErrInsufficientBalance) {
