@@ -152,65 +152,40 @@ func compare(oldPath, newPath string) (string, error) {
 		fmt.Fprintf(w, f, name, strconv.Itoa(k.conc), num(b, rps, "%.1f"), num(a, rps, "%.1f"), rc,
 			num(b, p99, "%.2f"), num(a, p99, "%.2f"), pc)
 	}
-	// The server's CPU per operation, by scenario (runs that measured it).
-	var cpuRows []string
-	for _, k := range keys {
-		b, a := bm[k], am[k]
-		if k.op != "" || (b == nil || b.ServerCPUus == 0) && (a == nil || a.ServerCPUus == 0) {
-			continue
-		}
-		cpu := func(r *Result) string {
-			if r == nil || r.ServerCPUus == 0 {
-				return "-"
+	// The server's CPU and counted work per operation, by scenario (runs
+	// that measured them).
+	work := func(v func(*Work) float64) func(*Result) float64 {
+		return func(r *Result) float64 {
+			if r.ServerWork == nil {
+				return 0
 			}
-			return fmt.Sprintf("%.1f", r.ServerCPUus)
-		}
-		ch := "-"
-		if a != nil && b != nil && a.ServerCPUus > 0 && b.ServerCPUus > 0 {
-			ch = change(b.ServerCPUus, a.ServerCPUus)
-		}
-		cpuRows = append(cpuRows, fmt.Sprintf("%-26s %5d %10s %10s %8s\n", k.scenario, k.conc, cpu(b), cpu(a), ch))
-	}
-	if len(cpuRows) > 0 {
-		fmt.Fprintln(w)
-		fmt.Fprintf(w, "%-26s %5s %10s %10s %8s\n", "server CPU µs/op", "conc", "old", "new", "change")
-		for _, row := range cpuRows {
-			fmt.Fprint(w, row)
+			return v(r.ServerWork)
 		}
 	}
-	// The server's work per operation, counted (runs that measured it).
-	work := []struct {
-		title string
-		v     func(*Work) float64
-		f     string
+	for _, m := range []struct {
+		title, format string
+		v             func(*Result) float64
 	}{
-		{"objects allocated/op", func(x *Work) float64 { return x.Objects }, "%.0f"},
-		{"kB allocated/op", func(x *Work) float64 { return x.Bytes / 1000 }, "%.2f"},
-		{"system calls/op", func(x *Work) float64 { return x.Reads + x.Writes }, "%.2f"},
-		{"context switches/op", func(x *Work) float64 { return x.Switches }, "%.2f"},
-	}
-	for _, m := range work {
+		{"server CPU µs/op", "%.1f", func(r *Result) float64 { return r.ServerCPUus }},
+		{"server objects/op", "%.0f", work(func(x *Work) float64 { return x.Objects })},
+		{"server kB allocated/op", "%.2f", work(func(x *Work) float64 { return x.Bytes / 1000 })},
+		{"server system calls/op", "%.2f", work(func(x *Work) float64 { return x.Reads + x.Writes })},
+		{"server ctx switches/op", "%.2f", work(func(x *Work) float64 { return x.Switches })},
+	} {
 		var rows []string
 		for _, k := range keys {
-			b, a := bm[k], am[k]
-			get := func(r *Result) (float64, bool) {
-				if r == nil || r.ServerWork == nil || m.v(r.ServerWork) == 0 {
-					return 0, false
+			get := func(r *Result) (float64, string, bool) {
+				if r == nil || m.v(r) == 0 {
+					return 0, "-", false
 				}
-				return m.v(r.ServerWork), true
+				return m.v(r), fmt.Sprintf(m.format, m.v(r)), true
 			}
-			bv, bok := get(b)
-			av, aok := get(a)
+			bv, bs, bok := get(bm[k])
+			av, as, aok := get(am[k])
 			if k.op != "" || !bok && !aok {
 				continue
 			}
-			bs, as, ch := "-", "-", "-"
-			if bok {
-				bs = fmt.Sprintf(m.f, bv)
-			}
-			if aok {
-				as = fmt.Sprintf(m.f, av)
-			}
+			ch := "-"
 			if aok && bok {
 				ch = change(bv, av)
 			}
@@ -218,7 +193,7 @@ func compare(oldPath, newPath string) (string, error) {
 		}
 		if len(rows) > 0 {
 			fmt.Fprintln(w)
-			fmt.Fprintf(w, "%-26s %5s %10s %10s %8s\n", "server "+m.title, "conc", "old", "new", "change")
+			fmt.Fprintf(w, "%-26s %5s %10s %10s %8s\n", m.title, "conc", "old", "new", "change")
 			for _, row := range rows {
 				fmt.Fprint(w, row)
 			}
