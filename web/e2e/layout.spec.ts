@@ -81,20 +81,32 @@ async function openGame(page: Page, slug: string) {
 const resultText = /^(Win: \$[\d,.]+|No win)$/;
 
 /**
+ * tap clicks a button the way a player taps it: once it is enabled, where it
+ * is. Playwright retries a click on a disabled button (a Blackjack answer
+ * while the cards are still being dealt), and each retry scrolls the target
+ * first, by turns to the viewport's end, centre and start: the page would end
+ * up scrolled by the test, not by the game.
+ */
+async function tap(locator: Locator) {
+  await expect(locator).toBeEnabled();
+  await locator.click();
+}
+
+/**
  * ACTIONS play one bet of each game the way a player taps it, and return the
  * locator of the result on screen once it shows.
  */
 const ACTIONS: Record<Game, (page: Page) => Promise<Locator>> = {
   async dice(page) {
-    await page.getByRole('button', { name: 'Roll Dice' }).click();
+    await tap(page.getByRole('button', { name: 'Roll Dice' }));
     const outcome = page.getByText(/^(WIN|LOSE)!$/);
     await expect(outcome).toBeVisible();
     return outcome;
   },
   async mines(page) {
-    await page.getByRole('button', { name: 'Play' }).click();
+    await tap(page.getByRole('button', { name: 'Play' }));
     await expect(page.getByRole('button', { name: /^Cash Out/ })).toBeVisible();
-    await page.getByRole('button', { name: 'Row 3, column 3, hidden' }).click();
+    await tap(page.getByRole('button', { name: 'Row 3, column 3, hidden' }));
     const tile = page.getByRole('button', { name: /^Row 3, column 3, (gem|mine)$/ });
     await expect(tile).toBeVisible();
     return tile;
@@ -105,32 +117,32 @@ const ACTIONS: Record<Game, (page: Page) => Promise<Locator>> = {
     await page.evaluate(() => {
       window.scrollTo(0, 0);
     });
-    await page.getByRole('button', { name: 'Drop Ball' }).click();
+    await tap(page.getByRole('button', { name: 'Drop Ball' }));
     const landed = page.getByRole('list', { name: 'Payouts' }).locator('[aria-current="true"]');
     await expect(landed).toBeVisible();
     return landed;
   },
   async pump(page) {
-    await page.getByRole('button', { name: 'Start Game' }).click();
-    await page.getByRole('button', { name: 'Pump', exact: true }).click();
+    await tap(page.getByRole('button', { name: 'Start Game' }));
+    await tap(page.getByRole('button', { name: 'Pump', exact: true }));
     const message = page.getByText(/^(Balloon Burst!|Potential win:)/).first();
     await expect(message).toBeVisible();
     return message;
   },
   async keno(page) {
     const board = page.getByRole('group', { name: 'Keno numbers' });
-    for (const n of [3, 11, 19, 27, 35]) await board.getByRole('button', { name: String(n), exact: true }).click();
-    await page.getByRole('button', { name: 'Draw Numbers' }).click();
+    for (const n of [3, 11, 19, 27, 35]) await tap(board.getByRole('button', { name: String(n), exact: true }));
+    await tap(page.getByRole('button', { name: 'Draw Numbers' }));
     const result = page.getByText(resultText);
     await expect(result).toBeVisible();
     return result;
   },
   async blackjack(page) {
-    await page.getByRole('button', { name: 'Deal' }).click();
+    await tap(page.getByRole('button', { name: 'Deal' }));
     const banner = page.getByTestId('game-board').locator('[aria-live] strong');
     const stand = page.getByRole('button', { name: /^Stand/ });
     await declineInsurance(page, banner.or(stand.and(page.locator(':enabled'))));
-    if (!(await banner.isVisible())) await stand.click();
+    if (!(await banner.isVisible())) await tap(stand);
     await expect(banner).toBeVisible();
     return banner;
   },
@@ -144,7 +156,8 @@ async function declineInsurance(page: Page, next: Locator) {
   const decline = page.getByRole('button', { name: /^Decline/ });
   await expect(next.or(decline).first()).toBeVisible();
   if (await decline.isVisible()) {
-    await decline.click();
+    // Offered with the deal, answerable once its cards are shown.
+    await tap(decline);
     await expect(next.first()).toBeVisible();
   }
 }
