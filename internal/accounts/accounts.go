@@ -128,6 +128,10 @@ type Store interface {
 	// ActivePrincipal returns the principal of a live session of a live
 	// user, or ErrSessionNotFound.
 	ActivePrincipal(ctx context.Context, sessionID uuid.UUID, live Liveness) (Principal, error)
+	// SessionUser returns the live user userID if sessionID is a live
+	// session of theirs, or ErrSessionNotFound: ActivePrincipal and
+	// CredentialsByID in one statement.
+	SessionUser(ctx context.Context, userID, sessionID uuid.UUID, live Liveness) (User, error)
 	// ListSessions lists a user's live sessions, newest use first.
 	ListSessions(ctx context.Context, userID uuid.UUID, live Liveness) ([]Session, error)
 	// RevokeSession revokes one of the user's sessions; ErrSessionNotFound if none.

@@ -206,6 +206,21 @@ func (s *AccountStore) ActivePrincipal(ctx context.Context, sessionID uuid.UUID,
 	return p, err
 }
 
+// SessionUser returns a live user whose session is live, in one statement:
+// the read of the signed-in user with its session's check, which
+// ActivePrincipal would have made in a round trip of its own.
+func (s *AccountStore) SessionUser(ctx context.Context, userID, sessionID uuid.UUID, live accounts.Liveness) (accounts.User, error) {
+	c, err := scanCredentials(s.db.QueryRow(ctx, `
+		SELECT `+userColumns+` FROM users
+		WHERE id = $1 AND deleted_at IS NULL
+		  AND EXISTS (SELECT FROM sessions s WHERE s.id = $2 AND s.user_id = $1 AND `+liveSession(3, 4)+`)`,
+		userID, sessionID, live.UsedSince, live.CreatedSince))
+	if errors.Is(err, accounts.ErrUserNotFound) {
+		return accounts.User{}, accounts.ErrSessionNotFound
+	}
+	return c.User, err
+}
+
 // ListSessions lists a user's live sessions.
 func (s *AccountStore) ListSessions(ctx context.Context, userID uuid.UUID, live accounts.Liveness) ([]accounts.Session, error) {
 	rows, err := s.db.Query(ctx, `

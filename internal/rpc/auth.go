@@ -76,10 +76,11 @@ func (h *AuthHandler) Logout(ctx context.Context, req *connect.Request[fairplayv
 	return connect.NewResponse(&fairplayv1.LogoutResponse{Message: "Logged out successfully"}), nil
 }
 
-// GetUser implements AuthService.GetUser.
+// GetUser implements AuthService.GetUser. Its access is ACCESS_PLAYER: the
+// session is checked by the statement that reads the account (a balance read
+// is one round trip).
 func (h *AuthHandler) GetUser(ctx context.Context, req *connect.Request[fairplayv1.GetUserRequest]) (*connect.Response[fairplayv1.GetUserResponse], error) {
-	p := principal(ctx)
-	u, err := h.accounts.CurrentUser(ctx, p)
+	u, err := h.accounts.SessionUser(ctx, principal(ctx))
 	if err != nil {
 		return nil, err
 	}

@@ -1862,7 +1862,7 @@ const file_fairplay_v1_auth_proto_rawDesc = "" +
 	"\x05Login\x12\x19.fairplay.v1.LoginRequest\x1a\x1a.fairplay.v1.LoginResponse\"\x1e\x90\xb5\x18\x01\x82\xd3\xe4\x93\x02\x14:\x01*\"\x0f/api/auth/login\x12f\n" +
 	"\aRefresh\x12\x1b.fairplay.v1.RefreshRequest\x1a\x1c.fairplay.v1.RefreshResponse\" \x90\xb5\x18\x01\x82\xd3\xe4\x93\x02\x16:\x01*\"\x11/api/auth/refresh\x12b\n" +
 	"\x06Logout\x12\x1a.fairplay.v1.LogoutRequest\x1a\x1b.fairplay.v1.LogoutResponse\"\x1f\x90\xb5\x18\x01\x82\xd3\xe4\x93\x02\x15:\x01*\"\x10/api/auth/logout\x12c\n" +
-	"\aGetUser\x12\x1b.fairplay.v1.GetUserRequest\x1a\x1c.fairplay.v1.GetUserResponse\"\x1d\x90\xb5\x18\x02\x82\xd3\xe4\x93\x02\x10\x12\x0e/api/auth/user\x90\x02\x01\x12v\n" +
+	"\aGetUser\x12\x1b.fairplay.v1.GetUserRequest\x1a\x1c.fairplay.v1.GetUserResponse\"\x1d\x90\xb5\x18\x03\x82\xd3\xe4\x93\x02\x10\x12\x0e/api/auth/user\x90\x02\x01\x12v\n" +
 	"\fListSessions\x12 .fairplay.v1.ListSessionsRequest\x1a!.fairplay.v1.ListSessionsResponse\"!\x90\xb5\x18\x02\x82\xd3\xe4\x93\x02\x14\x12\x12/api/auth/sessions\x90\x02\x01\x12\x7f\n" +
 	"\rRevokeSession\x12!.fairplay.v1.RevokeSessionRequest\x1a\".fairplay.v1.RevokeSessionResponse\"'\x90\xb5\x18\x02\x82\xd3\xe4\x93\x02\x1d:\x01*\"\x18/api/auth/revoke-session\x12\x98\x01\n" +
 	"\x13RevokeOtherSessions\x12'.fairplay.v1.RevokeOtherSessionsRequest\x1a(.fairplay.v1.RevokeOtherSessionsResponse\".\x90\xb5\x18\x02\x82\xd3\xe4\x93\x02$:\x01*\"\x1f/api/auth/revoke-other-sessions\x12\x83\x01\n" +
