@@ -309,12 +309,13 @@ func (s *Service) Authenticate(ctx context.Context, accessToken string) (Princip
 // Claims verifies an access token's signature, issuer and expiry but does
 // not look its session up: it is for a use case that checks the session in
 // its own transaction anyway (a bet does, in the statement that locks the
-// player's row), saving a round trip to Postgres. That check covers
+// player's row; the read of the signed-in user, SessionUser, in the
+// statement that reads the account), saving a round trip to Postgres. That check covers
 // revocation and the idle timeout; the session's lifetime needs none, as no
 // access token outlives it (Tokens.Issue). The Principal has only UserID,
 // SessionID and LiveSince; a caller that gets a refusal for any other reason
 // should Authenticate before answering, so that a revoked session always
-// hears 401 first.
+// hears 401 first (SessionUser's only refusal is that 401).
 func (s *Service) Claims(accessToken string) (Principal, error) {
 	if accessToken == "" {
 		return Principal{}, ErrNoToken

@@ -206,15 +206,20 @@ func (s *AccountStore) ActivePrincipal(ctx context.Context, sessionID uuid.UUID,
 	return p, err
 }
 
+// sessionUserSQL is SessionUser's statement. The session is found by its id
+// alone, then compared with the player: a generic plan of "id = $2 AND
+// user_id = $1" may take the player's index of live sessions and filter
+// every one of them (TestSignedInUserReadsOneSession).
+var sessionUserSQL = `
+	SELECT ` + userColumns + ` FROM users
+	WHERE id = $1 AND deleted_at IS NULL
+	  AND (SELECT s.user_id FROM sessions s WHERE s.id = $2 AND ` + liveSession(3, 4) + `) = $1`
+
 // SessionUser returns a live user whose session is live, in one statement:
 // the read of the signed-in user with its session's check, which
 // ActivePrincipal would have made in a round trip of its own.
 func (s *AccountStore) SessionUser(ctx context.Context, userID, sessionID uuid.UUID, live accounts.Liveness) (accounts.User, error) {
-	c, err := scanCredentials(s.db.QueryRow(ctx, `
-		SELECT `+userColumns+` FROM users
-		WHERE id = $1 AND deleted_at IS NULL
-		  AND EXISTS (SELECT FROM sessions s WHERE s.id = $2 AND s.user_id = $1 AND `+liveSession(3, 4)+`)`,
-		userID, sessionID, live.UsedSince, live.CreatedSince))
+	c, err := scanCredentials(s.db.QueryRow(ctx, sessionUserSQL, userID, sessionID, live.UsedSince, live.CreatedSince))
 	if errors.Is(err, accounts.ErrUserNotFound) {
 		return accounts.User{}, accounts.ErrSessionNotFound
 	}

@@ -125,10 +125,10 @@ const (
 		WHERE status = $5 AND amount = $6::bigint AND payout = $8::bigint AND ` + actionSQLEnd
 	actionSQLStart = `
 	WITH s AS MATERIALIZED (
-		SELECT $13::uuid IS NULL OR EXISTS (
-		           SELECT 1 FROM sessions s JOIN users u ON u.id = s.user_id
-		           WHERE s.id = $13::uuid AND s.user_id = $1::uuid AND s.revoked_at IS NULL
-		             AND s.last_used_at >= $14::timestamptz AND u.deleted_at IS NULL) AS live
+		SELECT $13::uuid IS NULL OR coalesce((
+		           SELECT s.user_id = $1::uuid FROM sessions s JOIN users u ON u.id = s.user_id
+		           WHERE s.id = $13::uuid AND s.revoked_at IS NULL
+		             AND s.last_used_at >= $14::timestamptz AND u.deleted_at IS NULL), false) AS live
 	), g AS (
 		SELECT b.id FROM bets b
 		WHERE b.id = $4::uuid AND b.user_id = $1::uuid AND b.game = $15 AND b.status = 'active'

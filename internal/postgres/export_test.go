@@ -153,10 +153,15 @@ func MigrateDownTo(ctx context.Context, url string, version int64) error {
 
 // The statements that save a game action, for the test of their plans:
 // ActionSQL and ActionSameSQL from the replica's copy, LockGameSQL and
-// SaveGameSQL on the locking path.
+// SaveGameSQL on the locking path (after LiveSessionSQL).
 const (
 	ActionSQL     = actionSQL
 	ActionSameSQL = actionSameSQL
 	LockGameSQL   = lockGameSQL
 	SaveGameSQL   = saveGameSQL
+	// LiveSessionSQL is the locking path's session check.
+	LiveSessionSQL = liveSessionSQL
 )
+
+// SessionUserSQL is AccountStore.SessionUser's statement.
+var SessionUserSQL = sessionUserSQL

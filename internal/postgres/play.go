@@ -296,13 +296,16 @@ func (s *PlayStore) PlayOn(ctx context.Context, a play.GameAction, apply func(pl
 // liveSessionSQL and lockGameSQL are PlayOn's first round trip: whether the
 // session is live ($1 NULL skips the check) with the player's balance,
 // username and hide_username (for the live feed), and the game's row locked, if it is the
-// player's game of that kind.
+// player's game of that kind. The session is found by its id alone and
+// its player compared after: a generic plan of "s.id = $1 AND s.user_id =
+// $2" may take the player's index of live sessions and filter every one of
+// them (TestGameActionsReadOnlyTheirGame; actionSQLStart's check likewise).
 const (
 	liveSessionSQL = `
-	SELECT $1::uuid IS NULL OR EXISTS (
-	           SELECT 1 FROM sessions s JOIN users u ON u.id = s.user_id
-	           WHERE s.id = $1 AND s.user_id = $2 AND s.revoked_at IS NULL AND s.last_used_at >= $3
-	             AND u.deleted_at IS NULL),
+	SELECT $1::uuid IS NULL OR coalesce((
+	           SELECT s.user_id = $2 FROM sessions s JOIN users u ON u.id = s.user_id
+	           WHERE s.id = $1 AND s.revoked_at IS NULL AND s.last_used_at >= $3
+	             AND u.deleted_at IS NULL), false),
 	       coalesce(x.balance, 0), coalesce(x.username, ''), coalesce(x.hide_username, false)
 	FROM (SELECT) one LEFT JOIN users x ON x.id = $2`
 	lockGameSQL = `

@@ -1,6 +1,8 @@
 package security_test
 
 import (
+	"context"
+	"fmt"
 	"net/http"
 	"testing"
 )
@@ -51,6 +53,26 @@ func TestSignedInUserChecksTheSession(t *testing.T) {
 	same(t, "a session revoked by another", other.Token)
 	if res := w.player.Do("GET", "/api/auth/user", nil); res.Status != 200 || res.Str("user.username") != "mallory" {
 		t.Fatalf("the kept session: %d %s", res.Status, res.Raw)
+	}
+
+	// What the statement checks of the session and the account, each alone:
+	// the session's lifetime and idle time, and the account's deletion,
+	// written straight into the database (the server's own ways revoke the
+	// sessions too, which is checked above).
+	db := env.App.Postgres
+	for i, c := range []struct{ what, sql string }{
+		{"a session past its lifetime", `UPDATE sessions SET created_at = now() - interval '400 days' WHERE id = $1`},
+		{"a session idle too long", `UPDATE sessions SET last_used_at = now() - interval '400 days' WHERE id = $1`},
+		{"an account deleted, its session not revoked", `UPDATE users SET deleted_at = now() WHERE id = (SELECT user_id FROM sessions WHERE id = $1)`},
+	} {
+		one := env.Client()
+		one.Register(fmt.Sprintf("solo%d", i))
+		sessions := one.Do("GET", "/api/auth/sessions", nil).Get("sessions").([]any)
+		sid := sessions[0].(map[string]any)["_id"].(string)
+		if _, err := db.Exec(context.Background(), c.sql, sid); err != nil {
+			t.Fatalf("%s: %v", c.what, err)
+		}
+		same(t, c.what, one.Token)
 	}
 
 	// The account deleted by an administrator: its session's token.

@@ -36,8 +36,8 @@ const (
 	Access_ACCESS_USER Access = 2
 	// ACCESS_PLAYER needs a valid access token; its session is checked inside
 	// the handler's own statement (a bet's transaction, the read of the
-	// signed-in user: a round trip saved on the hottest paths), and a refusal
-	// checks it first, so a revoked session still hears 401.
+	// signed-in user: a round trip saved on the hottest paths), and a play's
+	// refusal checks it first, so a revoked session still hears 401.
 	Access_ACCESS_PLAYER Access = 3
 	// ACCESS_ADMIN needs an administrator's token with a live session: 401
 	// without one, 403 for anyone else.

@@ -45,8 +45,8 @@ export enum Access {
   /**
    * ACCESS_PLAYER needs a valid access token; its session is checked inside
    * the handler's own statement (a bet's transaction, the read of the
-   * signed-in user: a round trip saved on the hottest paths), and a refusal
-   * checks it first, so a revoked session still hears 401.
+   * signed-in user: a round trip saved on the hottest paths), and a play's
+   * refusal checks it first, so a revoked session still hears 401.
    *
    * @generated from enum value: ACCESS_PLAYER = 3;
    */
