@@ -256,6 +256,29 @@ func stateOf(t *testing.T, pool *pgxpool.Pool, user uuid.UUID) playerState {
 	return s
 }
 
+// Each of the twelve limits refuses on its own, the limit as it applies
+// now (loss_limit_day, say) and one that waited out its 24 hours with no
+// limit before it (next_loss_limit_day): the batch evaluates the rule only
+// for a player with one of them, a break or an exclusion set
+// (fairplay_play_rules_set, migration 00019), so a column that test forgot
+// would let that limit's bets through.
+func init() {
+	for _, kind := range []struct{ column, message string }{
+		{"loss", "This bet could take your net loss past your %s loss limit of 50.00"},
+		{"wager", "This bet would take your wagers past your %s wager limit of 50.00"},
+	} {
+		for _, period := range []struct{ column, adjective string }{{"day", "daily"}, {"week", "weekly"}, {"month", "monthly"}} {
+			column := kind.column + "_limit_" + period.column
+			refusal := fmt.Sprintf(kind.message, period.adjective)
+			betRules = append(betRules,
+				betRule{name: "limits: " + column + " alone", refusal: refusal,
+					setup: limited(column+" = 50e8", 100, 250)},
+				betRule{name: "limits: next_" + column + " alone, after its wait", refusal: refusal,
+					setup: limited("next_"+column+" = 50e8, next_limits_from = now() - interval '1 second'", 100, 250)})
+		}
+	}
+}
+
 // TestBetRulesOnEveryPath runs each case of the rules of placing a bet on
 // every path a bet can take: each gets the same answer on every path, a
 // refusal changes nothing (balance, nonce, ledger, bets), and a placed bet

@@ -163,6 +163,9 @@ type counts struct {
 	reads, writes  int64
 	switches       int64
 	syscallsOK     bool
+	// batches and batched are fairplay_bet_batches_total and
+	// fairplay_bet_batched_bets_total: how many bets a batch held.
+	batches, batched float64
 }
 
 // readCounts reads the server's counts: /proc/<pid>/io (syscr, syscw), its
@@ -198,18 +201,18 @@ func readCounts(pid int) counts {
 		}
 	}
 	if serverMetricsURL != "" {
-		c.objects, c.bytes, c.allocOK = allocations(serverMetricsURL)
+		c.objects, c.bytes, c.batches, c.batched, c.allocOK = allocations(serverMetricsURL)
 	}
 	return c
 }
 
-// allocations reads the Go runtime's allocation totals from a Prometheus
-// text exposition.
-func allocations(url string) (objects, bytes float64, ok bool) {
+// allocations reads the Go runtime's allocation totals, and the bet batches'
+// counters, from a Prometheus text exposition.
+func allocations(url string) (objects, bytes, batches, batched float64, ok bool) {
 	cl := http.Client{Timeout: 5 * time.Second}
 	resp, err := cl.Get(url)
 	if err != nil {
-		return 0, 0, false
+		return 0, 0, 0, 0, false
 	}
 	defer resp.Body.Close()
 	var gotObjects, gotBytes bool
@@ -227,9 +230,13 @@ func allocations(url string) (objects, bytes float64, ok bool) {
 		case "go_memstats_alloc_bytes_total":
 			bytes, err = strconv.ParseFloat(v, 64)
 			gotBytes = err == nil
+		case "fairplay_bet_batches_total":
+			batches, _ = strconv.ParseFloat(v, 64)
+		case "fairplay_bet_batched_bets_total":
+			batched, _ = strconv.ParseFloat(v, 64)
 		}
 	}
-	return objects, bytes, resp.StatusCode == http.StatusOK && gotObjects && gotBytes && sc.Err() == nil
+	return objects, bytes, batches, batched, resp.StatusCode == http.StatusOK && gotObjects && gotBytes && sc.Err() == nil
 }
 
 // workPer is the server's work between two counts per operation (nil when
@@ -248,6 +255,9 @@ func workPer(a, b counts, ops int) *Work {
 	if a.allocOK && b.allocOK {
 		w.Objects = (b.objects - a.objects) / n
 		w.Bytes = (b.bytes - a.bytes) / n
+		if b.batches > a.batches {
+			w.BetsPerBatch = (b.batched - a.batched) / (b.batches - a.batches)
+		}
 	}
 	return w
 }
@@ -261,6 +271,9 @@ func (w *Work) String() string {
 	if w.Reads > 0 || w.Writes > 0 {
 		parts = append(parts, fmt.Sprintf("%.2f reads and %.2f writes (system calls), %.2f context switches",
 			w.Reads, w.Writes, w.Switches))
+	}
+	if w.BetsPerBatch > 0 {
+		parts = append(parts, fmt.Sprintf("%.1f bets per batch statement", w.BetsPerBatch))
 	}
 	return strings.Join(parts, "; ")
 }

@@ -103,6 +103,9 @@ type Work struct {
 	Reads    float64 `json:"read_syscalls"`
 	Writes   float64 `json:"write_syscalls"`
 	Switches float64 `json:"context_switches"`
+	// BetsPerBatch is how many bets a batch statement held on average
+	// (fairplay_bet_batched_bets_total over fairplay_bet_batches_total).
+	BetsPerBatch float64 `json:"bets_per_batch,omitempty"`
 }
 
 // Usage is CPU and memory use over a run.
