@@ -567,3 +567,70 @@ func TestBalanceAboveTheLimitBetsNothing(t *testing.T) {
 		t.Fatalf("at the limit: %+v", got[0])
 	}
 }
+
+// TestBetBatchReadsOnlyItsRows: the batch's statement finds every row it
+// reads by its key, whatever the statistics say. fairplay_place_bets keeps
+// one plan per connection (migration 00019), and in a small database that
+// was never analysed a plan left to the statistics reads whole tables.
+// Batches of bets by every player of such a database leave each table's
+// count of sequential scans where it was.
+func TestBetBatchReadsOnlyItsRows(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	url := pgtest.URL(t)
+	setup, err := postgres.Open(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer setup.Close()
+	players := make([]batchPlayer, 8)
+	for i := range players {
+		players[i] = newBatchPlayer(t, setup, fmt.Sprintf("scan%d", i), 1000e8)
+	}
+	// One connection: the one whose counts are flushed before they are read.
+	pool, err := postgres.Open(ctx, url+"&pool_max_conns=1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	scans := func() map[string]int64 {
+		t.Helper()
+		if _, err := pool.Exec(ctx, `SELECT pg_stat_force_next_flush()`); err != nil {
+			t.Fatal(err)
+		}
+		rows, err := pool.Query(ctx, `SELECT relname, coalesce(seq_scan, 0) FROM pg_stat_user_tables
+			WHERE relname IN ('users', 'sessions', 'seed_pairs', 'bets', 'ledger_entries')`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := map[string]int64{}
+		for rows.Next() {
+			var name string
+			var count int64
+			if err := rows.Scan(&name, &count); err != nil {
+				t.Fatal(err)
+			}
+			n[name] = count
+		}
+		if err := rows.Err(); err != nil || len(n) != 5 {
+			t.Fatalf("sequential scans: %v (%v)", n, err)
+		}
+		return n
+	}
+	store := postgres.NewPlayStore(pool)
+	before := scans()
+	for nonce := int64(1); nonce <= 6; nonce++ {
+		batch := make([]postgres.BatchBet, len(players))
+		for i, p := range players {
+			batch[i] = p.bet(nonce, 1, 0, "50.00")
+		}
+		for i, a := range postgres.ExecBetBatch(store, batch) {
+			if a.Err != nil {
+				t.Fatalf("batch %d, bet %d: %v", nonce, i, a.Err)
+			}
+		}
+	}
+	if after := scans(); fmt.Sprint(after) != fmt.Sprint(before) {
+		t.Fatalf("sequential scans of each table before six batches %v, after %v; want none", before, after)
+	}
+}
