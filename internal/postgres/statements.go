@@ -4,7 +4,7 @@ package postgres
 // name, for tools that measure them on a database of their own (make
 // bench-sql): "action" (one round trip from the replica's copy of the game),
 // "action-same" (the same for an action that leaves the bet's status, amount
-// and payout: a reveal, a pump, a hit),
+// and payout and moves no money: a reveal, a pump, a hit),
 // "live-session" and "lock-game" (the locking path's first round trip) and
 // "save-game" (its second).
 func Statement(name string) (string, bool) {
