@@ -299,8 +299,9 @@ func TestMigration16DownRestoresTheForeignKeys(t *testing.T) {
 // (migration 00017) instead of date_trunc's zone argument: the same instant
 // for every period, every 7 minutes and 1 second of two years (month and
 // year ends, a leap day, daylight-saving changes), and the installed
-// function counts a period's start in it and the microsecond before not,
-// whatever the session's time zone and abbreviations.
+// function counts a period's start in it and the microsecond before not, and
+// fairplay_period_start (migration 00019: the batch of bets' period starts)
+// is date_trunc's, whatever the session's time zone and abbreviations.
 func TestPeriodStartIsUTCs(t *testing.T) {
 	t.Parallel()
 	pool := pgtest.New(t)
@@ -326,12 +327,13 @@ func TestPeriodStartIsUTCs(t *testing.T) {
 				return tx.QueryRow(ctx, `
 					SELECT coalesce(array_agg(p), '{}') FROM unnest(ARRAY['day', 'week', 'month']) p
 					WHERE fairplay_usage(p, date_trunc(p, now(), 'UTC'), 1, 0) <> 1
-					   OR fairplay_usage(p, date_trunc(p, now(), 'UTC') - interval '1 microsecond', 1, 0) <> 0`).Scan(&wrong)
+					   OR fairplay_usage(p, date_trunc(p, now(), 'UTC') - interval '1 microsecond', 1, 0) <> 0
+					   OR fairplay_period_start(p) <> date_trunc(p, now(), 'UTC')`).Scan(&wrong)
 			}); err != nil {
 				t.Fatal(err)
 			}
 			if checked < 400_000 || differ != 0 || len(wrong) > 0 {
-				t.Errorf("TimeZone %s, abbreviations %s: %d of %d period starts differ; fairplay_usage wrong at the start of %v",
+				t.Errorf("TimeZone %s, abbreviations %s: %d of %d period starts differ; fairplay_usage or fairplay_period_start wrong at the start of %v",
 					zone, abbrevs, differ, checked, wrong)
 			}
 		}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -276,6 +278,41 @@ func init() {
 				betRule{name: "limits: next_" + column + " alone, after its wait", refusal: refusal,
 					setup: limited("next_"+column+" = 50e8, next_limits_from = now() - interval '1 second'", 100, 250)})
 		}
+	}
+}
+
+// fairplay_play_rules_set (migration 00019), the batch's guard before the
+// limits' rule, names every column of the player's row that the rule
+// (fairplay_play_refusal) reads, but the play counters and
+// next_limits_from, which alone can never make it refuse: a rule given a
+// new column that the guard does not name would let bets past it.
+func TestTheRulesGuardNamesEveryColumnOfTheRule(t *testing.T) {
+	t.Parallel()
+	pool := pgtest.New(t)
+	ctx := context.Background()
+	var rule, guard string
+	if err := pool.QueryRow(ctx, `SELECT pg_get_functiondef('fairplay_play_refusal'::regproc),
+		pg_get_functiondef('fairplay_play_rules_set'::regproc)`).Scan(&rule, &guard); err != nil {
+		t.Fatal(err)
+	}
+	column := regexp.MustCompile(`\bu\.([a-z_]+)`)
+	named := map[string]bool{}
+	for _, m := range column.FindAllStringSubmatch(guard, -1) {
+		named[m[1]] = true
+	}
+	seen := map[string]bool{}
+	for _, m := range column.FindAllStringSubmatch(rule, -1) {
+		c := m[1]
+		if seen[c] || strings.HasPrefix(c, "play_") || c == "next_limits_from" {
+			continue
+		}
+		seen[c] = true
+		if !named[c] {
+			t.Errorf("fairplay_play_refusal reads u.%s, which fairplay_play_rules_set does not name", c)
+		}
+	}
+	if len(seen) != 14 {
+		t.Errorf("the rule reads %d columns that can refuse (%v), want the 14 of migration 00015", len(seen), seen)
 	}
 }
 
