@@ -123,8 +123,8 @@ const (
 	// saves the bet only if the three are what the action leaves ($5, $6,
 	// $8). It has no player's update and no ledger insert, which Postgres
 	// would prepare on every execution only to skip (make bench-sql,
-	// PGCOST_SCENARIO=actions: 1,176,885 instructions per pump with them,
-	// 1,033,424 without); $11, the ledger entries' time, is named all the
+	// PGCOST_SCENARIO=actions: 1,176,462 instructions per pump with them,
+	// 1,033,500 without); $11, the ledger entries' time, is named all the
 	// same, so that both statements take the same arguments.
 	actionSameSQL = actionSQLCheck + `), u AS (
 		SELECT NULL::bigint AS balance WHERE false AND $11::timestamptz IS NULL

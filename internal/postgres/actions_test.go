@@ -342,3 +342,56 @@ func BenchmarkGameAction(b *testing.B) {
 		})
 	}
 }
+
+// TestActionSameSQLMovesNoMoney: actionSameSQL (a reveal, a pump, a hit
+// saved from the replica's copy) has no update of the player and no ledger
+// insert, and the server takes it only when no money moves. Given a stake
+// or a payout all the same, it saves nothing and answers that the money did
+// not move: a wrong choice could never pay or charge, nor save a bet whose
+// money was not moved.
+func TestActionSameSQLMovesNoMoney(t *testing.T) {
+	t.Parallel()
+	pool := pgtest.New(t)
+	ctx := context.Background()
+	store := postgres.NewPlayStore(pool)
+	p := newBatchPlayer(t, pool, "quiet", 1000e8)
+	id := startPump(t, store, p)
+	var (
+		amount        int64
+		params, state []byte
+	)
+	if err := pool.QueryRow(ctx, `SELECT amount, params, state FROM bets WHERE id = $1`, id).Scan(&amount, &params, &state); err != nil {
+		t.Fatal(err)
+	}
+	before := stateOf(t, pool, p.user)
+	now := time.Now().UTC().Truncate(time.Microsecond)
+	next := []byte(`{"pumps":1}`)
+	for _, m := range []struct{ stake, payout int64 }{{1e8, 0}, {0, 5e8}, {1e8, 5e8}} {
+		var (
+			live, held, moved, kept bool
+			after                   int64
+			refusal                 *string
+			username                string
+			hidden                  bool
+		)
+		if err := pool.QueryRow(ctx, postgres.ActionSameSQL, p.user, m.stake, m.payout, id, "active", amount, int64(0),
+			int64(0), next, next, now, nil, p.session, now.Add(-time.Hour), "pump", amount, params, state).
+			Scan(&live, &held, &after, &moved, &kept, &refusal, &username, &hidden); err != nil {
+			t.Fatal(err)
+		}
+		if !live || !held || moved || kept || refusal != nil || after != int64(before.balance) {
+			t.Errorf("stake %d, payout %d: live %v, copy held %v, moved %v, saved %v, refusal %v, balance %d; want the copy held, nothing moved or saved, balance %d",
+				m.stake, m.payout, live, held, moved, kept, refusal, after, before.balance)
+		}
+		if got := stateOf(t, pool, p.user); got != before {
+			t.Errorf("stake %d, payout %d: the player's state went from %+v to %+v", m.stake, m.payout, before, got)
+		}
+		var nowParams []byte
+		if err := pool.QueryRow(ctx, `SELECT params FROM bets WHERE id = $1`, id).Scan(&nowParams); err != nil {
+			t.Fatal(err)
+		}
+		if string(nowParams) != string(params) {
+			t.Errorf("stake %d, payout %d: the bet was saved: params %s, want %s", m.stake, m.payout, nowParams, params)
+		}
+	}
+}
