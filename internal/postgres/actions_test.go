@@ -379,7 +379,7 @@ func TestActionSameSQLMovesNoMoney(t *testing.T) {
 			Scan(&live, &held, &after, &moved, &kept, &refusal, &username, &hidden); err != nil {
 			t.Fatal(err)
 		}
-		if !live || !held || moved || kept || refusal != nil || after != int64(before.balance) {
+		if !live || !held || moved || kept || refusal != nil || after != before.balance {
 			t.Errorf("stake %d, payout %d: live %v, copy held %v, moved %v, saved %v, refusal %v, balance %d; want the copy held, nothing moved or saved, balance %d",
 				m.stake, m.payout, live, held, moved, kept, refusal, after, before.balance)
 		}
