@@ -17,7 +17,7 @@
 #   hack/pgcost.sh variant.sql     the same after variant.sql (a changed function, a dropped
 #                                  index...): what a change to the SQL would save, before writing it
 #
-# PGCOST_SCENARIO=actions counts game actions instead: each player has a
+# PGCOST_SCENARIO=actions counts game actions saved alone instead: each player has a
 # running pump game, and each action is one pump (no money moves) sent as
 # the server sends it from its copy of the game: BEGIN, the prepared
 # statement (postgres.Statement("action-same"), the action statement of an
@@ -28,6 +28,9 @@
 # players' games run besides (default 0), started after the statistics were
 # taken, as after a busy spell. PGCOST_ACTION_SQL=file runs another text of
 # the statement (say, an older tree's) on the same database.
+# PGCOST_SCENARIO=action-batches counts the same pumps saved as the server
+# saves concurrent ones: PGCOST_BATCH players' at a time, in one call of
+# fairplay_play_actions (migration 00020) in its own transaction.
 #
 # Settings: PGCOST_PLAYERS (default 64, as make bench), PGCOST_BATCH (32, the
 # server's largest batch), PGCOST_WARMUP (10), PGCOST_BATCHES (20),
@@ -46,7 +49,10 @@ BATCHES=${PGCOST_BATCHES:-20}
 TOP=${PGCOST_TOP:-30}
 SCENARIO=${PGCOST_SCENARIO:-bets}
 RUNNING=${PGCOST_RUNNING:-0}
-case $SCENARIO in bets | actions) ;; *) echo "PGCOST_SCENARIO=$SCENARIO: bets or actions" >&2; exit 2 ;; esac
+case $SCENARIO in bets | actions | action-batches) ;; *) echo "PGCOST_SCENARIO=$SCENARIO: bets, actions or action-batches" >&2; exit 2 ;; esac
+# Both action scenarios play pumps of running games.
+PUMPS=no
+[ "$SCENARIO" = bets ] || PUMPS=yes
 VARIANT=${1:-}
 if [ -n "$VARIANT" ]; then
   [ -f "$VARIANT" ] || { echo "$VARIANT: no such file" >&2; exit 2; }
@@ -106,11 +112,11 @@ FROM generate_series(1, $PLAYERS) i;
 INSERT INTO seed_pairs (id, user_id, server_seed, server_seed_hash, client_seed, nonce)
 SELECT md5('pair' || i)::uuid, md5('player' || i)::uuid, md5('server' || i), md5('hash' || i), 'client' || i, 0
 FROM generate_series(1, $PLAYERS) i;
--- Each player's running pump game (counted by PGCOST_SCENARIO=actions).
+-- Each player's running pump game (counted by the action scenarios).
 INSERT INTO bets (id, user_id, game, status, amount, seed_pair_id, client_seed, nonce, params, state)
 SELECT md5('game' || i)::uuid, md5('player' || i)::uuid, 'pump', 'active', 1000000000, md5('pair' || i)::uuid,
        'client' || i, 0, '{"pumps": 0}', '{"pumps": 0}'
-FROM generate_series(1, $PLAYERS) i WHERE '$SCENARIO' = 'actions';
+FROM generate_series(1, $PLAYERS) i WHERE '$PUMPS' = 'yes';
 VACUUM ANALYZE;
 -- Other players' games, started after the statistics were taken.
 INSERT INTO bets (id, user_id, game, status, amount, seed_pair_id, client_seed, nonce, params, state)
@@ -154,7 +160,7 @@ SQL
 # pump of the next player's game (players taken in turn) from the copy of
 # its row the previous pump left; then the pumps the players' games count,
 # which are N*PGCOST_BATCH when every action went through.
-if [ "$SCENARIO" = actions ]; then
+if [ "$PUMPS" = yes ]; then
   if [ -n "${PGCOST_ACTION_SQL:-}" ]; then
     cp "$PGCOST_ACTION_SQL" "$WORK/action.sql"
   else
@@ -162,14 +168,35 @@ if [ "$SCENARIO" = actions ]; then
   fi
 fi
 actions_sql() {
-  python3 - "$1" "$BATCH" "$PLAYERS" "$WORK/action.sql" <<'PY'
+  python3 - "$1" "$BATCH" "$PLAYERS" "$WORK/action.sql" "$SCENARIO" <<'PY'
 import hashlib, sys
-rounds, batch, players, path = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
-# Single-user mode ends a statement at a semicolon before an empty line.
-text = "\n".join(line for line in open(path).read().splitlines() if line.strip())
+rounds, batch, players, path, scenario = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], sys.argv[5]
 def uid(s):
     h = hashlib.md5(s.encode()).hexdigest()
     return f"'{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}'"
+if scenario == "action-batches":
+    # One call of fairplay_play_actions per round of batch players: each
+    # array holds one element per action, in the function's order.
+    out = []
+    for k0 in range(0, rounds * batch, batch):
+        cols = [[] for _ in range(18)]
+        for j in range(k0, k0 + batch):
+            i, k = j % players + 1, j // players
+            vals = [uid(f"player{i}"), uid(f"session{i}"), "now() - interval '1 day'", uid(f"game{i}"), "'pump'",
+                    "1000000000", f"""'{{"pumps": {k}}}'""", f"""'{{"pumps": {k}}}'""", "0", "0", "'active'",
+                    "1000000000", "0", "0", f"""'{{"pumps": {k + 1}}}'""", f"""'{{"pumps": {k + 1}}}'""", "now()",
+                    "NULL"]
+            for c, v in zip(cols, vals):
+                c.append(v)
+        types = ["uuid", "uuid", "timestamptz", "uuid", "text", "bigint", "text", "text", "bigint", "bigint", "text",
+                 "bigint", "bigint", "bigint", "text", "text", "timestamptz", "timestamptz"]
+        args = ", ".join(f"ARRAY[{', '.join(c)}]::{t}[]" for c, t in zip(cols, types))
+        out += [f"SELECT count(*) FILTER (WHERE status = 'saved') AS saved FROM fairplay_play_actions({args});", ""]
+    out += ["SELECT sum((params->>'pumps')::int) AS pumped FROM bets WHERE game = 'pump' AND client_seed LIKE 'client%';", ""]
+    print("\n".join(out))
+    sys.exit()
+# Single-user mode ends a statement at a semicolon before an empty line.
+text = "\n".join(line for line in open(path).read().splitlines() if line.strip())
 out = ["PREPARE act AS " + text + ";", ""]
 for j in range(rounds * batch):
     i, k = j % players + 1, j // players
@@ -193,7 +220,7 @@ count() {
       || { echo "applying $VARIANT failed" >&2; exit 1; }
     if grep -q -E 'ERROR|FATAL' "$w.variant.log"; then grep -E 'ERROR|FATAL' "$w.variant.log" >&2; exit 1; fi
   fi
-  if [ "$SCENARIO" = actions ]; then
+  if [ "$PUMPS" = yes ]; then
     { echo "SET synchronous_commit = off;"; echo; actions_sql "$n"; } >"$WORK/script$n.sql"
   else
     { echo "SET synchronous_commit = off;"; echo; for _ in $(seq "$n"); do batch_sql; done; } >"$WORK/script$n.sql"
@@ -203,7 +230,7 @@ count() {
     <"$WORK/script$n.sql" >"$w.out" 2>"$w.err" || { tail -20 "$w.err" >&2; exit 1; }
   if grep -q ERROR "$w.out" "$w.err"; then grep -h ERROR "$w.out" "$w.err" | head -5 >&2; exit 1; fi
   local placed
-  if [ "$SCENARIO" = actions ]; then
+  if [ "$PUMPS" = yes ]; then
     placed=$(sed -n 's/.*pumped = "\([0-9]*\)".*/\1/p' "$w.out")
     [ "${placed:-0}" -eq $((n * BATCH)) ] || { echo "only ${placed:-0} of $((n * BATCH)) actions went through" >&2; exit 1; }
     return
@@ -212,7 +239,7 @@ count() {
   [ "$placed" -eq "$n" ] || { echo "only $placed of $n batches placed all $BATCH bets" >&2; exit 1; }
 }
 
-if [ "$SCENARIO" = actions ]; then
+if [ "$PUMPS" = yes ]; then
   echo "==> callgrind: $((WARMUP * BATCH)) actions, then $(((WARMUP + BATCHES) * BATCH)) (a minute or two)" >&2
 else
   echo "==> callgrind: $WARMUP batches, then $((WARMUP + BATCHES)) (batches of $BATCH; a minute or two)" >&2
@@ -225,7 +252,7 @@ label="${VARIANT:-this tree}"
 python3 - "$WORK/callgrind.$WARMUP" "$WORK/callgrind.$((WARMUP + BATCHES))" $((BATCHES * BATCH)) "$TOP" "$label" "$SCENARIO" <<'PY'
 import re, subprocess, sys
 before, after, bets, top, label, scenario = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5], sys.argv[6]
-unit = "action" if scenario == "actions" else "bet"
+unit = "bet" if scenario == "bets" else "action"
 
 # The frames every instruction is under.
 SKIP = {"(below main)", "main", "__libc_start_main@@GLIBC_2.34", "PostgresSingleUserMain", "PostgresMain"}
@@ -259,6 +286,9 @@ print(f"{label}: {(t1 - t0) / bets:,.0f} instructions per {unit} in all, of whic
 if scenario == "actions":
     print(f"  {per_bet('ExecuteQuery'):>9,.0f}  the action's statement (EXECUTE of the prepared statement, its triggers and checks)")
     print("  and the rest: BEGIN, parsing the EXECUTE and its arguments, the commit")
+elif scenario == "action-batches":
+    print(f"  {per_bet('plpgsql_call_handler'):>9,.0f}  fairplay_play_actions (the statement, its triggers and checks)")
+    print("  and the rest: parsing and planning the call with its arguments written out, the commit")
 else:
     print(f"  {per_bet('plpgsql_call_handler'):>9,.0f}  fairplay_place_bets (the statement, its triggers and checks)")
     print("  and the rest: the query that builds the batch's arguments (parsed and planned each time), the commit")

@@ -30,6 +30,7 @@ func main() {
 	m.RegisterReadiness(func() bool { return true })
 	m.RegisterPools(nil, nil)
 	m.RegisterBetBatches(func() telemetry.BetBatchStats { return telemetry.BetBatchStats{} })
+	m.RegisterActionBatches(func() telemetry.BetBatchStats { return telemetry.BetBatchStats{} })
 	m.RegisterGameActions(func() telemetry.GameActionStats { return telemetry.GameActionStats{} })
 	m.RegisterActivity(nil, 0)
 	op, ok := metrics.Registry.(prometheus.Collector)

@@ -122,6 +122,10 @@ func New(ctx context.Context, cfg settings.Config, log *slog.Logger, o Options) 
 		statements, bets, alone := playStore.BetBatches()
 		return telemetry.BetBatchStats{Statements: statements, Bets: bets, Alone: alone}
 	})
+	a.Metrics.RegisterActionBatches(func() telemetry.BetBatchStats {
+		statements, actions, alone := playStore.ActionBatches()
+		return telemetry.BetBatchStats{Statements: statements, Bets: actions, Alone: alone}
+	})
 	a.Metrics.RegisterGameActions(func() telemetry.GameActionStats {
 		cached, locked := playStore.GameActions()
 		return telemetry.GameActionStats{Cached: cached, Locked: locked}

@@ -174,19 +174,38 @@ const (
 // cannot decide the action: the caller runs it on the locking path.
 var errStaleGame = errors.New("postgres: the cached game is stale")
 
-// playCached runs an action decided from the replica's copy g of the game in
-// one statement (actionSQL, or actionSameSQL when the bet's status, amount
-// and payout stay as they are and no money moves). It returns errStaleGame, having changed
-// nothing, when apply refuses the action (decided again, from the row as it
-// is, on the locking path) or the copy no longer matches the row; refused
-// tells that the statement found the copy right but refused the extra stake
-// (the balance short, a limit), with the balance in placed.
+// playCached runs an action decided from the replica's copy g of the game:
+// with other players' actions in one statement (actionBatcher), or, when
+// the batch could not run it without waiting for a row, alone
+// (playCachedAlone). It returns errStaleGame, having changed nothing, when
+// apply refuses the action (decided again, from the row as it is, on the
+// locking path) or the copy no longer matches the row; refused tells that
+// the statement found the copy right but refused the extra stake (the
+// balance short, a limit), with the balance in placed.
 func (s *PlayStore) playCached(ctx context.Context, a play.GameAction, g cachedGame,
 	apply func(play.BetWithSeeds, money.Amount) (play.Change, error)) (placed play.Placed, saved play.Bet, refused bool, err error) {
 	c, err := apply(g.bet, g.balance)
 	if err != nil {
 		return play.Placed{}, play.Bet{}, false, errStaleGame
 	}
+	if s.actions != nil {
+		placed, refused, err := s.actions.play(ctx, a, g.bet.Bet, c)
+		switch {
+		case err == nil:
+			return placed, c.Bet, false, nil
+		case !errors.Is(err, errPlayerBusy):
+			return placed, play.Bet{}, refused, err
+		}
+	}
+	return s.playCachedAlone(ctx, a, g.bet.Bet, c)
+}
+
+// playCachedAlone saves an action decided from the copy old of its game in
+// one statement of its own (actionSQL, or actionSameSQL when the bet's
+// status, amount and payout stay as they are and no money moves), which
+// waits for the game's and the player's rows if another transaction holds
+// them; its answers are playCached's.
+func (s *PlayStore) playCachedAlone(ctx context.Context, a play.GameAction, old play.Bet, c play.Change) (placed play.Placed, saved play.Bet, refused bool, err error) {
 	var session any
 	if a.SessionID != uuid.Nil {
 		session = id16(a.SessionID)
@@ -198,7 +217,7 @@ func (s *PlayStore) playCached(ctx context.Context, a play.GameAction, g cachedG
 		username                string
 		hidden                  bool
 	)
-	nb, old := c.Bet, g.bet
+	nb := c.Bet
 	stmt := actionSQL
 	if nb.Status == old.Status && nb.Amount == old.Amount && nb.Payout == old.Payout && c.Stake == 0 && c.Payout == 0 {
 		stmt = actionSameSQL

@@ -165,3 +165,63 @@ const (
 
 // SessionUserSQL is AccountStore.SessionUser's statement.
 var SessionUserSQL = sessionUserSQL
+
+// BatchAction is one game action of a batch, for the tests of
+// actionBatcher: the action, the copy of the game it was decided from, and
+// what it changes.
+type BatchAction struct {
+	Action play.GameAction
+	Old    play.Bet
+	Change play.Change
+}
+
+// ActionAnswer is one action's answer: Refused tells that the statement
+// refused its extra stake (Placed then has the balance).
+type ActionAnswer struct {
+	Placed  play.Placed
+	Refused bool
+	Err     error
+}
+
+// ErrPlayerBusy and ErrStaleGame are a batch's answers for an action its
+// caller saves alone and one it runs on the locking path.
+var (
+	ErrPlayerBusy = errPlayerBusy
+	ErrStaleGame  = errStaleGame
+)
+
+// ExecActionBatch saves actions as one batch, as the batcher does, and
+// returns each one's answer in the order given.
+func ExecActionBatch(s *PlayStore, actions []BatchAction) []ActionAnswer {
+	qs := make([]*queuedAction, len(actions))
+	for i, a := range actions {
+		qs[i] = &queuedAction{ctx: context.Background(), a: a.Action, old: a.Old, c: a.Change, done: make(chan actionResult, 1)}
+	}
+	newActionBatcher(s).exec(qs)
+	out := make([]ActionAnswer, len(qs))
+	for i, q := range qs {
+		r := <-q.done
+		out[i] = ActionAnswer{Placed: r.placed, Refused: r.refused, Err: r.err}
+	}
+	return out
+}
+
+// TakeActionBatch queues actions of the given players and takes one batch as
+// the batcher would: the indexes in the batch, in its order, and those
+// still queued.
+func TakeActionBatch(users []uuid.UUID, size int) (batch, queuedIdx []int) {
+	b := &actionBatcher{maxSize: size, running: true}
+	index := make(map[*queuedAction]int, len(users))
+	for i, u := range users {
+		q := &queuedAction{ctx: context.Background(), a: play.GameAction{UserID: u}, done: make(chan actionResult, 1)}
+		index[q] = i
+		b.queue = append(b.queue, q)
+	}
+	for _, q := range b.take() {
+		batch = append(batch, index[q])
+	}
+	for _, q := range b.queue {
+		queuedIdx = append(queuedIdx, index[q])
+	}
+	return batch, queuedIdx
+}

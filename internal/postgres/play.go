@@ -18,10 +18,11 @@ import (
 
 // PlayStore implements play.Store.
 type PlayStore struct {
-	pool  *pgxpool.Pool
-	db    DB
-	batch *betBatcher // nil in a transaction
-	games *gameCache  // nil in a transaction
+	pool    *pgxpool.Pool
+	db      DB
+	batch   *betBatcher    // nil in a transaction
+	actions *actionBatcher // nil in a transaction
+	games   *gameCache     // nil in a transaction
 }
 
 var _ play.Store = (*PlayStore)(nil)
@@ -29,7 +30,7 @@ var _ play.Store = (*PlayStore)(nil)
 // NewPlayStore returns a play.Store on pool.
 func NewPlayStore(pool *pgxpool.Pool) *PlayStore {
 	s := &PlayStore{pool: pool, db: pool, games: newGameCache()}
-	s.batch = newBetBatcher(s)
+	s.batch, s.actions = newBetBatcher(s), newActionBatcher(s)
 	return s
 }
 

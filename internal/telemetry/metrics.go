@@ -113,13 +113,28 @@ type BetBatchStats struct {
 // placed on their own afterwards (a busy player or a failed batch). Bets ÷
 // statements is the mean batch size.
 func (m *Metrics) RegisterBetBatches(fn func() BetBatchStats) {
-	m.Registry.MustRegister(betBatchCollector(fn))
+	m.Registry.MustRegister(batchCollector{fn: fn, descs: betBatchDescs})
+}
+
+// RegisterActionBatches adds the game action batcher's counters (see
+// internal/postgres.PlayStore.ActionBatches), as RegisterBetBatches does
+// the bets': statements sent, the actions they held, and the actions saved
+// alone afterwards (a busy player or a failed batch).
+func (m *Metrics) RegisterActionBatches(fn func() BetBatchStats) {
+	m.Registry.MustRegister(batchCollector{fn: fn, descs: actionBatchDescs})
 }
 
 var (
-	betBatches     = prometheus.NewDesc("fairplay_bet_batches_total", "Statements that placed batches of bets.", nil, nil)
-	betBatchedBets = prometheus.NewDesc("fairplay_bet_batched_bets_total", "Bets sent in batches of bets.", nil, nil)
-	betAloneBets   = prometheus.NewDesc("fairplay_bet_batch_alone_total", "Bets of batches placed on their own afterwards (a busy player or a failed batch).", nil, nil)
+	betBatchDescs = [3]*prometheus.Desc{
+		prometheus.NewDesc("fairplay_bet_batches_total", "Statements that placed batches of bets.", nil, nil),
+		prometheus.NewDesc("fairplay_bet_batched_bets_total", "Bets sent in batches of bets.", nil, nil),
+		prometheus.NewDesc("fairplay_bet_batch_alone_total", "Bets of batches placed on their own afterwards (a busy player or a failed batch).", nil, nil),
+	}
+	actionBatchDescs = [3]*prometheus.Desc{
+		prometheus.NewDesc("fairplay_action_batches_total", "Statements that saved batches of game actions.", nil, nil),
+		prometheus.NewDesc("fairplay_action_batched_actions_total", "Game actions sent in batches of actions.", nil, nil),
+		prometheus.NewDesc("fairplay_action_batch_alone_total", "Game actions of batches saved on their own afterwards (a busy player or a failed batch).", nil, nil),
+	}
 )
 
 // GameActionStats count the running games' actions by how they were saved
@@ -149,19 +164,24 @@ func (c gameActionCollector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(gameActions, prometheus.CounterValue, float64(s.Locked), "locked")
 }
 
-type betBatchCollector func() BetBatchStats
-
-func (c betBatchCollector) Describe(ch chan<- *prometheus.Desc) {
-	ch <- betBatches
-	ch <- betBatchedBets
-	ch <- betAloneBets
+// batchCollector reports a batcher's three counters under descs:
+// statements, what they held, and what was done alone afterwards.
+type batchCollector struct {
+	fn    func() BetBatchStats
+	descs [3]*prometheus.Desc
 }
 
-func (c betBatchCollector) Collect(ch chan<- prometheus.Metric) {
-	s := c()
-	ch <- prometheus.MustNewConstMetric(betBatches, prometheus.CounterValue, float64(s.Statements))
-	ch <- prometheus.MustNewConstMetric(betBatchedBets, prometheus.CounterValue, float64(s.Bets))
-	ch <- prometheus.MustNewConstMetric(betAloneBets, prometheus.CounterValue, float64(s.Alone))
+func (c batchCollector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range c.descs {
+		ch <- d
+	}
+}
+
+func (c batchCollector) Collect(ch chan<- prometheus.Metric) {
+	s := c.fn()
+	for i, v := range [3]int64{s.Statements, s.Bets, s.Alone} {
+		ch <- prometheus.MustNewConstMetric(c.descs[i], prometheus.CounterValue, float64(v))
+	}
 }
 
 var (
