@@ -172,6 +172,7 @@ func compare(oldPath, newPath string) (string, error) {
 		{"server system calls/op", "%.2f", work(func(x *Work) float64 { return x.Reads + x.Writes })},
 		{"server ctx switches/op", "%.2f", work(func(x *Work) float64 { return x.Switches })},
 		{"bets per batch", "%.1f", work(func(x *Work) float64 { return x.BetsPerBatch })},
+		{"actions per batch", "%.1f", work(func(x *Work) float64 { return x.ActionsPerBatch })},
 	} {
 		var rows []string
 		for _, k := range keys {

@@ -164,8 +164,11 @@ type counts struct {
 	switches       int64
 	syscallsOK     bool
 	// batches and batched are fairplay_bet_batches_total and
-	// fairplay_bet_batched_bets_total: how many bets a batch held.
-	batches, batched float64
+	// fairplay_bet_batched_bets_total: how many bets a batch held;
+	// actionBatches and actionBatched the same of game actions
+	// (fairplay_action_batches_total, fairplay_action_batched_actions_total).
+	batches, batched             float64
+	actionBatches, actionBatched float64
 }
 
 // readCounts reads the server's counts: /proc/<pid>/io (syscr, syscw), its
@@ -201,18 +204,19 @@ func readCounts(pid int) counts {
 		}
 	}
 	if serverMetricsURL != "" {
-		c.objects, c.bytes, c.batches, c.batched, c.allocOK = allocations(serverMetricsURL)
+		c.allocOK = allocations(serverMetricsURL, &c)
 	}
 	return c
 }
 
-// allocations reads the Go runtime's allocation totals, and the bet batches'
-// counters, from a Prometheus text exposition.
-func allocations(url string) (objects, bytes, batches, batched float64, ok bool) {
+// allocations reads the Go runtime's allocation totals, and the bet and
+// game action batches' counters, from a Prometheus text exposition into c,
+// and reports whether the allocation totals were there.
+func allocations(url string, c *counts) bool {
 	cl := http.Client{Timeout: 5 * time.Second}
 	resp, err := cl.Get(url)
 	if err != nil {
-		return 0, 0, 0, 0, false
+		return false
 	}
 	defer resp.Body.Close()
 	var gotObjects, gotBytes bool
@@ -225,18 +229,22 @@ func allocations(url string) (objects, bytes, batches, batched float64, ok bool)
 		}
 		switch name {
 		case "go_memstats_mallocs_total":
-			objects, err = strconv.ParseFloat(v, 64)
+			c.objects, err = strconv.ParseFloat(v, 64)
 			gotObjects = err == nil
 		case "go_memstats_alloc_bytes_total":
-			bytes, err = strconv.ParseFloat(v, 64)
+			c.bytes, err = strconv.ParseFloat(v, 64)
 			gotBytes = err == nil
 		case "fairplay_bet_batches_total":
-			batches, _ = strconv.ParseFloat(v, 64)
+			c.batches, _ = strconv.ParseFloat(v, 64)
 		case "fairplay_bet_batched_bets_total":
-			batched, _ = strconv.ParseFloat(v, 64)
+			c.batched, _ = strconv.ParseFloat(v, 64)
+		case "fairplay_action_batches_total":
+			c.actionBatches, _ = strconv.ParseFloat(v, 64)
+		case "fairplay_action_batched_actions_total":
+			c.actionBatched, _ = strconv.ParseFloat(v, 64)
 		}
 	}
-	return objects, bytes, batches, batched, resp.StatusCode == http.StatusOK && gotObjects && gotBytes && sc.Err() == nil
+	return resp.StatusCode == http.StatusOK && gotObjects && gotBytes && sc.Err() == nil
 }
 
 // workPer is the server's work between two counts per operation (nil when
@@ -258,6 +266,9 @@ func workPer(a, b counts, ops int) *Work {
 		if b.batches > a.batches {
 			w.BetsPerBatch = (b.batched - a.batched) / (b.batches - a.batches)
 		}
+		if b.actionBatches > a.actionBatches {
+			w.ActionsPerBatch = (b.actionBatched - a.actionBatched) / (b.actionBatches - a.actionBatches)
+		}
 	}
 	return w
 }
@@ -274,6 +285,9 @@ func (w *Work) String() string {
 	}
 	if w.BetsPerBatch > 0 {
 		parts = append(parts, fmt.Sprintf("%.1f bets per batch statement", w.BetsPerBatch))
+	}
+	if w.ActionsPerBatch > 0 {
+		parts = append(parts, fmt.Sprintf("%.1f game actions per batch statement", w.ActionsPerBatch))
 	}
 	return strings.Join(parts, "; ")
 }

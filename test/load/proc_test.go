@@ -19,7 +19,9 @@ func TestAllocationsFromTheGoCollector(t *testing.T) {
 	srv := httptest.NewServer(promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
 	defer srv.Close()
 
-	o0, b0, _, _, ok := allocations(srv.URL)
+	var c0, c1 counts
+	ok := allocations(srv.URL, &c0)
+	o0, b0 := c0.objects, c0.bytes
 	if !ok || o0 <= 0 || b0 <= o0 {
 		t.Fatalf("allocations = %v objects, %v bytes, ok %v; want positive totals, more bytes than objects", o0, b0, ok)
 	}
@@ -27,7 +29,8 @@ func TestAllocationsFromTheGoCollector(t *testing.T) {
 	for range 1000 {
 		keep = append(keep, make([]byte, 4096))
 	}
-	o1, b1, _, _, ok := allocations(srv.URL)
+	ok = allocations(srv.URL, &c1)
+	o1, b1 := c1.objects, c1.bytes
 	if !ok || o1 < o0+1000 || b1 < b0+1000*4096 {
 		t.Fatalf("after 1000 allocations of 4 kB: objects %v -> %v, bytes %v -> %v (ok %v)", o0, o1, b0, b1, ok)
 	}
@@ -38,44 +41,50 @@ func TestAllocationsFromTheGoCollector(t *testing.T) {
 		promhttp.HandlerFor(reg, promhttp.HandlerOpts{}).ServeHTTP(w, r)
 	}))
 	defer failing.Close()
-	if _, _, _, _, ok := allocations(failing.URL); ok {
+	if allocations(failing.URL, &counts{}) {
 		t.Fatal("a 503's body was read as totals")
 	}
 	empty := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
 	defer empty.Close()
-	if _, _, _, _, ok := allocations(empty.URL); ok {
+	if allocations(empty.URL, &counts{}) {
 		t.Fatal("an exposition without the Go collector's totals was read as totals")
 	}
 }
 
-// The bets per batch statement come from the server's batch counters
-// between two readings.
+// The bets and game actions per batch statement come from the server's
+// batch counters between two readings.
 func TestBetsPerBatchFromTheServersCounters(t *testing.T) {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector())
 	batches := prometheus.NewCounter(prometheus.CounterOpts{Name: "fairplay_bet_batches_total"})
 	bets := prometheus.NewCounter(prometheus.CounterOpts{Name: "fairplay_bet_batched_bets_total"})
-	reg.MustRegister(batches, bets)
+	actionBatches := prometheus.NewCounter(prometheus.CounterOpts{Name: "fairplay_action_batches_total"})
+	actions := prometheus.NewCounter(prometheus.CounterOpts{Name: "fairplay_action_batched_actions_total"})
+	reg.MustRegister(batches, bets, actionBatches, actions)
 	srv := httptest.NewServer(promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
 	defer srv.Close()
 	batches.Add(3)
 	bets.Add(10)
+	actionBatches.Add(2)
+	actions.Add(7)
 	read := func() counts {
 		var c counts
-		c.objects, c.bytes, c.batches, c.batched, c.allocOK = allocations(srv.URL)
+		c.allocOK = allocations(srv.URL, &c)
 		return c
 	}
 	a := read()
-	if !a.allocOK || a.batches != 3 || a.batched != 10 {
-		t.Fatalf("first reading: %+v; want 3 batches of 10 bets", a)
+	if !a.allocOK || a.batches != 3 || a.batched != 10 || a.actionBatches != 2 || a.actionBatched != 7 {
+		t.Fatalf("first reading: %+v; want 3 batches of 10 bets, 2 of 7 actions", a)
 	}
 	batches.Add(4)
 	bets.Add(50)
-	if w := workPer(a, read(), 50); w == nil || w.BetsPerBatch != 12.5 {
-		t.Fatalf("work = %+v; want 12.5 bets per batch (50 bets in 4 statements)", w)
+	actionBatches.Add(5)
+	actions.Add(40)
+	if w := workPer(a, read(), 50); w == nil || w.BetsPerBatch != 12.5 || w.ActionsPerBatch != 8 {
+		t.Fatalf("work = %+v; want 12.5 bets per batch (50 bets in 4 statements), 8 actions (40 in 5)", w)
 	}
-	if w := workPer(a, a, 50); w == nil || w.BetsPerBatch != 0 {
-		t.Fatalf("no batch between the readings: work = %+v; want no bets per batch", w)
+	if w := workPer(a, a, 50); w == nil || w.BetsPerBatch != 0 || w.ActionsPerBatch != 0 {
+		t.Fatalf("no batch between the readings: work = %+v; want no bets nor actions per batch", w)
 	}
 }
 

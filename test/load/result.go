@@ -106,6 +106,10 @@ type Work struct {
 	// BetsPerBatch is how many bets a batch statement held on average
 	// (fairplay_bet_batched_bets_total over fairplay_bet_batches_total).
 	BetsPerBatch float64 `json:"bets_per_batch,omitempty"`
+	// ActionsPerBatch is the same of game actions
+	// (fairplay_action_batched_actions_total over
+	// fairplay_action_batches_total).
+	ActionsPerBatch float64 `json:"actions_per_batch,omitempty"`
 }
 
 // Usage is CPU and memory use over a run.
