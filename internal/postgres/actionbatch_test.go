@@ -69,13 +69,23 @@ func holdRow(t *testing.T, pool interface {
 }
 
 // TestActionBatchAnswersEachAction saves one batch holding an action of
-// every kind of answer: each gets the answer it gets alone (playCached's),
-// and only the saved ones change anything, each exactly as alone.
+// every kind of answer, and the same actions each by the statement of its
+// own that a busy action takes: every action gets the same answer on both
+// paths, and only the saved ones change anything, the same on both (the
+// cases of a row another transaction holds are the batch's own: the
+// statement alone waits for it).
 func TestActionBatchAnswersEachAction(t *testing.T) {
+	for _, path := range []string{"batch", "alone"} {
+		t.Run(path, func(t *testing.T) { testActionAnswers(t, path) })
+	}
+}
+
+func testActionAnswers(t *testing.T, path string) {
 	pool := pgtest.New(t)
 	store := postgres.NewPlayStore(pool)
 	type kase struct {
 		name    string
+		held    bool // a row held by another transaction: the batch's case only
 		balance money.Amount
 		setup   func(p batchPlayer, id uuid.UUID) // before the batch
 		step    step
@@ -122,17 +132,20 @@ func TestActionBatchAnswersEachAction(t *testing.T) {
 			b.Amount = 20e8
 			return b
 		}, want: postgres.ErrStaleGame, after: 990, game: gameRow{status: play.StatusActive, amount: 10e8}},
-		{name: "game held", setup: func(_ batchPlayer, id uuid.UUID) {
+		{name: "game held", held: true, setup: func(_ batchPlayer, id uuid.UUID) {
 			release = append(release, holdRow(t, pool, `SELECT 1 FROM bets WHERE id = $1 FOR UPDATE`, id))
 		}, step: step{}, want: postgres.ErrStaleGame, after: 990, game: gameRow{status: play.StatusActive, amount: 10e8}},
-		{name: "player held", setup: func(p batchPlayer, _ uuid.UUID) {
+		{name: "player held", held: true, setup: func(p batchPlayer, _ uuid.UUID) {
 			release = append(release, holdRow(t, pool, `SELECT 1 FROM users WHERE id = $1 FOR NO KEY UPDATE`, p.user))
 		}, step: step{payout: 20, end: true}, want: postgres.ErrPlayerBusy, after: 990,
 			game: gameRow{status: play.StatusActive, amount: 10e8}},
 		// No money moves: the player's row is not needed.
-		{name: "player held, pump", setup: func(p batchPlayer, _ uuid.UUID) {
+		{name: "player held, pump", held: true, setup: func(p batchPlayer, _ uuid.UUID) {
 			release = append(release, holdRow(t, pool, `SELECT 1 FROM users WHERE id = $1 FOR NO KEY UPDATE`, p.user))
 		}, step: step{}, after: 990, game: gameRow{status: play.StatusActive, amount: 10e8, pumps: 1}},
+	}
+	if path == "alone" {
+		cases = slices.DeleteFunc(cases, func(c kase) bool { return c.held })
 	}
 	var (
 		players []batchPlayer
@@ -161,18 +174,24 @@ func TestActionBatchAnswersEachAction(t *testing.T) {
 		}
 		actions = append(actions, a)
 	}
-	// The first player's second action in the same batch: busy, after the
-	// first.
-	second := batchStep(players[0], pumpCopy(players[0], ids[0]), step{payout: 5, end: true})
-	actions = append(actions, second)
-	got := postgres.ExecActionBatch(store, actions)
+	var got []postgres.ActionAnswer
+	if path == "batch" {
+		// The first player's second action in the same batch: busy, after
+		// the first.
+		second := batchStep(players[0], pumpCopy(players[0], ids[0]), step{payout: 5, end: true})
+		got = postgres.ExecActionBatch(store, append(actions, second))
+		if !errors.Is(got[len(cases)].Err, postgres.ErrPlayerBusy) {
+			t.Errorf("the first player's second action: %+v, want busy", got[len(cases)])
+		}
+	} else {
+		for _, a := range actions {
+			got = append(got, postgres.SaveActionAlone(store, a))
+		}
+	}
 	for _, r := range release {
 		r()
 	}
 	release = nil
-	if !errors.Is(got[len(cases)].Err, postgres.ErrPlayerBusy) {
-		t.Errorf("the first player's second action: %+v, want busy", got[len(cases)])
-	}
 	for i, c := range cases {
 		r, p := got[i], players[i]
 		switch {

@@ -225,3 +225,11 @@ func TakeActionBatch(users []uuid.UUID, size int) (batch, queuedIdx []int) {
 	}
 	return batch, queuedIdx
 }
+
+// SaveActionAlone saves one action decided from a copy by the statement of
+// its own that the batcher's busy actions take (actionSQL, or
+// actionSameSQL), which waits for the rows it needs.
+func SaveActionAlone(s *PlayStore, a BatchAction) ActionAnswer {
+	placed, _, refused, err := s.playCachedAlone(context.Background(), a.Action, a.Old, a.Change)
+	return ActionAnswer{Placed: placed, Refused: refused, Err: err}
+}

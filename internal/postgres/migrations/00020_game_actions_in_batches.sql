@@ -148,10 +148,13 @@ BEGIN
     LEFT JOIN w ON w.ord = a.ord
     LEFT JOIN users x ON x.id = a.user_id
     -- The limits' refusal of an extra stake that did not move, as the
-    -- player's row was when the statement began (as actionSQL's); the row
-    -- is read whole only then.
-    LEFT JOIN LATERAL (SELECT fairplay_stake_refusal(z, a.stake) AS why FROM users z
-                       WHERE z.id = a.user_id AND a.stake <> 0 AND mm.id IS NOT NULL AND u.ord IS NULL) r ON true
+    -- player's row was when the statement began (as actionSQL's): the row
+    -- is read whole and the rule called only then (a join to users here
+    -- would call it for every row the join reads, before its condition).
+    CROSS JOIN LATERAL (
+        SELECT CASE WHEN a.stake <> 0 AND mm.id IS NOT NULL AND u.ord IS NULL
+                    THEN (SELECT fairplay_stake_refusal(z, a.stake) FROM users z WHERE z.id = a.user_id) END AS why
+    ) r
     ORDER BY a.ord;
 END
 $$;
