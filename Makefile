@@ -157,7 +157,7 @@ bench-web: ## Lighthouse (mobile) over every route of the release build: scores,
 	hack/bench-web.sh
 
 .PHONY: bench-sql
-bench-sql: ## Postgres instructions per bet of a batch, or per game action with PGCOST_SCENARIO=actions (callgrind, single-user Postgres; steady on a busy machine); VARIANT=file.sql compares a change
+bench-sql: ## Postgres instructions per bet of a batch, or per game action with PGCOST_SCENARIO=actions (alone) or action-batches (callgrind, single-user Postgres; steady on a busy machine); VARIANT=file.sql compares a change
 	hack/pgcost.sh $(VARIANT)
 
 .PHONY: fuzz

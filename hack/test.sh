@@ -52,9 +52,10 @@ gotestsum --format pkgname-and-test-fails --jsonfile .data/test/go-pure.json -- 
 step "fuzz (short run: every target for FUZZTIME, default 10s; make fuzz FUZZTIME=1h for long runs)"
 FUZZTIME="${FUZZTIME:-10s}" hack/fuzz.sh || status=1
 
-step "make bench-sql, short form (Postgres' instructions per bet of a batch and per game action, counted by callgrind)"
+step "make bench-sql, short form (Postgres' instructions per bet of a batch, per game action alone and in batches, counted by callgrind)"
 PGCOST_PLAYERS=8 PGCOST_BATCH=4 PGCOST_WARMUP=2 PGCOST_BATCHES=2 PGCOST_TOP=5 hack/pgcost.sh || status=1
 PGCOST_SCENARIO=actions PGCOST_PLAYERS=8 PGCOST_BATCH=4 PGCOST_WARMUP=2 PGCOST_BATCHES=2 PGCOST_TOP=5 hack/pgcost.sh || status=1
+PGCOST_SCENARIO=action-batches PGCOST_PLAYERS=8 PGCOST_BATCH=4 PGCOST_WARMUP=2 PGCOST_BATCHES=2 PGCOST_TOP=5 hack/pgcost.sh || status=1
 
 step "monitoring: dashboard and alert PromQL against the registered metrics, alert rule unit tests (hack/promcheck)"
 # A module of its own (the Prometheus library's dependencies stay out of

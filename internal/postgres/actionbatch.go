@@ -191,6 +191,7 @@ func playActions(ctx context.Context, db DB, batch []*queuedAction) ([]actionRes
 	}
 	defer rows.Close()
 	out := make([]actionResult, n)
+	answered := make([]bool, n)
 	seen := 0
 	for rows.Next() {
 		var (
@@ -203,9 +204,10 @@ func playActions(ctx context.Context, db DB, batch []*queuedAction) ([]actionRes
 		if err := rows.Scan(&ord, &status, &balance, &username, &hidden, &refusal); err != nil {
 			return nil, err
 		}
-		if ord < 1 || ord > n {
-			return nil, fmt.Errorf("save games: row %d of %d", ord, n)
+		if ord < 1 || ord > n || answered[ord-1] {
+			return nil, fmt.Errorf("save games: row %d of %d, or twice", ord, n)
 		}
+		answered[ord-1] = true
 		out[ord-1] = actionAnswer(status, play.Placed{Balance: money.Amount(balance), Username: username, HideUsername: hidden},
 			refusal, batch[ord-1].c.Bet.ID)
 		seen++

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -312,5 +313,388 @@ func TestConcurrentGameActionsInBatches(t *testing.T) {
 	}
 	if statements >= actions {
 		t.Errorf("%d statements for %d actions: no batch held two", statements, actions)
+	}
+}
+
+// actionRule is one case of the players' own limits on an extra stake: a
+// double of 100 dollars on a pump game started with 10, after set (a SQL
+// SET list for the player's row). refusal is the refusal's message (empty:
+// the double goes through).
+type actionRule struct {
+	name, set, refusal string
+	balance            money.Amount // zero: 1000 dollars
+}
+
+func actionRules() []actionRule {
+	rules := []actionRule{
+		{name: "a stake up to the limits", set: "wager_limit_day = 200e8, loss_limit_day = 200e8"},
+		{name: "a looser limit still waiting", set: "loss_limit_day = 50e8, next_loss_limit_day = 500e8, next_limits_from = now() + interval '1 hour'",
+			refusal: "This bet could take your net loss past your daily loss limit of 50.00"},
+		{name: "a looser limit after its wait", set: "loss_limit_day = 50e8, next_loss_limit_day = 500e8, next_limits_from = now() - interval '1 second'"},
+		{name: "on a break", set: "break_until = '2099-01-02 03:04:05+00'",
+			refusal: "You are taking a break from betting until 2 January 2099, 03:04 UTC"},
+		{name: "after a break", set: "break_until = now() - interval '1 second'"},
+		{name: "self-excluded permanently", set: "excluded_until = 'infinity'",
+			refusal: "You have excluded yourself from betting permanently"},
+		{name: "self-excluded, balance short", balance: 50e8, set: "excluded_until = '2099-03-03 00:00:00+00'",
+			refusal: "You have excluded yourself from betting until 3 March 2099, 00:00 UTC"},
+	}
+	for _, kind := range []struct{ column, message string }{
+		{"loss", "This bet could take your net loss past your %s loss limit of 50.00"},
+		{"wager", "This bet would take your wagers past your %s wager limit of 50.00"},
+	} {
+		for _, period := range []struct{ column, adjective string }{{"day", "daily"}, {"week", "weekly"}, {"month", "monthly"}} {
+			column := kind.column + "_limit_" + period.column
+			refusal := fmt.Sprintf(kind.message, period.adjective)
+			rules = append(rules,
+				actionRule{name: column + " alone", set: column + " = 50e8", refusal: refusal},
+				actionRule{name: "next_" + column + " alone, after its wait", refusal: refusal,
+					set: "next_" + column + " = 50e8, next_limits_from = now() - interval '1 second'"})
+		}
+	}
+	return rules
+}
+
+// TestActionLimitsOnEveryPath runs one table of the players' own limits
+// against an extra stake (a double) on every path that saves an action:
+// in a batch, alone (the batch's busy actions), and on the locking path (a
+// replica without a copy). Each refuses with the rule's message and
+// changes nothing, or takes the stake.
+func TestActionLimitsOnEveryPath(t *testing.T) {
+	pool := pgtest.New(t)
+	ctx := context.Background()
+	store := postgres.NewPlayStore(pool)
+	paths := map[string]func(p batchPlayer, id uuid.UUID) error{
+		"batch": func(p batchPlayer, id uuid.UUID) error {
+			return postgres.ExecActionBatch(store, []postgres.BatchAction{batchStep(p, pumpCopy(p, id), step{stake: 100})})[0].Err
+		},
+		"alone": func(p batchPlayer, id uuid.UUID) error {
+			return postgres.SaveActionAlone(store, batchStep(p, pumpCopy(p, id), step{stake: 100})).Err
+		},
+		"locking": func(p batchPlayer, id uuid.UUID) error {
+			_, err := (step{stake: 100}).run(ctx, postgres.NewPlayStore(pool), p, id)
+			return err
+		},
+	}
+	n := 0
+	for _, path := range []string{"batch", "alone", "locking"} {
+		for _, r := range actionRules() {
+			n++
+			bal := r.balance
+			if bal == 0 {
+				bal = 1000e8
+			}
+			p := newBatchPlayer(t, pool, fmt.Sprintf("rule%d", n), bal)
+			id := startPump(t, store, p)
+			mustExec(t, pool, `UPDATE users SET `+r.set+` WHERE id = $1`, p.user)
+			before := stateOf(t, pool, p.user)
+			err := paths[path](p, id)
+			after := stateOf(t, pool, p.user)
+			g := readGame(t, pool, id)
+			switch {
+			case r.refusal == "" && err != nil:
+				t.Errorf("%s, %s: %v", path, r.name, err)
+			case r.refusal != "" && (err == nil || err.Error() != r.refusal):
+				t.Errorf("%s, %s: %v, want %q", path, r.name, err, r.refusal)
+			case r.refusal != "" && (after != before || g.amount != 10e8 || g.pumps != 0):
+				t.Errorf("%s, %s: the refused double changed the player (%+v to %+v) or the game (%+v)", path, r.name, before, after, g)
+			case r.refusal == "" && (after.balance != before.balance-100e8 || after.dayWagered != before.dayWagered+100e8 ||
+				g.amount != 110e8):
+				t.Errorf("%s, %s: the double left the player %+v (before %+v), the game %+v", path, r.name, after, before, g)
+			}
+		}
+	}
+}
+
+// TestActionBatchFallsBackToActionsAlone: a batch whose statement fails
+// (one action's bet breaks a constraint) changes nothing and answers every
+// action busy, so each is saved alone, where only the faulty one fails.
+func TestActionBatchFallsBackToActionsAlone(t *testing.T) {
+	pool := pgtest.New(t)
+	store := postgres.NewPlayStore(pool)
+	good, bad := newBatchPlayer(t, pool, "good", 1000e8), newBatchPlayer(t, pool, "bad", 1000e8)
+	ig, ib := startPump(t, store, good), startPump(t, store, bad)
+	ag := batchStep(good, pumpCopy(good, ig), step{payout: 55, end: true})
+	ab := batchStep(bad, pumpCopy(bad, ib), step{payout: 55, end: true})
+	ab.Change.Bet.SettledAt = nil // settled without a time: bets_settled_check
+	before := []playerState{stateOf(t, pool, good.user), stateOf(t, pool, bad.user)}
+	for i, r := range postgres.ExecActionBatch(store, []postgres.BatchAction{ag, ab}) {
+		if !errors.Is(r.Err, postgres.ErrPlayerBusy) {
+			t.Errorf("action %d of the failed batch: %v, want busy (saved alone)", i, r.Err)
+		}
+	}
+	if g, b := stateOf(t, pool, good.user), stateOf(t, pool, bad.user); g != before[0] || b != before[1] {
+		t.Errorf("the failed batch changed the players: %+v, %+v; before %+v", g, b, before)
+	}
+	if r := postgres.SaveActionAlone(store, ag); r.Err != nil || r.Placed.Balance != 1045e8 {
+		t.Errorf("the good action alone: %+v", r)
+	}
+	if r := postgres.SaveActionAlone(store, ab); r.Err == nil {
+		t.Error("the faulty action was saved alone")
+	}
+	if b := stateOf(t, pool, bad.user); b != before[1] {
+		t.Errorf("the faulty action changed its player: %+v, before %+v", b, before[1])
+	}
+}
+
+// TestActionsWhileTheBatchFunctionIsGone: while fairplay_play_actions is
+// missing (migration 00020 undone under a running replica), every action
+// is saved alone, and batches resume once it is back.
+func TestActionsWhileTheBatchFunctionIsGone(t *testing.T) {
+	ctx := context.Background()
+	pool := pgtest.New(t)
+	store := postgres.NewPlayStore(pool)
+	var def string
+	if err := pool.QueryRow(ctx, `SELECT pg_get_functiondef('fairplay_play_actions'::regproc)`).Scan(&def); err != nil {
+		t.Fatal(err)
+	}
+	p := newBatchPlayer(t, pool, "gone_fn", 1000e8)
+	id := startPump(t, store, p)
+	if _, err := (step{}).run(ctx, store, p, id); err != nil {
+		t.Fatal(err)
+	}
+	mustExec(t, pool, `DROP FUNCTION fairplay_play_actions`)
+	_, _, alone := store.ActionBatches()
+	for _, s := range []step{{}, {stake: 10}} {
+		if _, err := s.run(ctx, store, p, id); err != nil {
+			t.Fatalf("without the function: %v", err)
+		}
+	}
+	if _, _, a := store.ActionBatches(); a-alone != 2 {
+		t.Errorf("%d actions saved alone without the function, want 2", a-alone)
+	}
+	mustExec(t, pool, def)
+	_, _, alone = store.ActionBatches()
+	if _, err := (step{payout: 30, end: true}).run(ctx, store, p, id); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, a := store.ActionBatches(); a != alone {
+		t.Error("an action was saved alone with the function back")
+	}
+	// The start, the double, the payout.
+	if s := stateOf(t, pool, p.user); s.balance != 1010e8 || s.ledgerSum != 10e8 || s.entries != 3 {
+		t.Errorf("player after the game: %+v", s)
+	}
+}
+
+// TestActionBatchDecidesOnRowsAsTheyAreWhenLocked: rows committed by
+// others after the batch's statement began and before it locked them are
+// decided as they are then (the statement is slowed in this test's
+// database only): a game another replica moved on is stale, a top-up is
+// kept and answered, a self-exclusion refuses the double with its own
+// message.
+func TestActionBatchDecidesOnRowsAsTheyAreWhenLocked(t *testing.T) {
+	ctx := context.Background()
+	pool := pgtest.New(t)
+	store := postgres.NewPlayStore(pool)
+	var def string
+	if err := pool.QueryRow(ctx, `SELECT pg_get_functiondef('fairplay_play_actions'::regproc)`).Scan(&def); err != nil {
+		t.Fatal(err)
+	}
+	const lock = "WHERE b.id = ANY(p_bets)"
+	if !strings.Contains(def, lock) {
+		t.Fatalf("the function no longer has %q", lock)
+	}
+	mustExec(t, pool, strings.Replace(def, lock, lock+" AND (SELECT pg_sleep(0.5)::text) IS NOT NULL", 1))
+	a, b, c := newBatchPlayer(t, pool, "moved", 1000e8), newBatchPlayer(t, pool, "topped", 1000e8), newBatchPlayer(t, pool, "excluded", 1000e8)
+	ia, ib, ic := startPump(t, store, a), startPump(t, store, b), startPump(t, store, c)
+	actions := []postgres.BatchAction{
+		batchStep(a, pumpCopy(a, ia), step{payout: 20, end: true}),
+		batchStep(b, pumpCopy(b, ib), step{payout: 20, end: true}),
+		batchStep(c, pumpCopy(c, ic), step{stake: 10}),
+	}
+	done := make(chan []postgres.ActionAnswer, 1)
+	go func() { done <- postgres.ExecActionBatch(store, actions) }()
+	time.Sleep(200 * time.Millisecond)
+	mustExec(t, pool, `UPDATE bets SET params = '{"pumps": 1}', state = '{"pumps": 1}' WHERE id = $1`, ia)
+	mustExec(t, pool, `UPDATE users SET balance = balance + 100e8 WHERE id = $1`, b.user)
+	mustExec(t, pool, `UPDATE users SET excluded_until = 'infinity' WHERE id = $1`, c.user)
+	got := <-done
+	if !errors.Is(got[0].Err, postgres.ErrStaleGame) {
+		t.Errorf("the game moved on meanwhile: %+v, want stale", got[0])
+	}
+	if got[1].Err != nil || got[1].Placed.Balance != 1110e8 {
+		t.Errorf("the player topped up meanwhile: %+v, want saved with 1110", got[1])
+	}
+	if s := stateOf(t, pool, b.user); s.balance != 1110e8 {
+		t.Errorf("the topped-up player's balance %d, want 1110e8", s.balance)
+	}
+	const excluded = "You have excluded yourself from betting permanently"
+	if got[2].Err == nil || got[2].Err.Error() != excluded || !got[2].Refused || got[2].Placed.Balance != 990e8 {
+		t.Errorf("the player excluded meanwhile: %+v, want refused (%q) with 990", got[2], excluded)
+	}
+	if s := stateOf(t, pool, c.user); s.balance != 990e8 {
+		t.Errorf("the excluded player's balance %d, want 990e8", s.balance)
+	}
+}
+
+// TestActionBatchReadsOnlyItsRows: batches of actions, some moving money,
+// read only their own rows by key, with 300 other players' games started
+// after the statistics were taken: no sequential scan, and fewer index
+// entries than one pass over the others'.
+func TestActionBatchReadsOnlyItsRows(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	// One connection, whose counts are flushed before they are read.
+	pool, err := postgres.Open(ctx, pgtest.URL(t)+"&pool_max_conns=1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	store := postgres.NewPlayStore(pool)
+	players := make([]batchPlayer, 8)
+	copies := make([]play.Bet, len(players))
+	for i := range players {
+		players[i] = newBatchPlayer(t, pool, fmt.Sprintf("actscan%d", i), 1000e8)
+		copies[i] = pumpCopy(players[i], startPump(t, store, players[i]))
+	}
+	mustExec(t, pool, `ANALYZE`)
+	mustExec(t, pool, `
+		WITH u AS (
+			INSERT INTO users (id, username, email, password_hash, balance)
+			SELECT gen_random_uuid(), 'bystander' || i, 'bystander' || i || '@example.com', 'x', 1e10
+			FROM generate_series(1, 300) i RETURNING id
+		), s AS (
+			INSERT INTO sessions (id, user_id, refresh_hash) SELECT gen_random_uuid(), id, uuid_send(gen_random_uuid()) FROM u
+		), p AS (
+			INSERT INTO seed_pairs (id, user_id, server_seed, server_seed_hash, client_seed, nonce)
+			SELECT gen_random_uuid(), id, 's', 'h', 'c', 1 FROM u RETURNING id, user_id
+		)
+		INSERT INTO bets (id, user_id, game, status, amount, seed_pair_id, client_seed, nonce, params, state)
+		SELECT gen_random_uuid(), user_id, 'pump', 'active', 1e8, id, 'c', 1, '{"pumps": 0}', '{"pumps": 0}' FROM p`)
+	type reads struct{ seq, index int64 }
+	count := func() map[string]reads {
+		t.Helper()
+		if _, err := pool.Exec(ctx, `SELECT pg_stat_force_next_flush()`); err != nil {
+			t.Fatal(err)
+		}
+		rows, err := pool.Query(ctx, `SELECT t.relname, coalesce(t.seq_scan, 0), coalesce(sum(i.idx_tup_read), 0)::bigint
+			FROM pg_stat_user_tables t LEFT JOIN pg_stat_user_indexes i ON i.relid = t.relid
+			WHERE t.relname IN ('users', 'sessions', 'bets', 'ledger_entries')
+			GROUP BY t.relname, t.seq_scan`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := map[string]reads{}
+		for rows.Next() {
+			var name string
+			var r reads
+			if err := rows.Scan(&name, &r.seq, &r.index); err != nil {
+				t.Fatal(err)
+			}
+			n[name] = r
+		}
+		if err := rows.Err(); err != nil || len(n) != 4 {
+			t.Fatalf("reads: %v (%v)", n, err)
+		}
+		return n
+	}
+	before := count()
+	const batches = 6
+	for k := range batches {
+		actions := make([]postgres.BatchAction, len(players))
+		for i, p := range players {
+			s := step{}
+			if i%2 == 1 {
+				s.stake = 1 // money moves: the player's row, the ledger
+			}
+			actions[i] = batchStep(p, copies[i], s)
+		}
+		for i, r := range postgres.ExecActionBatch(store, actions) {
+			if r.Err != nil {
+				t.Fatalf("batch %d, action %d: %v", k, i, r.Err)
+			}
+			copies[i] = actions[i].Change.Bet
+		}
+	}
+	after := count()
+	for table, b := range before {
+		a := after[table]
+		// Each action's rows are read a few times by key (a game's row
+		// once per version its updates left in the index); a pass over a
+		// table's index reads all 300 bystanders' at once.
+		if a.seq != b.seq || a.index-b.index > batches*100 {
+			t.Errorf("%s: %d sequential scans and %d index entries read by %d batches of %d actions; want none and at most %d",
+				table, a.seq-b.seq, a.index-b.index, batches, len(players), batches*100)
+		}
+	}
+}
+
+// TestOnePlayerBettingAndActingAtOnce: one player's bets and actions on a
+// running game, sent at the same time through one replica and through two,
+// meet in the batches (a player busy in one is saved alone) and leave the
+// balance, the ledger and the play counters exactly as the requests made
+// them.
+func TestOnePlayerBettingAndActingAtOnce(t *testing.T) {
+	pool := pgtest.New(t)
+	ctx := context.Background()
+	for _, replicas := range []int{1, 2} {
+		stores := []*postgres.PlayStore{postgres.NewPlayStore(pool)}
+		if replicas == 2 {
+			stores = append(stores, postgres.NewPlayStore(pool))
+		}
+		p := newBatchPlayer(t, pool, fmt.Sprintf("both%d", replicas), 1000e8)
+		id := startPump(t, stores[0], p)
+		// Other players' actions keep the action batches full.
+		others := make([]batchPlayer, 6)
+		otherGames := make([]uuid.UUID, len(others))
+		for i := range others {
+			others[i] = newBatchPlayer(t, pool, fmt.Sprintf("crowd%d_%d", replicas, i), 1000e8)
+			otherGames[i] = startPump(t, stores[0], others[i])
+		}
+		const bets, doubles = 40, 30
+		var wg sync.WaitGroup
+		errs := make(chan error, 2+len(others))
+		wg.Go(func() {
+			// dice, 1 dollar each, paying 2 on every other bet
+			for n := int64(2); n < 2+bets; n++ {
+				var pay int64
+				if n%2 == 0 {
+					pay = 2
+				}
+				b := p.bet(n, 1, pay, "50.00")
+				if _, _, err := stores[int(n)%len(stores)].PlaceBetAt(ctx, b.Bet, b.Pair, b.Draw); err != nil {
+					errs <- fmt.Errorf("bet %d: %w", n, err)
+					return
+				}
+			}
+		})
+		wg.Go(func() {
+			for k := range doubles {
+				if _, err := (step{stake: 1}).run(ctx, stores[k%len(stores)], p, id); err != nil {
+					errs <- fmt.Errorf("double %d: %w", k, err)
+					return
+				}
+			}
+		})
+		for i := range others {
+			wg.Go(func() {
+				for k := range doubles {
+					if _, err := (step{}).run(ctx, stores[(k+i)%len(stores)], others[i], otherGames[i]); err != nil {
+						errs <- fmt.Errorf("other %d, pump %d: %w", i, k, err)
+						return
+					}
+				}
+			})
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Error(err)
+		}
+		if _, err := (step{payout: 7, end: true}).run(ctx, stores[0], p, id); err != nil {
+			t.Fatal(err)
+		}
+		// start 10, the doubles, the bets; back: the dice wins and the cash-out
+		wagered := int64(10+doubles+bets) * 1e8
+		want := 1000e8 - wagered + int64(bets/2*2+7)*1e8
+		s := stateOf(t, pool, p.user)
+		// entries: the start, each double, each bet, each win, the payout.
+		if s.balance != want || s.ledgerSum != want-1000e8 || s.entries != 1+doubles+bets+bets/2+1 || s.dayWagered != wagered {
+			t.Errorf("%d replica(s): player %+v, want balance %d, wagered %d", replicas, s, want, wagered)
+		}
+		if g := readGame(t, pool, id); g != (gameRow{status: play.StatusSettled, amount: (10 + doubles) * 1e8, payout: 7e8, pumps: doubles + 1}) {
+			t.Errorf("%d replica(s): game %+v", replicas, g)
+		}
 	}
 }

@@ -229,6 +229,7 @@ func placeMany(ctx context.Context, db DB, batch []*queuedBet, wait bool) ([]bet
 	}
 	defer rows.Close()
 	out := make([]betResult, n)
+	answered := make([]bool, n)
 	seen := 0
 	for rows.Next() {
 		var (
@@ -238,9 +239,10 @@ func placeMany(ctx context.Context, db DB, batch []*queuedBet, wait bool) ([]bet
 		if err := rows.Scan(append([]any{&ord}, r.dest()...)...); err != nil {
 			return nil, err
 		}
-		if ord < 1 || ord > n {
-			return nil, fmt.Errorf("place bets: row %d of %d", ord, n)
+		if ord < 1 || ord > n || answered[ord-1] {
+			return nil, fmt.Errorf("place bets: row %d of %d, or twice", ord, n)
 		}
+		answered[ord-1] = true
 		placed, now, err := r.result()
 		out[ord-1] = betResult{placed: placed, now: now, err: err}
 		seen++

@@ -32,12 +32,17 @@
 --   gone      the session is not live (or the player was deleted)
 --   busy      as above; nothing was done
 --   stale     the row is not the copy, or another transaction holds it
---   short     the balance does not cover the extra stake
---   refused   the player's limits refuse the extra stake (refusal says how)
+--   short     the balance does not cover the extra stake (balance: as it is)
+--   refused   the player's limits refuse the extra stake (refusal says how),
+--             decided on the player's row as it is once locked
 --   unsaved   the money moved but the bet was not saved (never: the row was
 --             locked as the copy; the server reports it as an error)
 --   saved     done
--- Like fairplay_place_bets it has one generic plan of index scans.
+-- Like fairplay_place_bets it has one generic plan of index scans. The
+-- games' and the players' rows are first found by the batch's keys (= ANY
+-- of its arrays), so that a plan made when a young table had few rows (a
+-- hash join over all of users, read through its index) never reads the
+-- whole table (TestActionBatchReadsOnlyItsRows).
 -- +goose StatementBegin
 CREATE FUNCTION fairplay_play_actions(
     p_users uuid[], p_sessions uuid[], p_live_since timestamptz[], p_bets uuid[], p_games text[],
@@ -78,21 +83,28 @@ BEGIN
         -- are locked and compared with the copies after (g): a row locked
         -- by a join would make Postgres copy every joined row in case the
         -- locked one must be checked again.
-        SELECT b.id, b.user_id, b.game, b.status, b.amount, b.params, b.state FROM bets b
-        WHERE b.id = ANY(p_bets)
+        SELECT b.id, b.user_id, b.game, b.amount, b.params, b.state FROM bets b
+        WHERE b.id = ANY(p_bets) AND b.status = 'active'
         FOR UPDATE OF b SKIP LOCKED
     ), g AS MATERIALIZED (
         -- The actions whose session is live and whose game is the player's
         -- running game of that kind, still the copy.
         SELECT a.ord, a.user_id, a.bet_id, a.moves FROM a JOIN s ON s.ord = a.ord JOIN bl ON bl.id = a.bet_id
-        WHERE s.live AND NOT a.again AND bl.user_id = a.user_id AND bl.game = a.game AND bl.status = 'active'
+        WHERE s.live AND NOT a.again AND bl.user_id = a.user_id AND bl.game = a.game
           AND bl.amount = a.old_amount AND bl.params = a.old_params AND bl.state = a.old_state
     ), m AS MATERIALIZED (
-        SELECT y.id FROM users y
-        WHERE y.id = ANY(ARRAY(SELECT g.user_id FROM g WHERE g.moves))
+        -- The players' rows where money moves, locked without waiting, with
+        -- the limits' refusal of an extra stake decided on the row as it is
+        -- once locked (the version u changes; a row changed since the
+        -- statement began is read again as it is now), not as the
+        -- statement's snapshot had it.
+        SELECT y.id, y.balance, CASE WHEN k.stake <> 0 THEN fairplay_stake_refusal(y, k.stake) END AS why
+        FROM users y JOIN (SELECT a.user_id, a.stake FROM a JOIN g ON g.ord = a.ord WHERE a.moves) k
+             ON k.user_id = y.id
+        WHERE y.id = ANY(p_users)
         FOR NO KEY UPDATE OF y SKIP LOCKED
     ), mv AS MATERIALIZED (
-        SELECT a.ord, a.user_id, a.stake, a.payout FROM a JOIN g ON g.ord = a.ord JOIN m ON m.id = a.user_id
+        SELECT a.ord, a.user_id, a.stake, a.payout, m.why FROM a JOIN g ON g.ord = a.ord JOIN m ON m.id = a.user_id
         WHERE a.moves
     ), u AS (
         UPDATE users y SET balance = y.balance - mv.stake + mv.payout,
@@ -106,8 +118,7 @@ BEGIN
             play_month_wagered = fairplay_count(pd.month, y.play_month, y.play_month_wagered, mv.stake),
             play_month_lost = fairplay_count(pd.month, y.play_month, y.play_month_lost, mv.stake - mv.payout)
         FROM mv, pd
-        WHERE y.id = mv.user_id AND y.balance - mv.stake >= 0
-          AND (mv.stake = 0 OR fairplay_stake_refusal(y, mv.stake) IS NULL)
+        WHERE y.id = mv.user_id AND y.balance - mv.stake >= 0 AND mv.why IS NULL
         RETURNING mv.ord, y.balance
     ), l AS (
         INSERT INTO ledger_entries (user_id, kind, amount, balance_after, ref_id, note, created_at)
@@ -135,26 +146,19 @@ BEGIN
                 WHEN a.again THEN 'busy'
                 WHEN g.ord IS NULL THEN 'stale'
                 WHEN a.moves AND mm.id IS NULL THEN 'busy'
-                WHEN a.moves AND u.ord IS NULL AND r.why IS NOT NULL THEN 'refused'
+                WHEN a.moves AND u.ord IS NULL AND mm.why IS NOT NULL THEN 'refused'
                 WHEN a.moves AND u.ord IS NULL THEN 'short'
                 WHEN w.ord IS NULL THEN 'unsaved'
                 ELSE 'saved' END,
-           coalesce(u.balance, x.balance, 0), coalesce(x.username, ''), coalesce(x.hide_username, false), r.why
+           coalesce(u.balance, mm.balance, x.balance, 0), coalesce(x.username, ''), coalesce(x.hide_username, false),
+           CASE WHEN a.moves AND u.ord IS NULL THEN mm.why END
     FROM a
     JOIN s ON s.ord = a.ord
     LEFT JOIN g ON g.ord = a.ord
     LEFT JOIN m mm ON mm.id = a.user_id AND g.ord IS NOT NULL
     LEFT JOIN u ON u.ord = a.ord
     LEFT JOIN w ON w.ord = a.ord
-    LEFT JOIN users x ON x.id = a.user_id
-    -- The limits' refusal of an extra stake that did not move, as the
-    -- player's row was when the statement began (as actionSQL's): the row
-    -- is read whole and the rule called only then (a join to users here
-    -- would call it for every row the join reads, before its condition).
-    CROSS JOIN LATERAL (
-        SELECT CASE WHEN a.stake <> 0 AND mm.id IS NOT NULL AND u.ord IS NULL
-                    THEN (SELECT fairplay_stake_refusal(z, a.stake) FROM users z WHERE z.id = a.user_id) END AS why
-    ) r
+    LEFT JOIN users x ON x.id = a.user_id AND x.id = ANY(p_users)
     ORDER BY a.ord;
 END
 $$;
