@@ -292,7 +292,7 @@ func TestConcurrentGameActionsInBatches(t *testing.T) {
 		for r := range rounds {
 			paid += int64(r + i + 1)
 		}
-		want := int64(1000-rounds*20+paid) * 1e8
+		want := (1000 - rounds*20 + paid) * 1e8
 		s := stateOf(t, pool, p.user)
 		// Each round: the start, the double, the payout.
 		if s.balance != want || s.ledgerSum != want-1000e8 || s.entries != 3*rounds || s.dayWagered != rounds*20e8 {
