@@ -4,12 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
-	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/fairplay/fairplay/internal/limits"
@@ -25,22 +24,16 @@ import (
 // PGCOST_SCENARIO=actions: 1,033,390 instructions per pump alone); a batch
 // pays them once.
 //
-// As with bets, nothing waits for a batch to fill: an action goes out at
-// once when no batch is running, and actions that arrive meanwhile leave
-// together in the next. A batch holds each player at most once and never
-// waits for a row lock: an action whose player's row another transaction
+// The actions gather in a batchQueue, as bets do (one batch at a time, each
+// player at most once per batch). A batch never waits for a row lock: an action whose player's row another transaction
 // holds (and the money moves), or whose player is already in the batch, is
 // answered errPlayerBusy and saved alone by the caller (playCachedAlone, the
 // statement that waits); one whose game's row another transaction holds is
 // answered errStaleGame, and runs on the locking path. When the statement
 // fails it has changed nothing, and each of its actions is saved alone.
 type actionBatcher struct {
-	store   *PlayStore // outside any transaction
-	maxSize int
-
-	mu      sync.Mutex
-	queue   []*queuedAction
-	running bool
+	store *PlayStore // outside any transaction
+	batchQueue[*queuedAction]
 
 	batches, actions atomic.Int64 // statements sent and the actions they held
 	alone            atomic.Int64 // actions of batches saved alone afterwards
@@ -63,8 +56,16 @@ type actionResult struct {
 	err     error
 }
 
+func (q *queuedAction) waiting() context.Context { return q.ctx }
+func (q *queuedAction) player() uuid.UUID        { return q.a.UserID }
+func (q *queuedAction) giveUp(err error) {
+	q.done <- actionResult{err: fmt.Errorf("save game: %w", err)}
+}
+
 func newActionBatcher(s *PlayStore) *actionBatcher {
-	return &actionBatcher{store: s, maxSize: maxActionBatch}
+	b := &actionBatcher{store: s}
+	b.batchQueue = batchQueue[*queuedAction]{maxBatches: 1, maxSize: maxActionBatch, exec: b.exec}
+	return b
 }
 
 // play queues one action and waits for its batch's answer (or ctx, after
@@ -72,57 +73,13 @@ func newActionBatcher(s *PlayStore) *actionBatcher {
 // flight may be).
 func (b *actionBatcher) play(ctx context.Context, a play.GameAction, old play.Bet, c play.Change) (play.Placed, bool, error) {
 	q := &queuedAction{ctx: ctx, a: a, old: old, c: c, done: make(chan actionResult, 1)}
-	b.mu.Lock()
-	b.queue = append(b.queue, q)
-	if !b.running {
-		b.running = true
-		go b.run()
-	}
-	b.mu.Unlock()
+	b.add(q)
 	select {
 	case r := <-q.done:
 		return r.placed, r.refused, r.err
 	case <-ctx.Done():
 		return play.Placed{}, false, fmt.Errorf("save game: %w", context.Cause(ctx))
 	}
-}
-
-// run saves batches until the queue is empty.
-func (b *actionBatcher) run() {
-	for {
-		batch := b.take()
-		if batch == nil {
-			return
-		}
-		b.exec(batch)
-	}
-}
-
-// take removes the next batch from the queue: the oldest actions, one per
-// player; nil (and no batch running) when the queue is empty. Actions whose
-// callers have given up are answered and dropped.
-func (b *actionBatcher) take() []*queuedAction {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	var batch []*queuedAction
-	rest := b.queue[:0]
-	for _, q := range b.queue {
-		switch {
-		case q.ctx.Err() != nil:
-			q.done <- actionResult{err: fmt.Errorf("save game: %w", context.Cause(q.ctx))}
-		case len(batch) < b.maxSize && !slices.ContainsFunc(batch, func(o *queuedAction) bool { return o.a.UserID == q.a.UserID }):
-			batch = append(batch, q)
-		default:
-			rest = append(rest, q)
-		}
-	}
-	clear(b.queue[len(rest):])
-	b.queue = rest
-	if len(batch) == 0 {
-		b.running = false
-		return nil
-	}
-	return batch
 }
 
 // exec saves one batch and answers each of its actions.
@@ -189,11 +146,7 @@ func playActions(ctx context.Context, db DB, batch []*queuedAction) ([]actionRes
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	out := make([]actionResult, n)
-	answered := make([]bool, n)
-	seen := 0
-	for rows.Next() {
+	return byOrd(rows, n, "save games", func(rows pgx.Rows) (int, actionResult, error) {
 		var (
 			ord              int
 			status, username string
@@ -201,24 +154,12 @@ func playActions(ctx context.Context, db DB, batch []*queuedAction) ([]actionRes
 			hidden           bool
 			refusal          *string
 		)
-		if err := rows.Scan(&ord, &status, &balance, &username, &hidden, &refusal); err != nil {
-			return nil, err
+		if err := rows.Scan(&ord, &status, &balance, &username, &hidden, &refusal); err != nil || ord < 1 || ord > n {
+			return ord, actionResult{}, err
 		}
-		if ord < 1 || ord > n || answered[ord-1] {
-			return nil, fmt.Errorf("save games: row %d of %d, or twice", ord, n)
-		}
-		answered[ord-1] = true
-		out[ord-1] = actionAnswer(status, play.Placed{Balance: money.Amount(balance), Username: username, HideUsername: hidden},
-			refusal, batch[ord-1].c.Bet.ID)
-		seen++
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	if seen != n {
-		return nil, fmt.Errorf("save games: %d answers for %d actions", seen, n)
-	}
-	return out, nil
+		return ord, actionAnswer(status, play.Placed{Balance: money.Amount(balance), Username: username, HideUsername: hidden},
+			refusal, batch[ord-1].c.Bet.ID), nil
+	})
 }
 
 // actionAnswer turns one of fairplay_play_actions' answers into playCached's.

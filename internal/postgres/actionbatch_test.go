@@ -2,7 +2,6 @@ package postgres_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -32,19 +31,9 @@ func pumpCopy(p batchPlayer, id uuid.UUID) play.Bet {
 // a batch.
 func batchStep(p batchPlayer, old play.Bet, s step) postgres.BatchAction {
 	now := time.Now().UTC().Truncate(time.Microsecond)
-	var st pumpState
-	if err := json.Unmarshal(old.Params, &st); err != nil {
+	c, err := s.change(old, 0, now)
+	if err != nil {
 		panic(err)
-	}
-	st.Pumps++
-	raw, _ := json.Marshal(st)
-	nb := old
-	nb.Params, nb.State = raw, raw
-	nb.Amount += money.Amount(s.stake * 1e8)
-	c := play.Change{Bet: nb, Stake: money.Amount(s.stake * 1e8)}
-	if s.end {
-		nb.Status, nb.Payout, nb.SettledAt = play.StatusSettled, money.Amount(s.payout*1e8), &now
-		c.Bet, c.Payout = nb, nb.Payout
 	}
 	return postgres.BatchAction{
 		Action: play.GameAction{UserID: p.user, SessionID: p.session, LiveSince: now.Add(-time.Hour), BetID: old.ID,
@@ -339,19 +328,12 @@ func actionRules() []actionRule {
 		{name: "self-excluded, balance short", balance: 50e8, set: "excluded_until = '2099-03-03 00:00:00+00'",
 			refusal: "You have excluded yourself from betting until 3 March 2099, 00:00 UTC"},
 	}
-	for _, kind := range []struct{ column, message string }{
-		{"loss", "This bet could take your net loss past your %s loss limit of 50.00"},
-		{"wager", "This bet would take your wagers past your %s wager limit of 50.00"},
-	} {
-		for _, period := range []struct{ column, adjective string }{{"day", "daily"}, {"week", "weekly"}, {"month", "monthly"}} {
-			column := kind.column + "_limit_" + period.column
-			refusal := fmt.Sprintf(kind.message, period.adjective)
-			rules = append(rules,
-				actionRule{name: column + " alone", set: column + " = 50e8", refusal: refusal},
-				actionRule{name: "next_" + column + " alone, after its wait", refusal: refusal,
-					set: "next_" + column + " = 50e8, next_limits_from = now() - interval '1 second'"})
-		}
-	}
+	eachLimit(func(column, refusal string) {
+		rules = append(rules,
+			actionRule{name: column + " alone", set: column + " = 50e8", refusal: refusal},
+			actionRule{name: "next_" + column + " alone, after its wait", refusal: refusal,
+				set: "next_" + column + " = 50e8, next_limits_from = now() - interval '1 second'"})
+	})
 	return rules
 }
 
@@ -562,33 +544,7 @@ func TestActionBatchReadsOnlyItsRows(t *testing.T) {
 		)
 		INSERT INTO bets (id, user_id, game, status, amount, seed_pair_id, client_seed, nonce, params, state)
 		SELECT gen_random_uuid(), user_id, 'pump', 'active', 1e8, id, 'c', 1, '{"pumps": 0}', '{"pumps": 0}' FROM p`)
-	type reads struct{ seq, index int64 }
-	count := func() map[string]reads {
-		t.Helper()
-		if _, err := pool.Exec(ctx, `SELECT pg_stat_force_next_flush()`); err != nil {
-			t.Fatal(err)
-		}
-		rows, err := pool.Query(ctx, `SELECT t.relname, coalesce(t.seq_scan, 0), coalesce(sum(i.idx_tup_read), 0)::bigint
-			FROM pg_stat_user_tables t LEFT JOIN pg_stat_user_indexes i ON i.relid = t.relid
-			WHERE t.relname IN ('users', 'sessions', 'bets', 'ledger_entries')
-			GROUP BY t.relname, t.seq_scan`)
-		if err != nil {
-			t.Fatal(err)
-		}
-		n := map[string]reads{}
-		for rows.Next() {
-			var name string
-			var r reads
-			if err := rows.Scan(&name, &r.seq, &r.index); err != nil {
-				t.Fatal(err)
-			}
-			n[name] = r
-		}
-		if err := rows.Err(); err != nil || len(n) != 4 {
-			t.Fatalf("reads: %v (%v)", n, err)
-		}
-		return n
-	}
+	count := func() map[string]indexReads { return readsOf(t, pool, "users", "sessions", "bets", "ledger_entries") }
 	before := count()
 	const batches = 6
 	for k := range batches {
@@ -695,6 +651,29 @@ func TestOnePlayerBettingAndActingAtOnce(t *testing.T) {
 		}
 		if g := readGame(t, pool, id); g != (gameRow{status: play.StatusSettled, amount: (10 + doubles) * 1e8, payout: 7e8, pumps: doubles + 1}) {
 			t.Errorf("%d replica(s): game %+v", replicas, g)
+		}
+	}
+}
+
+// A batch statement's answers are taken by their ord: each request gets
+// the row numbered for it, and a row numbered twice, out of range, or
+// missing fails the whole batch rather than give a request another's
+// answer or none.
+func TestBatchAnswersByOrd(t *testing.T) {
+	pool := pgtest.New(t)
+	ctx := context.Background()
+	got, err := postgres.AnswersByOrd(ctx, pool, `SELECT * FROM (VALUES (3, 30), (1, 10), (2, 20)) v(ord, x)`, 3)
+	if err != nil || !slices.Equal(got, []int{10, 20, 30}) {
+		t.Errorf("answers %v, %v; want [10 20 30]", got, err)
+	}
+	for _, bad := range []string{
+		`SELECT * FROM (VALUES (1, 10), (1, 11), (2, 20)) v(ord, x)`, // twice, and 3 missing
+		`SELECT * FROM (VALUES (1, 10), (2, 20)) v(ord, x)`,          // 3 missing
+		`SELECT * FROM (VALUES (1, 10), (2, 20), (4, 40)) v(ord, x)`, // out of range
+		`SELECT * FROM (VALUES (0, 0), (1, 10), (2, 20)) v(ord, x)`,  // out of range
+	} {
+		if got, err := postgres.AnswersByOrd(ctx, pool, bad, 3); err == nil {
+			t.Errorf("%s: answers %v, want an error", bad, got)
 		}
 	}
 }

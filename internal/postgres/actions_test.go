@@ -51,28 +51,34 @@ func (s step) run(ctx context.Context, store *postgres.PlayStore, p batchPlayer,
 		if b.Status != play.StatusActive {
 			return play.Change{}, play.ErrGameOver
 		}
-		var st pumpState
-		if err := json.Unmarshal(b.Params, &st); err != nil {
-			return play.Change{}, err
-		}
-		if s.seen != nil {
-			s.seen(st.Pumps, balance)
-		}
-		st.Pumps++
-		raw, err := json.Marshal(st)
-		if err != nil {
-			return play.Change{}, err
-		}
-		nb := b.Bet
-		nb.Params, nb.State = raw, raw
-		nb.Amount += money.Amount(s.stake * 1e8)
-		c := play.Change{Bet: nb, Stake: money.Amount(s.stake * 1e8)}
-		if s.end {
-			nb.Status, nb.Payout, nb.SettledAt = play.StatusSettled, money.Amount(s.payout*1e8), &now
-			c.Bet, c.Payout = nb, nb.Payout
-		}
-		return c, nil
+		return s.change(b.Bet, balance, now)
 	})
+}
+
+// change is the step decided on the game b (the player's balance then) at
+// now: one more pump, the extra stake, and the payout if it ends the game.
+func (s step) change(b play.Bet, balance money.Amount, now time.Time) (play.Change, error) {
+	var st pumpState
+	if err := json.Unmarshal(b.Params, &st); err != nil {
+		return play.Change{}, err
+	}
+	if s.seen != nil {
+		s.seen(st.Pumps, balance)
+	}
+	st.Pumps++
+	raw, err := json.Marshal(st)
+	if err != nil {
+		return play.Change{}, err
+	}
+	nb := b
+	nb.Params, nb.State = raw, raw
+	nb.Amount += money.Amount(s.stake * 1e8)
+	c := play.Change{Bet: nb, Stake: money.Amount(s.stake * 1e8)}
+	if s.end {
+		nb.Status, nb.Payout, nb.SettledAt = play.StatusSettled, money.Amount(s.payout*1e8), &now
+		c.Bet, c.Payout = nb, nb.Payout
+	}
+	return c, nil
 }
 
 // gameRow is what the tests read back of a game's row.

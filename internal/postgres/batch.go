@@ -4,12 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
-	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/fairplay/fairplay/internal/limits"
@@ -27,26 +26,17 @@ import (
 // 16 bets in one statement, and ~140–160 µs a bet with the set-based
 // statement.
 //
-// There is no waiting for a batch to fill: a bet goes out at once when fewer
-// than maxBatches batches are running, so under light load every batch holds
-// one bet; bets that arrive while all are running queue and leave together
-// in the next. A batch holds each player at most once (a player's second bet
-// waits for the next batch) and never waits for a row lock: a bet whose
-// player or seed pair another transaction holds is placed on its own, so
-// batches cannot deadlock, nor one slow player hold the others up. When the
-// statement
-// fails (one bet's constraint violation, say) it has changed nothing, and
-// each of its bets is placed again on its own, so one bet's error never
-// becomes another's. When Postgres is unreachable every bet in it
-// gets that error, as a lone bet would.
+// The bets gather in a batchQueue: no waiting for a batch to fill, each
+// player at most once per batch. A batch never waits for a row lock: a bet
+// whose player or seed pair another transaction holds is placed on its own,
+// so batches cannot deadlock, nor one slow player hold the others up. When
+// the statement fails (one bet's constraint violation, say) it has changed
+// nothing, and each of its bets is placed again on its own, so one bet's
+// error never becomes another's. When Postgres is unreachable every bet in
+// it gets that error, as a lone bet would.
 type betBatcher struct {
-	store      *PlayStore // outside any transaction
-	maxBatches int
-	maxSize    int
-
-	mu      sync.Mutex
-	queue   []*queuedBet
-	running int
+	store *PlayStore // outside any transaction
+	batchQueue[*queuedBet]
 
 	batches, bets atomic.Int64 // statements sent and the bets they held
 	alone         atomic.Int64 // bets of batches placed on their own afterwards
@@ -83,8 +73,14 @@ type betResult struct {
 	err    error
 }
 
+func (q *queuedBet) waiting() context.Context { return q.ctx }
+func (q *queuedBet) player() uuid.UUID        { return q.bet.UserID }
+func (q *queuedBet) giveUp(err error)         { q.done <- betResult{err: fmt.Errorf("place bet: %w", err)} }
+
 func newBetBatcher(s *PlayStore) *betBatcher {
-	return &betBatcher{store: s, maxBatches: maxBetBatches, maxSize: maxBetBatch}
+	b := &betBatcher{store: s}
+	b.batchQueue = batchQueue[*queuedBet]{maxBatches: maxBetBatches, maxSize: maxBetBatch, exec: b.exec}
+	return b
 }
 
 // place queues one bet and waits for its batch's answer (or ctx, after
@@ -92,57 +88,13 @@ func newBetBatcher(s *PlayStore) *betBatcher {
 // may be).
 func (b *betBatcher) place(ctx context.Context, nb play.NewBet, pair play.SeedPair, d play.Draw) (play.Placed, play.SeedPair, error) {
 	q := &queuedBet{ctx: ctx, bet: nb, pair: pair, draw: d, done: make(chan betResult, 1)}
-	b.mu.Lock()
-	b.queue = append(b.queue, q)
-	if b.running < b.maxBatches {
-		b.running++
-		go b.run()
-	}
-	b.mu.Unlock()
+	b.add(q)
 	select {
 	case r := <-q.done:
 		return r.placed, r.now, r.err
 	case <-ctx.Done():
 		return play.Placed{}, play.SeedPair{}, fmt.Errorf("place bet: %w", context.Cause(ctx))
 	}
-}
-
-// run places batches until the queue is empty.
-func (b *betBatcher) run() {
-	for {
-		batch := b.take()
-		if batch == nil {
-			return
-		}
-		b.exec(batch)
-	}
-}
-
-// take removes the next batch from the queue: the oldest bets, one per
-// player; nil (and one batch fewer running) when the queue is empty. Bets
-// whose callers have given up are answered and dropped.
-func (b *betBatcher) take() []*queuedBet {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	var batch []*queuedBet
-	rest := b.queue[:0]
-	for _, q := range b.queue {
-		switch {
-		case q.ctx.Err() != nil:
-			q.done <- betResult{err: fmt.Errorf("place bet: %w", context.Cause(q.ctx))}
-		case len(batch) < b.maxSize && !slices.ContainsFunc(batch, func(o *queuedBet) bool { return o.bet.UserID == q.bet.UserID }):
-			batch = append(batch, q)
-		default:
-			rest = append(rest, q)
-		}
-	}
-	clear(b.queue[len(rest):])
-	b.queue = rest
-	if len(batch) == 0 {
-		b.running--
-		return nil
-	}
-	return batch
 }
 
 // exec places one batch and answers each of its bets.
@@ -227,31 +179,45 @@ func placeMany(ctx context.Context, db DB, batch []*queuedBet, wait bool) ([]bet
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	out := make([]betResult, n)
-	answered := make([]bool, n)
-	seen := 0
-	for rows.Next() {
+	return byOrd(rows, n, "place bets", func(rows pgx.Rows) (int, betResult, error) {
 		var (
 			ord int
 			r   placeRow
 		)
 		if err := rows.Scan(append([]any{&ord}, r.dest()...)...); err != nil {
+			return ord, betResult{}, err
+		}
+		placed, now, err := r.result()
+		return ord, betResult{placed: placed, now: now, err: err}, nil
+	})
+}
+
+// byOrd reads a batch statement's answers, one row per request of n led by
+// its ord (1-based, as WITH ORDINALITY numbers the batch's arrays), into the
+// batch's order, and closes rows. A row numbered out of range or twice, or
+// fewer rows than requests, is an error (what names the statement): no
+// request may get another's answer, or none.
+func byOrd[T any](rows pgx.Rows, n int, what string, scan func(pgx.Rows) (int, T, error)) ([]T, error) {
+	defer rows.Close()
+	out := make([]T, n)
+	answered := make([]bool, n)
+	for rows.Next() {
+		ord, r, err := scan(rows)
+		if err != nil {
 			return nil, err
 		}
 		if ord < 1 || ord > n || answered[ord-1] {
-			return nil, fmt.Errorf("place bets: row %d of %d, or twice", ord, n)
+			return nil, fmt.Errorf("%s: row %d of %d, or twice", what, ord, n)
 		}
-		answered[ord-1] = true
-		placed, now, err := r.result()
-		out[ord-1] = betResult{placed: placed, now: now, err: err}
-		seen++
+		answered[ord-1], out[ord-1] = true, r
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	if seen != n {
-		return nil, fmt.Errorf("place bets: %d answers for %d bets", seen, n)
+	for i, ok := range answered {
+		if !ok {
+			return nil, fmt.Errorf("%s: no answer for request %d of %d", what, i+1, n)
+		}
 	}
 	return out, nil
 }

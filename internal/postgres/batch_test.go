@@ -599,32 +599,8 @@ func TestBetBatchReadsOnlyItsRows(t *testing.T) {
 	for i := range players {
 		players[i] = newBatchPlayer(t, pool, fmt.Sprintf("scan%d", i), 1000e8)
 	}
-	type reads struct{ seq, index int64 }
-	count := func() map[string]reads {
-		t.Helper()
-		if _, err := pool.Exec(ctx, `SELECT pg_stat_force_next_flush()`); err != nil {
-			t.Fatal(err)
-		}
-		rows, err := pool.Query(ctx, `SELECT t.relname, coalesce(t.seq_scan, 0), coalesce(sum(i.idx_tup_read), 0)::bigint
-			FROM pg_stat_user_tables t LEFT JOIN pg_stat_user_indexes i ON i.relid = t.relid
-			WHERE t.relname IN ('users', 'sessions', 'seed_pairs', 'bets', 'ledger_entries')
-			GROUP BY t.relname, t.seq_scan`)
-		if err != nil {
-			t.Fatal(err)
-		}
-		n := map[string]reads{}
-		for rows.Next() {
-			var name string
-			var r reads
-			if err := rows.Scan(&name, &r.seq, &r.index); err != nil {
-				t.Fatal(err)
-			}
-			n[name] = r
-		}
-		if err := rows.Err(); err != nil || len(n) != 5 {
-			t.Fatalf("reads: %v (%v)", n, err)
-		}
-		return n
+	count := func() map[string]indexReads {
+		return readsOf(t, pool, "users", "sessions", "seed_pairs", "bets", "ledger_entries")
 	}
 	store := postgres.NewPlayStore(pool)
 	before := count()
@@ -654,4 +630,38 @@ func TestBetBatchReadsOnlyItsRows(t *testing.T) {
 				table, a.seq-b.seq, a.index-b.index, batches, len(players), batches*len(players)*4)
 		}
 	}
+}
+
+// indexReads is what pg_stat_user_tables counts of a table: its sequential
+// scans and the entries read from all its indexes.
+type indexReads struct{ seq, index int64 }
+
+// readsOf returns the reads of tables so far, flushing the connection's
+// counts first (a pool of one connection: the reads its statements made).
+func readsOf(t *testing.T, pool *pgxpool.Pool, tables ...string) map[string]indexReads {
+	t.Helper()
+	ctx := context.Background()
+	if _, err := pool.Exec(ctx, `SELECT pg_stat_force_next_flush()`); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := pool.Query(ctx, `SELECT t.relname, coalesce(t.seq_scan, 0), coalesce(sum(i.idx_tup_read), 0)::bigint
+		FROM pg_stat_user_tables t LEFT JOIN pg_stat_user_indexes i ON i.relid = t.relid
+		WHERE t.relname = ANY($1)
+		GROUP BY t.relname, t.seq_scan`, tables)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := map[string]indexReads{}
+	for rows.Next() {
+		var name string
+		var r indexReads
+		if err := rows.Scan(&name, &r.seq, &r.index); err != nil {
+			t.Fatal(err)
+		}
+		n[name] = r
+	}
+	if err := rows.Err(); err != nil || len(n) != len(tables) {
+		t.Fatalf("reads: %v (%v)", n, err)
+	}
+	return n
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 
 	"github.com/fairplay/fairplay/internal/money"
 	"github.com/fairplay/fairplay/internal/play"
@@ -73,7 +74,7 @@ var ErrNoAnswer = errors.New("no answer")
 // bets placed on their own afterwards).
 func ExecBetBatch(s *PlayStore, bets []BatchBet) []BatchAnswer {
 	qs := queued(bets)
-	(&betBatcher{store: s, maxBatches: 1, maxSize: maxBetBatch}).exec(qs)
+	newBetBatcher(s).exec(qs)
 	return answers(qs, 10*time.Second)
 }
 
@@ -87,7 +88,7 @@ func TakeBetBatch(bets []BatchBet, size int) (batch, queuedIdx []int, got []Batc
 	for i, q := range qs {
 		index[q] = i
 	}
-	b := &betBatcher{maxBatches: 1, maxSize: size, queue: append([]*queuedBet(nil), qs...), running: 1}
+	b := &batchQueue[*queuedBet]{maxBatches: 1, maxSize: size, queue: append([]*queuedBet(nil), qs...), running: 1}
 	for _, q := range b.take() {
 		batch = append(batch, index[q])
 	}
@@ -210,7 +211,7 @@ func ExecActionBatch(s *PlayStore, actions []BatchAction) []ActionAnswer {
 // the batcher would: the indexes in the batch, in its order, and those
 // still queued.
 func TakeActionBatch(users []uuid.UUID, size int) (batch, queuedIdx []int) {
-	b := &actionBatcher{maxSize: size, running: true}
+	b := &batchQueue[*queuedAction]{maxBatches: 1, maxSize: size, running: 1}
 	index := make(map[*queuedAction]int, len(users))
 	for i, u := range users {
 		q := &queuedAction{ctx: context.Background(), a: play.GameAction{UserID: u}, done: make(chan actionResult, 1)}
@@ -232,4 +233,18 @@ func TakeActionBatch(users []uuid.UUID, size int) (batch, queuedIdx []int) {
 func SaveActionAlone(s *PlayStore, a BatchAction) ActionAnswer {
 	placed, _, refused, err := s.playCachedAlone(context.Background(), a.Action, a.Old, a.Change)
 	return ActionAnswer{Placed: placed, Refused: refused, Err: err}
+}
+
+// AnswersByOrd runs sql, whose rows are (ord, value) integers, and reads
+// them as a batch of n's answers (byOrd): the values in ord order.
+func AnswersByOrd(ctx context.Context, db DB, sql string, n int) ([]int, error) {
+	rows, err := db.Query(ctx, sql)
+	if err != nil {
+		return nil, err
+	}
+	return byOrd(rows, n, "test", func(rows pgx.Rows) (int, int, error) {
+		var ord, v int
+		err := rows.Scan(&ord, &v)
+		return ord, v, err
+	})
 }

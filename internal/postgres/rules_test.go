@@ -265,18 +265,25 @@ func stateOf(t *testing.T, pool *pgxpool.Pool, user uuid.UUID) playerState {
 // (fairplay_play_rules_set, migration 00019), so a column that test forgot
 // would let that limit's bets through.
 func init() {
+	eachLimit(func(column, refusal string) {
+		betRules = append(betRules,
+			betRule{name: "limits: " + column + " alone", refusal: refusal,
+				setup: limited(column+" = 50e8", 100, 250)},
+			betRule{name: "limits: next_" + column + " alone, after its wait", refusal: refusal,
+				setup: limited("next_"+column+" = 50e8, next_limits_from = now() - interval '1 second'", 100, 250)})
+	})
+}
+
+// eachLimit calls fn with each of the twelve limit columns (loss and wager,
+// day, week and month; the next_ ones are these prefixed) and the refusal
+// of a stake past it when it is 50.00.
+func eachLimit(fn func(column, refusal string)) {
 	for _, kind := range []struct{ column, message string }{
 		{"loss", "This bet could take your net loss past your %s loss limit of 50.00"},
 		{"wager", "This bet would take your wagers past your %s wager limit of 50.00"},
 	} {
 		for _, period := range []struct{ column, adjective string }{{"day", "daily"}, {"week", "weekly"}, {"month", "monthly"}} {
-			column := kind.column + "_limit_" + period.column
-			refusal := fmt.Sprintf(kind.message, period.adjective)
-			betRules = append(betRules,
-				betRule{name: "limits: " + column + " alone", refusal: refusal,
-					setup: limited(column+" = 50e8", 100, 250)},
-				betRule{name: "limits: next_" + column + " alone, after its wait", refusal: refusal,
-					setup: limited("next_"+column+" = 50e8, next_limits_from = now() - interval '1 second'", 100, 250)})
+			fn(kind.column+"_limit_"+period.column, fmt.Sprintf(kind.message, period.adjective))
 		}
 	}
 }

@@ -1,0 +1,94 @@
+package postgres
+
+import (
+	"context"
+	"sync"
+
+	"github.com/google/uuid"
+)
+
+// batchItem is one caller's request waiting in a batchQueue: a bet
+// (queuedBet) or a game action (queuedAction).
+type batchItem interface {
+	// waiting is the caller's context; player, whose requests a batch
+	// holds at most once.
+	waiting() context.Context
+	player() uuid.UUID
+	// giveUp answers a caller that stopped waiting before its batch left.
+	giveUp(error)
+}
+
+// batchQueue gathers concurrent callers' requests into batches, the
+// mechanics betBatcher and actionBatcher share. There is no waiting for a
+// batch to fill: a request goes out at once when fewer than maxBatches
+// batches are running, so under light load every batch holds one; requests
+// that arrive while they all run queue and leave together in the next, at
+// most maxSize and each player at most once (a player's next request waits
+// for the next batch). exec sends one batch and answers each of its
+// requests.
+type batchQueue[T batchItem] struct {
+	maxBatches, maxSize int
+	exec                func([]T)
+
+	mu      sync.Mutex
+	queue   []T
+	running int
+}
+
+// add queues q, starting a batch if fewer than maxBatches are running.
+func (b *batchQueue[T]) add(q T) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.queue = append(b.queue, q)
+	if b.running < b.maxBatches {
+		b.running++
+		go b.run()
+	}
+}
+
+// run sends batches until the queue is empty.
+func (b *batchQueue[T]) run() {
+	for {
+		batch := b.take()
+		if batch == nil {
+			return
+		}
+		b.exec(batch)
+	}
+}
+
+// take removes the next batch from the queue: the oldest requests, one per
+// player; nil (and one batch fewer running) when the queue is empty.
+// Requests whose callers have given up are answered and dropped.
+func (b *batchQueue[T]) take() []T {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var batch []T
+	rest := b.queue[:0]
+	for _, q := range b.queue {
+		switch {
+		case q.waiting().Err() != nil:
+			q.giveUp(context.Cause(q.waiting()))
+		case len(batch) < b.maxSize && !hasPlayer(batch, q.player()):
+			batch = append(batch, q)
+		default:
+			rest = append(rest, q)
+		}
+	}
+	clear(b.queue[len(rest):])
+	b.queue = rest
+	if len(batch) == 0 {
+		b.running--
+		return nil
+	}
+	return batch
+}
+
+func hasPlayer[T batchItem](batch []T, id uuid.UUID) bool {
+	for _, o := range batch {
+		if o.player() == id {
+			return true
+		}
+	}
+	return false
+}
