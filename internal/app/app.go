@@ -118,6 +118,7 @@ func New(ctx context.Context, cfg settings.Config, log *slog.Logger, o Options) 
 		return telemetry.LiveStats{Watchers: h.Watchers, WatchersDropped: h.Dropped, Published: f.Published, Dropped: f.Dropped}
 	})
 	playStore := postgres.NewPlayStore(pool)
+	playStore.SetLogger(log)
 	a.Metrics.RegisterBetBatches(func() telemetry.BetBatchStats {
 		statements, bets, alone := playStore.BetBatches()
 		return telemetry.BetBatchStats{Statements: statements, Bets: bets, Alone: alone}

@@ -37,6 +37,7 @@ type actionBatcher struct {
 
 	batches, actions atomic.Int64 // statements sent and the actions they held
 	alone            atomic.Int64 // actions of batches saved alone afterwards
+	failures         failureLog
 }
 
 // maxActionBatch bounds a batch, as maxBetBatch does bets'.
@@ -91,6 +92,9 @@ func (b *actionBatcher) exec(batch []*queuedAction) {
 	results, err := playActions(ctx, b.store.db, batch)
 	var pgErr *pgconn.PgError
 	failed := err != nil && errors.As(err, &pgErr) && !IsUnavailable(err)
+	if failed {
+		b.failures.log(b.store.log, "a batch of game actions failed; its actions are saved one by one", err, len(batch))
+	}
 	for i, q := range batch {
 		switch {
 		case failed:

@@ -1,9 +1,11 @@
 package postgres_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
 	"strings"
 	"sync"
@@ -394,6 +396,8 @@ func TestActionLimitsOnEveryPath(t *testing.T) {
 func TestActionBatchFallsBackToActionsAlone(t *testing.T) {
 	pool := pgtest.New(t)
 	store := postgres.NewPlayStore(pool)
+	var logged bytes.Buffer
+	store.SetLogger(slog.New(slog.NewTextHandler(&logged, nil)))
 	good, bad := newBatchPlayer(t, pool, "good", 1000e8), newBatchPlayer(t, pool, "bad", 1000e8)
 	ig, ib := startPump(t, store, good), startPump(t, store, bad)
 	ag := batchStep(good, pumpCopy(good, ig), step{payout: 55, end: true})
@@ -407,6 +411,10 @@ func TestActionBatchFallsBackToActionsAlone(t *testing.T) {
 	}
 	if g, b := stateOf(t, pool, good.user), stateOf(t, pool, bad.user); g != before[0] || b != before[1] {
 		t.Errorf("the failed batch changed the players: %+v, %+v; before %+v", g, b, before)
+	}
+	if l := logged.String(); strings.Count(l, "\n") != 1 || !strings.Contains(l, "a batch of game actions failed") ||
+		!strings.Contains(l, "bets_settled_check") || !strings.Contains(l, "requests=2") {
+		t.Errorf("logged %q, want one line with the failure and the batch's size", l)
 	}
 	if r := postgres.SaveActionAlone(store, ag); r.Err != nil || r.Placed.Balance != 1045e8 {
 		t.Errorf("the good action alone: %+v", r)

@@ -40,6 +40,7 @@ type betBatcher struct {
 
 	batches, bets atomic.Int64 // statements sent and the bets they held
 	alone         atomic.Int64 // bets of batches placed on their own afterwards
+	failures      failureLog
 }
 
 // maxBetBatch bounds a batch, which holds its players' rows until it
@@ -107,6 +108,7 @@ func (b *betBatcher) exec(batch []*queuedBet) {
 	var pgErr *pgconn.PgError
 	if err != nil && errors.As(err, &pgErr) && !IsUnavailable(err) {
 		// The statement failed and changed nothing: each bet on its own.
+		b.failures.log(b.store.log, "a batch of bets failed; its bets are placed one by one", err, len(batch))
 		for _, q := range batch {
 			go b.placeAlone(q)
 		}

@@ -1,9 +1,12 @@
 package postgres_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -253,8 +256,15 @@ func TestBetBatchFallsBackToSingleBets(t *testing.T) {
 	second := d.bet(2, 10, 0, "")
 	second.Bet.Game, second.Draw = play.Mines, running.Draw
 
-	got := postgres.ExecBetBatch(postgres.NewPlayStore(pool), []postgres.BatchBet{a.bet(1, 100, 0, "50.00"), b.bet(1, 100, 0, "66.60"),
+	store := postgres.NewPlayStore(pool)
+	var logged bytes.Buffer
+	store.SetLogger(slog.New(slog.NewTextHandler(&logged, nil)))
+	got := postgres.ExecBetBatch(store, []postgres.BatchBet{a.bet(1, 100, 0, "50.00"), b.bet(1, 100, 0, "66.60"),
 		c.bet(1, 100, 200, "50.00"), second})
+	if l := logged.String(); strings.Count(l, "\n") != 1 || !strings.Contains(l, "a batch of bets failed") ||
+		!strings.Contains(l, "injected failure") || !strings.Contains(l, "requests=4") {
+		t.Errorf("logged %q, want one line with the failure and the batch's size", l)
+	}
 	if got[0].Err != nil || got[0].Balance != 900e8 || got[2].Err != nil || got[2].Balance != 1100e8 {
 		t.Fatalf("the good bets: %+v %+v", got[0], got[2])
 	}

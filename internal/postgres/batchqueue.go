@@ -2,7 +2,10 @@ package postgres
 
 import (
 	"context"
+	"log/slog"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/google/uuid"
 )
@@ -91,4 +94,29 @@ func hasPlayer[T batchItem](batch []T, id uuid.UUID) bool {
 		}
 	}
 	return false
+}
+
+// failureLogEvery is how often at most a batcher logs its batches' failures.
+const failureLogEvery = 10 * time.Second
+
+// failureLog logs a batch statement's failures (its requests are then done
+// one by one, which costs every one of them a statement more) at most once
+// per failureLogEvery, with how many were not logged since the last line:
+// a failure that repeats (a function missing after a migration was undone,
+// say) is seen without a line per batch.
+type failureLog struct {
+	last    atomic.Int64 // when the last line was written (Unix nanoseconds)
+	skipped atomic.Int64 // failures since then not logged
+}
+
+func (f *failureLog) log(log *slog.Logger, msg string, err error, requests int) {
+	if log == nil {
+		return
+	}
+	now, last := time.Now().UnixNano(), f.last.Load()
+	if (last != 0 && now-last < int64(failureLogEvery)) || !f.last.CompareAndSwap(last, now) {
+		f.skipped.Add(1)
+		return
+	}
+	log.Warn(msg, "error", err.Error(), "requests", requests, "failures_not_logged", f.skipped.Swap(0))
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"time"
 
 	"github.com/google/uuid"
@@ -23,6 +24,7 @@ type PlayStore struct {
 	batch   *betBatcher    // nil in a transaction
 	actions *actionBatcher // nil in a transaction
 	games   *gameCache     // nil in a transaction
+	log     *slog.Logger   // the batches' failures; nil: none logged
 }
 
 var _ play.Store = (*PlayStore)(nil)
@@ -33,6 +35,10 @@ func NewPlayStore(pool *pgxpool.Pool) *PlayStore {
 	s.batch, s.actions = newBetBatcher(s), newActionBatcher(s)
 	return s
 }
+
+// SetLogger has the failures of the store's batch statements logged to log
+// (at most a line per batcher every failureLogEvery). Call it before use.
+func (s *PlayStore) SetLogger(log *slog.Logger) { s.log = log }
 
 // InTx runs fn in one transaction.
 func (s *PlayStore) InTx(ctx context.Context, fn func(play.Store) error) error {
