@@ -485,7 +485,7 @@ func TestActionBatchDecidesOnRowsAsTheyAreWhenLocked(t *testing.T) {
 	if !strings.Contains(def, lock) {
 		t.Fatalf("the function no longer has %q", lock)
 	}
-	mustExec(t, pool, strings.Replace(def, lock, lock+" AND (SELECT pg_sleep(0.5)::text) IS NOT NULL", 1))
+	mustExec(t, pool, strings.Replace(def, lock, lock+" AND (SELECT pg_sleep(1)::text) IS NOT NULL", 1))
 	a, b, c := newBatchPlayer(t, pool, "moved", 1000e8), newBatchPlayer(t, pool, "topped", 1000e8), newBatchPlayer(t, pool, "excluded", 1000e8)
 	ia, ib, ic := startPump(t, store, a), startPump(t, store, b), startPump(t, store, c)
 	actions := []postgres.BatchAction{
@@ -495,7 +495,24 @@ func TestActionBatchDecidesOnRowsAsTheyAreWhenLocked(t *testing.T) {
 	}
 	done := make(chan []postgres.ActionAnswer, 1)
 	go func() { done <- postgres.ExecActionBatch(store, actions) }()
-	time.Sleep(200 * time.Millisecond)
+	// The batch's statement has begun (its snapshot taken) once its backend
+	// sleeps; the rows change while it does.
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		var sleeping bool
+		if err := pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_stat_activity
+			WHERE datname = current_database() AND wait_event = 'PgSleep' AND query LIKE '%fairplay_play_actions%')`).
+			Scan(&sleeping); err != nil {
+			t.Fatal(err)
+		}
+		if sleeping {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the batch's statement never began")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 	mustExec(t, pool, `UPDATE bets SET params = '{"pumps": 1}', state = '{"pumps": 1}' WHERE id = $1`, ia)
 	mustExec(t, pool, `UPDATE users SET balance = balance + 100e8 WHERE id = $1`, b.user)
 	mustExec(t, pool, `UPDATE users SET excluded_until = 'infinity' WHERE id = $1`, c.user)
