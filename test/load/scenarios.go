@@ -162,7 +162,7 @@ func scenarioFor(name string) (scenario, error) {
 	case "pump":
 		return one(opPump), nil
 	case "mix":
-		return scenario{name: name, ops: []op{opDice, opPlinko, opKeno, opMines, opBlackjack, opBalance}}, nil
+		return scenario{name: name, ops: []op{opDice, opPlinko, opKeno, opMines, opPump, opBlackjack, opBalance}}, nil
 	case "pwflood":
 		// Two phases of its own (runPwflood), no weighted operations.
 		return scenario{name: name}, nil
