@@ -12,8 +12,8 @@
 // 1 to 3 hidden tiles, cash out unless a mine ended it), blackjack (a full
 // hand: deal, double on a first-two-card 10 or 11, hit below 17, stand on 17
 // or more), pump (start, pump 1 to 3 times, cash out unless it burst), and
-// mix (dice twice as often as each of plinko, keno, mines, blackjack and
-// balance reads). A round is one operation; its requests are also reported
+// mix (dice twice as often as each of plinko, keno, mines, pump, blackjack
+// and balance reads). A round is one operation; its requests are also reported
 // per endpoint. pwflood is different: -signers players sign in over and over
 // with the server otherwise idle, then while one more player floods POST
 // /api/auth/change-password with as many parallel requests as the
