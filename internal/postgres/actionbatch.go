@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"sync/atomic"
-	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -126,22 +125,22 @@ const playActionsSQL = `
 func playActions(ctx context.Context, db DB, batch []*queuedAction) ([]actionResult, error) {
 	n := len(batch)
 	var (
-		users, sessions, bets            = make([][16]byte, n), make([][16]byte, n), make([][16]byte, n)
-		liveSince, at                    = make([]time.Time, n), make([]time.Time, n)
-		settledAt                        = make([]*time.Time, n)
-		gameNames, statuses              = make([]string, n), make([]string, n)
-		oldParams, oldStates             = make([]*string, n), make([]*string, n)
-		params, states                   = make([]*string, n), make([]*string, n)
-		oldAmounts, stakes, pays         = make([]int64, n), make([]int64, n), make([]int64, n)
-		amounts, multipliers, betPayouts = make([]int64, n), make([]int64, n), make([]int64, n)
+		users, sessions, bets            = make(uuidArray, n), make(uuidArray, n), make(uuidArray, n)
+		liveSince, at                    = make(timeArray, n), make(timeArray, n)
+		settledAt                        = make(nullTimeArray, n)
+		gameNames, statuses              = make(textArray, n), make(textArray, n)
+		oldParams, oldStates             = make(jsonArray, n), make(jsonArray, n)
+		params, states                   = make(jsonArray, n), make(jsonArray, n)
+		oldAmounts, stakes, pays         = make(int8Array, n), make(int8Array, n), make(int8Array, n)
+		amounts, multipliers, betPayouts = make(int8Array, n), make(int8Array, n), make(int8Array, n)
 	)
 	for i, q := range batch {
 		nb := q.c.Bet
 		users[i], sessions[i], bets[i] = id16(q.a.UserID), id16(q.a.SessionID), id16(nb.ID)
 		liveSince[i], at[i], settledAt[i] = q.a.LiveSince, q.a.At, nb.SettledAt
 		gameNames[i], statuses[i] = string(q.a.Game), nb.Status
-		oldParams[i], oldStates[i] = jsonText(q.old.Params), jsonText(q.old.State)
-		params[i], states[i] = jsonText(nb.Params), jsonText(nb.State)
+		oldParams[i], oldStates[i] = q.old.Params, q.old.State
+		params[i], states[i] = nb.Params, nb.State
 		oldAmounts[i], stakes[i], pays[i] = int64(q.old.Amount), int64(q.c.Stake), int64(q.c.Payout)
 		amounts[i], multipliers[i], betPayouts[i] = int64(nb.Amount), int64(nb.Multiplier), int64(nb.Payout)
 	}

@@ -160,19 +160,19 @@ const placeManySQL = `
 func placeMany(ctx context.Context, db DB, batch []*queuedBet, wait bool) ([]betResult, error) {
 	n := len(batch)
 	var (
-		users, sessions, pairs, bets = make([][16]byte, n), make([][16]byte, n), make([][16]byte, n), make([][16]byte, n)
-		liveSince, at                = make([]time.Time, n), make([]time.Time, n)
-		clientSeeds, gameNames       = make([]string, n), make([]string, n)
-		statuses                     = make([]string, n)
-		params, states               = make([]*string, n), make([]*string, n)
-		nonces, stakes, mults, pays  = make([]int64, n), make([]int64, n), make([]int64, n), make([]int64, n)
-		settled                      = make([]bool, n)
+		users, sessions, pairs, bets = make(uuidArray, n), make(uuidArray, n), make(uuidArray, n), make(uuidArray, n)
+		liveSince, at                = make(timeArray, n), make(timeArray, n)
+		clientSeeds, gameNames       = make(textArray, n), make(textArray, n)
+		statuses                     = make(textArray, n)
+		params, states               = make(jsonArray, n), make(jsonArray, n)
+		nonces, stakes, mults, pays  = make(int8Array, n), make(int8Array, n), make(int8Array, n), make(int8Array, n)
+		settled                      = make(boolArray, n)
 	)
 	for i, q := range batch {
 		users[i], sessions[i], pairs[i], bets[i] = id16(q.bet.UserID), id16(q.bet.SessionID), id16(q.pair.ID), id16(q.bet.ID)
 		liveSince[i], at[i] = q.bet.LiveSince, q.bet.At
 		clientSeeds[i], gameNames[i], statuses[i] = q.pair.ClientSeed, string(q.bet.Game), q.draw.Status
-		params[i], states[i] = jsonText(q.draw.Params), jsonText(q.draw.State)
+		params[i], states[i] = q.draw.Params, q.draw.State
 		nonces[i], stakes[i], mults[i], pays[i] = q.pair.Nonce, int64(q.bet.Stake), int64(q.draw.Multiplier), int64(q.draw.Payout)
 		settled[i] = q.draw.Status == play.StatusSettled
 	}
@@ -222,15 +222,6 @@ func byOrd[T any](rows pgx.Rows, n int, what string, scan func(pgx.Rows) (int, T
 		}
 	}
 	return out, nil
-}
-
-// jsonText is a JSON document as text, nil (SQL NULL) when there is none.
-func jsonText(raw []byte) *string {
-	if raw == nil {
-		return nil
-	}
-	s := string(raw)
-	return &s
 }
 
 // nullablePair scans a seed pair's id, user_id, server_seed,

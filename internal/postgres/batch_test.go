@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/fairplay/fairplay/internal/money"
@@ -674,4 +675,41 @@ func readsOf(t *testing.T, pool *pgxpool.Pool, tables ...string) map[string]inde
 		t.Fatalf("reads: %v (%v)", n, err)
 	}
 	return n
+}
+
+// The batches' arrays reach Postgres as the values they hold, on the
+// server's connections (which write them by themselves) as on a plain pgx
+// connection (which encodes them as any array): the same text as the plain
+// Go slices, NULLs, empty arrays, text outside ASCII and times before 1970
+// included.
+func TestBatchArraysReachPostgresAsTheyAre(t *testing.T) {
+	pool := pgtest.New(t)
+	ctx := context.Background()
+	conn, err := pool.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Release()
+	plain, err := pgx.Connect(ctx, pool.Config().ConnConfig.ConnString())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer plain.Close(ctx)
+	for name, c := range map[string]*pgx.Conn{"server's pool": conn.Conn(), "plain connection": plain} {
+		texts, itself, err := postgres.BatchArrayTexts(ctx, c)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if want := name == "server's pool"; itself != want {
+			t.Errorf("%s: writes the arrays itself = %v, want %v", name, itself, want)
+		}
+		for _, a := range texts {
+			if a.Fast != a.Plain {
+				t.Errorf("%s, %s: Postgres read %s, the plain slice %s", name, a.Name, a.Fast, a.Plain)
+			}
+		}
+		if len(texts) == 0 {
+			t.Fatalf("%s: no arrays sent", name)
+		}
+	}
 }

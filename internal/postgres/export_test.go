@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/fairplay/fairplay/internal/money"
 	"github.com/fairplay/fairplay/internal/play"
@@ -247,4 +248,29 @@ func AnswersByOrd(ctx context.Context, db DB, sql string, n int) ([]int, error) 
 		err := rows.Scan(&ord, &v)
 		return ord, v, err
 	})
+}
+
+// ArrayText is one batch array sent to Postgres, as Postgres reads it back
+// (::text): sent as the batch's type (Fast) and as the plain Go slice pgx
+// encodes itself (Plain).
+type ArrayText struct{ Name, Fast, Plain string }
+
+// BatchArrayTexts sends arrayCases' arrays on conn; itself is whether the
+// connection's type map writes them by themselves (registerBinaryArrays).
+func BatchArrayTexts(ctx context.Context, conn *pgx.Conn) (texts []ArrayText, itself bool, err error) {
+	_, itself = conn.TypeMap().PlanEncode(pgtype.UUIDArrayOID, pgtype.BinaryFormatCode, uuidArray{}).(encodeBinaryArray)
+	sqlType := map[uint32]string{pgtype.UUIDArrayOID: "uuid[]", pgtype.Int8ArrayOID: "bigint[]",
+		pgtype.TextArrayOID: "text[]", pgtype.TimestamptzArrayOID: "timestamptz[]", pgtype.BoolArrayOID: "boolean[]"}
+	for _, c := range arrayCases() {
+		at := ArrayText{Name: c.name}
+		q := "SELECT $1::" + sqlType[c.oid] + "::text"
+		if err := conn.QueryRow(ctx, q, c.fast).Scan(&at.Fast); err != nil {
+			return nil, itself, err
+		}
+		if err := conn.QueryRow(ctx, q, c.plain).Scan(&at.Plain); err != nil {
+			return nil, itself, err
+		}
+		texts = append(texts, at)
+	}
+	return texts, itself, nil
 }

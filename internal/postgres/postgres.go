@@ -51,6 +51,12 @@ func Open(ctx context.Context, url string) (*pgxpool.Pool, error) {
 		return nil, err
 	}
 	cfg.ConnConfig.Tracer = otelpgx.NewTracer()
+	// The batch statements' array parameters, written by themselves
+	// (pgarray.go).
+	cfg.AfterConnect = func(_ context.Context, c *pgx.Conn) error {
+		registerBinaryArrays(c.TypeMap())
+		return nil
+	}
 	onPgError := cfg.ConnConfig.OnPgError
 	cfg.ConnConfig.OnPgError = func(c *pgconn.PgConn, pgErr *pgconn.PgError) bool {
 		if pgErr.Code == codeReadOnlyTransaction {
