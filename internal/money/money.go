@@ -116,6 +116,12 @@ func (a Amount) Sub(b Amount) (Amount, error) {
 // Float64 returns a in dollars as the nearest float64, for display and metrics only.
 // Never compute with it.
 func (a Amount) Float64() float64 {
+	if a >= -1<<53 && a <= 1<<53 {
+		// a and Scale are exact float64s, and IEEE division rounds the exact
+		// quotient once: the nearest float64 to a/Scale, as parsing a's text
+		// gives, without building the text.
+		return float64(a) / Scale
+	}
 	f, _ := strconv.ParseFloat(a.String(), 64) // correctly rounded; the text is always valid
 	return f
 }

@@ -395,6 +395,29 @@ func TestFloat64(t *testing.T) {
 	}
 }
 
+// Float64 is the float64 nearest to the amount's exact decimal text, on
+// its fast path (|a| ≤ 2^53) as beyond it: compared with parsing the text
+// over every magnitude and at the path's edges.
+func TestFloat64IsItsTextParsed(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(18, 2026))
+	vals := []int64{0, 1, -1, Scale - 1, Scale + 1, 1<<53 - 1, 1 << 53, 1<<53 + 1, -1 << 53, -1<<53 - 1,
+		math.MaxInt64, math.MinInt64, 12345678901234567, 99999999, 333333333}
+	for range 200_000 {
+		vals = append(vals, randomInt64(r))
+	}
+	for _, v := range vals {
+		a := Amount(v)
+		want, err := strconv.ParseFloat(a.String(), 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := a.Float64(); got != want {
+			t.Fatalf("%v.Float64() = %v, its text parses to %v", a, got, want)
+		}
+	}
+}
+
 // randomInt64 returns values spread over every magnitude, not just huge ones.
 func randomInt64(r *rand.Rand) int64 {
 	v := int64(r.Uint64() >> r.IntN(64))

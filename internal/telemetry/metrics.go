@@ -32,15 +32,30 @@ type Metrics struct {
 	Bets    *prometheus.CounterVec
 	Wagered *prometheus.CounterVec
 	PaidOut *prometheus.CounterVec
+
+	games sync.Map // game -> *gameCounters: each game's three children, resolved once
 }
+
+// gameCounters are one game's children of Bets, Wagered and PaidOut.
+type gameCounters struct{ bets, wagered, paidOut prometheus.Counter }
 
 // BetSettled counts one settled bet (it implements play.Metrics). The
 // dollar counters are floats because Prometheus samples are; the ledger, not
 // these counters, is the exact record.
 func (m *Metrics) BetSettled(game string, stake, payout money.Amount) {
-	m.Bets.WithLabelValues(game).Inc()
-	m.Wagered.WithLabelValues(game).Add(stake.Float64())
-	m.PaidOut.WithLabelValues(game).Add(payout.Float64())
+	v, ok := m.games.Load(game)
+	if !ok {
+		// The games are a fixed set: the labels are hashed and looked up
+		// once per game, not three times per bet.
+		v, _ = m.games.LoadOrStore(game, &gameCounters{
+			bets: m.Bets.WithLabelValues(game), wagered: m.Wagered.WithLabelValues(game),
+			paidOut: m.PaidOut.WithLabelValues(game),
+		})
+	}
+	c := v.(*gameCounters)
+	c.bets.Inc()
+	c.wagered.Add(stake.Float64())
+	c.paidOut.Add(payout.Float64())
 }
 
 // NewMetrics registers the process, Go runtime and HTTP collectors.
