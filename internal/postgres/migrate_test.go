@@ -339,3 +339,74 @@ func TestPeriodStartIsUTCs(t *testing.T) {
 		}
 	}
 }
+
+// The username's format and the limits' sign (constraint triggers since
+// migration 00021, CHECKs before and after undoing it) refuse a row that
+// breaks them, inserted or updated, with the constraint's name and
+// SQLSTATE 23514; a NULL limit passes; an update of the balance alone does
+// not run them (a row that breaks them, written while they were away, is
+// not refused for it).
+func TestUserChecksWhereTheyChange(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	url, pool := migratedDatabase(t)
+	refused := func(t *testing.T, name, constraint, sql string) {
+		t.Helper()
+		_, err := pool.Exec(ctx, sql)
+		var pgErr *pgconn.PgError
+		if !errors.As(err, &pgErr) || pgErr.Code != "23514" || pgErr.ConstraintName != constraint ||
+			!strings.Contains(pgErr.Message, `violates check constraint "`+constraint+`"`) {
+			t.Errorf("%s: %v, want check violation of %s", name, err, constraint)
+		}
+	}
+	accepted := func(t *testing.T, name, sql string) {
+		t.Helper()
+		if _, err := pool.Exec(ctx, sql); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	rules := func(t *testing.T) {
+		refused(t, "insert a bad username", "users_username_format",
+			`INSERT INTO users (id, username, email, password_hash) VALUES (gen_random_uuid(), 'Bad Name', 'b@x.io', 'h')`)
+		refused(t, "insert a zero limit", "users_limits_positive",
+			`INSERT INTO users (id, username, email, password_hash, wager_limit_week) VALUES (gen_random_uuid(), 'zero', 'z@x.io', 'h', 0)`)
+		accepted(t, "insert a good player", `INSERT INTO users (id, username, email, password_hash, loss_limit_day)
+			VALUES (gen_random_uuid(), 'good_one', 'g@x.io', 'h', 5) ON CONFLICT DO NOTHING`)
+		refused(t, "rename badly", "users_username_format", `UPDATE users SET username = 'ab' WHERE username = 'good_one'`)
+		for _, col := range []string{"loss_limit_day", "loss_limit_week", "loss_limit_month", "wager_limit_day",
+			"wager_limit_week", "wager_limit_month", "next_loss_limit_day", "next_loss_limit_week", "next_loss_limit_month",
+			"next_wager_limit_day", "next_wager_limit_week", "next_wager_limit_month", "reality_check_minutes"} {
+			refused(t, "set "+col+" to -1", "users_limits_positive", `UPDATE users SET `+col+` = -1 WHERE username = 'good_one'`)
+		}
+		accepted(t, "lift a limit (NULL)", `UPDATE users SET loss_limit_day = NULL WHERE username = 'good_one'`)
+		accepted(t, "set a limit", `UPDATE users SET loss_limit_day = 7 WHERE username = 'good_one'`)
+	}
+	t.Run("triggers", func(t *testing.T) {
+		rules(t)
+		// A row the rules would refuse, as a CHECK-less past could have
+		// left it: a balance update does not look at it.
+		accepted(t, "write a bad row without the triggers", `
+			ALTER TABLE users DISABLE TRIGGER users_username_format;
+			UPDATE users SET username = 'X' WHERE username = 'good_one';
+			ALTER TABLE users ENABLE TRIGGER users_username_format`)
+		accepted(t, "update its balance", `UPDATE users SET balance = balance + 1 WHERE username = 'X'`)
+		refused(t, "update its name", "users_username_format", `UPDATE users SET username = username WHERE username = 'X'`)
+		accepted(t, "put it right", `
+			ALTER TABLE users DISABLE TRIGGER users_username_format;
+			UPDATE users SET username = 'good_one' WHERE username = 'X';
+			ALTER TABLE users ENABLE TRIGGER users_username_format`)
+	})
+	if err := postgres.MigrateDownTo(ctx, url, 20); err != nil {
+		t.Fatalf("migration 00021 down: %v", err)
+	}
+	t.Run("checks after 00021 down", rules)
+	var checks int
+	if err := pool.QueryRow(ctx, `SELECT count(*) FROM pg_constraint WHERE contype = 'c'
+		AND conname IN ('users_username_format', 'users_limits_positive')`).Scan(&checks); err != nil || checks != 2 {
+		t.Fatalf("%d CHECKs back after 00021 down (%v), want 2", checks, err)
+	}
+	if err := postgres.Migrate(ctx, url, slog.New(slog.NewTextHandler(io.Discard, nil))); err != nil {
+		t.Fatal(err)
+	}
+	t.Run("triggers again", rules)
+}
