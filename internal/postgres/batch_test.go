@@ -678,10 +678,11 @@ func readsOf(t *testing.T, pool *pgxpool.Pool, tables ...string) map[string]inde
 }
 
 // The batches' arrays reach Postgres as the values they hold, on the
-// server's connections (which write them by themselves) as on a plain pgx
-// connection (which encodes them as any array): the same text as the plain
-// Go slices, NULLs, empty arrays, text outside ASCII and times before 1970
-// included.
+// server's connections (which write them by themselves), in each query mode
+// a DATABASE_URL may choose, as on a plain pgx connection (which encodes
+// them as any array): the same text as the plain Go slices, NULLs, empty
+// arrays and strings, text outside ASCII and times before 1970 and far ahead
+// included. The server's connections still read arrays back as before.
 func TestBatchArraysReachPostgresAsTheyAre(t *testing.T) {
 	pool := pgtest.New(t)
 	ctx := context.Background()
@@ -695,21 +696,38 @@ func TestBatchArraysReachPostgresAsTheyAre(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer plain.Close(ctx)
-	for name, c := range map[string]*pgx.Conn{"server's pool": conn.Conn(), "plain connection": plain} {
-		texts, itself, err := postgres.BatchArrayTexts(ctx, c)
+	for _, run := range []struct {
+		name   string
+		conn   *pgx.Conn
+		mode   pgx.QueryExecMode
+		itself bool
+	}{
+		{"server's pool", conn.Conn(), pgx.QueryExecModeCacheStatement, true},
+		{"server's pool, exec mode", conn.Conn(), pgx.QueryExecModeExec, true},
+		{"server's pool, simple protocol", conn.Conn(), pgx.QueryExecModeSimpleProtocol, true},
+		{"plain connection", plain, pgx.QueryExecModeCacheStatement, false},
+	} {
+		texts, itself, err := postgres.BatchArrayTexts(ctx, run.conn, run.mode)
 		if err != nil {
-			t.Fatalf("%s: %v", name, err)
+			t.Fatalf("%s: %v", run.name, err)
 		}
-		if want := name == "server's pool"; itself != want {
-			t.Errorf("%s: writes the arrays itself = %v, want %v", name, itself, want)
+		if itself != run.itself {
+			t.Errorf("%s: writes the arrays itself = %v, want %v", run.name, itself, run.itself)
 		}
 		for _, a := range texts {
 			if a.Fast != a.Plain {
-				t.Errorf("%s, %s: Postgres read %s, the plain slice %s", name, a.Name, a.Fast, a.Plain)
+				t.Errorf("%s, %s: Postgres read %s, the plain slice %s", run.name, a.Name, a.Fast, a.Plain)
 			}
 		}
 		if len(texts) == 0 {
-			t.Fatalf("%s: no arrays sent", name)
+			t.Fatalf("%s: no arrays sent", run.name)
 		}
+	}
+	var ids []uuid.UUID
+	var nums []int64
+	want := uuid.New()
+	if err := conn.QueryRow(ctx, `SELECT ARRAY[$1::uuid], ARRAY[1, -2]::bigint[]`, want).Scan(&ids, &nums); err != nil ||
+		len(ids) != 1 || ids[0] != want || len(nums) != 2 || nums[1] != -2 {
+		t.Errorf("arrays read back on the server's connection: %v %v (%v)", ids, nums, err)
 	}
 }

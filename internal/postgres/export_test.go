@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/google/uuid"
@@ -251,24 +252,27 @@ func AnswersByOrd(ctx context.Context, db DB, sql string, n int) ([]int, error) 
 }
 
 // ArrayText is one batch array sent to Postgres, as Postgres reads it back
-// (::text): sent as the batch's type (Fast) and as the plain Go slice pgx
-// encodes itself (Plain).
+// (::text): sent as the batch's type (Fast, in the mode asked for) and as the
+// plain Go slice pgx encodes itself (Plain, in the default mode).
 type ArrayText struct{ Name, Fast, Plain string }
 
-// BatchArrayTexts sends arrayCases' arrays on conn; itself is whether the
-// connection's type map writes them by themselves (registerBinaryArrays).
-func BatchArrayTexts(ctx context.Context, conn *pgx.Conn) (texts []ArrayText, itself bool, err error) {
+// BatchArrayTexts sends arrayCases' arrays on conn in the query mode; itself
+// is whether the connection's type map writes them by themselves
+// (registerBinaryArrays).
+func BatchArrayTexts(ctx context.Context, conn *pgx.Conn, mode pgx.QueryExecMode) (texts []ArrayText, itself bool, err error) {
 	_, itself = conn.TypeMap().PlanEncode(pgtype.UUIDArrayOID, pgtype.BinaryFormatCode, uuidArray{}).(encodeBinaryArray)
 	sqlType := map[uint32]string{pgtype.UUIDArrayOID: "uuid[]", pgtype.Int8ArrayOID: "bigint[]",
 		pgtype.TextArrayOID: "text[]", pgtype.TimestamptzArrayOID: "timestamptz[]", pgtype.BoolArrayOID: "boolean[]"}
 	for _, c := range arrayCases() {
 		at := ArrayText{Name: c.name}
 		q := "SELECT $1::" + sqlType[c.oid] + "::text"
-		if err := conn.QueryRow(ctx, q, c.fast).Scan(&at.Fast); err != nil {
-			return nil, itself, err
+		if err := conn.QueryRow(ctx, q, mode, c.fast).Scan(&at.Fast); err != nil {
+			return nil, itself, fmt.Errorf("%s: %w", c.name, err)
 		}
+		// pgx's own array codec, in the default mode (in the exec and
+		// simple modes it cannot find a type for [][16]byte).
 		if err := conn.QueryRow(ctx, q, c.plain).Scan(&at.Plain); err != nil {
-			return nil, itself, err
+			return nil, itself, fmt.Errorf("%s, plain: %w", c.name, err)
 		}
 		texts = append(texts, at)
 	}

@@ -233,11 +233,23 @@ func (encodeBinaryArray) Encode(value any, buf []byte) ([]byte, error) {
 
 // registerBinaryArrays makes m write the binaryArrays itself: the array
 // types of the batch statements' parameters get binaryArrayCodec around
-// their own codec.
+// their own codec. It also names each binaryArray's Postgres type, for the
+// query modes that choose a parameter's type from its Go value
+// (default_query_exec_mode=exec or simple_protocol in DATABASE_URL, which
+// send it in text through the array codec).
 func registerBinaryArrays(m *pgtype.Map) {
-	for _, oid := range []uint32{pgtype.UUIDArrayOID, pgtype.Int8ArrayOID, pgtype.TextArrayOID,
-		pgtype.TimestamptzArrayOID, pgtype.BoolArrayOID} {
-		t, ok := m.TypeForOID(oid)
+	for _, a := range []struct {
+		oid    uint32
+		name   string
+		values []binaryArray
+	}{
+		{pgtype.UUIDArrayOID, "_uuid", []binaryArray{uuidArray(nil)}},
+		{pgtype.Int8ArrayOID, "_int8", []binaryArray{int8Array(nil)}},
+		{pgtype.TextArrayOID, "_text", []binaryArray{textArray(nil), jsonArray(nil)}},
+		{pgtype.TimestamptzArrayOID, "_timestamptz", []binaryArray{timeArray(nil), nullTimeArray(nil)}},
+		{pgtype.BoolArrayOID, "_bool", []binaryArray{boolArray(nil)}},
+	} {
+		t, ok := m.TypeForOID(a.oid)
 		if !ok {
 			continue
 		}
@@ -246,5 +258,8 @@ func registerBinaryArrays(m *pgtype.Map) {
 			continue
 		}
 		m.RegisterType(&pgtype.Type{Name: t.Name, OID: t.OID, Codec: binaryArrayCodec{Codec: ac, element: ac.ElementType.OID}})
+		for _, v := range a.values {
+			m.RegisterDefaultPgType(v, a.name)
+		}
 	}
 }

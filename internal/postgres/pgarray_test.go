@@ -21,6 +21,7 @@ type arrayCase struct {
 func arrayCases() []arrayCase {
 	at := time.Date(2026, 11, 26, 17, 30, 1, 123456789, time.UTC)
 	old := time.Date(1969, 7, 20, 20, 17, 40, 999999999, time.FixedZone("x", -5*3600))
+	far := time.Date(294000, 12, 31, 23, 59, 59, 999999999, time.UTC)
 	u1 := [16]byte{0x01, 0x9d, 0x7f, 0, 0xff, 0x10, 0x70, 0x00, 0x80, 0x01, 2, 3, 4, 5, 6, 7}
 	s := func(v string) *string { return &v }
 	return []arrayCase{
@@ -31,7 +32,9 @@ func arrayCases() []arrayCase {
 		{"json", pgtype.TextArrayOID, jsonArray{[]byte(`{"target":50.5}`), nil, []byte(`[]`), nil},
 			[]*string{s(`{"target":50.5}`), nil, s(`[]`), nil}},
 		{"json no null", pgtype.TextArrayOID, jsonArray{[]byte(`{}`)}, []*string{s(`{}`)}},
+		{"json empty, not null", pgtype.TextArrayOID, jsonArray{[]byte{}, nil}, []*string{s(""), nil}},
 		{"timestamptz", pgtype.TimestamptzArrayOID, timeArray{at, old, {}}, []time.Time{at, old, {}}},
+		{"timestamptz far", pgtype.TimestamptzArrayOID, timeArray{far, far.Add(-1)}, []time.Time{far, far.Add(-1)}},
 		{"timestamptz null", pgtype.TimestamptzArrayOID, nullTimeArray{&at, nil, &old}, []*time.Time{&at, nil, &old}},
 		{"bool", pgtype.BoolArrayOID, boolArray{true, false, true}, []bool{true, false, true}},
 		{"bool empty", pgtype.BoolArrayOID, boolArray{}, []bool{}},
