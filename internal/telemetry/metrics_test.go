@@ -16,7 +16,7 @@ func TestBetSettledCountsPerGame(t *testing.T) {
 	m.BetSettled("dice", money.Amount(50_000_000), money.Amount(99_000_000))
 	m.BetSettled("mines", money.Amount(100_000_000), money.Amount(250_000_000))
 	for _, c := range []struct {
-		game                  string
+		game                   string
 		bets, wagered, paidOut float64
 	}{{"dice", 2, 2, 0.99}, {"mines", 1, 1, 2.5}, {"keno", 0, 0, 0}} {
 		if got := testutil.ToFloat64(m.Bets.WithLabelValues(c.game)); got != c.bets {
