@@ -33,28 +33,48 @@ type binaryArray interface {
 	appendBinary(buf []byte) []byte
 }
 
-// appendArrayHeader appends the binary array header of n elements of type
-// oid: one dimension (of length 0 for an empty array, as pgx writes it),
-// lower bound 1.
-func appendArrayHeader(buf []byte, n int, hasNull bool, oid uint32) []byte {
-	null := uint32(0)
-	if hasNull {
-		null = 1
+// appendArray appends a as Postgres' binary array of element type oid: the
+// header (one dimension, of length 0 for an empty array, as pgx writes it;
+// lower bound 1), then each element, its length first. null (nil when no
+// element can be NULL) says which elements are NULL, written as length -1;
+// elem appends an element's bytes.
+func appendArray[T any](buf []byte, oid uint32, a []T, null func(T) bool, elem func([]byte, T) []byte) []byte {
+	hasNull := uint32(0)
+	for i := 0; null != nil && i < len(a); i++ {
+		if null(a[i]) {
+			hasNull = 1
+			break
+		}
 	}
 	buf = binary.BigEndian.AppendUint32(buf, 1)
-	buf = binary.BigEndian.AppendUint32(buf, null)
+	buf = binary.BigEndian.AppendUint32(buf, hasNull)
 	buf = binary.BigEndian.AppendUint32(buf, oid)
-	buf = binary.BigEndian.AppendUint32(buf, uint32(n))
-	return binary.BigEndian.AppendUint32(buf, 1)
+	buf = binary.BigEndian.AppendUint32(buf, uint32(len(a)))
+	buf = binary.BigEndian.AppendUint32(buf, 1)
+	for _, v := range a {
+		if null != nil && null(v) {
+			buf = binary.BigEndian.AppendUint32(buf, 0xFFFFFFFF)
+			continue
+		}
+		at := len(buf)
+		buf = elem(append(buf, 0, 0, 0, 0), v)
+		binary.BigEndian.PutUint32(buf[at:], uint32(len(buf)-at-4))
+	}
+	return buf
 }
 
-// appendNull appends a NULL element.
-func appendNull(buf []byte) []byte { return binary.BigEndian.AppendUint32(buf, 0xFFFFFFFF) }
+func appendUUID(buf []byte, v [16]byte) []byte { return append(buf, v[:]...) }
+func appendInt8(buf []byte, v int64) []byte    { return binary.BigEndian.AppendUint64(buf, uint64(v)) }
+func appendText(buf []byte, v string) []byte   { return append(buf, v...) }
+func appendRaw(buf, v []byte) []byte           { return append(buf, v...) }
+func isNilBytes(v []byte) bool                 { return v == nil }
+func isNilTime(v *time.Time) bool              { return v == nil }
 
-// appendBytes appends one element of len(b) bytes.
-func appendBytes(buf, b []byte) []byte {
-	buf = binary.BigEndian.AppendUint32(buf, uint32(len(b)))
-	return append(buf, b...)
+func appendBool(buf []byte, v bool) []byte {
+	if v {
+		return append(buf, 1)
+	}
+	return append(buf, 0)
 }
 
 // y2k is Postgres' timestamp epoch, 2000-01-01 UTC, in microseconds since
@@ -64,9 +84,10 @@ const y2k = 946684800 * 1000000
 // appendTimestamptz appends t as Postgres' binary timestamptz (microseconds
 // since 2000, truncated as pgx truncates).
 func appendTimestamptz(buf []byte, t time.Time) []byte {
-	buf = binary.BigEndian.AppendUint32(buf, 8)
 	return binary.BigEndian.AppendUint64(buf, uint64(t.Unix()*1000000+int64(t.Nanosecond())/1000-y2k))
 }
+
+func appendTimestamptzPtr(buf []byte, t *time.Time) []byte { return appendTimestamptz(buf, *t) }
 
 // dims is the one dimension of an n-element array (pgtype.ArrayGetter).
 func dims(n int) []pgtype.ArrayDimension {
@@ -78,11 +99,7 @@ type uuidArray [][16]byte
 
 func (a uuidArray) elementOID() uint32 { return pgtype.UUIDOID }
 func (a uuidArray) appendBinary(buf []byte) []byte {
-	buf = appendArrayHeader(buf, len(a), false, pgtype.UUIDOID)
-	for i := range a {
-		buf = appendBytes(buf, a[i][:])
-	}
-	return buf
+	return appendArray(buf, pgtype.UUIDOID, a, nil, appendUUID)
 }
 func (a uuidArray) Dimensions() []pgtype.ArrayDimension { return dims(len(a)) }
 func (a uuidArray) Index(i int) any                     { return a[i] }
@@ -93,12 +110,7 @@ type int8Array []int64
 
 func (a int8Array) elementOID() uint32 { return pgtype.Int8OID }
 func (a int8Array) appendBinary(buf []byte) []byte {
-	buf = appendArrayHeader(buf, len(a), false, pgtype.Int8OID)
-	for _, v := range a {
-		buf = binary.BigEndian.AppendUint32(buf, 8)
-		buf = binary.BigEndian.AppendUint64(buf, uint64(v))
-	}
-	return buf
+	return appendArray(buf, pgtype.Int8OID, a, nil, appendInt8)
 }
 func (a int8Array) Dimensions() []pgtype.ArrayDimension { return dims(len(a)) }
 func (a int8Array) Index(i int) any                     { return a[i] }
@@ -109,12 +121,7 @@ type textArray []string
 
 func (a textArray) elementOID() uint32 { return pgtype.TextOID }
 func (a textArray) appendBinary(buf []byte) []byte {
-	buf = appendArrayHeader(buf, len(a), false, pgtype.TextOID)
-	for _, s := range a {
-		buf = binary.BigEndian.AppendUint32(buf, uint32(len(s)))
-		buf = append(buf, s...)
-	}
-	return buf
+	return appendArray(buf, pgtype.TextOID, a, nil, appendText)
 }
 func (a textArray) Dimensions() []pgtype.ArrayDimension { return dims(len(a)) }
 func (a textArray) Index(i int) any                     { return a[i] }
@@ -126,19 +133,7 @@ type jsonArray [][]byte
 
 func (a jsonArray) elementOID() uint32 { return pgtype.TextOID }
 func (a jsonArray) appendBinary(buf []byte) []byte {
-	hasNull := false
-	for _, b := range a {
-		hasNull = hasNull || b == nil
-	}
-	buf = appendArrayHeader(buf, len(a), hasNull, pgtype.TextOID)
-	for _, b := range a {
-		if b == nil {
-			buf = appendNull(buf)
-		} else {
-			buf = appendBytes(buf, b)
-		}
-	}
-	return buf
+	return appendArray(buf, pgtype.TextOID, a, isNilBytes, appendRaw)
 }
 func (a jsonArray) Dimensions() []pgtype.ArrayDimension { return dims(len(a)) }
 func (a jsonArray) Index(i int) any {
@@ -154,11 +149,7 @@ type timeArray []time.Time
 
 func (a timeArray) elementOID() uint32 { return pgtype.TimestamptzOID }
 func (a timeArray) appendBinary(buf []byte) []byte {
-	buf = appendArrayHeader(buf, len(a), false, pgtype.TimestamptzOID)
-	for _, t := range a {
-		buf = appendTimestamptz(buf, t)
-	}
-	return buf
+	return appendArray(buf, pgtype.TimestamptzOID, a, nil, appendTimestamptz)
 }
 func (a timeArray) Dimensions() []pgtype.ArrayDimension { return dims(len(a)) }
 func (a timeArray) Index(i int) any                     { return a[i] }
@@ -169,19 +160,7 @@ type nullTimeArray []*time.Time
 
 func (a nullTimeArray) elementOID() uint32 { return pgtype.TimestamptzOID }
 func (a nullTimeArray) appendBinary(buf []byte) []byte {
-	hasNull := false
-	for _, t := range a {
-		hasNull = hasNull || t == nil
-	}
-	buf = appendArrayHeader(buf, len(a), hasNull, pgtype.TimestamptzOID)
-	for _, t := range a {
-		if t == nil {
-			buf = appendNull(buf)
-		} else {
-			buf = appendTimestamptz(buf, *t)
-		}
-	}
-	return buf
+	return appendArray(buf, pgtype.TimestamptzOID, a, isNilTime, appendTimestamptzPtr)
 }
 func (a nullTimeArray) Dimensions() []pgtype.ArrayDimension { return dims(len(a)) }
 func (a nullTimeArray) Index(i int) any {
@@ -197,15 +176,7 @@ type boolArray []bool
 
 func (a boolArray) elementOID() uint32 { return pgtype.BoolOID }
 func (a boolArray) appendBinary(buf []byte) []byte {
-	buf = appendArrayHeader(buf, len(a), false, pgtype.BoolOID)
-	for _, v := range a {
-		b := byte(0)
-		if v {
-			b = 1
-		}
-		buf = append(binary.BigEndian.AppendUint32(buf, 1), b)
-	}
-	return buf
+	return appendArray(buf, pgtype.BoolOID, a, nil, appendBool)
 }
 func (a boolArray) Dimensions() []pgtype.ArrayDimension { return dims(len(a)) }
 func (a boolArray) Index(i int) any                     { return a[i] }
