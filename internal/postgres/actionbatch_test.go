@@ -702,3 +702,66 @@ func TestBatchAnswersByOrd(t *testing.T) {
 		}
 	}
 }
+
+// TestActionAloneDecidesOnTheRowAsItIsWhenLocked: a player who excludes
+// themselves while their double waits for their row (held by the
+// transaction that sets the exclusion) hears the exclusion, on the statement
+// alone and on the locking path, as in a batch — not "Insufficient
+// balance", which the statement's snapshot of the row (no exclusion yet)
+// would give. Nothing moves.
+func TestActionAloneDecidesOnTheRowAsItIsWhenLocked(t *testing.T) {
+	pool := pgtest.New(t)
+	ctx := context.Background()
+	store := postgres.NewPlayStore(pool)
+	paths := map[string]func(p batchPlayer, id uuid.UUID) error{
+		"alone": func(p batchPlayer, id uuid.UUID) error {
+			return postgres.SaveActionAlone(store, batchStep(p, pumpCopy(p, id), step{stake: 100})).Err
+		},
+		"locking": func(p batchPlayer, id uuid.UUID) error {
+			_, err := (step{stake: 100}).run(ctx, postgres.NewPlayStore(pool), p, id)
+			return err
+		},
+	}
+	for _, path := range []string{"alone", "locking"} {
+		p := newBatchPlayer(t, pool, "waits_"+path, 1000e8)
+		id := startPump(t, store, p)
+		before := stateOf(t, pool, p.user)
+		tx, err := pool.Begin(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tx.Exec(ctx, `UPDATE users SET excluded_until = 'infinity' WHERE id = $1`, p.user); err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() { done <- paths[path](p, id) }()
+		// The action's statement waits for the player's row.
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			var waiting bool
+			if err := pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_stat_activity
+				WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%UPDATE users SET balance%')`).
+				Scan(&waiting); err != nil {
+				t.Fatal(err)
+			}
+			if waiting {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: the action never waited for the player's row", path)
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+		if err := tx.Commit(ctx); err != nil {
+			t.Fatal(err)
+		}
+		const excluded = "You have excluded yourself from betting permanently"
+		if err := <-done; err == nil || err.Error() != excluded {
+			t.Errorf("%s: the player excluded while the double waited: %v, want %q", path, err, excluded)
+		}
+		if after, g := stateOf(t, pool, p.user), readGame(t, pool, id); after.balance != before.balance ||
+			after.dayWagered != before.dayWagered || g.amount != 10e8 {
+			t.Errorf("%s: the refused double changed the player (%+v to %+v) or the game (%+v)", path, before, after, g)
+		}
+	}
+}

@@ -164,7 +164,7 @@ const (
 	       ($2::bigint = 0 AND $3::bigint = 0) OR EXISTS (SELECT 1 FROM u),
 	       EXISTS (SELECT 1 FROM b),
 	       CASE WHEN $2::bigint <> 0 AND EXISTS (SELECT 1 FROM g) AND NOT EXISTS (SELECT 1 FROM u)
-	            THEN fairplay_stake_refusal(x, $2::bigint) END,
+	            THEN ` + lockedRefusalSQL + ` END,
 	       coalesce(x.username, ''),
 	       coalesce(x.hide_username, false)
 	FROM (SELECT) one LEFT JOIN users x ON x.id = $1::uuid`

@@ -376,8 +376,18 @@ const saveGameSQL = `
 	SELECT coalesce((SELECT balance FROM u), x.balance),
 	       ($2::bigint = 0 AND $3::bigint = 0) OR EXISTS (SELECT 1 FROM u),
 	       EXISTS (SELECT 1 FROM b),
-	       CASE WHEN $2::bigint <> 0 AND NOT EXISTS (SELECT 1 FROM u) THEN fairplay_stake_refusal(x, $2::bigint) END
+	       CASE WHEN $2::bigint <> 0 AND NOT EXISTS (SELECT 1 FROM u) THEN ` + lockedRefusalSQL + ` END
 	FROM (SELECT) one LEFT JOIN users x ON x.id = $1::uuid`
+
+// lockedRefusalSQL is why an extra stake ($2) that did not move (u is
+// empty) was refused, if a rule refused it: decided on the player's row as
+// it is once locked, as gameMoneySQL's update decided, not on the
+// statement's snapshot of it. A rule set while the update waited for the
+// row (a self-exclusion committed meanwhile) refused the stake there, and
+// the snapshot, which predates it, would name none: the player would hear
+// "Insufficient balance". Evaluated only for a refused or short stake.
+const lockedRefusalSQL = `(SELECT fairplay_stake_refusal(y, $2::bigint) FROM users y WHERE y.id = $1::uuid
+	     FOR NO KEY UPDATE OF y)`
 
 // playOn is PlayOn's two-round-trip path. Besides the player's side it
 // returns the game's row as it read it (zero when not found) and the
