@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/fairplay/fairplay/internal/money"
 	"github.com/fairplay/fairplay/internal/play"
@@ -497,22 +498,7 @@ func TestActionBatchDecidesOnRowsAsTheyAreWhenLocked(t *testing.T) {
 	go func() { done <- postgres.ExecActionBatch(store, actions) }()
 	// The batch's statement has begun (its snapshot taken) once its backend
 	// sleeps; the rows change while it does.
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		var sleeping bool
-		if err := pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_stat_activity
-			WHERE datname = current_database() AND wait_event = 'PgSleep' AND query LIKE '%fairplay_play_actions%')`).
-			Scan(&sleeping); err != nil {
-			t.Fatal(err)
-		}
-		if sleeping {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the batch's statement never began")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	awaitBackend(t, pool, "the batch's statement sleeping", `wait_event = 'PgSleep' AND query LIKE '%fairplay_play_actions%'`)
 	mustExec(t, pool, `UPDATE bets SET params = '{"pumps": 1}', state = '{"pumps": 1}' WHERE id = $1`, ia)
 	mustExec(t, pool, `UPDATE users SET balance = balance + 100e8 WHERE id = $1`, b.user)
 	mustExec(t, pool, `UPDATE users SET excluded_until = 'infinity' WHERE id = $1`, c.user)
@@ -735,23 +721,8 @@ func TestActionAloneDecidesOnTheRowAsItIsWhenLocked(t *testing.T) {
 		}
 		done := make(chan error, 1)
 		go func() { done <- paths[path](p, id) }()
-		// The action's statement waits for the player's row.
-		deadline := time.Now().Add(10 * time.Second)
-		for {
-			var waiting bool
-			if err := pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_stat_activity
-				WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%UPDATE users SET balance%')`).
-				Scan(&waiting); err != nil {
-				t.Fatal(err)
-			}
-			if waiting {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("%s: the action never waited for the player's row", path)
-			}
-			time.Sleep(5 * time.Millisecond)
-		}
+		awaitBackend(t, pool, path+": the action waiting for the player's row",
+			`wait_event_type = 'Lock' AND query LIKE '%UPDATE users SET balance%'`)
 		if err := tx.Commit(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -763,5 +734,27 @@ func TestActionAloneDecidesOnTheRowAsItIsWhenLocked(t *testing.T) {
 			after.dayWagered != before.dayWagered || g.amount != 10e8 {
 			t.Errorf("%s: the refused double changed the player (%+v to %+v) or the game (%+v)", path, before, after, g)
 		}
+	}
+}
+
+// awaitBackend returns once a backend of the test's database is in the state
+// where describes (a pg_stat_activity condition), polling for at most 10
+// seconds; what names the state in the failure.
+func awaitBackend(t *testing.T, pool *pgxpool.Pool, what, where string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		var there bool
+		if err := pool.QueryRow(context.Background(), `SELECT EXISTS (SELECT 1 FROM pg_stat_activity
+			WHERE datname = current_database() AND `+where+`)`).Scan(&there); err != nil {
+			t.Fatal(err)
+		}
+		if there {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("never seen: %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 }
