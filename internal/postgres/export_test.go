@@ -154,6 +154,23 @@ func MigrateDownTo(ctx context.Context, url string, version int64) error {
 	return err
 }
 
+// MigrateUpTo applies the embedded migrations up to version on the
+// database at url, for the tests that compare a migration's way back with
+// the schema before it.
+func MigrateUpTo(ctx context.Context, url string, version int64) error {
+	db, err := sql.Open("pgx", withoutPoolParams(url))
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	p, err := provider(db)
+	if err != nil {
+		return err
+	}
+	_, err = p.UpTo(ctx, version)
+	return err
+}
+
 // The statements that save a game action, for the test of their plans:
 // ActionSQL and ActionSameSQL from the replica's copy, LockGameSQL and
 // SaveGameSQL on the locking path (after LiveSessionSQL).

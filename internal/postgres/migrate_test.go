@@ -438,3 +438,53 @@ func TestUserChecksWhereTheyChange(t *testing.T) {
 	}
 	t.Run("triggers again", rules)
 }
+
+// TestMigration22DownRestoresTheFunctions: migration 00022 rewrites the two
+// batch functions, and its way back gives them back as 00019 and 00020
+// made them, text and settings.
+func TestMigration22DownRestoresTheFunctions(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	url := pgtest.EmptyURL(t)
+	if err := postgres.MigrateUpTo(ctx, url, 21); err != nil {
+		t.Fatal(err)
+	}
+	pool, err := postgres.Open(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	defs := func() map[string]string {
+		t.Helper()
+		rows, err := pool.Query(ctx, `SELECT proname, pg_get_functiondef(oid) FROM pg_proc
+			WHERE proname IN ('fairplay_place_bets', 'fairplay_play_actions')`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (kv [2]string, err error) {
+			err = r.Scan(&kv[0], &kv[1])
+			return kv, err
+		})
+		if err != nil || len(m) != 2 {
+			t.Fatalf("functions: %d (%v)", len(m), err)
+		}
+		return map[string]string{m[0][0]: m[0][1], m[1][0]: m[1][1]}
+	}
+	before := defs()
+	if err := postgres.Migrate(ctx, url, slog.New(slog.NewTextHandler(io.Discard, nil))); err != nil {
+		t.Fatal(err)
+	}
+	for name, def := range defs() {
+		if def == before[name] || !strings.Contains(def, "array_position(p_users") || strings.Contains(def, "row_number()") {
+			t.Errorf("%s after 00022 is not its new text:\n%s", name, def)
+		}
+	}
+	if err := postgres.MigrateDownTo(ctx, url, 21); err != nil {
+		t.Fatalf("migration 00022 down: %v", err)
+	}
+	for name, def := range defs() {
+		if def != before[name] {
+			t.Errorf("%s after 00022 down:\n%s\nwant:\n%s", name, def, before[name])
+		}
+	}
+}
