@@ -10,6 +10,7 @@ package games
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/fairplay/fairplay/internal/games/blackjack"
@@ -19,6 +20,7 @@ import (
 	"github.com/fairplay/fairplay/internal/games/mines"
 	"github.com/fairplay/fairplay/internal/games/plinko"
 	"github.com/fairplay/fairplay/internal/games/pump"
+	"github.com/fairplay/fairplay/internal/jsontext"
 	"github.com/fairplay/fairplay/internal/money"
 )
 
@@ -70,6 +72,58 @@ type Params struct {
 	// Rules is the blackjack rule set: 1 (split, insurance, even money) for games dealt
 	// since issue 19, absent (0) for the classic rules of earlier games.
 	Rules int `json:"rules,omitempty"`
+}
+
+// AppendJSON appends p as json.Marshal writes it (its fields in order, the
+// empty ones left out), without its reflection (TestParamsAppendJSONIsMarshal).
+func (p Params) AppendJSON(b []byte) []byte {
+	b = append(b, '{')
+	start := len(b)
+	b = appendStringField(b, start, "target", p.Target)
+	b = appendIntField(b, start, "rows", p.Rows)
+	b = appendStringField(b, start, "risk", p.Risk)
+	b = appendIntsField(b, start, "picks", p.Picks)
+	b = appendIntField(b, start, "mines", p.Mines)
+	b = appendIntsField(b, start, "reveals", p.Reveals)
+	b = appendStringField(b, start, "difficulty", p.Difficulty)
+	b = appendIntField(b, start, "pumps", p.Pumps)
+	b = appendStringField(b, start, "actions", p.Actions)
+	b = appendIntField(b, start, "rules", p.Rules)
+	return append(b, '}')
+}
+
+// appendKey appends a field's name, after a comma unless it is the first
+// (nothing written since start).
+func appendKey(b []byte, start int, name string) []byte {
+	if len(b) > start {
+		b = append(b, ',')
+	}
+	b = append(b, '"')
+	b = append(b, name...)
+	return append(b, '"', ':')
+}
+
+// appendStringField, appendIntField and appendIntsField append a field
+// that is not empty (omitempty).
+func appendStringField(b []byte, start int, name, v string) []byte {
+	if v == "" {
+		return b
+	}
+	return jsontext.AppendString(appendKey(b, start, name), v)
+}
+
+func appendIntField(b []byte, start int, name string, v int) []byte {
+	if v == 0 {
+		return b
+	}
+	return strconv.AppendInt(appendKey(b, start, name), int64(v), 10)
+}
+
+func appendIntsField(b []byte, start int, name string, v []int) []byte {
+	if len(v) == 0 {
+		return b
+	}
+	return jsontext.AppendInts(appendKey(b, start, name), v)
 }
 
 // Outcome is a replayed bet: exactly one of the game fields is set.

@@ -178,3 +178,71 @@ func TestParseName(t *testing.T) {
 		t.Errorf("ParseName(Dice) error = %v", err)
 	}
 }
+
+// TestParamsAppendJSONIsMarshal: each game's parameters, every field alone
+// and all together, empty and nil lists, and texts Marshal escapes.
+func TestParamsAppendJSONIsMarshal(t *testing.T) {
+	t.Parallel()
+	for _, p := range []games.Params{
+		{},
+		{Target: "50.5"},
+		{Rows: 16, Risk: "high"},
+		{Picks: []int{1, 40}, Risk: "classic"},
+		{Mines: 3, Reveals: []int{0, 24}},
+		{Mines: 24, Reveals: []int{}},
+		{Difficulty: "expert", Pumps: 7},
+		{Actions: "hsdpin", Rules: 1},
+		{Picks: []int{}},
+		{Target: "<&>\"\\é\u2028\x01\xff", Rows: -1, Risk: "x", Picks: []int{-3}, Mines: 1, Reveals: []int{2},
+			Difficulty: "d", Pumps: -2, Actions: "a", Rules: 9},
+	} {
+		assertParamsJSON(t, p)
+	}
+}
+
+func FuzzParamsAppendJSON(f *testing.F) {
+	f.Add("50.5", 8, "low", 3, "easy", 2, "hs", 1, byte(2))
+	f.Fuzz(func(t *testing.T, target string, rows int, risk string, mines int, difficulty string, pumps int,
+		actions string, rules int, lists byte) {
+		p := games.Params{Target: target, Rows: rows, Risk: risk, Mines: mines, Difficulty: difficulty, Pumps: pumps,
+			Actions: actions, Rules: rules}
+		switch lists % 3 {
+		case 1:
+			p.Picks, p.Reveals = []int{}, []int{}
+		case 2:
+			p.Picks, p.Reveals = []int{rows, mines}, []int{pumps}
+		}
+		assertParamsJSON(t, p)
+	})
+}
+
+func assertParamsJSON(t *testing.T, p games.Params) {
+	t.Helper()
+	want, err := json.Marshal(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := p.AppendJSON([]byte("x")); string(got) != "x"+string(want) {
+		t.Fatalf("%+v: %s, want x%s", p, got, want)
+	}
+}
+
+// BenchmarkParamsJSON: a dice bet's parameters written by json.Marshal and
+// by AppendJSON, as every bet's are.
+func BenchmarkParamsJSON(b *testing.B) {
+	p := games.Params{Target: "50.5"}
+	b.Run("Marshal", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := json.Marshal(p); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("AppendJSON", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			_ = p.AppendJSON(make([]byte, 0, 64))
+		}
+	})
+}

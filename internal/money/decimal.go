@@ -182,6 +182,9 @@ func FormatFixed(v int64, places int) string {
 	return string(appendFixed(nil, v, places))
 }
 
+// AppendFixed appends FormatFixed(v, places) to b.
+func AppendFixed(b []byte, v int64, places int) []byte { return appendFixed(b, v, places) }
+
 func appendFixed(b []byte, v int64, places int) []byte {
 	mag := uint64(v)
 	if v < 0 {

@@ -191,6 +191,9 @@ func (m Multiplier) MarshalJSON() ([]byte, error) {
 	return appendFixed(nil, int64(m), MultiplierDecimals), nil
 }
 
+// AppendJSON appends what MarshalJSON writes.
+func (m Multiplier) AppendJSON(b []byte) []byte { return appendFixed(b, int64(m), MultiplierDecimals) }
+
 // UnmarshalJSON reads a JSON number exactly, with the rules of ParseMultiplier. JSON null
 // leaves m unchanged.
 func (m *Multiplier) UnmarshalJSON(data []byte) error {

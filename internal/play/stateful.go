@@ -177,12 +177,9 @@ func act[G any](ctx context.Context, s *Service, p accounts.Principal, k kind[G]
 // record writes the round's params and state into its bet: the rules' state
 // while the game runs; once the rules have ended it, the settlement.
 func record[G any](k kind[G], r *Round[G], now time.Time) error {
-	params, err := json.Marshal(r.Params)
-	if err != nil {
-		return err
-	}
-	r.Bet.Params = params
+	r.Bet.Params = r.Params.AppendJSON(make([]byte, 0, 64))
 	if !k.over(r.Game) {
+		var err error
 		if r.Bet.State, err = json.Marshal(r.Game); err != nil {
 			return err
 		}

@@ -16,6 +16,7 @@ package dice
 import (
 	"errors"
 	"fmt"
+	"strconv"
 
 	"github.com/fairplay/fairplay/internal/games/event"
 	"github.com/fairplay/fairplay/internal/money"
@@ -34,6 +35,16 @@ func (r Roll) String() string {
 
 // MarshalJSON writes the roll as a JSON number with two decimals.
 func (r Roll) MarshalJSON() ([]byte, error) { return []byte(r.String()), nil }
+
+// AppendJSON appends what MarshalJSON writes.
+func (r Roll) AppendJSON(b []byte) []byte {
+	if r < 0 {
+		return append(b, r.String()...)
+	}
+	b = strconv.AppendInt(b, int64(r/100), 10)
+	b = append(b, '.', byte('0'+r%100/10), byte('0'+r%10))
+	return b
+}
 
 // RollFrom reads one float and returns the roll floor(f × 10001).
 func RollFrom(src event.Source) Roll {
@@ -80,6 +91,9 @@ func (t Target) String() string { return money.FormatFixed(int64(t), 1) }
 // MarshalJSON writes the target as a JSON number.
 func (t Target) MarshalJSON() ([]byte, error) { return []byte(t.String()), nil }
 
+// AppendJSON appends what MarshalJSON writes.
+func (t Target) AppendJSON(b []byte) []byte { return money.AppendFixed(b, int64(t), 1) }
+
 // Multiplier returns the payout multiplier for a win: 99 ÷ target rounded to 2 decimals,
 // halves up. With the target in tenths that is round(99000 ÷ t) hundredths.
 func (t Target) Multiplier() money.Multiplier {
@@ -98,6 +112,20 @@ type Outcome struct {
 	// Multiplier is the total return on the stake: the target's multiplier on a win, 0 on
 	// a loss. The payout is money.MulFloor(stake, Multiplier).
 	Multiplier money.Multiplier `json:"multiplier"`
+}
+
+// AppendJSON appends o as json.Marshal writes it, without its reflection
+// (TestOutcomeAppendJSONIsMarshal).
+func (o Outcome) AppendJSON(b []byte) []byte {
+	b = append(b, `{"roll":`...)
+	b = o.Roll.AppendJSON(b)
+	b = append(b, `,"target":`...)
+	b = o.Target.AppendJSON(b)
+	b = append(b, `,"win":`...)
+	b = strconv.AppendBool(b, o.Win)
+	b = append(b, `,"multiplier":`...)
+	b = o.Multiplier.AppendJSON(b)
+	return append(b, '}')
 }
 
 // Play reads one float from src and settles a bet on target t (a validated Target).

@@ -1,6 +1,7 @@
 package dice_test
 
 import (
+	"encoding/json"
 	"errors"
 	"math"
 	"math/big"
@@ -199,4 +200,45 @@ func TestSimulation(t *testing.T) {
 		stats.AddMultiplier(dice.Play(s, target).Multiplier)
 	}
 	gamestest.CheckRTP(t, &stats, want, sd)
+}
+
+// TestOutcomeAppendJSONIsMarshal: every roll, against targets across the
+// range, won and lost, written as json.Marshal writes the outcome.
+func TestOutcomeAppendJSONIsMarshal(t *testing.T) {
+	t.Parallel()
+	for _, target := range []dice.Target{dice.MinTarget, 21, 495, 500, 505, 979, dice.MaxTarget} {
+		for r := dice.Roll(0); r < dice.Outcomes; r++ {
+			o := dice.Outcome{Roll: r, Target: target, Win: int(r) < int(target)*10}
+			if o.Win {
+				o.Multiplier = target.Multiplier()
+			}
+			want, err := json.Marshal(o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := o.AppendJSON([]byte("x")); string(got) != "x"+string(want) {
+				t.Fatalf("%+v: %s, want x%s", o, got, want)
+			}
+		}
+	}
+}
+
+// BenchmarkOutcomeJSON: a dice outcome written by json.Marshal and by
+// AppendJSON, as every dice bet's state is.
+func BenchmarkOutcomeJSON(b *testing.B) {
+	o := dice.Outcome{Roll: 4267, Target: 505, Win: true, Multiplier: dice.Target(505).Multiplier()}
+	b.Run("Marshal", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := json.Marshal(o); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("AppendJSON", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			_ = o.AppendJSON(make([]byte, 0, 64))
+		}
+	})
 }

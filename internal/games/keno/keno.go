@@ -14,6 +14,7 @@ import (
 	"slices"
 
 	"github.com/fairplay/fairplay/internal/games/event"
+	"github.com/fairplay/fairplay/internal/jsontext"
 	"github.com/fairplay/fairplay/internal/money"
 )
 
@@ -121,6 +122,22 @@ type Outcome struct {
 	Matches []int `json:"matches"`
 	// Multiplier is the table entry for len(Matches) hits: the total return on the stake.
 	Multiplier money.Multiplier `json:"multiplier"`
+}
+
+// AppendJSON appends o as json.Marshal writes it, without its reflection
+// (TestOutcomeAppendJSONIsMarshal).
+func (o Outcome) AppendJSON(b []byte) []byte {
+	b = append(b, `{"selectedNumbers":`...)
+	b = jsontext.AppendInts(b, o.Picks)
+	b = append(b, `,"riskLevel":`...)
+	b = jsontext.AppendString(b, string(o.Risk))
+	b = append(b, `,"drawnNumbers":`...)
+	b = jsontext.AppendInts(b, o.Drawn)
+	b = append(b, `,"matches":`...)
+	b = jsontext.AppendInts(b, o.Matches)
+	b = append(b, `,"multiplier":`...)
+	b = o.Multiplier.AppendJSON(b)
+	return append(b, '}')
 }
 
 // Play validates the picks and the risk level, then draws and settles the game.

@@ -1,6 +1,7 @@
 package keno_test
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -239,4 +240,37 @@ func TestSimulation(t *testing.T) {
 		stats.AddMultiplier(o.Multiplier)
 	}
 	gamestest.CheckRTP(t, &stats, mean, math.Sqrt(m2-mean*mean))
+}
+
+// TestOutcomeAppendJSONIsMarshal: games of one to ten picks at every risk
+// level from real streams, written as json.Marshal writes the outcome.
+func TestOutcomeAppendJSONIsMarshal(t *testing.T) {
+	t.Parallel()
+	for n := 1; n <= 10; n++ {
+		picks := make([]int, n)
+		for i := range picks {
+			picks[i] = 3*i + 1
+		}
+		for _, risk := range keno.Risks {
+			for nonce := range uint64(100) {
+				o, err := keno.Play(fair.NewStream("server", "client", nonce), picks, risk)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want, err := json.Marshal(o)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := o.AppendJSON([]byte("x")); string(got) != "x"+string(want) {
+					t.Fatalf("%+v: %s, want x%s", o, got, want)
+				}
+			}
+		}
+	}
+	for _, o := range []keno.Outcome{{}, {Picks: []int{}, Risk: "<&>", Matches: []int{}}} {
+		want, _ := json.Marshal(o)
+		if got := o.AppendJSON(nil); string(got) != string(want) {
+			t.Errorf("%+v: %s, want %s", o, got, want)
+		}
+	}
 }

@@ -12,8 +12,10 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 
 	"github.com/fairplay/fairplay/internal/games/event"
+	"github.com/fairplay/fairplay/internal/jsontext"
 	"github.com/fairplay/fairplay/internal/money"
 )
 
@@ -81,6 +83,22 @@ type Outcome struct {
 	Bucket int `json:"finalBucket"`
 	// Multiplier is the bucket's multiplier, the total return on the stake.
 	Multiplier money.Multiplier `json:"multiplier"`
+}
+
+// AppendJSON appends o as json.Marshal writes it, without its reflection
+// (TestOutcomeAppendJSONIsMarshal).
+func (o Outcome) AppendJSON(b []byte) []byte {
+	b = append(b, `{"rows":`...)
+	b = strconv.AppendInt(b, int64(o.Rows), 10)
+	b = append(b, `,"risk":`...)
+	b = jsontext.AppendString(b, string(o.Risk))
+	b = append(b, `,"decisions":`...)
+	b = jsontext.AppendInts(b, o.Decisions)
+	b = append(b, `,"finalBucket":`...)
+	b = strconv.AppendInt(b, int64(o.Bucket), 10)
+	b = append(b, `,"multiplier":`...)
+	b = o.Multiplier.AppendJSON(b)
+	return append(b, '}')
 }
 
 // Drop validates rows and risk, then reads one float per row from src and settles the drop.

@@ -1,6 +1,7 @@
 package plinko_test
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -189,4 +190,33 @@ func moments(table []money.Multiplier) (mean, sd float64) {
 		m2 += p * m.Float64() * m.Float64()
 	}
 	return mean, math.Sqrt(m2 - mean*mean)
+}
+
+// TestOutcomeAppendJSONIsMarshal: drops of every row count and risk from
+// real streams, written as json.Marshal writes the outcome.
+func TestOutcomeAppendJSONIsMarshal(t *testing.T) {
+	t.Parallel()
+	for rows := plinko.MinRows; rows <= plinko.MaxRows; rows++ {
+		for _, risk := range plinko.Risks {
+			for nonce := range uint64(200) {
+				o, err := plinko.Drop(fair.NewStream("server", "client", nonce), rows, risk)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want, err := json.Marshal(o)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := o.AppendJSON([]byte("x")); string(got) != "x"+string(want) {
+					t.Fatalf("%+v: %s, want x%s", o, got, want)
+				}
+			}
+		}
+	}
+	for _, o := range []plinko.Outcome{{}, {Risk: "<&>\"é", Decisions: []int{}}} {
+		want, _ := json.Marshal(o)
+		if got := o.AppendJSON(nil); string(got) != string(want) {
+			t.Errorf("%+v: %s, want %s", o, got, want)
+		}
+	}
 }

@@ -1,0 +1,43 @@
+// Package jsontext appends JSON values to byte slices exactly as
+// encoding/json's Marshal writes them, for the few types written on every
+// bet (a bet's parameters and an instant game's outcome), where Marshal's
+// reflection and its check of each MarshalJSON's output cost more than the
+// bet's own draw. The types' AppendJSON methods use it; their tests hold
+// them to Marshal's bytes.
+package jsontext
+
+import (
+	"encoding/json"
+	"strconv"
+)
+
+// AppendString appends s as a JSON string, escaped as json.Marshal escapes
+// it (HTML characters included): plain printable ASCII is copied, anything
+// else goes through Marshal.
+func AppendString(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x80 || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			q, _ := json.Marshal(s) // a string always marshals
+			return append(b, q...)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
+}
+
+// AppendInts appends v as a JSON array of numbers; nil is null, as Marshal
+// writes a nil slice.
+func AppendInts(b []byte, v []int) []byte {
+	if v == nil {
+		return append(b, "null"...)
+	}
+	b = append(b, '[')
+	for i, n := range v {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendInt(b, int64(n), 10)
+	}
+	return append(b, ']')
+}
