@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -174,6 +175,43 @@ func TestBetBatchPlacesAPlayersSecondBetAfterTheFirst(t *testing.T) {
 	}
 	if n := queryInt(t, pool, `SELECT balance FROM users WHERE id = $1`, p.user); n != 890e8 {
 		t.Fatalf("balance %d", n)
+	}
+}
+
+// TestBetStatementAnswersASecondBetBusy calls fairplay_place_bets itself
+// with a player's two bets around another player's: the first is placed,
+// the second answered busy (the batcher then places it alone), whichever
+// order the caller would have run the busy ones in.
+func TestBetStatementAnswersASecondBetBusy(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool := pgtest.New(t)
+	p := newBatchPlayer(t, pool, "twice_raw", 1000e8)
+	o := newBatchPlayer(t, pool, "other_raw", 1000e8)
+	rows, err := pool.Query(ctx, `SELECT ord, status FROM fairplay_place_bets(
+		ARRAY[$1, $1, $2]::uuid[], ARRAY[$3, $3, $4]::uuid[], ARRAY[now() - interval '1 hour', now() - interval '1 hour',
+		now() - interval '1 hour'], ARRAY[$5, $5, $6]::uuid[], ARRAY[$7, $7, $8], ARRAY[1, 2, 1]::bigint[],
+		ARRAY[gen_random_uuid(), gen_random_uuid(), gen_random_uuid()], ARRAY['dice', 'dice', 'dice'],
+		ARRAY['settled', 'settled', 'settled'], ARRAY[100, 100, 100]::bigint[], ARRAY[0, 0, 0]::bigint[],
+		ARRAY[0, 0, 0]::bigint[], ARRAY['{}', '{}', '{}'], ARRAY['{}', '{}', '{}'], ARRAY[now(), now(), now()],
+		ARRAY[true, true, true], false)`,
+		p.user, o.user, p.session, o.session, p.pair.ID, o.pair.ID, p.pair.ClientSeed, o.pair.ClientSeed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (s string, err error) {
+		var ord int64
+		err = r.Scan(&ord, &s)
+		return fmt.Sprint(ord, " ", s), err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"1 placed", "2 busy", "3 placed"}; !slices.Equal(got, want) {
+		t.Fatalf("answers %q, want %q", got, want)
+	}
+	if n := queryInt(t, pool, `SELECT count(*) FROM bets WHERE user_id = $1`, p.user); n != 1 {
+		t.Fatalf("%d bets of the player", n)
 	}
 }
 

@@ -2,7 +2,7 @@
 -- The work around a bet in fairplay_place_bets, not the bet itself.
 -- Counted with make bench-sql (hack/pgcost.sh: callgrind, batches of 32 dice
 -- bets of 64 players), 404,618 instructions per bet in the function before
--- this migration, 345,227 after (-14.7%):
+-- this migration, 345,221 after (-14.7%):
 --
 -- * The two UPDATE ... FROM steps joined the batch's whole rows (chk: the
 --   bet, its answers, its jsonb params and state; adv: the same again), and
@@ -18,10 +18,10 @@
 --   sorted by player, which made the planner sort the batch twice more to
 --   join it with the players' rows. The same test is now whether the
 --   player's first place in p_users is the bet's own (array_position):
---   360,782 -> 345,227. TestBetBatchPlacesAPlayersSecondBetAfterTheFirst.
+--   360,782 -> 345,221. TestBetStatementAnswersASecondBetBusy.
 --
 -- fairplay_play_actions (migration 00020) finds a player's second action
--- the same way: 199,990 -> 193,901 instructions per action in batches of
+-- the same way: 199,990 -> 193,953 instructions per action in batches of
 -- 32 (PGCOST_SCENARIO=action-batches).
 --
 -- The answers, the rows written and the order of the ledger's entries are
