@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
+	"github.com/pressly/goose/v3"
 
 	"github.com/fairplay/fairplay/internal/money"
 	"github.com/fairplay/fairplay/internal/play"
@@ -141,23 +142,24 @@ func PlaceAsAnOlderRelease(s *PlayStore, b BatchBet) BatchAnswer {
 // database at url (their Down sections), for the tests of a migration's
 // way back.
 func MigrateDownTo(ctx context.Context, url string, version int64) error {
-	db, err := sql.Open("pgx", withoutPoolParams(url))
-	if err != nil {
+	return withProvider(url, func(p *goose.Provider) error {
+		_, err := p.DownTo(ctx, version)
 		return err
-	}
-	defer db.Close()
-	p, err := provider(db)
-	if err != nil {
-		return err
-	}
-	_, err = p.DownTo(ctx, version)
-	return err
+	})
 }
 
 // MigrateUpTo applies the embedded migrations up to version on the
 // database at url, for the tests that compare a migration's way back with
 // the schema before it.
 func MigrateUpTo(ctx context.Context, url string, version int64) error {
+	return withProvider(url, func(p *goose.Provider) error {
+		_, err := p.UpTo(ctx, version)
+		return err
+	})
+}
+
+// withProvider runs f with the migrations' provider on the database at url.
+func withProvider(url string, f func(*goose.Provider) error) error {
 	db, err := sql.Open("pgx", withoutPoolParams(url))
 	if err != nil {
 		return err
@@ -167,8 +169,7 @@ func MigrateUpTo(ctx context.Context, url string, version int64) error {
 	if err != nil {
 		return err
 	}
-	_, err = p.UpTo(ctx, version)
-	return err
+	return f(p)
 }
 
 // The statements that save a game action, for the test of their plans:
