@@ -132,10 +132,14 @@ func testActionAnswers(t *testing.T, path string) {
 			release = append(release, holdRow(t, pool, `SELECT 1 FROM users WHERE id = $1 FOR NO KEY UPDATE`, p.user))
 		}, step: step{payout: 20, end: true}, want: postgres.ErrPlayerBusy, after: 990,
 			game: gameRow{status: play.StatusActive, amount: 10e8}},
-		// No money moves: the player's row is not needed.
+		// No money moves, and the action is busy all the same (migration
+		// 00023): whether an action moves money depends on what it drew.
 		{name: "player held, pump", held: true, setup: func(p batchPlayer, _ uuid.UUID) {
 			release = append(release, holdRow(t, pool, `SELECT 1 FROM users WHERE id = $1 FOR NO KEY UPDATE`, p.user))
-		}, step: step{}, after: 990, game: gameRow{status: play.StatusActive, amount: 10e8, pumps: 1}},
+		}, step: step{}, want: postgres.ErrPlayerBusy, after: 990, game: gameRow{status: play.StatusActive, amount: 10e8}},
+		{name: "player held, lost", held: true, setup: func(p batchPlayer, _ uuid.UUID) {
+			release = append(release, holdRow(t, pool, `SELECT 1 FROM users WHERE id = $1 FOR NO KEY UPDATE`, p.user))
+		}, step: step{end: true}, want: postgres.ErrPlayerBusy, after: 990, game: gameRow{status: play.StatusActive, amount: 10e8}},
 	}
 	if path == "alone" {
 		cases = slices.DeleteFunc(cases, func(c kase) bool { return c.held })
@@ -756,5 +760,62 @@ func awaitBackend(t *testing.T, pool *pgxpool.Pool, what, where string) {
 			t.Fatalf("never seen: %s", what)
 		}
 		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// TestActionsWaitForThePlayerWhateverTheyMove: alone and on the locking
+// path, an action waits for its player's row held by another transaction
+// whether its money moves (a cash out) or not (a pump; a loss, which ends
+// the game): whether it moves money depends on what it drew, so neither
+// when its answer comes nor whether it is saved may (migration 00023 does
+// the same in the batch). Each is saved once the row is free.
+func TestActionsWaitForThePlayerWhateverTheyMove(t *testing.T) {
+	pool := pgtest.New(t)
+	ctx := context.Background()
+	store := postgres.NewPlayStore(pool)
+	steps := []struct {
+		name string
+		step step
+		game gameRow
+	}{
+		{"pump", step{}, gameRow{status: play.StatusActive, amount: 10e8, pumps: 1}},
+		{"lost", step{end: true}, gameRow{status: play.StatusSettled, amount: 10e8, pumps: 1}},
+		{"cashout", step{payout: 20, end: true}, gameRow{status: play.StatusSettled, amount: 10e8, payout: 20e8, pumps: 1}},
+	}
+	paths := map[string]func(p batchPlayer, id uuid.UUID, s step) error{
+		"alone": func(p batchPlayer, id uuid.UUID, s step) error {
+			return postgres.SaveActionAlone(store, batchStep(p, pumpCopy(p, id), s)).Err
+		},
+		"locking": func(p batchPlayer, id uuid.UUID, s step) error {
+			_, err := s.run(ctx, postgres.NewPlayStore(pool), p, id)
+			return err
+		},
+	}
+	for _, path := range []string{"alone", "locking"} {
+		for _, s := range steps {
+			what := path + "/" + s.name
+			p := newBatchPlayer(t, pool, "held_"+path+"_"+s.name, 1000e8)
+			id := startPump(t, store, p)
+			var once sync.Once
+			hold := holdRow(t, pool, `SELECT 1 FROM users WHERE id = $1 FOR NO KEY UPDATE`, p.user)
+			release := func() { once.Do(hold) }
+			t.Cleanup(release)
+			done := make(chan error, 1)
+			go func() { done <- paths[path](p, id, s.step) }()
+			awaitBackend(t, pool, what+": the action waiting for the player's row",
+				`wait_event_type = 'Lock' AND query NOT LIKE '%pg_stat_activity%'`)
+			select {
+			case err := <-done:
+				t.Errorf("%s: answered (%v) while the player's row was held", what, err)
+			default:
+			}
+			release()
+			if err := <-done; err != nil {
+				t.Errorf("%s: %v", what, err)
+			}
+			if g := readGame(t, pool, id); g != s.game {
+				t.Errorf("%s: game %+v, want %+v", what, g, s.game)
+			}
+		}
 	}
 }

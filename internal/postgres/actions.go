@@ -105,8 +105,9 @@ func (s *PlayStore) GameActions() (cached, locked int64) {
 // locks the game's row if it is the player's running game of that kind and
 // still the copy ($16 amount, $17 params, $18 state): FOR UPDATE waits for
 // a concurrent action and then checks the row as that left it, so a copy
-// overtaken in between locks nothing. u, l and b are saveGameSQL's, each
-// also only when g locked the row. It returns whether the session is live,
+// overtaken in between locks nothing. y is playerLockSQL: an action that
+// moves no money waits for the player's row as one that does (u) waits. u,
+// l and b are saveGameSQL's, each also only when g locked the row. It returns whether the session is live,
 // whether the copy held, the balance after, whether the money moved, whether
 // the bet was saved, the limits' refusal of an extra stake that did not move
 // (NULL: the balance was short), and the player's username and hide_username
@@ -126,12 +127,16 @@ const (
 	// PGCOST_SCENARIO=actions: 1,176,462 instructions per pump with them,
 	// 1,033,500 without); $11, the ledger entries' time, is named all the
 	// same, so that both statements take the same arguments.
-	actionSameSQL = actionSQLCheck + `), u AS (
+	actionSameSQL = actionSQLCheck + `), y AS (
+		` + playerLockWhere + ` AND EXISTS (SELECT 1 FROM g) FOR NO KEY UPDATE
+	), u AS (
 		SELECT NULL::bigint AS balance WHERE false AND $11::timestamptz IS NULL
 	), b AS (
 		UPDATE bets SET multiplier = $7, params = $9, state = $10, settled_at = $12
 		WHERE status = $5 AND amount = $6::bigint AND payout = $8::bigint AND ` + actionSQLEnd
-	actionSQLStart = actionSQLCheck + `), u AS (
+	actionSQLStart = actionSQLCheck + `), y AS (
+		` + playerLockWhere + ` AND EXISTS (SELECT 1 FROM g) FOR NO KEY UPDATE
+	), u AS (
 		` + gameMoneySQL + `
 		  AND EXISTS (SELECT 1 FROM g)
 		RETURNING balance
@@ -155,7 +160,7 @@ const (
 		FOR UPDATE OF b
 	`
 	actionSQLEnd = `id = $4::uuid AND user_id = $1::uuid AND game = $15 AND status = 'active' AND EXISTS (SELECT 1 FROM g)
-		  AND (($2::bigint = 0 AND $3::bigint = 0) OR EXISTS (SELECT 1 FROM u))
+		  AND (($2::bigint = 0 AND $3::bigint = 0 AND EXISTS (SELECT 1 FROM y)) OR EXISTS (SELECT 1 FROM u))
 		RETURNING 1
 	)
 	SELECT (SELECT live FROM s),

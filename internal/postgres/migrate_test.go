@@ -439,14 +439,37 @@ func TestUserChecksWhereTheyChange(t *testing.T) {
 	t.Run("triggers again", rules)
 }
 
-// TestMigration22DownRestoresTheFunctions: migration 00022 rewrites the two
-// batch functions, and its way back gives them back as 00019 and 00020
-// made them, text and settings.
-func TestMigration22DownRestoresTheFunctions(t *testing.T) {
-	t.Parallel()
+// functionDefs is the text of each named function (pg_get_functiondef:
+// its body and settings).
+func functionDefs(t *testing.T, pool *pgxpool.Pool, names ...string) map[string]string {
+	t.Helper()
+	rows, err := pool.Query(context.Background(), `SELECT proname, pg_get_functiondef(oid) FROM pg_proc
+		WHERE proname = ANY($1)`, names)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kvs, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (kv [2]string, err error) {
+		err = r.Scan(&kv[0], &kv[1])
+		return kv, err
+	})
+	if err != nil || len(kvs) != len(names) {
+		t.Fatalf("functions: %d of %d (%v)", len(kvs), len(names), err)
+	}
+	defs := map[string]string{}
+	for _, kv := range kvs {
+		defs[kv[0]] = kv[1]
+	}
+	return defs
+}
+
+// checkDownRestores migrates a new database to version from, then all the
+// way up, where changed tells whether each function's text is the new one,
+// then down to from again, where every function must be as it was.
+func checkDownRestores(t *testing.T, from int64, changed func(name, def string) bool, names ...string) {
+	t.Helper()
 	ctx := context.Background()
 	url := pgtest.EmptyURL(t)
-	if err := postgres.MigrateUpTo(ctx, url, 21); err != nil {
+	if err := postgres.MigrateUpTo(ctx, url, from); err != nil {
 		t.Fatal(err)
 	}
 	pool, err := postgres.Open(ctx, url)
@@ -454,37 +477,42 @@ func TestMigration22DownRestoresTheFunctions(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer pool.Close()
-	defs := func() map[string]string {
-		t.Helper()
-		rows, err := pool.Query(ctx, `SELECT proname, pg_get_functiondef(oid) FROM pg_proc
-			WHERE proname IN ('fairplay_place_bets', 'fairplay_play_actions')`)
-		if err != nil {
-			t.Fatal(err)
-		}
-		m, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (kv [2]string, err error) {
-			err = r.Scan(&kv[0], &kv[1])
-			return kv, err
-		})
-		if err != nil || len(m) != 2 {
-			t.Fatalf("functions: %d (%v)", len(m), err)
-		}
-		return map[string]string{m[0][0]: m[0][1], m[1][0]: m[1][1]}
-	}
-	before := defs()
+	before := functionDefs(t, pool, names...)
 	if err := postgres.Migrate(ctx, url, slog.New(slog.NewTextHandler(io.Discard, nil))); err != nil {
 		t.Fatal(err)
 	}
-	for name, def := range defs() {
-		if def == before[name] || !strings.Contains(def, "array_position(p_users") || strings.Contains(def, "row_number()") {
-			t.Errorf("%s after 00022 is not its new text:\n%s", name, def)
+	for name, def := range functionDefs(t, pool, names...) {
+		if def == before[name] || !changed(name, def) {
+			t.Errorf("%s after the migrations past %d is not their text:\n%s", name, from, def)
 		}
 	}
-	if err := postgres.MigrateDownTo(ctx, url, 21); err != nil {
-		t.Fatalf("migration 00022 down: %v", err)
+	if err := postgres.MigrateDownTo(ctx, url, from); err != nil {
+		t.Fatalf("down to %d: %v", from, err)
 	}
-	for name, def := range defs() {
+	for name, def := range functionDefs(t, pool, names...) {
 		if def != before[name] {
-			t.Errorf("%s after 00022 down:\n%s\nwant:\n%s", name, def, before[name])
+			t.Errorf("%s down at %d:\n%s\nwant:\n%s", name, from, def, before[name])
 		}
 	}
+}
+
+// TestMigration22DownRestoresTheFunctions: migration 00022 rewrites the two
+// batch functions, and its way back gives them back as 00019 and 00020
+// made them, text and settings.
+func TestMigration22DownRestoresTheFunctions(t *testing.T) {
+	t.Parallel()
+	checkDownRestores(t, 21, func(_, def string) bool {
+		return strings.Contains(def, "array_position(p_users") && !strings.Contains(def, "row_number()")
+	}, "fairplay_place_bets", "fairplay_play_actions")
+}
+
+// TestMigration23DownRestoresTheFunction: migration 00023 makes every
+// action of fairplay_play_actions need its player's row, and its way back
+// gives the function back as 00022 made it.
+func TestMigration23DownRestoresTheFunction(t *testing.T) {
+	t.Parallel()
+	checkDownRestores(t, 22, func(_, def string) bool {
+		return strings.Contains(def, "FROM a JOIN g ON g.ord = a.ord JOIN m ON m.id = a.user_id") &&
+			strings.Contains(def, "WHEN mm.id IS NULL THEN 'busy'")
+	}, "fairplay_play_actions")
 }

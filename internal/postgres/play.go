@@ -355,12 +355,15 @@ const (
 // migration 00015, the rule a bet's stake meets, called through
 // fairplay_stake_refusal) and only while the bet is
 // active (the first statement's lock keeps it so); the bet is saved only if
-// it is active and the money moved. So it changes all or nothing, and the
+// it is active and the money moved, or, when none moves, once it holds the
+// player's row (y, playerLockSQL). So it changes all or nothing, and the
 // COMMIT sent with it needs no decision in between. It returns the balance after, whether
 // the money moved, whether the bet was saved and, when an extra stake did
 // not move, the player's limits' refusal (NULL: the balance was short).
 const saveGameSQL = `
-	WITH u AS (
+	WITH y AS (
+		` + playerLockSQL + `
+	), u AS (
 		` + gameMoneySQL + `
 		  AND EXISTS (SELECT 1 FROM bets WHERE id = $4::uuid AND user_id = $1::uuid AND status = 'active')
 		RETURNING balance
@@ -370,7 +373,7 @@ const saveGameSQL = `
 		UPDATE bets SET status = $5, amount = $6, multiplier = $7, payout = $8, params = $9, state = $10,
 		                settled_at = $12
 		WHERE id = $4::uuid AND user_id = $1::uuid AND status = 'active'
-		  AND (($2::bigint = 0 AND $3::bigint = 0) OR EXISTS (SELECT 1 FROM u))
+		  AND (($2::bigint = 0 AND $3::bigint = 0 AND EXISTS (SELECT 1 FROM y)) OR EXISTS (SELECT 1 FROM u))
 		RETURNING 1
 	)
 	SELECT coalesce((SELECT balance FROM u), x.balance),
@@ -378,6 +381,21 @@ const saveGameSQL = `
 	       EXISTS (SELECT 1 FROM b),
 	       CASE WHEN $2::bigint <> 0 AND NOT EXISTS (SELECT 1 FROM u) THEN ` + lockedRefusalSQL + ` END
 	FROM (SELECT) one LEFT JOIN users x ON x.id = $1::uuid`
+
+// playerLockSQL locks the player's row ($1) for an action that moves no
+// money ($2 and $3 zero; one that does waits for the row in its update,
+// gameMoneySQL): every action waits for the player's row the same way, so
+// neither its answer nor when it comes depends on whether what it drew
+// moves money (a blackjack hit that busts a split's second hand ends the
+// round and pays the first; a small card moves nothing). The batch locks
+// the row of every action it holds likewise (migration 00023;
+// TestActionSavedWhateverItDrew).
+// The statements that lock a game's row first add their condition (g) to
+// playerLockWhere and the lock themselves.
+const (
+	playerLockWhere = `SELECT 1 FROM users WHERE id = $1::uuid AND $2::bigint = 0 AND $3::bigint = 0`
+	playerLockSQL   = playerLockWhere + ` FOR NO KEY UPDATE`
+)
 
 // lockedRefusalSQL is why an extra stake ($2) that did not move (u is
 // empty) was refused, if a rule refused it: decided on the player's row as

@@ -293,6 +293,17 @@ func (t editTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 // Do sends a JSON request with the stored token and the CSRF header.
 func (c *Client) Do(method, path string, body any) Response {
 	c.env.T.Helper()
+	res, err := c.DoContext(context.Background(), method, path, body)
+	if err != nil {
+		c.env.T.Fatalf("%s %s: %v", method, path, err)
+	}
+	return res
+}
+
+// DoContext is Do under ctx, and returns the transport's error (a request
+// the client gave up, say) instead of failing the test.
+func (c *Client) DoContext(ctx context.Context, method, path string, body any) (Response, error) {
+	c.env.T.Helper()
 	var rd io.Reader
 	if body != nil {
 		switch b := body.(type) {
@@ -308,7 +319,7 @@ func (c *Client) Do(method, path string, body any) Response {
 			rd = bytes.NewReader(raw)
 		}
 	}
-	req, err := http.NewRequest(method, c.env.URL+path, rd)
+	req, err := http.NewRequestWithContext(ctx, method, c.env.URL+path, rd)
 	if err != nil {
 		c.env.T.Fatal(err)
 	}
@@ -325,7 +336,7 @@ func (c *Client) Do(method, path string, body any) Response {
 	}
 	res, err := c.http.Do(req)
 	if err != nil {
-		c.env.T.Fatalf("%s %s: %v", method, path, err)
+		return Response{}, err
 	}
 	defer res.Body.Close()
 	raw, _ := io.ReadAll(res.Body)
@@ -333,7 +344,7 @@ func (c *Client) Do(method, path string, body any) Response {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	_ = dec.Decode(&out.Body)
-	return out
+	return out, nil
 }
 
 // Register signs up username (email <username>@example.com, password
