@@ -14,7 +14,6 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/fairplay/fairplay/internal/money"
 	"github.com/fairplay/fairplay/internal/play"
@@ -502,7 +501,7 @@ func TestActionBatchDecidesOnRowsAsTheyAreWhenLocked(t *testing.T) {
 	go func() { done <- postgres.ExecActionBatch(store, actions) }()
 	// The batch's statement has begun (its snapshot taken) once its backend
 	// sleeps; the rows change while it does.
-	awaitBackend(t, pool, "the batch's statement sleeping", `wait_event = 'PgSleep' AND query LIKE '%fairplay_play_actions%'`)
+	pgtest.AwaitActivity(t, pool, "the batch's statement sleeping", true, `wait_event = 'PgSleep' AND query LIKE '%fairplay_play_actions%'`)
 	mustExec(t, pool, `UPDATE bets SET params = '{"pumps": 1}', state = '{"pumps": 1}' WHERE id = $1`, ia)
 	mustExec(t, pool, `UPDATE users SET balance = balance + 100e8 WHERE id = $1`, b.user)
 	mustExec(t, pool, `UPDATE users SET excluded_until = 'infinity' WHERE id = $1`, c.user)
@@ -725,7 +724,7 @@ func TestActionAloneDecidesOnTheRowAsItIsWhenLocked(t *testing.T) {
 		}
 		done := make(chan error, 1)
 		go func() { done <- paths[path](p, id) }()
-		awaitBackend(t, pool, path+": the action waiting for the player's row",
+		pgtest.AwaitActivity(t, pool, path+": the action waiting for the player's row", true,
 			`wait_event_type = 'Lock' AND query LIKE '%UPDATE users SET balance%'`)
 		if err := tx.Commit(ctx); err != nil {
 			t.Fatal(err)
@@ -738,28 +737,6 @@ func TestActionAloneDecidesOnTheRowAsItIsWhenLocked(t *testing.T) {
 			after.dayWagered != before.dayWagered || g.amount != 10e8 {
 			t.Errorf("%s: the refused double changed the player (%+v to %+v) or the game (%+v)", path, before, after, g)
 		}
-	}
-}
-
-// awaitBackend returns once a backend of the test's database is in the state
-// where describes (a pg_stat_activity condition), polling for at most 10
-// seconds; what names the state in the failure.
-func awaitBackend(t *testing.T, pool *pgxpool.Pool, what, where string) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		var there bool
-		if err := pool.QueryRow(context.Background(), `SELECT EXISTS (SELECT 1 FROM pg_stat_activity
-			WHERE datname = current_database() AND `+where+`)`).Scan(&there); err != nil {
-			t.Fatal(err)
-		}
-		if there {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("never seen: %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
 	}
 }
 
@@ -802,8 +779,8 @@ func TestActionsWaitForThePlayerWhateverTheyMove(t *testing.T) {
 			t.Cleanup(release)
 			done := make(chan error, 1)
 			go func() { done <- paths[path](p, id, s.step) }()
-			awaitBackend(t, pool, what+": the action waiting for the player's row",
-				`wait_event_type = 'Lock' AND query NOT LIKE '%pg_stat_activity%'`)
+			pgtest.AwaitActivity(t, pool, what+": the action waiting for the player's row", true,
+				`wait_event_type = 'Lock'`)
 			select {
 			case err := <-done:
 				t.Errorf("%s: answered (%v) while the player's row was held", what, err)

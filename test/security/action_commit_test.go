@@ -9,10 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgxpool"
-
 	"github.com/fairplay/fairplay/internal/fair"
 	"github.com/fairplay/fairplay/internal/games"
+	"github.com/fairplay/fairplay/internal/postgres/pgtest"
 	"github.com/fairplay/fairplay/test/apitest"
 )
 
@@ -47,26 +46,6 @@ func mineTile(t *testing.T, p *player, gem bool) int {
 	}
 	t.Fatalf("no tile with gem %v", gem)
 	return 0
-}
-
-// awaitActivity returns once pg_stat_activity of the test's database has a
-// backend where says (or none, when !some), polling for at most 10 seconds.
-func awaitActivity(t *testing.T, db *pgxpool.Pool, what string, some bool, where string) {
-	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); ; {
-		var there bool
-		if err := db.QueryRow(context.Background(), `SELECT EXISTS (SELECT 1 FROM pg_stat_activity
-			WHERE datname = current_database() AND pid <> pg_backend_pid() AND `+where+`)`).Scan(&there); err != nil {
-			t.Fatal(err)
-		}
-		if there == some {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("never seen: %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
 }
 
 // awaitIdleServer returns once the server serves no request (its in-flight
@@ -162,7 +141,7 @@ func TestActionSavedWhateverItDrew(t *testing.T) {
 			_, err := p.DoContext(ctx, "POST", "/api/games/mines/click", map[string]any{"gameId": id, "row": tile / 5, "col": tile % 5})
 			done <- err
 		}()
-		awaitActivity(t, p.db, "the batch waiting for ledger_entries", true,
+		pgtest.AwaitActivity(t, p.db, "the batch waiting for ledger_entries", true,
 			`wait_event_type = 'Lock' AND query LIKE '%fairplay_play_actions%'`)
 		cancel()
 		if err := <-done; err == nil {
@@ -172,7 +151,7 @@ func TestActionSavedWhateverItDrew(t *testing.T) {
 		if err := stall.Commit(context.Background()); err != nil {
 			t.Fatal(err)
 		}
-		awaitActivity(t, p.db, "the batch done", false, `state = 'active' AND query LIKE '%fairplay_play_actions%'`)
+		pgtest.AwaitActivity(t, p.db, "the batch done", false, `state = 'active' AND query LIKE '%fairplay_play_actions%'`)
 		release()
 		after[gem] = gameAfter(t, p, id)
 	}
@@ -201,8 +180,8 @@ func TestActionWaitsForThePlayerWhateverItDrew(t *testing.T) {
 				map[string]any{"gameId": id, "row": tile / 5, "col": tile % 5})
 			done <- res
 		}()
-		awaitActivity(t, p.db, fmt.Sprintf("the reveal (gem %v) waiting for the player's row", gem), true,
-			`wait_event_type = 'Lock' AND query NOT LIKE '%pg_stat_activity%'`)
+		pgtest.AwaitActivity(t, p.db, fmt.Sprintf("the reveal (gem %v) waiting for the player's row", gem), true,
+			`wait_event_type = 'Lock'`)
 		select {
 		case res := <-done:
 			t.Errorf("gem %v: answered %d %s while the player's row was held", gem, res.Status, res.Raw)

@@ -152,3 +152,26 @@ func New(t testing.TB) *pgxpool.Pool {
 	t.Cleanup(pool.Close)
 	return pool
 }
+
+// AwaitActivity returns once pg_stat_activity of pool's database shows a
+// backend other than the asking one where says (or, when !present, shows
+// none), polling for at most 10 seconds: how a test waits for a statement to
+// wait for a lock, or to be done, that it cannot see from its own side.
+// what names the state in the failure.
+func AwaitActivity(t testing.TB, pool *pgxpool.Pool, what string, present bool, where string) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		var there bool
+		if err := pool.QueryRow(context.Background(), `SELECT EXISTS (SELECT 1 FROM pg_stat_activity
+			WHERE datname = current_database() AND pid <> pg_backend_pid() AND `+where+`)`).Scan(&there); err != nil {
+			t.Fatal(err)
+		}
+		if there == present {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("never seen: %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
