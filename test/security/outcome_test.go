@@ -420,8 +420,16 @@ func TestPayoutCappedNeverFails(t *testing.T) {
 	dice := game{games.Dice, "/api/games/dice", func(s string) map[string]any {
 		return map[string]any{"betAmount": json.Number(s), "rollTarget": 2}
 	}, games.Params{Target: "2"}}
-	client := seedFor(t, dice, server, nonce+1, true)
-	if score(t, dice, server, client, nonce+1) == 0 {
+	// A roll under 2 wins 2% of the time: seedFor's 200 candidates hold no
+	// win in 1.8% of runs (0.98^200), which failed the test now and then;
+	// 2,000 leave it 10^-17.
+	client := ""
+	for i := 0; i < 2000 && client == ""; i++ {
+		if c := fmt.Sprintf("cap-%d", i); score(t, dice, server, c, nonce+1) > 0 {
+			client = c
+		}
+	}
+	if client == "" {
 		t.Fatal("no winning seed among the candidates")
 	}
 	mustOK(t, "client seed", p.Do("POST", "/api/fair/client-seed", map[string]any{"clientSeed": client}))
