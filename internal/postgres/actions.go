@@ -105,10 +105,11 @@ func (s *PlayStore) GameActions() (cached, locked int64) {
 // locks the game's row if it is the player's running game of that kind and
 // still the copy ($16 amount, $17 params, $18 state): FOR UPDATE waits for
 // a concurrent action and then checks the row as that left it, so a copy
-// overtaken in between locks nothing. y is playerLockSQL: an action that
-// moves no money waits for the player's row as one that does (u) waits. u,
-// l and b are saveGameSQL's, each also only when g locked the row. It returns whether the session is live,
-// whether the copy held, the balance after, whether the money moved, whether
+// overtaken in between locks nothing. y locks the player's row, once g has
+// locked the game's, for an action that moves no money (playerLockWhere): it
+// waits for the row as one that moves money waits in u. u, l and b are
+// saveGameSQL's, each also only when g locked the row. It returns whether
+// the session is live, whether the copy held, the balance after, whether the money moved, whether
 // the bet was saved, the limits' refusal of an extra stake that did not move
 // (NULL: the balance was short), and the player's username and hide_username
 // (for the live feed).

@@ -390,8 +390,9 @@ const saveGameSQL = `
 // round and pays the first; a small card moves nothing). The batch locks
 // the row of every action it holds likewise (migration 00023;
 // TestActionSavedWhateverItDrew).
-// The statements that lock a game's row first add their condition (g) to
-// playerLockWhere and the lock themselves.
+//
+// The statements that lock a game's row themselves first (actionSQL,
+// actionSameSQL) add that condition to playerLockWhere, then the lock.
 const (
 	playerLockWhere = `SELECT 1 FROM users WHERE id = $1::uuid AND $2::bigint = 0 AND $3::bigint = 0`
 	playerLockSQL   = playerLockWhere + ` FOR NO KEY UPDATE`
