@@ -194,7 +194,7 @@ func TestBetStatementAnswersASecondBetBusy(t *testing.T) {
 		ARRAY[gen_random_uuid(), gen_random_uuid(), gen_random_uuid()], ARRAY['dice', 'dice', 'dice'],
 		ARRAY['settled', 'settled', 'settled'], ARRAY[100, 100, 100]::bigint[], ARRAY[0, 0, 0]::bigint[],
 		ARRAY[0, 0, 0]::bigint[], ARRAY['{}', '{}', '{}'], ARRAY['{}', '{}', '{}'], ARRAY[now(), now(), now()],
-		ARRAY[true, true, true], false)`,
+		ARRAY[true, true, true], false) ORDER BY ord`,
 		p.user, o.user, p.session, o.session, p.pair.ID, o.pair.ID, p.pair.ClientSeed, o.pair.ClientSeed)
 	if err != nil {
 		t.Fatal(err)

@@ -516,3 +516,15 @@ func TestMigration23DownRestoresTheFunction(t *testing.T) {
 			strings.Contains(def, "WHEN mm.id IS NULL THEN 'busy'")
 	}, "fairplay_play_actions")
 }
+
+// TestMigration24DownRestoresTheFunctions: migration 00024 takes the sorts
+// out of both batch functions (they answer in no particular order, the
+// callers match answers by ord), and its way back gives them back as 00022
+// and 00023 made them.
+func TestMigration24DownRestoresTheFunctions(t *testing.T) {
+	t.Parallel()
+	checkDownRestores(t, 23, func(_, def string) bool {
+		return strings.Contains(def, "In no particular order") && !strings.Contains(def, "ORDER BY r.ord") &&
+			!strings.Contains(def, "ORDER BY a.ord;") && !strings.Contains(def, "ON upd.ord = c.ord ORDER BY")
+	}, "fairplay_place_bets", "fairplay_play_actions")
+}
