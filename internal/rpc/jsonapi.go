@@ -246,6 +246,11 @@ func readBody(buf []byte, body io.Reader) ([]byte, error) {
 // isJSONContentType reports whether a Content-Type is application/json,
 // in any case, with or without parameters.
 func isJSONContentType(ct string) bool {
+	// What browsers and clients send, without parsing it (an allocation
+	// per request).
+	if ct == "application/json" || ct == "application/json; charset=utf-8" || ct == "application/json;charset=UTF-8" {
+		return true
+	}
 	mt, _, err := mime.ParseMediaType(ct)
 	return (err == nil || errors.Is(err, mime.ErrInvalidMediaParameter)) && mt == "application/json"
 }

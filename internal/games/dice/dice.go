@@ -30,7 +30,12 @@ type Roll int
 
 // String returns the roll with two decimals, "74.67" or "5.00".
 func (r Roll) String() string {
-	return fmt.Sprintf("%d.%02d", r/100, r%100)
+	if r < 0 { // never drawn
+		return fmt.Sprintf("%d.%02d", r/100, r%100)
+	}
+	var buf [24]byte
+	b := strconv.AppendInt(buf[:0], int64(r/100), 10)
+	return string(append(b, '.', byte('0'+r%100/10), byte('0'+r%10)))
 }
 
 // MarshalJSON writes the roll as a JSON number with two decimals.
