@@ -56,7 +56,7 @@ func Mount(mux *http.ServeMux, h Handlers, log *slog.Logger, csrf func(http.Hand
 		},
 	} {
 		path, handler := svc()
-		mux.Handle(path, handle(path, handler))
+		mux.Handle(path, handle(path, notStored(handler)))
 	}
 
 	// The handler behind each service, for /api's direct calls.
@@ -109,4 +109,15 @@ func serveOpenAPI(w http.ResponseWriter, _ *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-cache")
 	_, _ = w.Write(openapi.JSON)
+}
+
+// notStored marks every Connect answer Cache-Control: no-store, as /api's
+// are: the procedures without side effects (ListBets, GetBet, GetUser, the
+// limits) may be called with GET, and a browser may otherwise keep a
+// player's bets or account in its cache after they sign out.
+func notStored(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header()["Cache-Control"] = noStore
+		h.ServeHTTP(w, r)
+	})
 }

@@ -5,6 +5,7 @@ import (
 	"io"
 	"io/fs"
 	"net/http"
+	"net/url"
 	"regexp"
 	"slices"
 	"strings"
@@ -251,5 +252,34 @@ func TestHSTSOnlyWithSecureCookies(t *testing.T) {
 			t.Errorf("%s: Strict-Transport-Security = %q", p.name, got)
 		}
 		checkSecurityHeaders(t, p.name, res.Header)
+	}
+}
+
+// TestConnectAnswersAreNotStored: a Connect answer is never kept by a
+// cache, as no /api answer is. The procedures without side effects
+// (ListBets, GetBet, GetUser, the limits) may be called with GET, whose
+// answers a browser would otherwise keep: a player's bets and account, there
+// to read after they signed out. Found by a review playing a hostile player.
+func TestConnectAnswersAreNotStored(t *testing.T) {
+	t.Parallel()
+	env := apitest.Start(t)
+	c := env.Client()
+	c.Register("nostore_player")
+	get := func(procedure string) string {
+		return "/fairplay.v1." + procedure + "?connect=v1&encoding=json&message=" + url.QueryEscape("{}")
+	}
+	bearer := map[string]string{"Authorization": "Bearer " + c.Token}
+	post := map[string]string{"Content-Type": "application/json", "Connect-Protocol-Version": "1"}
+	for _, p := range []probe{
+		{name: "GET ListBets", method: "GET", path: get("GameService/ListBets"), header: bearer, status: 200},
+		{name: "GET GetUser", method: "GET", path: get("AuthService/GetUser"), header: bearer, status: 200},
+		{name: "GET GetLimits", method: "GET", path: get("WalletService/GetLimits"), header: bearer, status: 200},
+		{name: "GET GetUser, signed out", method: "GET", path: get("AuthService/GetUser"), status: 401},
+		{name: "POST GetConfig", method: "POST", path: "/fairplay.v1.AuthService/GetConfig", header: post, body: `{}`, status: 200},
+	} {
+		res, body := p.do(t, env.URL)
+		if got := res.Header.Values("Cache-Control"); !slices.Equal(got, []string{"no-store"}) {
+			t.Errorf("%s: Cache-Control %q, want no-store (%s)", p.name, got, body)
+		}
 	}
 }
