@@ -111,8 +111,8 @@ func serveOpenAPI(w http.ResponseWriter, _ *http.Request) {
 	_, _ = w.Write(openapi.JSON)
 }
 
-// notStored marks every Connect answer Cache-Control: no-store, as /api's
-// are: the procedures without side effects (ListBets, GetBet, GetUser, the
+// notStored marks every Connect answer Cache-Control: no-store, as the
+// answers of /api's calls are: the procedures without side effects (ListBets, GetBet, GetUser, the
 // limits) may be called with GET, and a browser may otherwise keep a
 // player's bets or account in its cache after they sign out.
 func notStored(h http.Handler) http.Handler {

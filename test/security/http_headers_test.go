@@ -256,7 +256,7 @@ func TestHSTSOnlyWithSecureCookies(t *testing.T) {
 }
 
 // TestConnectAnswersAreNotStored: a Connect answer is never kept by a
-// cache, as no /api answer is. The procedures without side effects
+// cache, as no answer of an /api call is. The procedures without side effects
 // (ListBets, GetBet, GetUser, the limits) may be called with GET, whose
 // answers a browser would otherwise keep: a player's bets and account, there
 // to read after they signed out. Found by a review playing a hostile player.
