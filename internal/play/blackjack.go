@@ -72,13 +72,13 @@ func (s *Service) StartBlackjack(ctx context.Context, p accounts.Principal, betA
 
 // HitBlackjack deals the hand in play one card.
 func (s *Service) HitBlackjack(ctx context.Context, p accounts.Principal, gameID string) (*BlackjackRound, error) {
-	return s.blackjackAction(ctx, p, gameID, 'h', (*blackjack.Game).Hit)
+	return s.blackjackAction(ctx, p, gameID, blackjackHit, nil)
 }
 
 // StandBlackjack ends the hand in play; after the last hand the dealer plays
 // and the game settles.
 func (s *Service) StandBlackjack(ctx context.Context, p accounts.Principal, gameID string) (*BlackjackRound, error) {
-	return s.blackjackAction(ctx, p, gameID, 's', (*blackjack.Game).Stand)
+	return s.blackjackAction(ctx, p, gameID, blackjackStand, nil)
 }
 
 // DoubleBlackjack takes a stake equal to the original one on the first two
@@ -86,16 +86,14 @@ func (s *Service) StandBlackjack(ctx context.Context, p accounts.Principal, game
 // entry of the same bet, whose amount becomes the total stake; it deals one
 // card and ends the hand.
 func (s *Service) DoubleBlackjack(ctx context.Context, p accounts.Principal, gameID string) (*BlackjackRound, error) {
-	return s.blackjackStake(ctx, p, gameID, 'd', (*blackjack.Game).CanDouble, ErrCannotDouble, money.One,
-		ErrInsufficientDouble, (*blackjack.Game).Double)
+	return s.blackjackAction(ctx, p, gameID, blackjackDouble, ErrInsufficientDouble)
 }
 
 // SplitBlackjack takes a stake equal to the original one for a second hand,
 // in the same transaction as the split, with its ledger entry, and deals
 // each hand its second card.
 func (s *Service) SplitBlackjack(ctx context.Context, p accounts.Principal, gameID string) (*BlackjackRound, error) {
-	return s.blackjackStake(ctx, p, gameID, 'p', (*blackjack.Game).CanSplit, ErrCannotSplit, money.One,
-		ErrInsufficientSplit, (*blackjack.Game).Split)
+	return s.blackjackAction(ctx, p, gameID, blackjackSplit, ErrInsufficientSplit)
 }
 
 // InsureBlackjack records the insurance decision offered when the dealer
@@ -104,31 +102,64 @@ func (s *Service) SplitBlackjack(ctx context.Context, p accounts.Principal, game
 // no stake, 1:1 at once. Then the dealer peeks.
 func (s *Service) InsureBlackjack(ctx context.Context, p accounts.Principal, gameID string, accept bool) (*BlackjackRound, error) {
 	if !accept {
-		return s.blackjackAction(ctx, p, gameID, 'n', func(g *blackjack.Game) error { return g.Insure(false) })
+		return s.blackjackAction(ctx, p, gameID, blackjackDecline, nil)
 	}
-	evenMoney := func(g *blackjack.Game) bool { return g.EvenMoneyOffered() }
-	return s.blackjackStake(ctx, p, gameID, 'i', (*blackjack.Game).InsurancePending, ErrNoInsurance,
-		money.One/2, ErrInsufficientInsurance, func(g *blackjack.Game) error { return g.Insure(true) }, evenMoney)
+	return s.blackjackAction(ctx, p, gameID, blackjackInsure, ErrInsufficientInsurance)
 }
 
-// blackjackStake runs an action that takes an extra stake of share × the
+// blackjackAction runs move on the caller's game; short, when set, is what
+// a balance short of the move's stake hears.
+func (s *Service) blackjackAction(ctx context.Context, p accounts.Principal, gameID string, move blackjackMove,
+	short error) (*BlackjackRound, error) {
+	r, err := act(ctx, s, p, blackjackKind, gameID, move)
+	if short != nil && errors.Is(err, ErrInsufficientBalance) {
+		return nil, short
+	}
+	if err != nil {
+		return nil, err
+	}
+	return newBlackjackRound(r), nil
+}
+
+// blackjackMove is a player's action on a running game as act runs it.
+type blackjackMove = func(r *Round[blackjack.Game]) error
+
+// The player's actions: hit, stand, double, split, insurance (or even money)
+// taken, and insurance declined.
+var (
+	blackjackHit    = blackjackPlay('h', (*blackjack.Game).Hit)
+	blackjackStand  = blackjackPlay('s', (*blackjack.Game).Stand)
+	blackjackDouble = blackjackStaked('d', (*blackjack.Game).CanDouble, ErrCannotDouble, money.One,
+		(*blackjack.Game).Double, nil)
+	blackjackSplit = blackjackStaked('p', (*blackjack.Game).CanSplit, ErrCannotSplit, money.One,
+		(*blackjack.Game).Split, nil)
+	blackjackInsure = blackjackStaked('i', (*blackjack.Game).InsurancePending, ErrNoInsurance, money.One/2,
+		func(g *blackjack.Game) error { return g.Insure(true) }, (*blackjack.Game).EvenMoneyOffered)
+	blackjackDecline = blackjackPlay('n', func(g *blackjack.Game) error { return g.Insure(false) })
+)
+
+// blackjackPlay is an action that takes no stake.
+func blackjackPlay(code byte, action func(*blackjack.Game) error) blackjackMove {
+	return func(r *Round[blackjack.Game]) error { return applyBlackjack(r, code, action) }
+}
+
+// blackjackStaked is an action that takes an extra stake of share × the
 // original stake (none when free reports so: even money). It is refused,
 // changing nothing, when allowed says no (with notAllowed) or when the
-// balance is short (with short) — both decided before any card is dealt
-// from what the player already sees, so a refusal cannot depend on the hole
-// card or the deck. (A bet racing the action can still empty the balance in
-// between; the save refuses that the same way.)
-func (s *Service) blackjackStake(ctx context.Context, p accounts.Principal, gameID string, code byte,
-	allowed func(*blackjack.Game) bool, notAllowed error, share money.Multiplier, short error,
-	action func(*blackjack.Game) error, free ...func(*blackjack.Game) bool) (*BlackjackRound, error) {
-	r, err := act(ctx, s, p, blackjackKind, gameID, func(r *Round[blackjack.Game]) error {
+// balance is short (with ErrInsufficientBalance) — both decided before any
+// card is dealt from what the player already sees, so a refusal cannot
+// depend on the hole card or the deck. (A bet racing the action can still
+// empty the balance in between; the save refuses that the same way.)
+func blackjackStaked(code byte, allowed func(*blackjack.Game) bool, notAllowed error, share money.Multiplier,
+	action func(*blackjack.Game) error, free func(*blackjack.Game) bool) blackjackMove {
+	return func(r *Round[blackjack.Game]) error {
 		if r.Game.InsurancePending() && code != 'i' {
 			return ErrInsuranceFirst
 		}
 		if !allowed(r.Game) {
 			return notAllowed
 		}
-		if len(free) == 0 || !free[0](r.Game) {
+		if free == nil || !free(r.Game) {
 			base, err := blackjackBase(r)
 			if err != nil {
 				return err
@@ -140,14 +171,7 @@ func (s *Service) blackjackStake(ctx context.Context, p accounts.Principal, game
 			r.Bet.Amount, r.stake = r.Bet.Amount+extra, extra // at most 4 base stakes ≤ 4 × Limits.MaxBet: no overflow
 		}
 		return applyBlackjack(r, code, action)
-	})
-	if errors.Is(err, ErrInsufficientBalance) {
-		return nil, short
 	}
-	if err != nil {
-		return nil, err
-	}
-	return newBlackjackRound(r), nil
 }
 
 // blackjackBase returns the original stake of a running game: its total
@@ -168,17 +192,6 @@ func baseStake(amount money.Amount, stakes money.Multiplier) (money.Amount, erro
 		return 0, errBlackjackStake
 	}
 	return money.Amount(q.Int64()), nil
-}
-
-func (s *Service) blackjackAction(ctx context.Context, p accounts.Principal, gameID string, code byte,
-	action func(*blackjack.Game) error) (*BlackjackRound, error) {
-	r, err := act(ctx, s, p, blackjackKind, gameID, func(r *Round[blackjack.Game]) error {
-		return applyBlackjack(r, code, action)
-	})
-	if err != nil {
-		return nil, err
-	}
-	return newBlackjackRound(r), nil
 }
 
 // applyBlackjack runs one action and records it in the params ("h", "s",

@@ -98,28 +98,37 @@ func (s *Service) RevealMinesTile(ctx context.Context, p accounts.Principal, gam
 		return nil, problem.Invalid(mines.ErrInvalidTile.Error())
 	}
 	var hit bool
-	r, err := act(ctx, s, p, minesKind, gameID, func(r *Round[mines.Game]) error {
-		mine, err := r.Game.Reveal(tile)
-		if err != nil {
-			return gameError(err, mines.ErrAlreadyRevealed)
-		}
-		hit = mine
-		r.Params.Reveals = append(r.Params.Reveals, tile)
-		return nil
-	})
+	r, err := act(ctx, s, p, minesKind, gameID, revealTile(tile, &hit))
 	if err != nil {
 		return nil, err
 	}
 	return newMinesRound(r, hit), nil
 }
 
+// revealTile is the action revealing tile (0 … 24), recorded in the params;
+// hit says whether it was a mine.
+func revealTile(tile int, hit *bool) func(r *Round[mines.Game]) error {
+	return func(r *Round[mines.Game]) error {
+		mine, err := r.Game.Reveal(tile)
+		if err != nil {
+			return gameError(err, mines.ErrAlreadyRevealed)
+		}
+		*hit = mine
+		r.Params.Reveals = append(r.Params.Reveals, tile)
+		return nil
+	}
+}
+
+// cashOutMines is the action ending a game after at least one gem.
+func cashOutMines(r *Round[mines.Game]) error {
+	_, err := r.Game.CashOut()
+	return gameError(err, mines.ErrNothingToCashOut)
+}
+
 // CashOutMines ends the caller's running game after at least one gem and
 // pays the stake times the displayed multiplier.
 func (s *Service) CashOutMines(ctx context.Context, p accounts.Principal, gameID string) (*MinesRound, error) {
-	r, err := act(ctx, s, p, minesKind, gameID, func(r *Round[mines.Game]) error {
-		_, err := r.Game.CashOut()
-		return gameError(err, mines.ErrNothingToCashOut)
-	})
+	r, err := act(ctx, s, p, minesKind, gameID, cashOutMines)
 	if err != nil {
 		return nil, err
 	}

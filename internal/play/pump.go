@@ -81,28 +81,37 @@ func (s *Service) StartPump(ctx context.Context, p accounts.Principal, betAmount
 // safe pump cashes out.
 func (s *Service) PumpBalloon(ctx context.Context, p accounts.Principal, gameID string) (*PumpRound, error) {
 	var burst bool
-	r, err := act(ctx, s, p, pumpKind, gameID, func(r *Round[pump.Game]) error {
-		b, err := r.Game.Pump()
-		if err != nil {
-			return gameError(err)
-		}
-		burst = b
-		r.Params.Pumps++
-		return nil
-	})
+	r, err := act(ctx, s, p, pumpKind, gameID, pumpOnce(&burst))
 	if err != nil {
 		return nil, err
 	}
 	return newPumpRound(r, burst), nil
 }
 
+// pumpOnce is the action pumping once, recorded in the params; burst says
+// whether the balloon burst.
+func pumpOnce(burst *bool) func(r *Round[pump.Game]) error {
+	return func(r *Round[pump.Game]) error {
+		b, err := r.Game.Pump()
+		if err != nil {
+			return gameError(err)
+		}
+		*burst = b
+		r.Params.Pumps++
+		return nil
+	}
+}
+
+// cashOutPump is the action ending a game after at least one safe pump.
+func cashOutPump(r *Round[pump.Game]) error {
+	_, err := r.Game.CashOut()
+	return gameError(err, pump.ErrNothingToCashOut)
+}
+
 // CashOutPump ends the caller's running game after at least one safe pump
 // and pays the stake times the multiplier reached.
 func (s *Service) CashOutPump(ctx context.Context, p accounts.Principal, gameID string) (*PumpRound, error) {
-	r, err := act(ctx, s, p, pumpKind, gameID, func(r *Round[pump.Game]) error {
-		_, err := r.Game.CashOut()
-		return gameError(err, pump.ErrNothingToCashOut)
-	})
+	r, err := act(ctx, s, p, pumpKind, gameID, cashOutPump)
 	if err != nil {
 		return nil, err
 	}

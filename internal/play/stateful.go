@@ -105,13 +105,8 @@ func startGame[G any](ctx context.Context, s *Service, p accounts.Principal, k k
 	var r *Round[G]
 	pair, placed, err := s.placeBet(ctx, p, bet, func(pair SeedPair) (Draw, error) {
 		// Drawn afresh on every call: a draw from a stale pair is thrown away.
-		g, err := deal(fair.NewStream(pair.ServerSeed, pair.ClientSeed, uint64(pair.Nonce)))
-		if err != nil {
-			return Draw{}, err
-		}
-		r = &Round[G]{Bet: bet, Pair: pair, Params: params, Game: g, maxPayout: s.limits.MaxPayout}
-		r.Bet.SeedPairID, r.Bet.ClientSeed, r.Bet.Nonce = pair.ID, pair.ClientSeed, pair.Nonce
-		if err := record(k, r, now); err != nil {
+		var err error
+		if r, err = open(k, s.limits, bet, params, pair, now, deal); err != nil {
 			return Draw{}, err
 		}
 		return Draw{Status: r.Bet.Status, Multiplier: r.Bet.Multiplier, Payout: r.Bet.Payout, Params: r.Bet.Params,
@@ -145,26 +140,9 @@ func act[G any](ctx context.Context, s *Service, p accounts.Principal, k kind[G]
 	now := s.now()
 	a := GameAction{UserID: p.UserID, SessionID: p.SessionID, LiveSince: p.LiveSince, BetID: id, Game: k.game, At: now}
 	var r *Round[G]
-	placed, err := s.store.PlayOn(ctx, a, func(b BetWithSeeds, balance money.Amount) (Change, error) {
-		if b.Status != StatusActive {
-			return Change{}, ErrGameOver
-		}
-		var err error
-		if r, err = resume(b, k, s.limits); err != nil {
-			return Change{}, err
-		}
-		r.Balance = balance // before the action; an action taking a stake checks it before it draws
-		if err := action(r); err != nil {
-			return Change{}, err
-		}
-		if err := record(k, r, now); err != nil {
-			return Change{}, err
-		}
-		c := Change{Bet: r.Bet, Stake: r.stake}
-		if r.Over() {
-			c.Payout = r.Bet.Payout
-		}
-		return c, nil
+	placed, err := s.store.PlayOn(ctx, a, func(b BetWithSeeds, balance money.Amount) (c Change, err error) {
+		r, c, err = step(k, s.limits, b, balance, now, action)
+		return c, err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("%s game: %w", k.game, err)
@@ -172,6 +150,52 @@ func act[G any](ctx context.Context, s *Service, p accounts.Principal, k kind[G]
 	r.Balance = placed.Balance
 	observe(s, r, placed)
 	return r, nil
+}
+
+// open deals a game from pair, the nonce already taken, and records it in
+// bet: what a game's start saves, the rules' state, or the settlement of a
+// game the deal ends. It reads nothing but its arguments, so the tests of
+// the rules run it as the server does (stateful_test.go).
+func open[G any](k kind[G], l Limits, bet Bet, params games.Params, pair SeedPair, now time.Time,
+	deal func(event.Source) (*G, error)) (*Round[G], error) {
+	g, err := deal(fair.NewStream(pair.ServerSeed, pair.ClientSeed, uint64(pair.Nonce)))
+	if err != nil {
+		return nil, err
+	}
+	r := &Round[G]{Bet: bet, Pair: pair, Params: params, Game: g, maxPayout: l.MaxPayout}
+	r.Bet.SeedPairID, r.Bet.ClientSeed, r.Bet.Nonce = pair.ID, pair.ClientSeed, pair.Nonce
+	if err := record(k, r, now); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// step runs action on the game row b, locked, with the player's balance
+// before it: it refuses a game that is over, lets the action change the
+// state (an extra stake in r.stake), and returns what to save, settling the
+// game when the rules have ended it. An error changes nothing: the caller's
+// transaction rolls back. Like open it reads only its arguments.
+func step[G any](k kind[G], l Limits, b BetWithSeeds, balance money.Amount, now time.Time,
+	action func(r *Round[G]) error) (*Round[G], Change, error) {
+	if b.Status != StatusActive {
+		return nil, Change{}, ErrGameOver
+	}
+	r, err := resume(b, k, l)
+	if err != nil {
+		return nil, Change{}, err
+	}
+	r.Balance = balance // before the action; an action taking a stake checks it before it draws
+	if err := action(r); err != nil {
+		return nil, Change{}, err
+	}
+	if err := record(k, r, now); err != nil {
+		return nil, Change{}, err
+	}
+	c := Change{Bet: r.Bet, Stake: r.stake}
+	if r.Over() {
+		c.Payout = r.Bet.Payout
+	}
+	return r, c, nil
 }
 
 // record writes the round's params and state into its bet: the rules' state

@@ -5,5 +5,8 @@
 // its timing or its refusal gives away or lets the attacker gain. Every
 // finding of a review against the house becomes a test here that failed
 // before its fix. It runs in make test with the race detector; the fuzz
-// target FuzzRefusalsIgnoreOutcome runs in the short fuzz pass.
+// target FuzzRefusalsIgnoreOutcome runs in the short fuzz pass. The rules'
+// side of the stateful games (a refusal decided by the player's view alone,
+// a settlement that cannot fail) is tested without a server, in
+// internal/play's stateful_test.go.
 package security
