@@ -20,6 +20,7 @@ var blackjackKind = kind[blackjack.Game]{
 	returns: func(g *blackjack.Game) (money.Multiplier, money.Multiplier) {
 		return g.Stakes(), g.Return()
 	},
+	moves: func(p games.Params) int { return len(p.Actions) },
 }
 
 // Errors of Blackjack that users see.
@@ -47,6 +48,10 @@ type BlackjackRound struct {
 	View blackjack.View
 }
 
+// Moves is how many of the player's actions the game has taken: what an
+// action's seen counts.
+func (r *BlackjackRound) Moves() int { return blackjackKind.moves(r.Params) }
+
 func newBlackjackRound(r *Round[blackjack.Game]) *BlackjackRound {
 	return &BlackjackRound{Round: r, View: r.Game.View()}
 }
@@ -71,47 +76,49 @@ func (s *Service) StartBlackjack(ctx context.Context, p accounts.Principal, betA
 }
 
 // HitBlackjack deals the hand in play one card.
-func (s *Service) HitBlackjack(ctx context.Context, p accounts.Principal, gameID string) (*BlackjackRound, error) {
-	return s.blackjackAction(ctx, p, gameID, blackjackHit, nil)
+func (s *Service) HitBlackjack(ctx context.Context, p accounts.Principal, gameID string, seen *int) (*BlackjackRound, error) {
+	return s.blackjackAction(ctx, p, gameID, seen, blackjackHit, nil)
 }
 
 // StandBlackjack ends the hand in play; after the last hand the dealer plays
 // and the game settles.
-func (s *Service) StandBlackjack(ctx context.Context, p accounts.Principal, gameID string) (*BlackjackRound, error) {
-	return s.blackjackAction(ctx, p, gameID, blackjackStand, nil)
+func (s *Service) StandBlackjack(ctx context.Context, p accounts.Principal, gameID string, seen *int) (*BlackjackRound, error) {
+	return s.blackjackAction(ctx, p, gameID, seen, blackjackStand, nil)
 }
 
 // DoubleBlackjack takes a stake equal to the original one on the first two
 // cards of the hand in play (after a split too), as another "bet" ledger
 // entry of the same bet, whose amount becomes the total stake; it deals one
 // card and ends the hand.
-func (s *Service) DoubleBlackjack(ctx context.Context, p accounts.Principal, gameID string) (*BlackjackRound, error) {
-	return s.blackjackAction(ctx, p, gameID, blackjackDouble, ErrInsufficientDouble)
+func (s *Service) DoubleBlackjack(ctx context.Context, p accounts.Principal, gameID string, seen *int) (*BlackjackRound, error) {
+	return s.blackjackAction(ctx, p, gameID, seen, blackjackDouble, ErrInsufficientDouble)
 }
 
 // SplitBlackjack takes a stake equal to the original one for a second hand,
 // in the same transaction as the split, with its ledger entry, and deals
 // each hand its second card.
-func (s *Service) SplitBlackjack(ctx context.Context, p accounts.Principal, gameID string) (*BlackjackRound, error) {
-	return s.blackjackAction(ctx, p, gameID, blackjackSplit, ErrInsufficientSplit)
+func (s *Service) SplitBlackjack(ctx context.Context, p accounts.Principal, gameID string, seen *int) (*BlackjackRound, error) {
+	return s.blackjackAction(ctx, p, gameID, seen, blackjackSplit, ErrInsufficientSplit)
 }
 
 // InsureBlackjack records the insurance decision offered when the dealer
 // shows an ace. Accepting takes half the original stake (with its ledger
 // entry, in the same transaction), or, holding a natural, is even money:
 // no stake, 1:1 at once. Then the dealer peeks.
-func (s *Service) InsureBlackjack(ctx context.Context, p accounts.Principal, gameID string, accept bool) (*BlackjackRound, error) {
+func (s *Service) InsureBlackjack(ctx context.Context, p accounts.Principal, gameID string, accept bool,
+	seen *int) (*BlackjackRound, error) {
 	if !accept {
-		return s.blackjackAction(ctx, p, gameID, blackjackDecline, nil)
+		return s.blackjackAction(ctx, p, gameID, seen, blackjackDecline, nil)
 	}
-	return s.blackjackAction(ctx, p, gameID, blackjackInsure, ErrInsufficientInsurance)
+	return s.blackjackAction(ctx, p, gameID, seen, blackjackInsure, ErrInsufficientInsurance)
 }
 
-// blackjackAction runs move on the caller's game; short, when set, is what
-// a balance short of the move's stake hears.
-func (s *Service) blackjackAction(ctx context.Context, p accounts.Principal, gameID string, move blackjackMove,
-	short error) (*BlackjackRound, error) {
-	r, err := act(ctx, s, p, blackjackKind, gameID, move)
+// blackjackAction runs move on the caller's game (seen, when set, is the
+// number of actions the caller saw it take); short, when set, is what a
+// balance short of the move's stake hears.
+func (s *Service) blackjackAction(ctx context.Context, p accounts.Principal, gameID string, seen *int,
+	move blackjackMove, short error) (*BlackjackRound, error) {
+	r, err := act(ctx, s, p, blackjackKind, gameID, seen, move)
 	if short != nil && errors.Is(err, ErrInsufficientBalance) {
 		return nil, short
 	}

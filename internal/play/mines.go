@@ -15,6 +15,7 @@ var minesKind = kind[mines.Game]{
 	game:   Mines,
 	over:   func(g *mines.Game) bool { return g.Status != mines.Active },
 	payout: (*mines.Game).Payout,
+	moves:  func(p games.Params) int { return len(p.Reveals) },
 }
 
 // ErrMineCount is a mine count off the 1 … 24 range.
@@ -91,14 +92,16 @@ func (s *Service) StartMines(ctx context.Context, p accounts.Principal, betAmoun
 }
 
 // RevealMinesTile reveals the tile at row, col (0 … 4 each) of the caller's
-// running game. Revealing the last gem cashes out.
-func (s *Service) RevealMinesTile(ctx context.Context, p accounts.Principal, gameID string, row, col int) (*MinesRound, error) {
+// running game. Revealing the last gem cashes out. seen, when set, is the
+// number of tiles the caller saw revealed (else ErrGameMovedOn).
+func (s *Service) RevealMinesTile(ctx context.Context, p accounts.Principal, gameID string, row, col int,
+	seen *int) (*MinesRound, error) {
 	tile, err := mines.Tile(row, col)
 	if err != nil {
 		return nil, problem.Invalid(mines.ErrInvalidTile.Error())
 	}
 	var hit bool
-	r, err := act(ctx, s, p, minesKind, gameID, revealTile(tile, &hit))
+	r, err := act(ctx, s, p, minesKind, gameID, seen, revealTile(tile, &hit))
 	if err != nil {
 		return nil, err
 	}
@@ -127,8 +130,8 @@ func cashOutMines(r *Round[mines.Game]) error {
 
 // CashOutMines ends the caller's running game after at least one gem and
 // pays the stake times the displayed multiplier.
-func (s *Service) CashOutMines(ctx context.Context, p accounts.Principal, gameID string) (*MinesRound, error) {
-	r, err := act(ctx, s, p, minesKind, gameID, cashOutMines)
+func (s *Service) CashOutMines(ctx context.Context, p accounts.Principal, gameID string, seen *int) (*MinesRound, error) {
+	r, err := act(ctx, s, p, minesKind, gameID, seen, cashOutMines)
 	if err != nil {
 		return nil, err
 	}

@@ -15,6 +15,7 @@ var pumpKind = kind[pump.Game]{
 	game:   Pump,
 	over:   func(g *pump.Game) bool { return g.Status != pump.Active },
 	payout: (*pump.Game).Payout,
+	moves:  func(p games.Params) int { return p.Pumps },
 }
 
 // ErrDifficulty is an unknown Pump difficulty.
@@ -78,10 +79,12 @@ func (s *Service) StartPump(ctx context.Context, p accounts.Principal, betAmount
 }
 
 // PumpBalloon pumps the caller's running balloon once. The last possible
-// safe pump cashes out.
-func (s *Service) PumpBalloon(ctx context.Context, p accounts.Principal, gameID string) (*PumpRound, error) {
+// safe pump cashes out. seen, when set, is the number of safe pumps the
+// caller saw (else ErrGameMovedOn), as in every action of the stateful
+// games.
+func (s *Service) PumpBalloon(ctx context.Context, p accounts.Principal, gameID string, seen *int) (*PumpRound, error) {
 	var burst bool
-	r, err := act(ctx, s, p, pumpKind, gameID, pumpOnce(&burst))
+	r, err := act(ctx, s, p, pumpKind, gameID, seen, pumpOnce(&burst))
 	if err != nil {
 		return nil, err
 	}
@@ -110,8 +113,8 @@ func cashOutPump(r *Round[pump.Game]) error {
 
 // CashOutPump ends the caller's running game after at least one safe pump
 // and pays the stake times the multiplier reached.
-func (s *Service) CashOutPump(ctx context.Context, p accounts.Principal, gameID string) (*PumpRound, error) {
-	r, err := act(ctx, s, p, pumpKind, gameID, cashOutPump)
+func (s *Service) CashOutPump(ctx context.Context, p accounts.Principal, gameID string, seen *int) (*PumpRound, error) {
+	r, err := act(ctx, s, p, pumpKind, gameID, seen, cashOutPump)
 	if err != nil {
 		return nil, err
 	}

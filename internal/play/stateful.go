@@ -40,6 +40,10 @@ var (
 	ErrGameOver       = problem.Conflict("This game is already over")
 	ErrGameNotFound   = problem.NotFound("Game not found")
 	ErrGameIDInvalid  = problem.Invalid("Invalid game id")
+	// ErrGameMovedOn refuses an action whose caller saw the game make
+	// another number of moves than it has (a retry of an action that went
+	// through, a second tab): decided from what the player sees.
+	ErrGameMovedOn = problem.Conflict("This game has moved on. Reload it to continue.")
 )
 
 // Round is a stateful game as its last action left it.
@@ -74,6 +78,9 @@ type kind[G any] struct {
 	over func(*G) bool
 	// payout is the total return on the total stake of an ended game.
 	payout func(*G) money.Multiplier
+	// moves is how many moves a game has made, from its params: what the
+	// player sees and an action's seen counts.
+	moves func(games.Params) int
 	// returns, when set, gives the total stake in base stakes and the exact
 	// total return per base stake (blackjack, whose split and insurance
 	// stakes make the return on the total stake inexact): the payout is then
@@ -129,9 +136,10 @@ func startGame[G any](ctx context.Context, s *Service, p accounts.Principal, k k
 
 // act runs one player action on the caller's game gameID of kind k in one
 // transaction (Store.PlayOn): it locks the game's row, refuses a game that
-// is over, lets action change the state (and set an extra stake in r.stake,
-// for a double), saves it and, when the game has ended, settles it.
-func act[G any](ctx context.Context, s *Service, p accounts.Principal, k kind[G], gameID string,
+// is over (or, when seen is set, one that has made another number of moves
+// than seen), lets action change the state (and set an extra stake in
+// r.stake, for a double), saves it and, when the game has ended, settles it.
+func act[G any](ctx context.Context, s *Service, p accounts.Principal, k kind[G], gameID string, seen *int,
 	action func(r *Round[G]) error) (*Round[G], error) {
 	id, err := parseGameID(gameID)
 	if err != nil {
@@ -141,7 +149,7 @@ func act[G any](ctx context.Context, s *Service, p accounts.Principal, k kind[G]
 	a := GameAction{UserID: p.UserID, SessionID: p.SessionID, LiveSince: p.LiveSince, BetID: id, Game: k.game, At: now}
 	var r *Round[G]
 	placed, err := s.store.PlayOn(ctx, a, func(b BetWithSeeds, balance money.Amount) (c Change, err error) {
-		r, c, err = step(k, s.limits, b, balance, now, action)
+		r, c, err = step(k, s.limits, b, balance, now, seen, action)
 		return c, err
 	})
 	if err != nil {
@@ -171,11 +179,12 @@ func open[G any](k kind[G], l Limits, bet Bet, params games.Params, pair SeedPai
 }
 
 // step runs action on the game row b, locked, with the player's balance
-// before it: it refuses a game that is over, lets the action change the
-// state (an extra stake in r.stake), and returns what to save, settling the
-// game when the rules have ended it. An error changes nothing: the caller's
+// before it: it refuses a game that is over, or one that has made another
+// number of moves than seen (when set), lets the action change the state
+// (an extra stake in r.stake), and returns what to save, settling the game
+// when the rules have ended it. An error changes nothing: the caller's
 // transaction rolls back. Like open it reads only its arguments.
-func step[G any](k kind[G], l Limits, b BetWithSeeds, balance money.Amount, now time.Time,
+func step[G any](k kind[G], l Limits, b BetWithSeeds, balance money.Amount, now time.Time, seen *int,
 	action func(r *Round[G]) error) (*Round[G], Change, error) {
 	if b.Status != StatusActive {
 		return nil, Change{}, ErrGameOver
@@ -183,6 +192,9 @@ func step[G any](k kind[G], l Limits, b BetWithSeeds, balance money.Amount, now 
 	r, err := resume(b, k, l)
 	if err != nil {
 		return nil, Change{}, err
+	}
+	if seen != nil && *seen != k.moves(r.Params) {
+		return nil, Change{}, ErrGameMovedOn
 	}
 	r.Balance = balance // before the action; an action taking a stake checks it before it draws
 	if err := action(r); err != nil {

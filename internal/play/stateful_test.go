@@ -28,7 +28,8 @@ import (
 // Two properties, against a hostile player:
 //
 //   - Whether a move is refused, and how, is decided by what the player
-//     sees (the board, the hands with the hole card hidden, the balance),
+//     sees (the board, the hands with the hole card hidden, the balance,
+//     the number of moves made, which a request may name),
 //     never by the hidden mines, pops or cards: across all the games played,
 //     one view and one move always get one answer.
 //   - A move the rules accept never fails afterwards: the settlement's
@@ -180,11 +181,22 @@ func playout[G any](t testing.TB, c chooser, tb table[G], answers map[string]str
 			return
 		}
 		bi, _ := c.pick(len(balances))
-		key := fmt.Sprintf("%s|%s|%s|balance %d|%s", tb.kind.game, desc, view, bi, m.name)
+		// The moves the request says it saw: none, the game's, or one off.
+		si, _ := c.pick(4)
+		var seen *int
+		if si > 0 {
+			n := tb.kind.moves(games.Params{}) // 0 for a game that cannot be read
+			if p, err := paramsOf(row.Params); err == nil {
+				n = tb.kind.moves(p)
+			}
+			n += []int{0, 0, 1, -1}[si]
+			seen = &n
+		}
+		key := fmt.Sprintf("%s|%s|%s|balance %d|seen %d|%s", tb.kind.game, desc, view, bi, si, m.name)
 		if row.Status != StatusActive {
 			key = fmt.Sprintf("%s|over|%s", tb.kind.game, m.name)
 		}
-		r, ch, err := step(tb.kind, l, row, balances[bi], now, m.action)
+		r, ch, err := step(tb.kind, l, row, balances[bi], now, seen, m.action)
 		answer := "accepted"
 		if err != nil {
 			var p *problem.Error
@@ -215,6 +227,13 @@ func playout[G any](t testing.TB, c chooser, tb table[G], answers map[string]str
 		row = BetWithSeeds{Bet: ch.Bet, Pair: pair}
 		view = tb.view(r)
 	}
+}
+
+// paramsOf reads a bet's params.
+func paramsOf(raw json.RawMessage) (games.Params, error) {
+	var p games.Params
+	err := json.Unmarshal(raw, &p)
+	return p, err
 }
 
 // checkSaved checks a bet as it is about to be saved: a running game's
@@ -260,7 +279,7 @@ func TestStatefulAnswersFollowTheView(t *testing.T) {
 	}
 	for _, want := range []error{ErrGameOver, mines.ErrAlreadyRevealed, mines.ErrNothingToCashOut,
 		pump.ErrNothingToCashOut, ErrCannotDouble, ErrCannotSplit, ErrInsuranceFirst, ErrNoInsurance,
-		ErrInsufficientBalance} {
+		ErrInsufficientBalance, ErrGameMovedOn} {
 		if refused[want.Error()] < 3 {
 			t.Errorf("%q was answered under %d views: the random games did not reach it", want, refused[want.Error()])
 		}

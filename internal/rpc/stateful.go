@@ -15,12 +15,24 @@ import (
 // gameRequest is a request naming a running game.
 type gameRequest interface{ GetGameId() string }
 
+// errMovesNegative refuses an action's moves below zero.
+var errMovesNegative = problem.Invalid("moves must be 0 or more")
+
 // gameAction serves an action on a running game: call the domain as the
-// caller (see playAs) with the request's game id, pack the round.
-func gameAction[Req, Round, Res any](ctx context.Context, h *GameHandler, req *connect.Request[Req],
-	call func(context.Context, accounts.Principal, string) (Round, error), pack func(Round) *Res) (*connect.Response[Res], error) {
+// caller (see playAs) with the request's game id and moves (the request's
+// optional count of the moves its caller saw), pack the round.
+func gameAction[Req, Round, Res any](ctx context.Context, h *GameHandler, req *connect.Request[Req], moves *int32,
+	call func(context.Context, accounts.Principal, string, *int) (Round, error), pack func(Round) *Res) (*connect.Response[Res], error) {
+	var seen *int
+	if moves != nil {
+		if *moves < 0 {
+			return nil, errMovesNegative
+		}
+		n := int(*moves)
+		seen = &n
+	}
 	r, err := playAs(ctx, h, req.Header(), func(p accounts.Principal) (Round, error) {
-		return call(ctx, p, any(req.Msg).(gameRequest).GetGameId())
+		return call(ctx, p, any(req.Msg).(gameRequest).GetGameId(), seen)
 	})
 	if err != nil {
 		return nil, err
@@ -52,8 +64,8 @@ func (h *GameHandler) RevealMinesTile(ctx context.Context, req *connect.Request[
 	if req.Msg.Col != nil {
 		col = int(req.Msg.GetCol())
 	}
-	return gameAction(ctx, h, req, func(ctx context.Context, p accounts.Principal, id string) (*play.MinesRound, error) {
-		return h.play.RevealMinesTile(ctx, p, id, row, col)
+	return gameAction(ctx, h, req, req.Msg.Moves, func(ctx context.Context, p accounts.Principal, id string, seen *int) (*play.MinesRound, error) {
+		return h.play.RevealMinesTile(ctx, p, id, row, col, seen)
 	}, func(r *play.MinesRound) *fairplayv1.RevealMinesTileResponse {
 		return &fairplayv1.RevealMinesTileResponse{
 			Success: true, HitMine: r.HitMine, MinePositions: r.MinePositions(), IsSafe: !r.HitMine,
@@ -66,7 +78,7 @@ func (h *GameHandler) RevealMinesTile(ctx context.Context, req *connect.Request[
 
 // CashOutMines implements GameService.CashOutMines.
 func (h *GameHandler) CashOutMines(ctx context.Context, req *connect.Request[fairplayv1.CashOutMinesRequest]) (*connect.Response[fairplayv1.CashOutMinesResponse], error) {
-	return gameAction(ctx, h, req, h.play.CashOutMines, func(r *play.MinesRound) *fairplayv1.CashOutMinesResponse {
+	return gameAction(ctx, h, req, req.Msg.Moves, h.play.CashOutMines, func(r *play.MinesRound) *fairplayv1.CashOutMinesResponse {
 		return &fairplayv1.CashOutMinesResponse{
 			Success: true, MinePositions: r.MinePositions(), WinAmount: r.Bet.Payout.String(),
 			Multiplier: r.Multiplier.String(), NewBalance: r.Balance.String(), Revealed: r.Revealed(),
@@ -90,7 +102,7 @@ func (h *GameHandler) StartPump(ctx context.Context, req *connect.Request[fairpl
 
 // PumpBalloon implements GameService.PumpBalloon.
 func (h *GameHandler) PumpBalloon(ctx context.Context, req *connect.Request[fairplayv1.PumpBalloonRequest]) (*connect.Response[fairplayv1.PumpBalloonResponse], error) {
-	return gameAction(ctx, h, req, h.play.PumpBalloon, func(r *play.PumpRound) *fairplayv1.PumpBalloonResponse {
+	return gameAction(ctx, h, req, req.Msg.Moves, h.play.PumpBalloon, func(r *play.PumpRound) *fairplayv1.PumpBalloonResponse {
 		return &fairplayv1.PumpBalloonResponse{
 			Success: true, PumpCount: int32(r.Game.Pumps), Multiplier: r.Multiplier.String(), Burst: r.Burst,
 			NewBalance: r.Balance.String(), GameOver: r.Over(), WinAmount: r.Bet.Payout.String(),
@@ -101,7 +113,7 @@ func (h *GameHandler) PumpBalloon(ctx context.Context, req *connect.Request[fair
 
 // CashOutPump implements GameService.CashOutPump.
 func (h *GameHandler) CashOutPump(ctx context.Context, req *connect.Request[fairplayv1.CashOutPumpRequest]) (*connect.Response[fairplayv1.CashOutPumpResponse], error) {
-	return gameAction(ctx, h, req, h.play.CashOutPump, func(r *play.PumpRound) *fairplayv1.CashOutPumpResponse {
+	return gameAction(ctx, h, req, req.Msg.Moves, h.play.CashOutPump, func(r *play.PumpRound) *fairplayv1.CashOutPumpResponse {
 		return &fairplayv1.CashOutPumpResponse{
 			Success: true, WinAmount: r.Bet.Payout.String(), NewBalance: r.Balance.String(),
 			Multiplier: r.Multiplier.String(), PumpCount: int32(r.Game.Pumps), Pops: toInt32s(r.Pops()),
@@ -128,7 +140,7 @@ func (h *GameHandler) StartBlackjack(ctx context.Context, req *connect.Request[f
 
 // HitBlackjack implements GameService.HitBlackjack.
 func (h *GameHandler) HitBlackjack(ctx context.Context, req *connect.Request[fairplayv1.HitBlackjackRequest]) (*connect.Response[fairplayv1.HitBlackjackResponse], error) {
-	return gameAction(ctx, h, req, h.play.HitBlackjack, func(r *play.BlackjackRound) *fairplayv1.HitBlackjackResponse {
+	return gameAction(ctx, h, req, req.Msg.Moves, h.play.HitBlackjack, func(r *play.BlackjackRound) *fairplayv1.HitBlackjackResponse {
 		v := r.View
 		return &fairplayv1.HitBlackjackResponse{
 			Success: true, PlayerHand: toProtoCards(v.PlayerHand), Result: v.Result, WinAmount: r.Bet.Payout.String(),
@@ -140,7 +152,7 @@ func (h *GameHandler) HitBlackjack(ctx context.Context, req *connect.Request[fai
 
 // StandBlackjack implements GameService.StandBlackjack.
 func (h *GameHandler) StandBlackjack(ctx context.Context, req *connect.Request[fairplayv1.StandBlackjackRequest]) (*connect.Response[fairplayv1.StandBlackjackResponse], error) {
-	return gameAction(ctx, h, req, h.play.StandBlackjack, func(r *play.BlackjackRound) *fairplayv1.StandBlackjackResponse {
+	return gameAction(ctx, h, req, req.Msg.Moves, h.play.StandBlackjack, func(r *play.BlackjackRound) *fairplayv1.StandBlackjackResponse {
 		v := r.View
 		return &fairplayv1.StandBlackjackResponse{
 			Success: true, DealerHand: toProtoCards(v.DealerHand), Result: v.Result, WinAmount: r.Bet.Payout.String(),
@@ -152,7 +164,7 @@ func (h *GameHandler) StandBlackjack(ctx context.Context, req *connect.Request[f
 
 // DoubleBlackjack implements GameService.DoubleBlackjack.
 func (h *GameHandler) DoubleBlackjack(ctx context.Context, req *connect.Request[fairplayv1.DoubleBlackjackRequest]) (*connect.Response[fairplayv1.DoubleBlackjackResponse], error) {
-	return gameAction(ctx, h, req, h.play.DoubleBlackjack, func(r *play.BlackjackRound) *fairplayv1.DoubleBlackjackResponse {
+	return gameAction(ctx, h, req, req.Msg.Moves, h.play.DoubleBlackjack, func(r *play.BlackjackRound) *fairplayv1.DoubleBlackjackResponse {
 		v := r.View
 		return &fairplayv1.DoubleBlackjackResponse{
 			Success: true, DealerHand: toProtoCards(v.DealerHand), PlayerHand: toProtoCards(v.PlayerHand),
@@ -165,7 +177,7 @@ func (h *GameHandler) DoubleBlackjack(ctx context.Context, req *connect.Request[
 
 // SplitBlackjack implements GameService.SplitBlackjack.
 func (h *GameHandler) SplitBlackjack(ctx context.Context, req *connect.Request[fairplayv1.SplitBlackjackRequest]) (*connect.Response[fairplayv1.SplitBlackjackResponse], error) {
-	return gameAction(ctx, h, req, h.play.SplitBlackjack, func(r *play.BlackjackRound) *fairplayv1.SplitBlackjackResponse {
+	return gameAction(ctx, h, req, req.Msg.Moves, h.play.SplitBlackjack, func(r *play.BlackjackRound) *fairplayv1.SplitBlackjackResponse {
 		v := r.View
 		return &fairplayv1.SplitBlackjackResponse{
 			Success: true, PlayerHand: toProtoCards(v.PlayerHand), DealerHand: toProtoCards(v.DealerHand),
@@ -184,8 +196,8 @@ func (h *GameHandler) InsureBlackjack(ctx context.Context, req *connect.Request[
 		return nil, errAcceptMissing
 	}
 	accept := req.Msg.GetAccept()
-	return gameAction(ctx, h, req, func(ctx context.Context, p accounts.Principal, id string) (*play.BlackjackRound, error) {
-		return h.play.InsureBlackjack(ctx, p, id, accept)
+	return gameAction(ctx, h, req, req.Msg.Moves, func(ctx context.Context, p accounts.Principal, id string, seen *int) (*play.BlackjackRound, error) {
+		return h.play.InsureBlackjack(ctx, p, id, accept, seen)
 	}, func(r *play.BlackjackRound) *fairplayv1.InsureBlackjackResponse {
 		v := r.View
 		return &fairplayv1.InsureBlackjackResponse{
@@ -202,7 +214,7 @@ func toProtoHands(r *play.BlackjackRound) *fairplayv1.BlackjackHands {
 	return &fairplayv1.BlackjackHands{
 		SecondHand: toProtoCards(v.SecondHand), SecondValue: int32(v.SecondValue), ActiveHand: int32(v.ActiveHand),
 		CanSplit: v.CanSplit, CanDouble: v.CanDouble, Insurance: string(v.Insurance), EvenMoney: v.EvenMoney,
-		Doubled: v.Doubled, HandResults: v.HandResults, BetAmount: r.Bet.Amount.String(),
+		Doubled: v.Doubled, HandResults: v.HandResults, BetAmount: r.Bet.Amount.String(), Moves: int32(r.Moves()),
 	}
 }
 

@@ -1098,7 +1098,13 @@ type RevealMinesTileRequest struct {
 	// row is 0 to 4, top to bottom.
 	Row *int32 `protobuf:"varint,2,opt,name=row,proto3,oneof" json:"row,omitempty"`
 	// col is 0 to 4, left to right.
-	Col           *int32 `protobuf:"varint,3,opt,name=col,proto3,oneof" json:"col,omitempty"`
+	Col *int32 `protobuf:"varint,3,opt,name=col,proto3,oneof" json:"col,omitempty"`
+	// moves, when set, is how many moves the caller saw the game make (Mines: the
+	// tiles revealed; Pump: the safe pumps; Blackjack: hands.moves). A game that
+	// has made another number refuses the action with 409 "This game has moved
+	// on. Reload it to continue." and changes nothing, so a retried request acts
+	// at most once.
+	Moves         *int32 `protobuf:"varint,4,opt,name=moves,proto3,oneof" json:"moves,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1150,6 +1156,13 @@ func (x *RevealMinesTileRequest) GetRow() int32 {
 func (x *RevealMinesTileRequest) GetCol() int32 {
 	if x != nil && x.Col != nil {
 		return *x.Col
+	}
+	return 0
+}
+
+func (x *RevealMinesTileRequest) GetMoves() int32 {
+	if x != nil && x.Moves != nil {
+		return *x.Moves
 	}
 	return 0
 }
@@ -1296,7 +1309,13 @@ func (x *RevealMinesTileResponse) GetNextMultiplier() string {
 type CashOutMinesRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// game_id is the running game.
-	GameId        string `protobuf:"bytes,1,opt,name=game_id,json=gameId,proto3" json:"game_id,omitempty"`
+	GameId string `protobuf:"bytes,1,opt,name=game_id,json=gameId,proto3" json:"game_id,omitempty"`
+	// moves, when set, is how many moves the caller saw the game make (Mines: the
+	// tiles revealed; Pump: the safe pumps; Blackjack: hands.moves). A game that
+	// has made another number refuses the action with 409 "This game has moved
+	// on. Reload it to continue." and changes nothing, so a retried request acts
+	// at most once.
+	Moves         *int32 `protobuf:"varint,2,opt,name=moves,proto3,oneof" json:"moves,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1336,6 +1355,13 @@ func (x *CashOutMinesRequest) GetGameId() string {
 		return x.GameId
 	}
 	return ""
+}
+
+func (x *CashOutMinesRequest) GetMoves() int32 {
+	if x != nil && x.Moves != nil {
+		return *x.Moves
+	}
+	return 0
 }
 
 // CashOutMinesResponse is the settled game.
@@ -1688,7 +1714,13 @@ func (x *StartPumpResponse) GetFairness() *Fairness {
 type PumpBalloonRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// game_id is the running game.
-	GameId        string `protobuf:"bytes,1,opt,name=game_id,json=gameId,proto3" json:"game_id,omitempty"`
+	GameId string `protobuf:"bytes,1,opt,name=game_id,json=gameId,proto3" json:"game_id,omitempty"`
+	// moves, when set, is how many moves the caller saw the game make (Mines: the
+	// tiles revealed; Pump: the safe pumps; Blackjack: hands.moves). A game that
+	// has made another number refuses the action with 409 "This game has moved
+	// on. Reload it to continue." and changes nothing, so a retried request acts
+	// at most once.
+	Moves         *int32 `protobuf:"varint,2,opt,name=moves,proto3,oneof" json:"moves,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1728,6 +1760,13 @@ func (x *PumpBalloonRequest) GetGameId() string {
 		return x.GameId
 	}
 	return ""
+}
+
+func (x *PumpBalloonRequest) GetMoves() int32 {
+	if x != nil && x.Moves != nil {
+		return *x.Moves
+	}
+	return 0
 }
 
 // PumpBalloonResponse is the game after the pump.
@@ -1862,7 +1901,13 @@ func (x *PumpBalloonResponse) GetPops() []int32 {
 type CashOutPumpRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// game_id is the running game.
-	GameId        string `protobuf:"bytes,1,opt,name=game_id,json=gameId,proto3" json:"game_id,omitempty"`
+	GameId string `protobuf:"bytes,1,opt,name=game_id,json=gameId,proto3" json:"game_id,omitempty"`
+	// moves, when set, is how many moves the caller saw the game make (Mines: the
+	// tiles revealed; Pump: the safe pumps; Blackjack: hands.moves). A game that
+	// has made another number refuses the action with 409 "This game has moved
+	// on. Reload it to continue." and changes nothing, so a retried request acts
+	// at most once.
+	Moves         *int32 `protobuf:"varint,2,opt,name=moves,proto3,oneof" json:"moves,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1902,6 +1947,13 @@ func (x *CashOutPumpRequest) GetGameId() string {
 		return x.GameId
 	}
 	return ""
+}
+
+func (x *CashOutPumpRequest) GetMoves() int32 {
+	if x != nil && x.Moves != nil {
+		return *x.Moves
+	}
+	return 0
 }
 
 // CashOutPumpResponse is the settled game.
@@ -2383,7 +2435,13 @@ func (x *StartBlackjackResponse) GetHands() *BlackjackHands {
 type HitBlackjackRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// game_id is the running game.
-	GameId        string `protobuf:"bytes,1,opt,name=game_id,json=gameId,proto3" json:"game_id,omitempty"`
+	GameId string `protobuf:"bytes,1,opt,name=game_id,json=gameId,proto3" json:"game_id,omitempty"`
+	// moves, when set, is how many moves the caller saw the game make (Mines: the
+	// tiles revealed; Pump: the safe pumps; Blackjack: hands.moves). A game that
+	// has made another number refuses the action with 409 "This game has moved
+	// on. Reload it to continue." and changes nothing, so a retried request acts
+	// at most once.
+	Moves         *int32 `protobuf:"varint,2,opt,name=moves,proto3,oneof" json:"moves,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2423,6 +2481,13 @@ func (x *HitBlackjackRequest) GetGameId() string {
 		return x.GameId
 	}
 	return ""
+}
+
+func (x *HitBlackjackRequest) GetMoves() int32 {
+	if x != nil && x.Moves != nil {
+		return *x.Moves
+	}
+	return 0
 }
 
 // HitBlackjackResponse is the game after the hit.
@@ -2556,7 +2621,13 @@ func (x *HitBlackjackResponse) GetHands() *BlackjackHands {
 type StandBlackjackRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// game_id is the running game.
-	GameId        string `protobuf:"bytes,1,opt,name=game_id,json=gameId,proto3" json:"game_id,omitempty"`
+	GameId string `protobuf:"bytes,1,opt,name=game_id,json=gameId,proto3" json:"game_id,omitempty"`
+	// moves, when set, is how many moves the caller saw the game make (Mines: the
+	// tiles revealed; Pump: the safe pumps; Blackjack: hands.moves). A game that
+	// has made another number refuses the action with 409 "This game has moved
+	// on. Reload it to continue." and changes nothing, so a retried request acts
+	// at most once.
+	Moves         *int32 `protobuf:"varint,2,opt,name=moves,proto3,oneof" json:"moves,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2596,6 +2667,13 @@ func (x *StandBlackjackRequest) GetGameId() string {
 		return x.GameId
 	}
 	return ""
+}
+
+func (x *StandBlackjackRequest) GetMoves() int32 {
+	if x != nil && x.Moves != nil {
+		return *x.Moves
+	}
+	return 0
 }
 
 // StandBlackjackResponse is the settled game.
@@ -2729,7 +2807,13 @@ func (x *StandBlackjackResponse) GetHands() *BlackjackHands {
 type DoubleBlackjackRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// game_id is the running game.
-	GameId        string `protobuf:"bytes,1,opt,name=game_id,json=gameId,proto3" json:"game_id,omitempty"`
+	GameId string `protobuf:"bytes,1,opt,name=game_id,json=gameId,proto3" json:"game_id,omitempty"`
+	// moves, when set, is how many moves the caller saw the game make (Mines: the
+	// tiles revealed; Pump: the safe pumps; Blackjack: hands.moves). A game that
+	// has made another number refuses the action with 409 "This game has moved
+	// on. Reload it to continue." and changes nothing, so a retried request acts
+	// at most once.
+	Moves         *int32 `protobuf:"varint,2,opt,name=moves,proto3,oneof" json:"moves,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2769,6 +2853,13 @@ func (x *DoubleBlackjackRequest) GetGameId() string {
 		return x.GameId
 	}
 	return ""
+}
+
+func (x *DoubleBlackjackRequest) GetMoves() int32 {
+	if x != nil && x.Moves != nil {
+		return *x.Moves
+	}
+	return 0
 }
 
 // DoubleBlackjackResponse is the settled game.
@@ -2911,7 +3002,13 @@ func (x *DoubleBlackjackResponse) GetHands() *BlackjackHands {
 type SplitBlackjackRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// game_id is the running game.
-	GameId        string `protobuf:"bytes,1,opt,name=game_id,json=gameId,proto3" json:"game_id,omitempty"`
+	GameId string `protobuf:"bytes,1,opt,name=game_id,json=gameId,proto3" json:"game_id,omitempty"`
+	// moves, when set, is how many moves the caller saw the game make (Mines: the
+	// tiles revealed; Pump: the safe pumps; Blackjack: hands.moves). A game that
+	// has made another number refuses the action with 409 "This game has moved
+	// on. Reload it to continue." and changes nothing, so a retried request acts
+	// at most once.
+	Moves         *int32 `protobuf:"varint,2,opt,name=moves,proto3,oneof" json:"moves,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2951,6 +3048,13 @@ func (x *SplitBlackjackRequest) GetGameId() string {
 		return x.GameId
 	}
 	return ""
+}
+
+func (x *SplitBlackjackRequest) GetMoves() int32 {
+	if x != nil && x.Moves != nil {
+		return *x.Moves
+	}
+	return 0
 }
 
 // SplitBlackjackResponse is the game after the split.
@@ -3086,7 +3190,13 @@ type InsureBlackjackRequest struct {
 	// game_id is the running game.
 	GameId string `protobuf:"bytes,1,opt,name=game_id,json=gameId,proto3" json:"game_id,omitempty"`
 	// accept is true to take insurance (or even money), false to decline; required.
-	Accept        *bool `protobuf:"varint,2,opt,name=accept,proto3,oneof" json:"accept,omitempty"`
+	Accept *bool `protobuf:"varint,2,opt,name=accept,proto3,oneof" json:"accept,omitempty"`
+	// moves, when set, is how many moves the caller saw the game make (Mines: the
+	// tiles revealed; Pump: the safe pumps; Blackjack: hands.moves). A game that
+	// has made another number refuses the action with 409 "This game has moved
+	// on. Reload it to continue." and changes nothing, so a retried request acts
+	// at most once.
+	Moves         *int32 `protobuf:"varint,3,opt,name=moves,proto3,oneof" json:"moves,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -3133,6 +3243,13 @@ func (x *InsureBlackjackRequest) GetAccept() bool {
 		return *x.Accept
 	}
 	return false
+}
+
+func (x *InsureBlackjackRequest) GetMoves() int32 {
+	if x != nil && x.Moves != nil {
+		return *x.Moves
+	}
+	return 0
 }
 
 // InsureBlackjackResponse is the game after the decision and the dealer's peek.
@@ -3285,7 +3402,11 @@ type BlackjackHands struct {
 	// hand_results is each hand's banner text once the game is over.
 	HandResults []string `protobuf:"bytes,9,rep,name=hand_results,json=handResults,proto3" json:"hand_results,omitempty"`
 	// bet_amount is the total stake so far (original, doubles, split, insurance).
-	BetAmount     string `protobuf:"bytes,10,opt,name=bet_amount,json=betAmount,proto3" json:"bet_amount,omitempty"`
+	BetAmount string `protobuf:"bytes,10,opt,name=bet_amount,json=betAmount,proto3" json:"bet_amount,omitempty"`
+	// moves is how many of the player's actions the game has taken (hits,
+	// stands, doubles, the split, the insurance decision): what an action sends
+	// as its moves.
+	Moves         int32 `protobuf:"varint,11,opt,name=moves,proto3" json:"moves,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -3388,6 +3509,13 @@ func (x *BlackjackHands) GetBetAmount() string {
 		return x.BetAmount
 	}
 	return ""
+}
+
+func (x *BlackjackHands) GetMoves() int32 {
+	if x != nil {
+		return x.Moves
+	}
+	return 0
 }
 
 // BlackjackGame is a running Blackjack game as its player may see it.
@@ -3722,13 +3850,15 @@ const file_fairplay_v1_game_proto_rawDesc = "" +
 	"multiplier\x18\x05 \x01(\tB\x04\x88\xb5\x18\x01R\n" +
 	"multiplier\x12-\n" +
 	"\x0fnext_multiplier\x18\x06 \x01(\tB\x04\x88\xb5\x18\x01R\x0enextMultiplier\x121\n" +
-	"\bfairness\x18\a \x01(\v2\x15.fairplay.v1.FairnessR\bfairness\"\xbb\x01\n" +
+	"\bfairness\x18\a \x01(\v2\x15.fairplay.v1.FairnessR\bfairness\"\xe0\x01\n" +
 	"\x16RevealMinesTileRequest\x12\x17\n" +
 	"\agame_id\x18\x01 \x01(\tR\x06gameId\x12\x15\n" +
 	"\x03row\x18\x02 \x01(\x05H\x00R\x03row\x88\x01\x01\x12\x15\n" +
-	"\x03col\x18\x03 \x01(\x05H\x01R\x03col\x88\x01\x01:J\x9a\xb5\x18F{\"gameId\": \"00000000-0000-4000-8000-000000000000\", \"row\": 2, \"col\": 3}B\x06\n" +
+	"\x03col\x18\x03 \x01(\x05H\x01R\x03col\x88\x01\x01\x12\x19\n" +
+	"\x05moves\x18\x04 \x01(\x05H\x02R\x05moves\x88\x01\x01:J\x9a\xb5\x18F{\"gameId\": \"00000000-0000-4000-8000-000000000000\", \"row\": 2, \"col\": 3}B\x06\n" +
 	"\x04_rowB\x06\n" +
-	"\x04_col\"\x93\x03\n" +
+	"\x04_colB\b\n" +
+	"\x06_moves\"\x93\x03\n" +
 	"\x17RevealMinesTileResponse\x12\x18\n" +
 	"\asuccess\x18\x01 \x01(\bR\asuccess\x12\x19\n" +
 	"\bhit_mine\x18\x02 \x01(\bR\ahitMine\x12%\n" +
@@ -3745,9 +3875,11 @@ const file_fairplay_v1_game_proto_rawDesc = "" +
 	"win_amount\x18\t \x01(\tB\x04\x88\xb5\x18\x01R\twinAmount\x12\x1a\n" +
 	"\brevealed\x18\n" +
 	" \x03(\tR\brevealed\x12-\n" +
-	"\x0fnext_multiplier\x18\v \x01(\tB\x04\x88\xb5\x18\x01R\x0enextMultiplier\"f\n" +
+	"\x0fnext_multiplier\x18\v \x01(\tB\x04\x88\xb5\x18\x01R\x0enextMultiplier\"\x8b\x01\n" +
 	"\x13CashOutMinesRequest\x12\x17\n" +
-	"\agame_id\x18\x01 \x01(\tR\x06gameId:6\x9a\xb5\x182{\"gameId\": \"00000000-0000-4000-8000-000000000000\"}\"\xe5\x01\n" +
+	"\agame_id\x18\x01 \x01(\tR\x06gameId\x12\x19\n" +
+	"\x05moves\x18\x02 \x01(\x05H\x00R\x05moves\x88\x01\x01:6\x9a\xb5\x182{\"gameId\": \"00000000-0000-4000-8000-000000000000\"}B\b\n" +
+	"\x06_moves\"\xe5\x01\n" +
 	"\x14CashOutMinesResponse\x12\x18\n" +
 	"\asuccess\x18\x01 \x01(\bR\asuccess\x12%\n" +
 	"\x0emine_positions\x18\x02 \x03(\tR\rminePositions\x12#\n" +
@@ -3787,9 +3919,11 @@ const file_fairplay_v1_game_proto_rawDesc = "" +
 	"difficulty\x18\x04 \x01(\tR\n" +
 	"difficulty\x12-\n" +
 	"\x0fnext_multiplier\x18\x05 \x01(\tB\x04\x88\xb5\x18\x01R\x0enextMultiplier\x121\n" +
-	"\bfairness\x18\x06 \x01(\v2\x15.fairplay.v1.FairnessR\bfairness\"e\n" +
+	"\bfairness\x18\x06 \x01(\v2\x15.fairplay.v1.FairnessR\bfairness\"\x8a\x01\n" +
 	"\x12PumpBalloonRequest\x12\x17\n" +
-	"\agame_id\x18\x01 \x01(\tR\x06gameId:6\x9a\xb5\x182{\"gameId\": \"00000000-0000-4000-8000-000000000000\"}\"\xe1\x02\n" +
+	"\agame_id\x18\x01 \x01(\tR\x06gameId\x12\x19\n" +
+	"\x05moves\x18\x02 \x01(\x05H\x00R\x05moves\x88\x01\x01:6\x9a\xb5\x182{\"gameId\": \"00000000-0000-4000-8000-000000000000\"}B\b\n" +
+	"\x06_moves\"\xe1\x02\n" +
 	"\x13PumpBalloonResponse\x12\x18\n" +
 	"\asuccess\x18\x01 \x01(\bR\asuccess\x12\x1d\n" +
 	"\n" +
@@ -3806,9 +3940,11 @@ const file_fairplay_v1_game_proto_rawDesc = "" +
 	"\rpotential_win\x18\b \x01(\tB\x04\x88\xb5\x18\x01R\fpotentialWin\x12-\n" +
 	"\x0fnext_multiplier\x18\t \x01(\tB\x04\x88\xb5\x18\x01R\x0enextMultiplier\x12\x12\n" +
 	"\x04pops\x18\n" +
-	" \x03(\x05R\x04pops\"e\n" +
+	" \x03(\x05R\x04pops\"\x8a\x01\n" +
 	"\x12CashOutPumpRequest\x12\x17\n" +
-	"\agame_id\x18\x01 \x01(\tR\x06gameId:6\x9a\xb5\x182{\"gameId\": \"00000000-0000-4000-8000-000000000000\"}\"\xd4\x01\n" +
+	"\agame_id\x18\x01 \x01(\tR\x06gameId\x12\x19\n" +
+	"\x05moves\x18\x02 \x01(\x05H\x00R\x05moves\x88\x01\x01:6\x9a\xb5\x182{\"gameId\": \"00000000-0000-4000-8000-000000000000\"}B\b\n" +
+	"\x06_moves\"\xd4\x01\n" +
 	"\x13CashOutPumpResponse\x12\x18\n" +
 	"\asuccess\x18\x01 \x01(\bR\asuccess\x12#\n" +
 	"\n" +
@@ -3866,9 +4002,11 @@ const file_fairplay_v1_game_proto_rawDesc = "" +
 	"\n" +
 	"can_double\x18\v \x01(\bR\tcanDouble\x121\n" +
 	"\bfairness\x18\f \x01(\v2\x15.fairplay.v1.FairnessR\bfairness\x121\n" +
-	"\x05hands\x18\r \x01(\v2\x1b.fairplay.v1.BlackjackHandsR\x05hands\"f\n" +
+	"\x05hands\x18\r \x01(\v2\x1b.fairplay.v1.BlackjackHandsR\x05hands\"\x8b\x01\n" +
 	"\x13HitBlackjackRequest\x12\x17\n" +
-	"\agame_id\x18\x01 \x01(\tR\x06gameId:6\x9a\xb5\x182{\"gameId\": \"00000000-0000-4000-8000-000000000000\"}\"\x92\x03\n" +
+	"\agame_id\x18\x01 \x01(\tR\x06gameId\x12\x19\n" +
+	"\x05moves\x18\x02 \x01(\x05H\x00R\x05moves\x88\x01\x01:6\x9a\xb5\x182{\"gameId\": \"00000000-0000-4000-8000-000000000000\"}B\b\n" +
+	"\x06_moves\"\x92\x03\n" +
 	"\x14HitBlackjackResponse\x12\x18\n" +
 	"\asuccess\x18\x01 \x01(\bR\asuccess\x122\n" +
 	"\vplayer_hand\x18\x02 \x03(\v2\x11.fairplay.v1.CardR\n" +
@@ -3884,9 +4022,11 @@ const file_fairplay_v1_game_proto_rawDesc = "" +
 	"\fplayer_value\x18\b \x01(\x05R\vplayerValue\x12!\n" +
 	"\fdealer_value\x18\t \x01(\x05R\vdealerValue\x121\n" +
 	"\x05hands\x18\n" +
-	" \x01(\v2\x1b.fairplay.v1.BlackjackHandsR\x05hands\"h\n" +
+	" \x01(\v2\x1b.fairplay.v1.BlackjackHandsR\x05hands\"\x8d\x01\n" +
 	"\x15StandBlackjackRequest\x12\x17\n" +
-	"\agame_id\x18\x01 \x01(\tR\x06gameId:6\x9a\xb5\x182{\"gameId\": \"00000000-0000-4000-8000-000000000000\"}\"\x94\x03\n" +
+	"\agame_id\x18\x01 \x01(\tR\x06gameId\x12\x19\n" +
+	"\x05moves\x18\x02 \x01(\x05H\x00R\x05moves\x88\x01\x01:6\x9a\xb5\x182{\"gameId\": \"00000000-0000-4000-8000-000000000000\"}B\b\n" +
+	"\x06_moves\"\x94\x03\n" +
 	"\x16StandBlackjackResponse\x12\x18\n" +
 	"\asuccess\x18\x01 \x01(\bR\asuccess\x122\n" +
 	"\vdealer_hand\x18\x02 \x03(\v2\x11.fairplay.v1.CardR\n" +
@@ -3902,9 +4042,11 @@ const file_fairplay_v1_game_proto_rawDesc = "" +
 	"\fdealer_value\x18\b \x01(\x05R\vdealerValue\x12\x1b\n" +
 	"\tgame_over\x18\t \x01(\bR\bgameOver\x121\n" +
 	"\x05hands\x18\n" +
-	" \x01(\v2\x1b.fairplay.v1.BlackjackHandsR\x05hands\"i\n" +
+	" \x01(\v2\x1b.fairplay.v1.BlackjackHandsR\x05hands\"\x8e\x01\n" +
 	"\x16DoubleBlackjackRequest\x12\x17\n" +
-	"\agame_id\x18\x01 \x01(\tR\x06gameId:6\x9a\xb5\x182{\"gameId\": \"00000000-0000-4000-8000-000000000000\"}\"\xba\x03\n" +
+	"\agame_id\x18\x01 \x01(\tR\x06gameId\x12\x19\n" +
+	"\x05moves\x18\x02 \x01(\x05H\x00R\x05moves\x88\x01\x01:6\x9a\xb5\x182{\"gameId\": \"00000000-0000-4000-8000-000000000000\"}B\b\n" +
+	"\x06_moves\"\xba\x03\n" +
 	"\x17DoubleBlackjackResponse\x12\x18\n" +
 	"\asuccess\x18\x01 \x01(\bR\asuccess\x122\n" +
 	"\vdealer_hand\x18\x02 \x03(\v2\x11.fairplay.v1.CardR\n" +
@@ -3922,9 +4064,11 @@ const file_fairplay_v1_game_proto_rawDesc = "" +
 	"\n" +
 	"bet_amount\x18\n" +
 	" \x01(\tB\x04\x88\xb5\x18\x01R\tbetAmount\x121\n" +
-	"\x05hands\x18\v \x01(\v2\x1b.fairplay.v1.BlackjackHandsR\x05hands\"h\n" +
+	"\x05hands\x18\v \x01(\v2\x1b.fairplay.v1.BlackjackHandsR\x05hands\"\x8d\x01\n" +
 	"\x15SplitBlackjackRequest\x12\x17\n" +
-	"\agame_id\x18\x01 \x01(\tR\x06gameId:6\x9a\xb5\x182{\"gameId\": \"00000000-0000-4000-8000-000000000000\"}\"\x94\x03\n" +
+	"\agame_id\x18\x01 \x01(\tR\x06gameId\x12\x19\n" +
+	"\x05moves\x18\x02 \x01(\x05H\x00R\x05moves\x88\x01\x01:6\x9a\xb5\x182{\"gameId\": \"00000000-0000-4000-8000-000000000000\"}B\b\n" +
+	"\x06_moves\"\x94\x03\n" +
 	"\x16SplitBlackjackResponse\x12\x18\n" +
 	"\asuccess\x18\x01 \x01(\bR\asuccess\x122\n" +
 	"\vplayer_hand\x18\x02 \x03(\v2\x11.fairplay.v1.CardR\n" +
@@ -3940,11 +4084,13 @@ const file_fairplay_v1_game_proto_rawDesc = "" +
 	"\vnew_balance\x18\t \x01(\tB\x04\x88\xb5\x18\x01R\n" +
 	"newBalance\x121\n" +
 	"\x05hands\x18\n" +
-	" \x01(\v2\x1b.fairplay.v1.BlackjackHandsR\x05hands\"\xa2\x01\n" +
+	" \x01(\v2\x1b.fairplay.v1.BlackjackHandsR\x05hands\"\xc7\x01\n" +
 	"\x16InsureBlackjackRequest\x12\x17\n" +
 	"\agame_id\x18\x01 \x01(\tR\x06gameId\x12\x1b\n" +
-	"\x06accept\x18\x02 \x01(\bH\x00R\x06accept\x88\x01\x01:G\x9a\xb5\x18C{\"gameId\": \"00000000-0000-4000-8000-000000000000\", \"accept\": false}B\t\n" +
-	"\a_accept\"\x95\x03\n" +
+	"\x06accept\x18\x02 \x01(\bH\x00R\x06accept\x88\x01\x01\x12\x19\n" +
+	"\x05moves\x18\x03 \x01(\x05H\x01R\x05moves\x88\x01\x01:G\x9a\xb5\x18C{\"gameId\": \"00000000-0000-4000-8000-000000000000\", \"accept\": false}B\t\n" +
+	"\a_acceptB\b\n" +
+	"\x06_moves\"\x95\x03\n" +
 	"\x17InsureBlackjackResponse\x12\x18\n" +
 	"\asuccess\x18\x01 \x01(\bR\asuccess\x122\n" +
 	"\vplayer_hand\x18\x02 \x03(\v2\x11.fairplay.v1.CardR\n" +
@@ -3960,7 +4106,7 @@ const file_fairplay_v1_game_proto_rawDesc = "" +
 	"\vnew_balance\x18\t \x01(\tB\x04\x88\xb5\x18\x01R\n" +
 	"newBalance\x121\n" +
 	"\x05hands\x18\n" +
-	" \x01(\v2\x1b.fairplay.v1.BlackjackHandsR\x05hands\"\xe3\x02\n" +
+	" \x01(\v2\x1b.fairplay.v1.BlackjackHandsR\x05hands\"\xf9\x02\n" +
 	"\x0eBlackjackHands\x122\n" +
 	"\vsecond_hand\x18\x01 \x03(\v2\x11.fairplay.v1.CardR\n" +
 	"secondHand\x12!\n" +
@@ -3977,7 +4123,8 @@ const file_fairplay_v1_game_proto_rawDesc = "" +
 	"\fhand_results\x18\t \x03(\tR\vhandResults\x12#\n" +
 	"\n" +
 	"bet_amount\x18\n" +
-	" \x01(\tB\x04\x88\xb5\x18\x01R\tbetAmount\"\x80\x03\n" +
+	" \x01(\tB\x04\x88\xb5\x18\x01R\tbetAmount\x12\x14\n" +
+	"\x05moves\x18\v \x01(\x05R\x05moves\"\x80\x03\n" +
 	"\rBlackjackGame\x12\x17\n" +
 	"\agame_id\x18\x01 \x01(\tR\x06gameId\x12#\n" +
 	"\n" +
@@ -4167,7 +4314,14 @@ func file_fairplay_v1_game_proto_init() {
 	file_fairplay_v1_options_proto_init()
 	file_fairplay_v1_game_proto_msgTypes[8].OneofWrappers = []any{}
 	file_fairplay_v1_game_proto_msgTypes[14].OneofWrappers = []any{}
+	file_fairplay_v1_game_proto_msgTypes[16].OneofWrappers = []any{}
+	file_fairplay_v1_game_proto_msgTypes[21].OneofWrappers = []any{}
+	file_fairplay_v1_game_proto_msgTypes[23].OneofWrappers = []any{}
 	file_fairplay_v1_game_proto_msgTypes[26].OneofWrappers = []any{}
+	file_fairplay_v1_game_proto_msgTypes[29].OneofWrappers = []any{}
+	file_fairplay_v1_game_proto_msgTypes[31].OneofWrappers = []any{}
+	file_fairplay_v1_game_proto_msgTypes[33].OneofWrappers = []any{}
+	file_fairplay_v1_game_proto_msgTypes[35].OneofWrappers = []any{}
 	file_fairplay_v1_game_proto_msgTypes[37].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{

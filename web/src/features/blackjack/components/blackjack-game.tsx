@@ -60,6 +60,8 @@ interface Table {
   insurance: string;
   evenMoney: boolean;
   handResults: string[];
+  /** moves is how many actions the game has taken, sent with the next one so a retry acts once. */
+  moves: number;
 }
 
 const empty: Table = {
@@ -82,6 +84,7 @@ const empty: Table = {
   insurance: '',
   evenMoney: false,
   handResults: [],
+  moves: 0,
 };
 
 /** totalStake is the total stake an answer reports, or fallback when it has none. */
@@ -104,6 +107,7 @@ function fromHands(h: Hands | undefined, canDouble = false) {
     insurance: h?.insurance ?? '',
     evenMoney: h?.evenMoney ?? false,
     handResults: h?.handResults ?? [],
+    moves: h?.moves ?? 0,
   };
 }
 
@@ -189,7 +193,14 @@ function reducer(t: Table, action: Action): Table {
       };
     }
     case 'doubled':
-      return { ...t, stake: action.stake, player: action.cards, playerShown: action.cards.length, canDouble: false };
+      return {
+        ...t,
+        stake: action.stake,
+        player: action.cards,
+        playerShown: action.cards.length,
+        canDouble: false,
+        moves: t.moves + 1,
+      };
     case 'standing':
       return { ...t, phase: 'dealerTurn' };
     case 'standFailed':
@@ -351,7 +362,7 @@ export function BlackjackGame() {
     const gameId = table.gameId;
     if (pending || table.phase !== 'playing' || !gameId || table.insurance === 'offered') return;
     hit.mutate(
-      { gameId },
+      { gameId, moves: table.moves },
       {
         onSuccess: (res) => {
           const stake = totalStake(res.hands, table.stake);
@@ -374,7 +385,7 @@ export function BlackjackGame() {
     const firstOfTwo = table.second.length > 0 && table.activeHand === 0;
     if (!firstOfTwo) dispatch({ type: 'standing' });
     stand.mutate(
-      { gameId },
+      { gameId, moves: table.moves },
       {
         onSuccess: (res) => {
           const stake = totalStake(res.hands, table.stake);
@@ -406,7 +417,7 @@ export function BlackjackGame() {
       return;
     }
     double.mutate(
-      { gameId },
+      { gameId, moves: table.moves },
       {
         onSuccess: (res) => {
           const stake = res.betAmount || table.stake + table.base;
@@ -435,7 +446,7 @@ export function BlackjackGame() {
       return;
     }
     split.mutate(
-      { gameId },
+      { gameId, moves: table.moves },
       {
         onSuccess: (res) => {
           const stake = totalStake(res.hands, table.stake + table.base);
@@ -460,7 +471,7 @@ export function BlackjackGame() {
       return;
     }
     insure.mutate(
-      { gameId, accept },
+      { gameId, accept, moves: table.moves },
       {
         onSuccess: (res) => {
           const stake = totalStake(res.hands, table.stake);

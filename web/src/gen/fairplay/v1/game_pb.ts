@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file fairplay/v1/game.proto.
  */
 export const file_fairplay_v1_game: GenFile = /*@__PURE__*/
-  fileDesc("ChZmYWlycGxheS92MS9nYW1lLnByb3RvEgtmYWlycGxheS52MSJdCghGYWlybmVzcxIYChBzZXJ2ZXJfc2VlZF9oYXNoGAEgASgJEhMKC3NlcnZlcl9zZWVkGAIgASgJEhMKC2NsaWVudF9zZWVkGAMgASgJEg0KBW5vbmNlGAQgASgDInIKD1BsYXlEaWNlUmVxdWVzdBIYCgpiZXRfYW1vdW50GAEgASgJQgSItRgBEhkKC3JvbGxfdGFyZ2V0GAIgASgJQgSItRgBOiqatRgmeyJiZXRBbW91bnQiOiAxLjUsICJyb2xsVGFyZ2V0IjogNTAuNX0iwAEKEFBsYXlEaWNlUmVzcG9uc2USFAoGcmVzdWx0GAEgASgJQgSItRgBEg4KBmlzX3dpbhgCIAEoCBIYCgp3aW5fYW1vdW50GAMgASgJQgSItRgBEhkKC25ld19iYWxhbmNlGAQgASgJQgSItRgBEhgKCm11bHRpcGxpZXIYBSABKAlCBIi1GAESDgoGYmV0X2lkGAYgASgJEicKCGZhaXJuZXNzGAcgASgLMhUuZmFpcnBsYXkudjEuRmFpcm5lc3MifQoRUGxheVBsaW5rb1JlcXVlc3QSGAoKYmV0X2Ftb3VudBgBIAEoCUIEiLUYARIMCgRyb3dzGAIgASgFEgwKBHJpc2sYAyABKAk6Mpq1GC57ImJldEFtb3VudCI6IDEsICJyb3dzIjogMTYsICJyaXNrIjogIm1lZGl1bSJ9IsUBChJQbGF5UGxpbmtvUmVzcG9uc2USEQoJZGVjaXNpb25zGAEgAygFEhQKDGZpbmFsX2J1Y2tldBgCIAEoBRIYCgptdWx0aXBsaWVyGAMgASgJQgSItRgBEhgKCndpbl9hbW91bnQYBCABKAlCBIi1GAESGQoLbmV3X2JhbGFuY2UYBSABKAlCBIi1GAESDgoGYmV0X2lkGAYgASgJEicKCGZhaXJuZXNzGAcgASgLMhUuZmFpcnBsYXkudjEuRmFpcm5lc3MirgEKD1BsYXlLZW5vUmVxdWVzdBIYCgpiZXRfYW1vdW50GAEgASgJQgSItRgBEhgKEHNlbGVjdGVkX251bWJlcnMYAiADKAUSEgoKcmlza19sZXZlbBgDIAEoCTpTmrUYT3siYmV0QW1vdW50IjogMSwgInNlbGVjdGVkTnVtYmVycyI6IFszLCA3LCAxMiwgMjUsIDQwXSwgInJpc2tMZXZlbCI6ICJjbGFzc2ljIn0i0wEKEFBsYXlLZW5vUmVzcG9uc2USDwoHc3VjY2VzcxgBIAEoCBIVCg1kcmF3bl9udW1iZXJzGAIgAygFEg8KB21hdGNoZXMYAyADKAUSGAoKd2luX2Ftb3VudBgEIAEoCUIEiLUYARIZCgtuZXdfYmFsYW5jZRgFIAEoCUIEiLUYARIYCgptdWx0aXBsaWVyGAYgASgJQgSItRgBEg4KBmJldF9pZBgHIAEoCRInCghmYWlybmVzcxgIIAEoCzIVLmZhaXJwbGF5LnYxLkZhaXJuZXNzItgBCgNCZXQSDwoCaWQYASABKAlSA19pZBIMCgRnYW1lGAIgASgJEhQKBmFtb3VudBgDIAEoCUIEiLUYARIYCgptdWx0aXBsaWVyGAQgASgJQgSItRgBEhQKBnBheW91dBgFIAEoCUIEiLUYARIOCgZzdGF0dXMYBiABKAkSEgoKY3JlYXRlZF9hdBgHIAEoCRInCghmYWlybmVzcxgIIAEoCzIVLmZhaXJwbGF5LnYxLkZhaXJuZXNzEg4KBnBhcmFtcxgJIAEoCRIPCgdvdXRjb21lGAogASgJIpUBCg9MaXN0QmV0c1JlcXVlc3QSEQoEcGFnZRgBIAEoBUgAiAEBEhIKBWxpbWl0GAIgASgFSAGIAQESEQoEZ2FtZRgDIAEoCUgCiAEBOiyatRgoeyJwYWdlIjogMSwgImxpbWl0IjogMjAsICJnYW1lIjogImRpY2UifUIHCgVfcGFnZUIICgZfbGltaXRCBwoFX2dhbWUiVQoQTGlzdEJldHNSZXNwb25zZRIeCgRiZXRzGAEgAygLMhAuZmFpcnBsYXkudjEuQmV0EhMKC3RvdGFsX3BhZ2VzGAIgASgFEgwKBHBhZ2UYAyABKAUiVgoNR2V0QmV0UmVxdWVzdBIOCgZiZXRfaWQYASABKAk6NZq1GDF7ImJldElkIjogIjAwMDAwMDAwLTAwMDAtNDAwMC04MDAwLTAwMDAwMDAwMDAwMCJ9Ii8KDkdldEJldFJlc3BvbnNlEh0KA2JldBgBIAEoCzIQLmZhaXJwbGF5LnYxLkJldCJnChFTdGFydE1pbmVzUmVxdWVzdBIYCgpiZXRfYW1vdW50GAEgASgJQgSItRgBEhIKCm1pbmVfY291bnQYAiABKAU6JJq1GCB7ImJldEFtb3VudCI6IDEsICJtaW5lQ291bnQiOiAzfSLHAQoSU3RhcnRNaW5lc1Jlc3BvbnNlEg8KB3N1Y2Nlc3MYASABKAgSDwoHZ2FtZV9pZBgCIAEoCRIZCgtuZXdfYmFsYW5jZRgDIAEoCUIEiLUYARISCgptaW5lX2NvdW50GAQgASgFEhgKCm11bHRpcGxpZXIYBSABKAlCBIi1GAESHQoPbmV4dF9tdWx0aXBsaWVyGAYgASgJQgSItRgBEicKCGZhaXJuZXNzGAcgASgLMhUuZmFpcnBsYXkudjEuRmFpcm5lc3MiqQEKFlJldmVhbE1pbmVzVGlsZVJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRIQCgNyb3cYAiABKAVIAIgBARIQCgNjb2wYAyABKAVIAYgBATpKmrUYRnsiZ2FtZUlkIjogIjAwMDAwMDAwLTAwMDAtNDAwMC04MDAwLTAwMDAwMDAwMDAwMCIsICJyb3ciOiAyLCAiY29sIjogM31CBgoEX3Jvd0IGCgRfY29sIpUCChdSZXZlYWxNaW5lc1RpbGVSZXNwb25zZRIPCgdzdWNjZXNzGAEgASgIEhAKCGhpdF9taW5lGAIgASgIEhYKDm1pbmVfcG9zaXRpb25zGAMgAygJEg8KB2lzX3NhZmUYBCABKAgSGAoKbXVsdGlwbGllchgFIAEoCUIEiLUYARIbCg1wb3RlbnRpYWxfd2luGAYgASgJQgSItRgBEhkKC25ld19iYWxhbmNlGAcgASgJQgSItRgBEhEKCWdhbWVfb3ZlchgIIAEoCBIYCgp3aW5fYW1vdW50GAkgASgJQgSItRgBEhAKCHJldmVhbGVkGAogAygJEh0KD25leHRfbXVsdGlwbGllchgLIAEoCUIEiLUYASJeChNDYXNoT3V0TWluZXNSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAk6Npq1GDJ7ImdhbWVJZCI6ICIwMDAwMDAwMC0wMDAwLTQwMDAtODAwMC0wMDAwMDAwMDAwMDAifSKgAQoUQ2FzaE91dE1pbmVzUmVzcG9uc2USDwoHc3VjY2VzcxgBIAEoCBIWCg5taW5lX3Bvc2l0aW9ucxgCIAMoCRIYCgp3aW5fYW1vdW50GAMgASgJQgSItRgBEhgKCm11bHRpcGxpZXIYBCABKAlCBIi1GAESGQoLbmV3X2JhbGFuY2UYBSABKAlCBIi1GAESEAoIcmV2ZWFsZWQYBiADKAki2wEKCU1pbmVzR2FtZRIPCgdnYW1lX2lkGAEgASgJEhgKCmJldF9hbW91bnQYAiABKAlCBIi1GAESEgoKbWluZV9jb3VudBgDIAEoBRIQCghyZXZlYWxlZBgEIAMoCRIYCgptdWx0aXBsaWVyGAUgASgJQgSItRgBEhsKDXBvdGVudGlhbF93aW4YBiABKAlCBIi1GAESHQoPbmV4dF9tdWx0aXBsaWVyGAcgASgJQgSItRgBEicKCGZhaXJuZXNzGAggASgLMhUuZmFpcnBsYXkudjEuRmFpcm5lc3MibgoQU3RhcnRQdW1wUmVxdWVzdBIYCgpiZXRfYW1vdW50GAEgASgJQgSItRgBEhIKCmRpZmZpY3VsdHkYAiABKAk6LJq1GCh7ImJldEFtb3VudCI6IDEsICJkaWZmaWN1bHR5IjogIm1lZGl1bSJ9IqwBChFTdGFydFB1bXBSZXNwb25zZRIPCgdzdWNjZXNzGAEgASgIEg8KB2dhbWVfaWQYAiABKAkSGQoLbmV3X2JhbGFuY2UYAyABKAlCBIi1GAESEgoKZGlmZmljdWx0eRgEIAEoCRIdCg9uZXh0X211bHRpcGxpZXIYBSABKAlCBIi1GAESJwoIZmFpcm5lc3MYBiABKAsyFS5mYWlycGxheS52MS5GYWlybmVzcyJdChJQdW1wQmFsbG9vblJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCTo2mrUYMnsiZ2FtZUlkIjogIjAwMDAwMDAwLTAwMDAtNDAwMC04MDAwLTAwMDAwMDAwMDAwMCJ9IvUBChNQdW1wQmFsbG9vblJlc3BvbnNlEg8KB3N1Y2Nlc3MYASABKAgSEgoKcHVtcF9jb3VudBgCIAEoBRIYCgptdWx0aXBsaWVyGAMgASgJQgSItRgBEg0KBWJ1cnN0GAQgASgIEhkKC25ld19iYWxhbmNlGAUgASgJQgSItRgBEhEKCWdhbWVfb3ZlchgGIAEoCBIYCgp3aW5fYW1vdW50GAcgASgJQgSItRgBEhsKDXBvdGVudGlhbF93aW4YCCABKAlCBIi1GAESHQoPbmV4dF9tdWx0aXBsaWVyGAkgASgJQgSItRgBEgwKBHBvcHMYCiADKAUiXQoSQ2FzaE91dFB1bXBSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAk6Npq1GDJ7ImdhbWVJZCI6ICIwMDAwMDAwMC0wMDAwLTQwMDAtODAwMC0wMDAwMDAwMDAwMDAifSKXAQoTQ2FzaE91dFB1bXBSZXNwb25zZRIPCgdzdWNjZXNzGAEgASgIEhgKCndpbl9hbW91bnQYAiABKAlCBIi1GAESGQoLbmV3X2JhbGFuY2UYAyABKAlCBIi1GAESGAoKbXVsdGlwbGllchgEIAEoCUIEiLUYARISCgpwdW1wX2NvdW50GAUgASgFEgwKBHBvcHMYBiADKAUi3AEKCFB1bXBHYW1lEg8KB2dhbWVfaWQYASABKAkSGAoKYmV0X2Ftb3VudBgCIAEoCUIEiLUYARISCgpkaWZmaWN1bHR5GAMgASgJEhIKCnB1bXBfY291bnQYBCABKAUSGAoKbXVsdGlwbGllchgFIAEoCUIEiLUYARIbCg1wb3RlbnRpYWxfd2luGAYgASgJQgSItRgBEh0KD25leHRfbXVsdGlwbGllchgHIAEoCUIEiLUYARInCghmYWlybmVzcxgIIAEoCzIVLmZhaXJwbGF5LnYxLkZhaXJuZXNzIn4KBENhcmQSEgoFdmFsdWUYASABKAlIAIgBARIRCgRzdWl0GAIgASgJSAGIAQESGgoNbnVtZXJpY192YWx1ZRgDIAEoBUgCiAEBEg4KBmhpZGRlbhgEIAEoCEIICgZfdmFsdWVCBwoFX3N1aXRCEAoOX251bWVyaWNfdmFsdWUiRwoVU3RhcnRCbGFja2phY2tSZXF1ZXN0EhgKCmJldF9hbW91bnQYASABKAlCBIi1GAE6FJq1GBB7ImJldEFtb3VudCI6IDF9IvcCChZTdGFydEJsYWNramFja1Jlc3BvbnNlEg8KB3N1Y2Nlc3MYASABKAgSDwoHZ2FtZV9pZBgCIAEoCRImCgtwbGF5ZXJfaGFuZBgDIAMoCzIRLmZhaXJwbGF5LnYxLkNhcmQSJgoLZGVhbGVyX2hhbmQYBCADKAsyES5mYWlycGxheS52MS5DYXJkEg4KBnJlc3VsdBgFIAEoCRIYCgp3aW5fYW1vdW50GAYgASgJQgSItRgBEhEKCWdhbWVfb3ZlchgHIAEoCBIZCgtuZXdfYmFsYW5jZRgIIAEoCUIEiLUYARIUCgxwbGF5ZXJfdmFsdWUYCSABKAUSFAoMZGVhbGVyX3ZhbHVlGAogASgFEhIKCmNhbl9kb3VibGUYCyABKAgSJwoIZmFpcm5lc3MYDCABKAsyFS5mYWlycGxheS52MS5GYWlybmVzcxIqCgVoYW5kcxgNIAEoCzIbLmZhaXJwbGF5LnYxLkJsYWNramFja0hhbmRzIl4KE0hpdEJsYWNramFja1JlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCTo2mrUYMnsiZ2FtZUlkIjogIjAwMDAwMDAwLTAwMDAtNDAwMC04MDAwLTAwMDAwMDAwMDAwMCJ9IqcCChRIaXRCbGFja2phY2tSZXNwb25zZRIPCgdzdWNjZXNzGAEgASgIEiYKC3BsYXllcl9oYW5kGAIgAygLMhEuZmFpcnBsYXkudjEuQ2FyZBIOCgZyZXN1bHQYAyABKAkSGAoKd2luX2Ftb3VudBgEIAEoCUIEiLUYARIRCglnYW1lX292ZXIYBSABKAgSJgoLZGVhbGVyX2hhbmQYBiADKAsyES5mYWlycGxheS52MS5DYXJkEhkKC25ld19iYWxhbmNlGAcgASgJQgSItRgBEhQKDHBsYXllcl92YWx1ZRgIIAEoBRIUCgxkZWFsZXJfdmFsdWUYCSABKAUSKgoFaGFuZHMYCiABKAsyGy5mYWlycGxheS52MS5CbGFja2phY2tIYW5kcyJgChVTdGFuZEJsYWNramFja1JlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCTo2mrUYMnsiZ2FtZUlkIjogIjAwMDAwMDAwLTAwMDAtNDAwMC04MDAwLTAwMDAwMDAwMDAwMCJ9IqkCChZTdGFuZEJsYWNramFja1Jlc3BvbnNlEg8KB3N1Y2Nlc3MYASABKAgSJgoLZGVhbGVyX2hhbmQYAiADKAsyES5mYWlycGxheS52MS5DYXJkEg4KBnJlc3VsdBgDIAEoCRIYCgp3aW5fYW1vdW50GAQgASgJQgSItRgBEhkKC25ld19iYWxhbmNlGAUgASgJQgSItRgBEiYKC3BsYXllcl9oYW5kGAYgAygLMhEuZmFpcnBsYXkudjEuQ2FyZBIUCgxwbGF5ZXJfdmFsdWUYByABKAUSFAoMZGVhbGVyX3ZhbHVlGAggASgFEhEKCWdhbWVfb3ZlchgJIAEoCBIqCgVoYW5kcxgKIAEoCzIbLmZhaXJwbGF5LnYxLkJsYWNramFja0hhbmRzImEKFkRvdWJsZUJsYWNramFja1JlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCTo2mrUYMnsiZ2FtZUlkIjogIjAwMDAwMDAwLTAwMDAtNDAwMC04MDAwLTAwMDAwMDAwMDAwMCJ9IsQCChdEb3VibGVCbGFja2phY2tSZXNwb25zZRIPCgdzdWNjZXNzGAEgASgIEiYKC2RlYWxlcl9oYW5kGAIgAygLMhEuZmFpcnBsYXkudjEuQ2FyZBImCgtwbGF5ZXJfaGFuZBgDIAMoCzIRLmZhaXJwbGF5LnYxLkNhcmQSFAoMcGxheWVyX3ZhbHVlGAQgASgFEg4KBnJlc3VsdBgFIAEoCRIYCgp3aW5fYW1vdW50GAYgASgJQgSItRgBEhkKC25ld19iYWxhbmNlGAcgASgJQgSItRgBEhQKDGRlYWxlcl92YWx1ZRgIIAEoBRIRCglnYW1lX292ZXIYCSABKAgSGAoKYmV0X2Ftb3VudBgKIAEoCUIEiLUYARIqCgVoYW5kcxgLIAEoCzIbLmZhaXJwbGF5LnYxLkJsYWNramFja0hhbmRzImAKFVNwbGl0QmxhY2tqYWNrUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJOjaatRgyeyJnYW1lSWQiOiAiMDAwMDAwMDAtMDAwMC00MDAwLTgwMDAtMDAwMDAwMDAwMDAwIn0iqQIKFlNwbGl0QmxhY2tqYWNrUmVzcG9uc2USDwoHc3VjY2VzcxgBIAEoCBImCgtwbGF5ZXJfaGFuZBgCIAMoCzIRLmZhaXJwbGF5LnYxLkNhcmQSJgoLZGVhbGVyX2hhbmQYAyADKAsyES5mYWlycGxheS52MS5DYXJkEhQKDHBsYXllcl92YWx1ZRgEIAEoBRIUCgxkZWFsZXJfdmFsdWUYBSABKAUSDgoGcmVzdWx0GAYgASgJEhgKCndpbl9hbW91bnQYByABKAlCBIi1GAESEQoJZ2FtZV9vdmVyGAggASgIEhkKC25ld19iYWxhbmNlGAkgASgJQgSItRgBEioKBWhhbmRzGAogASgLMhsuZmFpcnBsYXkudjEuQmxhY2tqYWNrSGFuZHMikgEKFkluc3VyZUJsYWNramFja1JlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRITCgZhY2NlcHQYAiABKAhIAIgBATpHmrUYQ3siZ2FtZUlkIjogIjAwMDAwMDAwLTAwMDAtNDAwMC04MDAwLTAwMDAwMDAwMDAwMCIsICJhY2NlcHQiOiBmYWxzZX1CCQoHX2FjY2VwdCKqAgoXSW5zdXJlQmxhY2tqYWNrUmVzcG9uc2USDwoHc3VjY2VzcxgBIAEoCBImCgtwbGF5ZXJfaGFuZBgCIAMoCzIRLmZhaXJwbGF5LnYxLkNhcmQSJgoLZGVhbGVyX2hhbmQYAyADKAsyES5mYWlycGxheS52MS5DYXJkEhQKDHBsYXllcl92YWx1ZRgEIAEoBRIUCgxkZWFsZXJfdmFsdWUYBSABKAUSDgoGcmVzdWx0GAYgASgJEhgKCndpbl9hbW91bnQYByABKAlCBIi1GAESEQoJZ2FtZV9vdmVyGAggASgIEhkKC25ld19iYWxhbmNlGAkgASgJQgSItRgBEioKBWhhbmRzGAogASgLMhsuZmFpcnBsYXkudjEuQmxhY2tqYWNrSGFuZHMi8gEKDkJsYWNramFja0hhbmRzEiYKC3NlY29uZF9oYW5kGAEgAygLMhEuZmFpcnBsYXkudjEuQ2FyZBIUCgxzZWNvbmRfdmFsdWUYAiABKAUSEwoLYWN0aXZlX2hhbmQYAyABKAUSEQoJY2FuX3NwbGl0GAQgASgIEhIKCmNhbl9kb3VibGUYBSABKAgSEQoJaW5zdXJhbmNlGAYgASgJEhIKCmV2ZW5fbW9uZXkYByABKAgSDwoHZG91YmxlZBgIIAMoCBIUCgxoYW5kX3Jlc3VsdHMYCSADKAkSGAoKYmV0X2Ftb3VudBgKIAEoCUIEiLUYASKfAgoNQmxhY2tqYWNrR2FtZRIPCgdnYW1lX2lkGAEgASgJEhgKCmJldF9hbW91bnQYAiABKAlCBIi1GAESJgoLcGxheWVyX2hhbmQYAyADKAsyES5mYWlycGxheS52MS5DYXJkEiYKC2RlYWxlcl9oYW5kGAQgAygLMhEuZmFpcnBsYXkudjEuQ2FyZBIUCgxwbGF5ZXJfdmFsdWUYBSABKAUSFAoMZGVhbGVyX3ZhbHVlGAYgASgFEhIKCmNhbl9kb3VibGUYByABKAgSJwoIZmFpcm5lc3MYCCABKAsyFS5mYWlycGxheS52MS5GYWlybmVzcxIqCgVoYW5kcxgJIAEoCzIbLmZhaXJwbGF5LnYxLkJsYWNramFja0hhbmRzIhcKFUdldEFjdGl2ZUdhbWVzUmVxdWVzdCKlAQoWR2V0QWN0aXZlR2FtZXNSZXNwb25zZRIrCgVtaW5lcxgBIAEoCzIWLmZhaXJwbGF5LnYxLk1pbmVzR2FtZUIEoLUYARIpCgRwdW1wGAIgASgLMhUuZmFpcnBsYXkudjEuUHVtcEdhbWVCBKC1GAESMwoJYmxhY2tqYWNrGAMgASgLMhouZmFpcnBsYXkudjEuQmxhY2tqYWNrR2FtZUIEoLUYATKrEQoLR2FtZVNlcnZpY2USZwoIUGxheURpY2USHC5mYWlycGxheS52MS5QbGF5RGljZVJlcXVlc3QaHS5mYWlycGxheS52MS5QbGF5RGljZVJlc3BvbnNlIh6QtRgDgtPkkwIUOgEqIg8vYXBpL2dhbWVzL2RpY2USbwoKUGxheVBsaW5rbxIeLmZhaXJwbGF5LnYxLlBsYXlQbGlua29SZXF1ZXN0Gh8uZmFpcnBsYXkudjEuUGxheVBsaW5rb1Jlc3BvbnNlIiCQtRgDgtPkkwIWOgEqIhEvYXBpL2dhbWVzL3BsaW5rbxJnCghQbGF5S2VubxIcLmZhaXJwbGF5LnYxLlBsYXlLZW5vUmVxdWVzdBodLmZhaXJwbGF5LnYxLlBsYXlLZW5vUmVzcG9uc2UiHpC1GAOC0+STAhQ6ASoiDy9hcGkvZ2FtZXMva2VubxJnCghMaXN0QmV0cxIcLmZhaXJwbGF5LnYxLkxpc3RCZXRzUmVxdWVzdBodLmZhaXJwbGF5LnYxLkxpc3RCZXRzUmVzcG9uc2UiHpACAZC1GAKC0+STAhESDy9hcGkvZ2FtZXMvYmV0cxJqCgZHZXRCZXQSGi5mYWlycGxheS52MS5HZXRCZXRSZXF1ZXN0GhsuZmFpcnBsYXkudjEuR2V0QmV0UmVzcG9uc2UiJ5ACAZC1GAKC0+STAhoSGC9hcGkvZ2FtZXMvYmV0cy97YmV0X2lkfRJ0CgpTdGFydE1pbmVzEh4uZmFpcnBsYXkudjEuU3RhcnRNaW5lc1JlcXVlc3QaHy5mYWlycGxheS52MS5TdGFydE1pbmVzUmVzcG9uc2UiJZC1GAOC0+STAhs6ASoiFi9hcGkvZ2FtZXMvbWluZXMvc3RhcnQSgwEKD1JldmVhbE1pbmVzVGlsZRIjLmZhaXJwbGF5LnYxLlJldmVhbE1pbmVzVGlsZVJlcXVlc3QaJC5mYWlycGxheS52MS5SZXZlYWxNaW5lc1RpbGVSZXNwb25zZSIlkLUYA4LT5JMCGzoBKiIWL2FwaS9nYW1lcy9taW5lcy9jbGljaxJ8CgxDYXNoT3V0TWluZXMSIC5mYWlycGxheS52MS5DYXNoT3V0TWluZXNSZXF1ZXN0GiEuZmFpcnBsYXkudjEuQ2FzaE91dE1pbmVzUmVzcG9uc2UiJ5C1GAOC0+STAh06ASoiGC9hcGkvZ2FtZXMvbWluZXMvY2FzaG91dBJwCglTdGFydFB1bXASHS5mYWlycGxheS52MS5TdGFydFB1bXBSZXF1ZXN0Gh4uZmFpcnBsYXkudjEuU3RhcnRQdW1wUmVzcG9uc2UiJJC1GAOC0+STAho6ASoiFS9hcGkvZ2FtZXMvcHVtcC9zdGFydBJ1CgtQdW1wQmFsbG9vbhIfLmZhaXJwbGF5LnYxLlB1bXBCYWxsb29uUmVxdWVzdBogLmZhaXJwbGF5LnYxLlB1bXBCYWxsb29uUmVzcG9uc2UiI5C1GAOC0+STAhk6ASoiFC9hcGkvZ2FtZXMvcHVtcC9wdW1wEngKC0Nhc2hPdXRQdW1wEh8uZmFpcnBsYXkudjEuQ2FzaE91dFB1bXBSZXF1ZXN0GiAuZmFpcnBsYXkudjEuQ2FzaE91dFB1bXBSZXNwb25zZSImkLUYA4LT5JMCHDoBKiIXL2FwaS9nYW1lcy9wdW1wL2Nhc2hvdXQShAEKDlN0YXJ0QmxhY2tqYWNrEiIuZmFpcnBsYXkudjEuU3RhcnRCbGFja2phY2tSZXF1ZXN0GiMuZmFpcnBsYXkudjEuU3RhcnRCbGFja2phY2tSZXNwb25zZSIpkLUYA4LT5JMCHzoBKiIaL2FwaS9nYW1lcy9ibGFja2phY2svc3RhcnQSfAoMSGl0QmxhY2tqYWNrEiAuZmFpcnBsYXkudjEuSGl0QmxhY2tqYWNrUmVxdWVzdBohLmZhaXJwbGF5LnYxLkhpdEJsYWNramFja1Jlc3BvbnNlIieQtRgDgtPkkwIdOgEqIhgvYXBpL2dhbWVzL2JsYWNramFjay9oaXQShAEKDlN0YW5kQmxhY2tqYWNrEiIuZmFpcnBsYXkudjEuU3RhbmRCbGFja2phY2tSZXF1ZXN0GiMuZmFpcnBsYXkudjEuU3RhbmRCbGFja2phY2tSZXNwb25zZSIpkLUYA4LT5JMCHzoBKiIaL2FwaS9nYW1lcy9ibGFja2phY2svc3RhbmQSiAEKD0RvdWJsZUJsYWNramFjaxIjLmZhaXJwbGF5LnYxLkRvdWJsZUJsYWNramFja1JlcXVlc3QaJC5mYWlycGxheS52MS5Eb3VibGVCbGFja2phY2tSZXNwb25zZSIqkLUYA4LT5JMCIDoBKiIbL2FwaS9nYW1lcy9ibGFja2phY2svZG91YmxlEoQBCg5TcGxpdEJsYWNramFjaxIiLmZhaXJwbGF5LnYxLlNwbGl0QmxhY2tqYWNrUmVxdWVzdBojLmZhaXJwbGF5LnYxLlNwbGl0QmxhY2tqYWNrUmVzcG9uc2UiKZC1GAOC0+STAh86ASoiGi9hcGkvZ2FtZXMvYmxhY2tqYWNrL3NwbGl0EosBCg9JbnN1cmVCbGFja2phY2sSIy5mYWlycGxheS52MS5JbnN1cmVCbGFja2phY2tSZXF1ZXN0GiQuZmFpcnBsYXkudjEuSW5zdXJlQmxhY2tqYWNrUmVzcG9uc2UiLZC1GAOC0+STAiM6ASoiHi9hcGkvZ2FtZXMvYmxhY2tqYWNrL2luc3VyYW5jZRJ7Cg5HZXRBY3RpdmVHYW1lcxIiLmZhaXJwbGF5LnYxLkdldEFjdGl2ZUdhbWVzUmVxdWVzdBojLmZhaXJwbGF5LnYxLkdldEFjdGl2ZUdhbWVzUmVzcG9uc2UiIJACAZC1GAKC0+STAhMSES9hcGkvZ2FtZXMvYWN0aXZlQqsBCg9jb20uZmFpcnBsYXkudjFCCUdhbWVQcm90b1ABWkBnaXRodWIuY29tL2ZhaXJwbGF5L2ZhaXJwbGF5L2ludGVybmFsL2dlbi9mYWlycGxheS92MTtmYWlycGxheXYxogIDRlhYqgILRmFpcnBsYXkuVjHKAgtGYWlycGxheVxWMeICF0ZhaXJwbGF5XFYxXEdQQk1ldGFkYXRh6gIMRmFpcnBsYXk6OlYxYgZwcm90bzM", [file_fairplay_v1_options, file_google_api_annotations]);
+  fileDesc("ChZmYWlycGxheS92MS9nYW1lLnByb3RvEgtmYWlycGxheS52MSJdCghGYWlybmVzcxIYChBzZXJ2ZXJfc2VlZF9oYXNoGAEgASgJEhMKC3NlcnZlcl9zZWVkGAIgASgJEhMKC2NsaWVudF9zZWVkGAMgASgJEg0KBW5vbmNlGAQgASgDInIKD1BsYXlEaWNlUmVxdWVzdBIYCgpiZXRfYW1vdW50GAEgASgJQgSItRgBEhkKC3JvbGxfdGFyZ2V0GAIgASgJQgSItRgBOiqatRgmeyJiZXRBbW91bnQiOiAxLjUsICJyb2xsVGFyZ2V0IjogNTAuNX0iwAEKEFBsYXlEaWNlUmVzcG9uc2USFAoGcmVzdWx0GAEgASgJQgSItRgBEg4KBmlzX3dpbhgCIAEoCBIYCgp3aW5fYW1vdW50GAMgASgJQgSItRgBEhkKC25ld19iYWxhbmNlGAQgASgJQgSItRgBEhgKCm11bHRpcGxpZXIYBSABKAlCBIi1GAESDgoGYmV0X2lkGAYgASgJEicKCGZhaXJuZXNzGAcgASgLMhUuZmFpcnBsYXkudjEuRmFpcm5lc3MifQoRUGxheVBsaW5rb1JlcXVlc3QSGAoKYmV0X2Ftb3VudBgBIAEoCUIEiLUYARIMCgRyb3dzGAIgASgFEgwKBHJpc2sYAyABKAk6Mpq1GC57ImJldEFtb3VudCI6IDEsICJyb3dzIjogMTYsICJyaXNrIjogIm1lZGl1bSJ9IsUBChJQbGF5UGxpbmtvUmVzcG9uc2USEQoJZGVjaXNpb25zGAEgAygFEhQKDGZpbmFsX2J1Y2tldBgCIAEoBRIYCgptdWx0aXBsaWVyGAMgASgJQgSItRgBEhgKCndpbl9hbW91bnQYBCABKAlCBIi1GAESGQoLbmV3X2JhbGFuY2UYBSABKAlCBIi1GAESDgoGYmV0X2lkGAYgASgJEicKCGZhaXJuZXNzGAcgASgLMhUuZmFpcnBsYXkudjEuRmFpcm5lc3MirgEKD1BsYXlLZW5vUmVxdWVzdBIYCgpiZXRfYW1vdW50GAEgASgJQgSItRgBEhgKEHNlbGVjdGVkX251bWJlcnMYAiADKAUSEgoKcmlza19sZXZlbBgDIAEoCTpTmrUYT3siYmV0QW1vdW50IjogMSwgInNlbGVjdGVkTnVtYmVycyI6IFszLCA3LCAxMiwgMjUsIDQwXSwgInJpc2tMZXZlbCI6ICJjbGFzc2ljIn0i0wEKEFBsYXlLZW5vUmVzcG9uc2USDwoHc3VjY2VzcxgBIAEoCBIVCg1kcmF3bl9udW1iZXJzGAIgAygFEg8KB21hdGNoZXMYAyADKAUSGAoKd2luX2Ftb3VudBgEIAEoCUIEiLUYARIZCgtuZXdfYmFsYW5jZRgFIAEoCUIEiLUYARIYCgptdWx0aXBsaWVyGAYgASgJQgSItRgBEg4KBmJldF9pZBgHIAEoCRInCghmYWlybmVzcxgIIAEoCzIVLmZhaXJwbGF5LnYxLkZhaXJuZXNzItgBCgNCZXQSDwoCaWQYASABKAlSA19pZBIMCgRnYW1lGAIgASgJEhQKBmFtb3VudBgDIAEoCUIEiLUYARIYCgptdWx0aXBsaWVyGAQgASgJQgSItRgBEhQKBnBheW91dBgFIAEoCUIEiLUYARIOCgZzdGF0dXMYBiABKAkSEgoKY3JlYXRlZF9hdBgHIAEoCRInCghmYWlybmVzcxgIIAEoCzIVLmZhaXJwbGF5LnYxLkZhaXJuZXNzEg4KBnBhcmFtcxgJIAEoCRIPCgdvdXRjb21lGAogASgJIpUBCg9MaXN0QmV0c1JlcXVlc3QSEQoEcGFnZRgBIAEoBUgAiAEBEhIKBWxpbWl0GAIgASgFSAGIAQESEQoEZ2FtZRgDIAEoCUgCiAEBOiyatRgoeyJwYWdlIjogMSwgImxpbWl0IjogMjAsICJnYW1lIjogImRpY2UifUIHCgVfcGFnZUIICgZfbGltaXRCBwoFX2dhbWUiVQoQTGlzdEJldHNSZXNwb25zZRIeCgRiZXRzGAEgAygLMhAuZmFpcnBsYXkudjEuQmV0EhMKC3RvdGFsX3BhZ2VzGAIgASgFEgwKBHBhZ2UYAyABKAUiVgoNR2V0QmV0UmVxdWVzdBIOCgZiZXRfaWQYASABKAk6NZq1GDF7ImJldElkIjogIjAwMDAwMDAwLTAwMDAtNDAwMC04MDAwLTAwMDAwMDAwMDAwMCJ9Ii8KDkdldEJldFJlc3BvbnNlEh0KA2JldBgBIAEoCzIQLmZhaXJwbGF5LnYxLkJldCJnChFTdGFydE1pbmVzUmVxdWVzdBIYCgpiZXRfYW1vdW50GAEgASgJQgSItRgBEhIKCm1pbmVfY291bnQYAiABKAU6JJq1GCB7ImJldEFtb3VudCI6IDEsICJtaW5lQ291bnQiOiAzfSLHAQoSU3RhcnRNaW5lc1Jlc3BvbnNlEg8KB3N1Y2Nlc3MYASABKAgSDwoHZ2FtZV9pZBgCIAEoCRIZCgtuZXdfYmFsYW5jZRgDIAEoCUIEiLUYARISCgptaW5lX2NvdW50GAQgASgFEhgKCm11bHRpcGxpZXIYBSABKAlCBIi1GAESHQoPbmV4dF9tdWx0aXBsaWVyGAYgASgJQgSItRgBEicKCGZhaXJuZXNzGAcgASgLMhUuZmFpcnBsYXkudjEuRmFpcm5lc3MixwEKFlJldmVhbE1pbmVzVGlsZVJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRIQCgNyb3cYAiABKAVIAIgBARIQCgNjb2wYAyABKAVIAYgBARISCgVtb3ZlcxgEIAEoBUgCiAEBOkqatRhGeyJnYW1lSWQiOiAiMDAwMDAwMDAtMDAwMC00MDAwLTgwMDAtMDAwMDAwMDAwMDAwIiwgInJvdyI6IDIsICJjb2wiOiAzfUIGCgRfcm93QgYKBF9jb2xCCAoGX21vdmVzIpUCChdSZXZlYWxNaW5lc1RpbGVSZXNwb25zZRIPCgdzdWNjZXNzGAEgASgIEhAKCGhpdF9taW5lGAIgASgIEhYKDm1pbmVfcG9zaXRpb25zGAMgAygJEg8KB2lzX3NhZmUYBCABKAgSGAoKbXVsdGlwbGllchgFIAEoCUIEiLUYARIbCg1wb3RlbnRpYWxfd2luGAYgASgJQgSItRgBEhkKC25ld19iYWxhbmNlGAcgASgJQgSItRgBEhEKCWdhbWVfb3ZlchgIIAEoCBIYCgp3aW5fYW1vdW50GAkgASgJQgSItRgBEhAKCHJldmVhbGVkGAogAygJEh0KD25leHRfbXVsdGlwbGllchgLIAEoCUIEiLUYASJ8ChNDYXNoT3V0TWluZXNSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSEgoFbW92ZXMYAiABKAVIAIgBATo2mrUYMnsiZ2FtZUlkIjogIjAwMDAwMDAwLTAwMDAtNDAwMC04MDAwLTAwMDAwMDAwMDAwMCJ9QggKBl9tb3ZlcyKgAQoUQ2FzaE91dE1pbmVzUmVzcG9uc2USDwoHc3VjY2VzcxgBIAEoCBIWCg5taW5lX3Bvc2l0aW9ucxgCIAMoCRIYCgp3aW5fYW1vdW50GAMgASgJQgSItRgBEhgKCm11bHRpcGxpZXIYBCABKAlCBIi1GAESGQoLbmV3X2JhbGFuY2UYBSABKAlCBIi1GAESEAoIcmV2ZWFsZWQYBiADKAki2wEKCU1pbmVzR2FtZRIPCgdnYW1lX2lkGAEgASgJEhgKCmJldF9hbW91bnQYAiABKAlCBIi1GAESEgoKbWluZV9jb3VudBgDIAEoBRIQCghyZXZlYWxlZBgEIAMoCRIYCgptdWx0aXBsaWVyGAUgASgJQgSItRgBEhsKDXBvdGVudGlhbF93aW4YBiABKAlCBIi1GAESHQoPbmV4dF9tdWx0aXBsaWVyGAcgASgJQgSItRgBEicKCGZhaXJuZXNzGAggASgLMhUuZmFpcnBsYXkudjEuRmFpcm5lc3MibgoQU3RhcnRQdW1wUmVxdWVzdBIYCgpiZXRfYW1vdW50GAEgASgJQgSItRgBEhIKCmRpZmZpY3VsdHkYAiABKAk6LJq1GCh7ImJldEFtb3VudCI6IDEsICJkaWZmaWN1bHR5IjogIm1lZGl1bSJ9IqwBChFTdGFydFB1bXBSZXNwb25zZRIPCgdzdWNjZXNzGAEgASgIEg8KB2dhbWVfaWQYAiABKAkSGQoLbmV3X2JhbGFuY2UYAyABKAlCBIi1GAESEgoKZGlmZmljdWx0eRgEIAEoCRIdCg9uZXh0X211bHRpcGxpZXIYBSABKAlCBIi1GAESJwoIZmFpcm5lc3MYBiABKAsyFS5mYWlycGxheS52MS5GYWlybmVzcyJ7ChJQdW1wQmFsbG9vblJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRISCgVtb3ZlcxgCIAEoBUgAiAEBOjaatRgyeyJnYW1lSWQiOiAiMDAwMDAwMDAtMDAwMC00MDAwLTgwMDAtMDAwMDAwMDAwMDAwIn1CCAoGX21vdmVzIvUBChNQdW1wQmFsbG9vblJlc3BvbnNlEg8KB3N1Y2Nlc3MYASABKAgSEgoKcHVtcF9jb3VudBgCIAEoBRIYCgptdWx0aXBsaWVyGAMgASgJQgSItRgBEg0KBWJ1cnN0GAQgASgIEhkKC25ld19iYWxhbmNlGAUgASgJQgSItRgBEhEKCWdhbWVfb3ZlchgGIAEoCBIYCgp3aW5fYW1vdW50GAcgASgJQgSItRgBEhsKDXBvdGVudGlhbF93aW4YCCABKAlCBIi1GAESHQoPbmV4dF9tdWx0aXBsaWVyGAkgASgJQgSItRgBEgwKBHBvcHMYCiADKAUiewoSQ2FzaE91dFB1bXBSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSEgoFbW92ZXMYAiABKAVIAIgBATo2mrUYMnsiZ2FtZUlkIjogIjAwMDAwMDAwLTAwMDAtNDAwMC04MDAwLTAwMDAwMDAwMDAwMCJ9QggKBl9tb3ZlcyKXAQoTQ2FzaE91dFB1bXBSZXNwb25zZRIPCgdzdWNjZXNzGAEgASgIEhgKCndpbl9hbW91bnQYAiABKAlCBIi1GAESGQoLbmV3X2JhbGFuY2UYAyABKAlCBIi1GAESGAoKbXVsdGlwbGllchgEIAEoCUIEiLUYARISCgpwdW1wX2NvdW50GAUgASgFEgwKBHBvcHMYBiADKAUi3AEKCFB1bXBHYW1lEg8KB2dhbWVfaWQYASABKAkSGAoKYmV0X2Ftb3VudBgCIAEoCUIEiLUYARISCgpkaWZmaWN1bHR5GAMgASgJEhIKCnB1bXBfY291bnQYBCABKAUSGAoKbXVsdGlwbGllchgFIAEoCUIEiLUYARIbCg1wb3RlbnRpYWxfd2luGAYgASgJQgSItRgBEh0KD25leHRfbXVsdGlwbGllchgHIAEoCUIEiLUYARInCghmYWlybmVzcxgIIAEoCzIVLmZhaXJwbGF5LnYxLkZhaXJuZXNzIn4KBENhcmQSEgoFdmFsdWUYASABKAlIAIgBARIRCgRzdWl0GAIgASgJSAGIAQESGgoNbnVtZXJpY192YWx1ZRgDIAEoBUgCiAEBEg4KBmhpZGRlbhgEIAEoCEIICgZfdmFsdWVCBwoFX3N1aXRCEAoOX251bWVyaWNfdmFsdWUiRwoVU3RhcnRCbGFja2phY2tSZXF1ZXN0EhgKCmJldF9hbW91bnQYASABKAlCBIi1GAE6FJq1GBB7ImJldEFtb3VudCI6IDF9IvcCChZTdGFydEJsYWNramFja1Jlc3BvbnNlEg8KB3N1Y2Nlc3MYASABKAgSDwoHZ2FtZV9pZBgCIAEoCRImCgtwbGF5ZXJfaGFuZBgDIAMoCzIRLmZhaXJwbGF5LnYxLkNhcmQSJgoLZGVhbGVyX2hhbmQYBCADKAsyES5mYWlycGxheS52MS5DYXJkEg4KBnJlc3VsdBgFIAEoCRIYCgp3aW5fYW1vdW50GAYgASgJQgSItRgBEhEKCWdhbWVfb3ZlchgHIAEoCBIZCgtuZXdfYmFsYW5jZRgIIAEoCUIEiLUYARIUCgxwbGF5ZXJfdmFsdWUYCSABKAUSFAoMZGVhbGVyX3ZhbHVlGAogASgFEhIKCmNhbl9kb3VibGUYCyABKAgSJwoIZmFpcm5lc3MYDCABKAsyFS5mYWlycGxheS52MS5GYWlybmVzcxIqCgVoYW5kcxgNIAEoCzIbLmZhaXJwbGF5LnYxLkJsYWNramFja0hhbmRzInwKE0hpdEJsYWNramFja1JlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRISCgVtb3ZlcxgCIAEoBUgAiAEBOjaatRgyeyJnYW1lSWQiOiAiMDAwMDAwMDAtMDAwMC00MDAwLTgwMDAtMDAwMDAwMDAwMDAwIn1CCAoGX21vdmVzIqcCChRIaXRCbGFja2phY2tSZXNwb25zZRIPCgdzdWNjZXNzGAEgASgIEiYKC3BsYXllcl9oYW5kGAIgAygLMhEuZmFpcnBsYXkudjEuQ2FyZBIOCgZyZXN1bHQYAyABKAkSGAoKd2luX2Ftb3VudBgEIAEoCUIEiLUYARIRCglnYW1lX292ZXIYBSABKAgSJgoLZGVhbGVyX2hhbmQYBiADKAsyES5mYWlycGxheS52MS5DYXJkEhkKC25ld19iYWxhbmNlGAcgASgJQgSItRgBEhQKDHBsYXllcl92YWx1ZRgIIAEoBRIUCgxkZWFsZXJfdmFsdWUYCSABKAUSKgoFaGFuZHMYCiABKAsyGy5mYWlycGxheS52MS5CbGFja2phY2tIYW5kcyJ+ChVTdGFuZEJsYWNramFja1JlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRISCgVtb3ZlcxgCIAEoBUgAiAEBOjaatRgyeyJnYW1lSWQiOiAiMDAwMDAwMDAtMDAwMC00MDAwLTgwMDAtMDAwMDAwMDAwMDAwIn1CCAoGX21vdmVzIqkCChZTdGFuZEJsYWNramFja1Jlc3BvbnNlEg8KB3N1Y2Nlc3MYASABKAgSJgoLZGVhbGVyX2hhbmQYAiADKAsyES5mYWlycGxheS52MS5DYXJkEg4KBnJlc3VsdBgDIAEoCRIYCgp3aW5fYW1vdW50GAQgASgJQgSItRgBEhkKC25ld19iYWxhbmNlGAUgASgJQgSItRgBEiYKC3BsYXllcl9oYW5kGAYgAygLMhEuZmFpcnBsYXkudjEuQ2FyZBIUCgxwbGF5ZXJfdmFsdWUYByABKAUSFAoMZGVhbGVyX3ZhbHVlGAggASgFEhEKCWdhbWVfb3ZlchgJIAEoCBIqCgVoYW5kcxgKIAEoCzIbLmZhaXJwbGF5LnYxLkJsYWNramFja0hhbmRzIn8KFkRvdWJsZUJsYWNramFja1JlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRISCgVtb3ZlcxgCIAEoBUgAiAEBOjaatRgyeyJnYW1lSWQiOiAiMDAwMDAwMDAtMDAwMC00MDAwLTgwMDAtMDAwMDAwMDAwMDAwIn1CCAoGX21vdmVzIsQCChdEb3VibGVCbGFja2phY2tSZXNwb25zZRIPCgdzdWNjZXNzGAEgASgIEiYKC2RlYWxlcl9oYW5kGAIgAygLMhEuZmFpcnBsYXkudjEuQ2FyZBImCgtwbGF5ZXJfaGFuZBgDIAMoCzIRLmZhaXJwbGF5LnYxLkNhcmQSFAoMcGxheWVyX3ZhbHVlGAQgASgFEg4KBnJlc3VsdBgFIAEoCRIYCgp3aW5fYW1vdW50GAYgASgJQgSItRgBEhkKC25ld19iYWxhbmNlGAcgASgJQgSItRgBEhQKDGRlYWxlcl92YWx1ZRgIIAEoBRIRCglnYW1lX292ZXIYCSABKAgSGAoKYmV0X2Ftb3VudBgKIAEoCUIEiLUYARIqCgVoYW5kcxgLIAEoCzIbLmZhaXJwbGF5LnYxLkJsYWNramFja0hhbmRzIn4KFVNwbGl0QmxhY2tqYWNrUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJEhIKBW1vdmVzGAIgASgFSACIAQE6Npq1GDJ7ImdhbWVJZCI6ICIwMDAwMDAwMC0wMDAwLTQwMDAtODAwMC0wMDAwMDAwMDAwMDAifUIICgZfbW92ZXMiqQIKFlNwbGl0QmxhY2tqYWNrUmVzcG9uc2USDwoHc3VjY2VzcxgBIAEoCBImCgtwbGF5ZXJfaGFuZBgCIAMoCzIRLmZhaXJwbGF5LnYxLkNhcmQSJgoLZGVhbGVyX2hhbmQYAyADKAsyES5mYWlycGxheS52MS5DYXJkEhQKDHBsYXllcl92YWx1ZRgEIAEoBRIUCgxkZWFsZXJfdmFsdWUYBSABKAUSDgoGcmVzdWx0GAYgASgJEhgKCndpbl9hbW91bnQYByABKAlCBIi1GAESEQoJZ2FtZV9vdmVyGAggASgIEhkKC25ld19iYWxhbmNlGAkgASgJQgSItRgBEioKBWhhbmRzGAogASgLMhsuZmFpcnBsYXkudjEuQmxhY2tqYWNrSGFuZHMisAEKFkluc3VyZUJsYWNramFja1JlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRITCgZhY2NlcHQYAiABKAhIAIgBARISCgVtb3ZlcxgDIAEoBUgBiAEBOkeatRhDeyJnYW1lSWQiOiAiMDAwMDAwMDAtMDAwMC00MDAwLTgwMDAtMDAwMDAwMDAwMDAwIiwgImFjY2VwdCI6IGZhbHNlfUIJCgdfYWNjZXB0QggKBl9tb3ZlcyKqAgoXSW5zdXJlQmxhY2tqYWNrUmVzcG9uc2USDwoHc3VjY2VzcxgBIAEoCBImCgtwbGF5ZXJfaGFuZBgCIAMoCzIRLmZhaXJwbGF5LnYxLkNhcmQSJgoLZGVhbGVyX2hhbmQYAyADKAsyES5mYWlycGxheS52MS5DYXJkEhQKDHBsYXllcl92YWx1ZRgEIAEoBRIUCgxkZWFsZXJfdmFsdWUYBSABKAUSDgoGcmVzdWx0GAYgASgJEhgKCndpbl9hbW91bnQYByABKAlCBIi1GAESEQoJZ2FtZV9vdmVyGAggASgIEhkKC25ld19iYWxhbmNlGAkgASgJQgSItRgBEioKBWhhbmRzGAogASgLMhsuZmFpcnBsYXkudjEuQmxhY2tqYWNrSGFuZHMigQIKDkJsYWNramFja0hhbmRzEiYKC3NlY29uZF9oYW5kGAEgAygLMhEuZmFpcnBsYXkudjEuQ2FyZBIUCgxzZWNvbmRfdmFsdWUYAiABKAUSEwoLYWN0aXZlX2hhbmQYAyABKAUSEQoJY2FuX3NwbGl0GAQgASgIEhIKCmNhbl9kb3VibGUYBSABKAgSEQoJaW5zdXJhbmNlGAYgASgJEhIKCmV2ZW5fbW9uZXkYByABKAgSDwoHZG91YmxlZBgIIAMoCBIUCgxoYW5kX3Jlc3VsdHMYCSADKAkSGAoKYmV0X2Ftb3VudBgKIAEoCUIEiLUYARINCgVtb3ZlcxgLIAEoBSKfAgoNQmxhY2tqYWNrR2FtZRIPCgdnYW1lX2lkGAEgASgJEhgKCmJldF9hbW91bnQYAiABKAlCBIi1GAESJgoLcGxheWVyX2hhbmQYAyADKAsyES5mYWlycGxheS52MS5DYXJkEiYKC2RlYWxlcl9oYW5kGAQgAygLMhEuZmFpcnBsYXkudjEuQ2FyZBIUCgxwbGF5ZXJfdmFsdWUYBSABKAUSFAoMZGVhbGVyX3ZhbHVlGAYgASgFEhIKCmNhbl9kb3VibGUYByABKAgSJwoIZmFpcm5lc3MYCCABKAsyFS5mYWlycGxheS52MS5GYWlybmVzcxIqCgVoYW5kcxgJIAEoCzIbLmZhaXJwbGF5LnYxLkJsYWNramFja0hhbmRzIhcKFUdldEFjdGl2ZUdhbWVzUmVxdWVzdCKlAQoWR2V0QWN0aXZlR2FtZXNSZXNwb25zZRIrCgVtaW5lcxgBIAEoCzIWLmZhaXJwbGF5LnYxLk1pbmVzR2FtZUIEoLUYARIpCgRwdW1wGAIgASgLMhUuZmFpcnBsYXkudjEuUHVtcEdhbWVCBKC1GAESMwoJYmxhY2tqYWNrGAMgASgLMhouZmFpcnBsYXkudjEuQmxhY2tqYWNrR2FtZUIEoLUYATKrEQoLR2FtZVNlcnZpY2USZwoIUGxheURpY2USHC5mYWlycGxheS52MS5QbGF5RGljZVJlcXVlc3QaHS5mYWlycGxheS52MS5QbGF5RGljZVJlc3BvbnNlIh6QtRgDgtPkkwIUOgEqIg8vYXBpL2dhbWVzL2RpY2USbwoKUGxheVBsaW5rbxIeLmZhaXJwbGF5LnYxLlBsYXlQbGlua29SZXF1ZXN0Gh8uZmFpcnBsYXkudjEuUGxheVBsaW5rb1Jlc3BvbnNlIiCQtRgDgtPkkwIWOgEqIhEvYXBpL2dhbWVzL3BsaW5rbxJnCghQbGF5S2VubxIcLmZhaXJwbGF5LnYxLlBsYXlLZW5vUmVxdWVzdBodLmZhaXJwbGF5LnYxLlBsYXlLZW5vUmVzcG9uc2UiHpC1GAOC0+STAhQ6ASoiDy9hcGkvZ2FtZXMva2VubxJnCghMaXN0QmV0cxIcLmZhaXJwbGF5LnYxLkxpc3RCZXRzUmVxdWVzdBodLmZhaXJwbGF5LnYxLkxpc3RCZXRzUmVzcG9uc2UiHpACAZC1GAKC0+STAhESDy9hcGkvZ2FtZXMvYmV0cxJqCgZHZXRCZXQSGi5mYWlycGxheS52MS5HZXRCZXRSZXF1ZXN0GhsuZmFpcnBsYXkudjEuR2V0QmV0UmVzcG9uc2UiJ5ACAZC1GAKC0+STAhoSGC9hcGkvZ2FtZXMvYmV0cy97YmV0X2lkfRJ0CgpTdGFydE1pbmVzEh4uZmFpcnBsYXkudjEuU3RhcnRNaW5lc1JlcXVlc3QaHy5mYWlycGxheS52MS5TdGFydE1pbmVzUmVzcG9uc2UiJZC1GAOC0+STAhs6ASoiFi9hcGkvZ2FtZXMvbWluZXMvc3RhcnQSgwEKD1JldmVhbE1pbmVzVGlsZRIjLmZhaXJwbGF5LnYxLlJldmVhbE1pbmVzVGlsZVJlcXVlc3QaJC5mYWlycGxheS52MS5SZXZlYWxNaW5lc1RpbGVSZXNwb25zZSIlkLUYA4LT5JMCGzoBKiIWL2FwaS9nYW1lcy9taW5lcy9jbGljaxJ8CgxDYXNoT3V0TWluZXMSIC5mYWlycGxheS52MS5DYXNoT3V0TWluZXNSZXF1ZXN0GiEuZmFpcnBsYXkudjEuQ2FzaE91dE1pbmVzUmVzcG9uc2UiJ5C1GAOC0+STAh06ASoiGC9hcGkvZ2FtZXMvbWluZXMvY2FzaG91dBJwCglTdGFydFB1bXASHS5mYWlycGxheS52MS5TdGFydFB1bXBSZXF1ZXN0Gh4uZmFpcnBsYXkudjEuU3RhcnRQdW1wUmVzcG9uc2UiJJC1GAOC0+STAho6ASoiFS9hcGkvZ2FtZXMvcHVtcC9zdGFydBJ1CgtQdW1wQmFsbG9vbhIfLmZhaXJwbGF5LnYxLlB1bXBCYWxsb29uUmVxdWVzdBogLmZhaXJwbGF5LnYxLlB1bXBCYWxsb29uUmVzcG9uc2UiI5C1GAOC0+STAhk6ASoiFC9hcGkvZ2FtZXMvcHVtcC9wdW1wEngKC0Nhc2hPdXRQdW1wEh8uZmFpcnBsYXkudjEuQ2FzaE91dFB1bXBSZXF1ZXN0GiAuZmFpcnBsYXkudjEuQ2FzaE91dFB1bXBSZXNwb25zZSImkLUYA4LT5JMCHDoBKiIXL2FwaS9nYW1lcy9wdW1wL2Nhc2hvdXQShAEKDlN0YXJ0QmxhY2tqYWNrEiIuZmFpcnBsYXkudjEuU3RhcnRCbGFja2phY2tSZXF1ZXN0GiMuZmFpcnBsYXkudjEuU3RhcnRCbGFja2phY2tSZXNwb25zZSIpkLUYA4LT5JMCHzoBKiIaL2FwaS9nYW1lcy9ibGFja2phY2svc3RhcnQSfAoMSGl0QmxhY2tqYWNrEiAuZmFpcnBsYXkudjEuSGl0QmxhY2tqYWNrUmVxdWVzdBohLmZhaXJwbGF5LnYxLkhpdEJsYWNramFja1Jlc3BvbnNlIieQtRgDgtPkkwIdOgEqIhgvYXBpL2dhbWVzL2JsYWNramFjay9oaXQShAEKDlN0YW5kQmxhY2tqYWNrEiIuZmFpcnBsYXkudjEuU3RhbmRCbGFja2phY2tSZXF1ZXN0GiMuZmFpcnBsYXkudjEuU3RhbmRCbGFja2phY2tSZXNwb25zZSIpkLUYA4LT5JMCHzoBKiIaL2FwaS9nYW1lcy9ibGFja2phY2svc3RhbmQSiAEKD0RvdWJsZUJsYWNramFjaxIjLmZhaXJwbGF5LnYxLkRvdWJsZUJsYWNramFja1JlcXVlc3QaJC5mYWlycGxheS52MS5Eb3VibGVCbGFja2phY2tSZXNwb25zZSIqkLUYA4LT5JMCIDoBKiIbL2FwaS9nYW1lcy9ibGFja2phY2svZG91YmxlEoQBCg5TcGxpdEJsYWNramFjaxIiLmZhaXJwbGF5LnYxLlNwbGl0QmxhY2tqYWNrUmVxdWVzdBojLmZhaXJwbGF5LnYxLlNwbGl0QmxhY2tqYWNrUmVzcG9uc2UiKZC1GAOC0+STAh86ASoiGi9hcGkvZ2FtZXMvYmxhY2tqYWNrL3NwbGl0EosBCg9JbnN1cmVCbGFja2phY2sSIy5mYWlycGxheS52MS5JbnN1cmVCbGFja2phY2tSZXF1ZXN0GiQuZmFpcnBsYXkudjEuSW5zdXJlQmxhY2tqYWNrUmVzcG9uc2UiLZC1GAOC0+STAiM6ASoiHi9hcGkvZ2FtZXMvYmxhY2tqYWNrL2luc3VyYW5jZRJ7Cg5HZXRBY3RpdmVHYW1lcxIiLmZhaXJwbGF5LnYxLkdldEFjdGl2ZUdhbWVzUmVxdWVzdBojLmZhaXJwbGF5LnYxLkdldEFjdGl2ZUdhbWVzUmVzcG9uc2UiIJACAZC1GAKC0+STAhMSES9hcGkvZ2FtZXMvYWN0aXZlQqsBCg9jb20uZmFpcnBsYXkudjFCCUdhbWVQcm90b1ABWkBnaXRodWIuY29tL2ZhaXJwbGF5L2ZhaXJwbGF5L2ludGVybmFsL2dlbi9mYWlycGxheS92MTtmYWlycGxheXYxogIDRlhYqgILRmFpcnBsYXkuVjHKAgtGYWlycGxheVxWMeICF0ZhaXJwbGF5XFYxXEdQQk1ldGFkYXRh6gIMRmFpcnBsYXk6OlYxYgZwcm90bzM", [file_fairplay_v1_options, file_google_api_annotations]);
 
 /**
  * Fairness is the provably-fair data of one bet.
@@ -1190,6 +1190,17 @@ export type RevealMinesTileRequest = Message<"fairplay.v1.RevealMinesTileRequest
    * @generated from field: optional int32 col = 3;
    */
   col?: number | undefined;
+
+  /**
+   * moves, when set, is how many moves the caller saw the game make (Mines: the
+   * tiles revealed; Pump: the safe pumps; Blackjack: hands.moves). A game that
+   * has made another number refuses the action with 409 "This game has moved
+   * on. Reload it to continue." and changes nothing, so a retried request acts
+   * at most once.
+   *
+   * @generated from field: optional int32 moves = 4;
+   */
+  moves?: number | undefined;
 };
 
 /**
@@ -1218,6 +1229,17 @@ export type RevealMinesTileRequestJson = {
    * @generated from field: optional int32 col = 3;
    */
   col?: number;
+
+  /**
+   * moves, when set, is how many moves the caller saw the game make (Mines: the
+   * tiles revealed; Pump: the safe pumps; Blackjack: hands.moves). A game that
+   * has made another number refuses the action with 409 "This game has moved
+   * on. Reload it to continue." and changes nothing, so a retried request acts
+   * at most once.
+   *
+   * @generated from field: optional int32 moves = 4;
+   */
+  moves?: number;
 };
 
 /**
@@ -1418,6 +1440,17 @@ export type CashOutMinesRequest = Message<"fairplay.v1.CashOutMinesRequest"> & {
    * @generated from field: string game_id = 1;
    */
   gameId: string;
+
+  /**
+   * moves, when set, is how many moves the caller saw the game make (Mines: the
+   * tiles revealed; Pump: the safe pumps; Blackjack: hands.moves). A game that
+   * has made another number refuses the action with 409 "This game has moved
+   * on. Reload it to continue." and changes nothing, so a retried request acts
+   * at most once.
+   *
+   * @generated from field: optional int32 moves = 2;
+   */
+  moves?: number | undefined;
 };
 
 /**
@@ -1432,6 +1465,17 @@ export type CashOutMinesRequestJson = {
    * @generated from field: string game_id = 1;
    */
   gameId?: string;
+
+  /**
+   * moves, when set, is how many moves the caller saw the game make (Mines: the
+   * tiles revealed; Pump: the safe pumps; Blackjack: hands.moves). A game that
+   * has made another number refuses the action with 409 "This game has moved
+   * on. Reload it to continue." and changes nothing, so a retried request acts
+   * at most once.
+   *
+   * @generated from field: optional int32 moves = 2;
+   */
+  moves?: number;
 };
 
 /**
@@ -1845,6 +1889,17 @@ export type PumpBalloonRequest = Message<"fairplay.v1.PumpBalloonRequest"> & {
    * @generated from field: string game_id = 1;
    */
   gameId: string;
+
+  /**
+   * moves, when set, is how many moves the caller saw the game make (Mines: the
+   * tiles revealed; Pump: the safe pumps; Blackjack: hands.moves). A game that
+   * has made another number refuses the action with 409 "This game has moved
+   * on. Reload it to continue." and changes nothing, so a retried request acts
+   * at most once.
+   *
+   * @generated from field: optional int32 moves = 2;
+   */
+  moves?: number | undefined;
 };
 
 /**
@@ -1859,6 +1914,17 @@ export type PumpBalloonRequestJson = {
    * @generated from field: string game_id = 1;
    */
   gameId?: string;
+
+  /**
+   * moves, when set, is how many moves the caller saw the game make (Mines: the
+   * tiles revealed; Pump: the safe pumps; Blackjack: hands.moves). A game that
+   * has made another number refuses the action with 409 "This game has moved
+   * on. Reload it to continue." and changes nothing, so a retried request acts
+   * at most once.
+   *
+   * @generated from field: optional int32 moves = 2;
+   */
+  moves?: number;
 };
 
 /**
@@ -2043,6 +2109,17 @@ export type CashOutPumpRequest = Message<"fairplay.v1.CashOutPumpRequest"> & {
    * @generated from field: string game_id = 1;
    */
   gameId: string;
+
+  /**
+   * moves, when set, is how many moves the caller saw the game make (Mines: the
+   * tiles revealed; Pump: the safe pumps; Blackjack: hands.moves). A game that
+   * has made another number refuses the action with 409 "This game has moved
+   * on. Reload it to continue." and changes nothing, so a retried request acts
+   * at most once.
+   *
+   * @generated from field: optional int32 moves = 2;
+   */
+  moves?: number | undefined;
 };
 
 /**
@@ -2057,6 +2134,17 @@ export type CashOutPumpRequestJson = {
    * @generated from field: string game_id = 1;
    */
   gameId?: string;
+
+  /**
+   * moves, when set, is how many moves the caller saw the game make (Mines: the
+   * tiles revealed; Pump: the safe pumps; Blackjack: hands.moves). A game that
+   * has made another number refuses the action with 409 "This game has moved
+   * on. Reload it to continue." and changes nothing, so a retried request acts
+   * at most once.
+   *
+   * @generated from field: optional int32 moves = 2;
+   */
+  moves?: number;
 };
 
 /**
@@ -2635,6 +2723,17 @@ export type HitBlackjackRequest = Message<"fairplay.v1.HitBlackjackRequest"> & {
    * @generated from field: string game_id = 1;
    */
   gameId: string;
+
+  /**
+   * moves, when set, is how many moves the caller saw the game make (Mines: the
+   * tiles revealed; Pump: the safe pumps; Blackjack: hands.moves). A game that
+   * has made another number refuses the action with 409 "This game has moved
+   * on. Reload it to continue." and changes nothing, so a retried request acts
+   * at most once.
+   *
+   * @generated from field: optional int32 moves = 2;
+   */
+  moves?: number | undefined;
 };
 
 /**
@@ -2649,6 +2748,17 @@ export type HitBlackjackRequestJson = {
    * @generated from field: string game_id = 1;
    */
   gameId?: string;
+
+  /**
+   * moves, when set, is how many moves the caller saw the game make (Mines: the
+   * tiles revealed; Pump: the safe pumps; Blackjack: hands.moves). A game that
+   * has made another number refuses the action with 409 "This game has moved
+   * on. Reload it to continue." and changes nothing, so a retried request acts
+   * at most once.
+   *
+   * @generated from field: optional int32 moves = 2;
+   */
+  moves?: number;
 };
 
 /**
@@ -2831,6 +2941,17 @@ export type StandBlackjackRequest = Message<"fairplay.v1.StandBlackjackRequest">
    * @generated from field: string game_id = 1;
    */
   gameId: string;
+
+  /**
+   * moves, when set, is how many moves the caller saw the game make (Mines: the
+   * tiles revealed; Pump: the safe pumps; Blackjack: hands.moves). A game that
+   * has made another number refuses the action with 409 "This game has moved
+   * on. Reload it to continue." and changes nothing, so a retried request acts
+   * at most once.
+   *
+   * @generated from field: optional int32 moves = 2;
+   */
+  moves?: number | undefined;
 };
 
 /**
@@ -2845,6 +2966,17 @@ export type StandBlackjackRequestJson = {
    * @generated from field: string game_id = 1;
    */
   gameId?: string;
+
+  /**
+   * moves, when set, is how many moves the caller saw the game make (Mines: the
+   * tiles revealed; Pump: the safe pumps; Blackjack: hands.moves). A game that
+   * has made another number refuses the action with 409 "This game has moved
+   * on. Reload it to continue." and changes nothing, so a retried request acts
+   * at most once.
+   *
+   * @generated from field: optional int32 moves = 2;
+   */
+  moves?: number;
 };
 
 /**
@@ -3027,6 +3159,17 @@ export type DoubleBlackjackRequest = Message<"fairplay.v1.DoubleBlackjackRequest
    * @generated from field: string game_id = 1;
    */
   gameId: string;
+
+  /**
+   * moves, when set, is how many moves the caller saw the game make (Mines: the
+   * tiles revealed; Pump: the safe pumps; Blackjack: hands.moves). A game that
+   * has made another number refuses the action with 409 "This game has moved
+   * on. Reload it to continue." and changes nothing, so a retried request acts
+   * at most once.
+   *
+   * @generated from field: optional int32 moves = 2;
+   */
+  moves?: number | undefined;
 };
 
 /**
@@ -3041,6 +3184,17 @@ export type DoubleBlackjackRequestJson = {
    * @generated from field: string game_id = 1;
    */
   gameId?: string;
+
+  /**
+   * moves, when set, is how many moves the caller saw the game make (Mines: the
+   * tiles revealed; Pump: the safe pumps; Blackjack: hands.moves). A game that
+   * has made another number refuses the action with 409 "This game has moved
+   * on. Reload it to continue." and changes nothing, so a retried request acts
+   * at most once.
+   *
+   * @generated from field: optional int32 moves = 2;
+   */
+  moves?: number;
 };
 
 /**
@@ -3237,6 +3391,17 @@ export type SplitBlackjackRequest = Message<"fairplay.v1.SplitBlackjackRequest">
    * @generated from field: string game_id = 1;
    */
   gameId: string;
+
+  /**
+   * moves, when set, is how many moves the caller saw the game make (Mines: the
+   * tiles revealed; Pump: the safe pumps; Blackjack: hands.moves). A game that
+   * has made another number refuses the action with 409 "This game has moved
+   * on. Reload it to continue." and changes nothing, so a retried request acts
+   * at most once.
+   *
+   * @generated from field: optional int32 moves = 2;
+   */
+  moves?: number | undefined;
 };
 
 /**
@@ -3251,6 +3416,17 @@ export type SplitBlackjackRequestJson = {
    * @generated from field: string game_id = 1;
    */
   gameId?: string;
+
+  /**
+   * moves, when set, is how many moves the caller saw the game make (Mines: the
+   * tiles revealed; Pump: the safe pumps; Blackjack: hands.moves). A game that
+   * has made another number refuses the action with 409 "This game has moved
+   * on. Reload it to continue." and changes nothing, so a retried request acts
+   * at most once.
+   *
+   * @generated from field: optional int32 moves = 2;
+   */
+  moves?: number;
 };
 
 /**
@@ -3440,6 +3616,17 @@ export type InsureBlackjackRequest = Message<"fairplay.v1.InsureBlackjackRequest
    * @generated from field: optional bool accept = 2;
    */
   accept?: boolean | undefined;
+
+  /**
+   * moves, when set, is how many moves the caller saw the game make (Mines: the
+   * tiles revealed; Pump: the safe pumps; Blackjack: hands.moves). A game that
+   * has made another number refuses the action with 409 "This game has moved
+   * on. Reload it to continue." and changes nothing, so a retried request acts
+   * at most once.
+   *
+   * @generated from field: optional int32 moves = 3;
+   */
+  moves?: number | undefined;
 };
 
 /**
@@ -3461,6 +3648,17 @@ export type InsureBlackjackRequestJson = {
    * @generated from field: optional bool accept = 2;
    */
   accept?: boolean;
+
+  /**
+   * moves, when set, is how many moves the caller saw the game make (Mines: the
+   * tiles revealed; Pump: the safe pumps; Blackjack: hands.moves). A game that
+   * has made another number refuses the action with 409 "This game has moved
+   * on. Reload it to continue." and changes nothing, so a retried request acts
+   * at most once.
+   *
+   * @generated from field: optional int32 moves = 3;
+   */
+  moves?: number;
 };
 
 /**
@@ -3707,6 +3905,15 @@ export type BlackjackHands = Message<"fairplay.v1.BlackjackHands"> & {
    * @generated from field: string bet_amount = 10;
    */
   betAmount: string;
+
+  /**
+   * moves is how many of the player's actions the game has taken (hits,
+   * stands, doubles, the split, the insurance decision): what an action sends
+   * as its moves.
+   *
+   * @generated from field: int32 moves = 11;
+   */
+  moves: number;
 };
 
 /**
@@ -3785,6 +3992,15 @@ export type BlackjackHandsJson = {
    * @generated from field: string bet_amount = 10;
    */
   betAmount?: string;
+
+  /**
+   * moves is how many of the player's actions the game has taken (hits,
+   * stands, doubles, the split, the insurance decision): what an action sends
+   * as its moves.
+   *
+   * @generated from field: int32 moves = 11;
+   */
+  moves?: number;
 };
 
 /**
