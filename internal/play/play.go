@@ -109,6 +109,10 @@ type GameAction struct {
 	BetID     uuid.UUID
 	Game      Game
 	At        time.Time
+	// Counted is set when the request named the moves its caller saw: the
+	// store must then decide the action on the game's locked row, never on
+	// a copy it keeps (see Store.PlayOn).
+	Counted bool
 }
 
 // Change is what an action does to a running game: the bet as it is to be
@@ -185,7 +189,10 @@ type Store interface {
 	// balance no longer covers is refused by the save). apply may be called
 	// more than once — on a copy of the game the store kept, then on the row
 	// as it is, when the copy turns out stale — and only the last call's
-	// change is saved; it must decide from its arguments alone.
+	// change is saved; it must decide from its arguments alone. A counted
+	// action (a.Counted) is decided on the locked row only: apply may refuse
+	// it there for what the copy could not know, and a draw on an overtaken
+	// copy followed by that refusal would show what it drew in the time.
 	// It returns the player's side (Placed: the balance after). Any refusal
 	// or error changes nothing.
 	PlayOn(ctx context.Context, a GameAction, apply func(b BetWithSeeds, balance money.Amount) (Change, error)) (Placed, error)

@@ -146,7 +146,8 @@ func act[G any](ctx context.Context, s *Service, p accounts.Principal, k kind[G]
 		return nil, err
 	}
 	now := s.now()
-	a := GameAction{UserID: p.UserID, SessionID: p.SessionID, LiveSince: p.LiveSince, BetID: id, Game: k.game, At: now}
+	a := GameAction{UserID: p.UserID, SessionID: p.SessionID, LiveSince: p.LiveSince, BetID: id, Game: k.game, At: now,
+		Counted: seen != nil}
 	var r *Round[G]
 	placed, err := s.store.PlayOn(ctx, a, func(b BetWithSeeds, balance money.Amount) (c Change, err error) {
 		r, c, err = step(k, s.limits, b, balance, now, seen, action)

@@ -42,11 +42,14 @@ type step struct {
 	stake, payout int64
 	end           bool
 	seen          func(pumps int, balance money.Amount)
+	// counted makes it an action that names the moves its caller saw.
+	counted bool
 }
 
 func (s step) run(ctx context.Context, store *postgres.PlayStore, p batchPlayer, id uuid.UUID) (play.Placed, error) {
 	now := time.Now().UTC().Truncate(time.Microsecond)
-	a := play.GameAction{UserID: p.user, SessionID: p.session, LiveSince: now.Add(-time.Hour), BetID: id, Game: play.Pump, At: now}
+	a := play.GameAction{UserID: p.user, SessionID: p.session, LiveSince: now.Add(-time.Hour), BetID: id, Game: play.Pump, At: now,
+		Counted: s.counted}
 	return store.PlayOn(ctx, a, func(b play.BetWithSeeds, balance money.Amount) (play.Change, error) {
 		if b.Status != play.StatusActive {
 			return play.Change{}, play.ErrGameOver
@@ -226,6 +229,43 @@ func TestGameActionOnAnOvertakenCopy(t *testing.T) {
 	after := stateOf(t, pool, p.user)
 	if after.balance != before.balance+40e8 || after.entries != before.entries+1 || after.ledgerSum != after.balance-1000e8 {
 		t.Errorf("player before %+v, after %+v", before, after)
+	}
+}
+
+// TestCountedGameActionLocksTheRow: an action that names the moves its
+// caller saw is decided on the locked row, never on the replica's copy,
+// even when the copy is current; so an overtaken copy is never drawn from.
+func TestCountedGameActionLocksTheRow(t *testing.T) {
+	pool := pgtest.New(t)
+	ctx := context.Background()
+	p := newBatchPlayer(t, pool, "counted", 1000e8)
+	first := postgres.NewPlayStore(pool)
+	id := startPump(t, first, p)
+	var seen []int
+	record := func(pumps int, _ money.Amount) { seen = append(seen, pumps) }
+	if _, err := (step{counted: true, seen: record}).run(ctx, first, p, id); err != nil {
+		t.Fatal(err)
+	}
+	checkActions(t, first, 0, 1)
+	// Another replica moves the game on; the first's copy (1 pump) is overtaken.
+	if _, err := (step{}).run(ctx, postgres.NewPlayStore(pool), p, id); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := (step{counted: true, seen: record}).run(ctx, first, p, id); err != nil {
+		t.Fatal(err)
+	}
+	// Only ever the row: 0 pumps, then 2 (the other replica's), never the copy's 1.
+	if want := []int{0, 2}; !equalInts(seen, want) {
+		t.Errorf("apply saw pumps %v, want %v", seen, want)
+	}
+	checkActions(t, first, 0, 2)
+	// An action without moves still plays from the copy the locked path left.
+	if _, err := (step{seen: record}).run(ctx, first, p, id); err != nil {
+		t.Fatal(err)
+	}
+	checkActions(t, first, 1, 2)
+	if g := readGame(t, pool, id); g.pumps != 4 {
+		t.Errorf("game row %+v", g)
 	}
 }
 

@@ -248,13 +248,16 @@ func (s *PlayStore) onConn(ctx context.Context, fn func(*pgx.Conn) error) error 
 // replica holds a copy of the game (gameCache), apply decides the action
 // from it and one statement saves it if the row is still that copy
 // (playCached, in actions.go); otherwise, or when the copy is stale or apply
-// refuses it, the action runs in two round trips: BEGIN with a statement
+// refuses it, or when the action is counted (a.Counted: it names the moves
+// its caller saw, which the copy may have and the row no longer, and a
+// refusal after a draw on the copy would be timed), the action runs in two
+// round trips: BEGIN with a statement
 // that checks the session and locks the game's row (with its seed pair);
 // apply decides the change; then one statement moves the money — an extra
 // stake out, a payout in, each with its ledger entry — and saves the bet,
 // followed by COMMIT.
 func (s *PlayStore) PlayOn(ctx context.Context, a play.GameAction, apply func(play.BetWithSeeds, money.Amount) (play.Change, error)) (play.Placed, error) {
-	if s.games != nil {
+	if s.games != nil && !a.Counted {
 		if g, ok := s.games.get(a.BetID); ok && g.bet.UserID == a.UserID && g.bet.Game == a.Game {
 			placed, nb, refused, err := s.playCached(ctx, a, g, apply)
 			switch {

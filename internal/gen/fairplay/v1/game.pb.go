@@ -1103,7 +1103,8 @@ type RevealMinesTileRequest struct {
 	// tiles revealed; Pump: the safe pumps; Blackjack: hands.moves). A game that
 	// has made another number refuses the action with 409 "This game has moved
 	// on. Reload it to continue." and changes nothing, so a retried request acts
-	// at most once.
+	// at most once. Such an action is decided on the game's locked row: one more
+	// round trip to the database than without.
 	Moves         *int32 `protobuf:"varint,4,opt,name=moves,proto3,oneof" json:"moves,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1314,7 +1315,8 @@ type CashOutMinesRequest struct {
 	// tiles revealed; Pump: the safe pumps; Blackjack: hands.moves). A game that
 	// has made another number refuses the action with 409 "This game has moved
 	// on. Reload it to continue." and changes nothing, so a retried request acts
-	// at most once.
+	// at most once. Such an action is decided on the game's locked row: one more
+	// round trip to the database than without.
 	Moves         *int32 `protobuf:"varint,2,opt,name=moves,proto3,oneof" json:"moves,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1719,7 +1721,8 @@ type PumpBalloonRequest struct {
 	// tiles revealed; Pump: the safe pumps; Blackjack: hands.moves). A game that
 	// has made another number refuses the action with 409 "This game has moved
 	// on. Reload it to continue." and changes nothing, so a retried request acts
-	// at most once.
+	// at most once. Such an action is decided on the game's locked row: one more
+	// round trip to the database than without.
 	Moves         *int32 `protobuf:"varint,2,opt,name=moves,proto3,oneof" json:"moves,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1906,7 +1909,8 @@ type CashOutPumpRequest struct {
 	// tiles revealed; Pump: the safe pumps; Blackjack: hands.moves). A game that
 	// has made another number refuses the action with 409 "This game has moved
 	// on. Reload it to continue." and changes nothing, so a retried request acts
-	// at most once.
+	// at most once. Such an action is decided on the game's locked row: one more
+	// round trip to the database than without.
 	Moves         *int32 `protobuf:"varint,2,opt,name=moves,proto3,oneof" json:"moves,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -2440,7 +2444,8 @@ type HitBlackjackRequest struct {
 	// tiles revealed; Pump: the safe pumps; Blackjack: hands.moves). A game that
 	// has made another number refuses the action with 409 "This game has moved
 	// on. Reload it to continue." and changes nothing, so a retried request acts
-	// at most once.
+	// at most once. Such an action is decided on the game's locked row: one more
+	// round trip to the database than without.
 	Moves         *int32 `protobuf:"varint,2,opt,name=moves,proto3,oneof" json:"moves,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -2626,7 +2631,8 @@ type StandBlackjackRequest struct {
 	// tiles revealed; Pump: the safe pumps; Blackjack: hands.moves). A game that
 	// has made another number refuses the action with 409 "This game has moved
 	// on. Reload it to continue." and changes nothing, so a retried request acts
-	// at most once.
+	// at most once. Such an action is decided on the game's locked row: one more
+	// round trip to the database than without.
 	Moves         *int32 `protobuf:"varint,2,opt,name=moves,proto3,oneof" json:"moves,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -2812,7 +2818,8 @@ type DoubleBlackjackRequest struct {
 	// tiles revealed; Pump: the safe pumps; Blackjack: hands.moves). A game that
 	// has made another number refuses the action with 409 "This game has moved
 	// on. Reload it to continue." and changes nothing, so a retried request acts
-	// at most once.
+	// at most once. Such an action is decided on the game's locked row: one more
+	// round trip to the database than without.
 	Moves         *int32 `protobuf:"varint,2,opt,name=moves,proto3,oneof" json:"moves,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -3007,7 +3014,8 @@ type SplitBlackjackRequest struct {
 	// tiles revealed; Pump: the safe pumps; Blackjack: hands.moves). A game that
 	// has made another number refuses the action with 409 "This game has moved
 	// on. Reload it to continue." and changes nothing, so a retried request acts
-	// at most once.
+	// at most once. Such an action is decided on the game's locked row: one more
+	// round trip to the database than without.
 	Moves         *int32 `protobuf:"varint,2,opt,name=moves,proto3,oneof" json:"moves,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -3195,7 +3203,8 @@ type InsureBlackjackRequest struct {
 	// tiles revealed; Pump: the safe pumps; Blackjack: hands.moves). A game that
 	// has made another number refuses the action with 409 "This game has moved
 	// on. Reload it to continue." and changes nothing, so a retried request acts
-	// at most once.
+	// at most once. Such an action is decided on the game's locked row: one more
+	// round trip to the database than without.
 	Moves         *int32 `protobuf:"varint,3,opt,name=moves,proto3,oneof" json:"moves,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache

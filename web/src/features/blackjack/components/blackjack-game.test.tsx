@@ -112,7 +112,7 @@ describe('Blackjack', () => {
     table.reset();
     await user.keyboard('s');
     expect(await screen.findByText('Dealer wins', undefined, { timeout: 4000 })).toBeInTheDocument();
-    expect(server.calls('POST /api/games/blackjack/stand')[0]?.body).toEqual({ gameId: 'bj1', moves: 0 });
+    expect(server.calls('POST /api/games/blackjack/stand')[0]?.body).toEqual({ gameId: 'bj1' });
     // The dealer's cards turn over one at a time before the result appears.
     expect(
       table.states().filter((state) => !state.includes('player: 10 of spades, 6 of hearts | hit enabled')),

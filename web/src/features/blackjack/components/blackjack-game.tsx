@@ -60,8 +60,6 @@ interface Table {
   insurance: string;
   evenMoney: boolean;
   handResults: string[];
-  /** moves is how many actions the game has taken, sent with the next one so a retry acts once. */
-  moves: number;
 }
 
 const empty: Table = {
@@ -84,7 +82,6 @@ const empty: Table = {
   insurance: '',
   evenMoney: false,
   handResults: [],
-  moves: 0,
 };
 
 /** totalStake is the total stake an answer reports, or fallback when it has none. */
@@ -107,7 +104,6 @@ function fromHands(h: Hands | undefined, canDouble = false) {
     insurance: h?.insurance ?? '',
     evenMoney: h?.evenMoney ?? false,
     handResults: h?.handResults ?? [],
-    moves: h?.moves ?? 0,
   };
 }
 
@@ -193,14 +189,7 @@ function reducer(t: Table, action: Action): Table {
       };
     }
     case 'doubled':
-      return {
-        ...t,
-        stake: action.stake,
-        player: action.cards,
-        playerShown: action.cards.length,
-        canDouble: false,
-        moves: t.moves + 1,
-      };
+      return { ...t, stake: action.stake, player: action.cards, playerShown: action.cards.length, canDouble: false };
     case 'standing':
       return { ...t, phase: 'dealerTurn' };
     case 'standFailed':
@@ -362,7 +351,7 @@ export function BlackjackGame() {
     const gameId = table.gameId;
     if (pending || table.phase !== 'playing' || !gameId || table.insurance === 'offered') return;
     hit.mutate(
-      { gameId, moves: table.moves },
+      { gameId },
       {
         onSuccess: (res) => {
           const stake = totalStake(res.hands, table.stake);
@@ -385,7 +374,7 @@ export function BlackjackGame() {
     const firstOfTwo = table.second.length > 0 && table.activeHand === 0;
     if (!firstOfTwo) dispatch({ type: 'standing' });
     stand.mutate(
-      { gameId, moves: table.moves },
+      { gameId },
       {
         onSuccess: (res) => {
           const stake = totalStake(res.hands, table.stake);
@@ -417,7 +406,7 @@ export function BlackjackGame() {
       return;
     }
     double.mutate(
-      { gameId, moves: table.moves },
+      { gameId },
       {
         onSuccess: (res) => {
           const stake = res.betAmount || table.stake + table.base;
@@ -446,7 +435,7 @@ export function BlackjackGame() {
       return;
     }
     split.mutate(
-      { gameId, moves: table.moves },
+      { gameId },
       {
         onSuccess: (res) => {
           const stake = totalStake(res.hands, table.stake + table.base);
@@ -471,7 +460,7 @@ export function BlackjackGame() {
       return;
     }
     insure.mutate(
-      { gameId, accept, moves: table.moves },
+      { gameId, accept },
       {
         onSuccess: (res) => {
           const stake = totalStake(res.hands, table.stake);

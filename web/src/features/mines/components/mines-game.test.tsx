@@ -80,7 +80,7 @@ describe('Mines', () => {
     await user.click(tile(1, 1));
     expect(await screen.findByRole('button', { name: 'Cash Out $1.12' })).toBeEnabled();
     expect(tile(1, 1, 'gem')).toHaveAttribute('aria-disabled', 'true');
-    expect(server.calls('POST /api/games/mines/click')[0]?.body).toEqual({ gameId: 'g1', row: 0, col: 0, moves: 0 });
+    expect(server.calls('POST /api/games/mines/click')[0]?.body).toEqual({ gameId: 'g1', row: 0, col: 0 });
     expect(screen.getByText('1.12x')).toBeInTheDocument();
 
     await user.click(screen.getByRole('button', { name: 'Cash Out $1.12' }));
@@ -118,7 +118,7 @@ describe('Mines', () => {
     expect(tile(2, 2)).toHaveFocus();
     await user.keyboard('{Enter}');
     expect(await screen.findByRole('button', { name: 'Row 2, column 2, gem' })).toBeInTheDocument();
-    expect(server.calls('POST /api/games/mines/click')[0]?.body).toEqual({ gameId: 'g1', row: 1, col: 1, moves: 0 });
+    expect(server.calls('POST /api/games/mines/click')[0]?.body).toEqual({ gameId: 'g1', row: 1, col: 1 });
   });
 
   it('ends the game on a mine with Game Over', async () => {
@@ -255,11 +255,11 @@ describe('Mines random tile, autobet and hotkeys', () => {
       ).toBeInTheDocument();
       expect(server.calls('POST /api/games/mines/start')).toHaveLength(2);
       expect(server.calls('POST /api/games/mines/click').map((c) => c.body)).toEqual([
-        { gameId: 'g1', row: 0, col: 0, moves: 0 },
-        { gameId: 'g1', row: 1, col: 2, moves: 1 },
-        { gameId: 'g2', row: 0, col: 0, moves: 0 },
+        { gameId: 'g1', row: 0, col: 0 },
+        { gameId: 'g1', row: 1, col: 2 },
+        { gameId: 'g2', row: 0, col: 0 },
       ]);
-      expect(server.calls('POST /api/games/mines/cashout').map((c) => c.body)).toEqual([{ gameId: 'g1', moves: 2 }]);
+      expect(server.calls('POST /api/games/mines/cashout').map((c) => c.body)).toEqual([{ gameId: 'g1' }]);
       expect(screen.getByTestId('autobet-count')).toHaveTextContent('2 / 2 bets');
     },
   );

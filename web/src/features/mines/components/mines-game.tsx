@@ -188,7 +188,7 @@ export function MinesGame() {
     if (!gameId || !canReveal({ active, pending, tile })) return;
     setPendingTile(tile.key);
     reveal.mutate(
-      { gameId, row: tile.row, col: tile.col, moves: round.revealed.length },
+      { gameId, row: tile.row, col: tile.col },
       {
         onSuccess: (res) => {
           // A mine, or the last gem (which cashes out), settles the game: the
@@ -213,7 +213,7 @@ export function MinesGame() {
     const gameId = round.gameId;
     if (!gameId || pending || round.revealed.length === 0) return;
     cashOut.mutate(
-      { gameId, moves: round.revealed.length },
+      { gameId },
       {
         onSuccess: (res) => {
           const ticket = reveals.arrive({
@@ -238,12 +238,12 @@ export function MinesGame() {
     reveals.arrive({ newBalance: started.newBalance });
     dispatch({ type: 'started', res: started, stake: bet });
     const gameId = started.gameId;
-    for (const [moves, key] of autoTiles.entries()) {
+    for (const key of autoTiles) {
       const [row = 0, col = 0] = key.split(',').map(Number);
       setPendingTile(key);
       let res: RevealTileResult;
       try {
-        res = await reveal.mutateAsync({ gameId, row, col, moves });
+        res = await reveal.mutateAsync({ gameId, row, col });
       } finally {
         setPendingTile(null);
       }
@@ -257,7 +257,7 @@ export function MinesGame() {
       if (res.hitMine) return { stake: bet, payout: 0 };
       if (res.gameOver) return { stake: bet, payout: res.winAmount };
     }
-    const res = await cashOut.mutateAsync({ gameId, moves: autoTiles.length });
+    const res = await cashOut.mutateAsync({ gameId });
     const ticket = reveals.arrive({
       newBalance: res.newBalance,
       settles: { betId: gameId, amount: bet, multiplier: res.multiplier, payout: res.winAmount },

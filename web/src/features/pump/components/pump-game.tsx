@@ -128,7 +128,7 @@ export function PumpGame() {
     const gameId = round.gameId;
     if (!gameId || pending || !active) return;
     pump.mutate(
-      { gameId, moves: round.pumps },
+      { gameId },
       {
         onSuccess: (res) => {
           // A burst or the last possible pump settles the game, shown with the
@@ -152,7 +152,7 @@ export function PumpGame() {
     const gameId = round.gameId;
     if (!gameId || pending || !active) return;
     cashOut.mutate(
-      { gameId, moves: round.pumps },
+      { gameId },
       {
         onSuccess: (res) => {
           const ticket = reveals.arrive({

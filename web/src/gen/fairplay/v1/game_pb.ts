@@ -1196,7 +1196,8 @@ export type RevealMinesTileRequest = Message<"fairplay.v1.RevealMinesTileRequest
    * tiles revealed; Pump: the safe pumps; Blackjack: hands.moves). A game that
    * has made another number refuses the action with 409 "This game has moved
    * on. Reload it to continue." and changes nothing, so a retried request acts
-   * at most once.
+   * at most once. Such an action is decided on the game's locked row: one more
+   * round trip to the database than without.
    *
    * @generated from field: optional int32 moves = 4;
    */
@@ -1235,7 +1236,8 @@ export type RevealMinesTileRequestJson = {
    * tiles revealed; Pump: the safe pumps; Blackjack: hands.moves). A game that
    * has made another number refuses the action with 409 "This game has moved
    * on. Reload it to continue." and changes nothing, so a retried request acts
-   * at most once.
+   * at most once. Such an action is decided on the game's locked row: one more
+   * round trip to the database than without.
    *
    * @generated from field: optional int32 moves = 4;
    */
@@ -1446,7 +1448,8 @@ export type CashOutMinesRequest = Message<"fairplay.v1.CashOutMinesRequest"> & {
    * tiles revealed; Pump: the safe pumps; Blackjack: hands.moves). A game that
    * has made another number refuses the action with 409 "This game has moved
    * on. Reload it to continue." and changes nothing, so a retried request acts
-   * at most once.
+   * at most once. Such an action is decided on the game's locked row: one more
+   * round trip to the database than without.
    *
    * @generated from field: optional int32 moves = 2;
    */
@@ -1471,7 +1474,8 @@ export type CashOutMinesRequestJson = {
    * tiles revealed; Pump: the safe pumps; Blackjack: hands.moves). A game that
    * has made another number refuses the action with 409 "This game has moved
    * on. Reload it to continue." and changes nothing, so a retried request acts
-   * at most once.
+   * at most once. Such an action is decided on the game's locked row: one more
+   * round trip to the database than without.
    *
    * @generated from field: optional int32 moves = 2;
    */
@@ -1895,7 +1899,8 @@ export type PumpBalloonRequest = Message<"fairplay.v1.PumpBalloonRequest"> & {
    * tiles revealed; Pump: the safe pumps; Blackjack: hands.moves). A game that
    * has made another number refuses the action with 409 "This game has moved
    * on. Reload it to continue." and changes nothing, so a retried request acts
-   * at most once.
+   * at most once. Such an action is decided on the game's locked row: one more
+   * round trip to the database than without.
    *
    * @generated from field: optional int32 moves = 2;
    */
@@ -1920,7 +1925,8 @@ export type PumpBalloonRequestJson = {
    * tiles revealed; Pump: the safe pumps; Blackjack: hands.moves). A game that
    * has made another number refuses the action with 409 "This game has moved
    * on. Reload it to continue." and changes nothing, so a retried request acts
-   * at most once.
+   * at most once. Such an action is decided on the game's locked row: one more
+   * round trip to the database than without.
    *
    * @generated from field: optional int32 moves = 2;
    */
@@ -2115,7 +2121,8 @@ export type CashOutPumpRequest = Message<"fairplay.v1.CashOutPumpRequest"> & {
    * tiles revealed; Pump: the safe pumps; Blackjack: hands.moves). A game that
    * has made another number refuses the action with 409 "This game has moved
    * on. Reload it to continue." and changes nothing, so a retried request acts
-   * at most once.
+   * at most once. Such an action is decided on the game's locked row: one more
+   * round trip to the database than without.
    *
    * @generated from field: optional int32 moves = 2;
    */
@@ -2140,7 +2147,8 @@ export type CashOutPumpRequestJson = {
    * tiles revealed; Pump: the safe pumps; Blackjack: hands.moves). A game that
    * has made another number refuses the action with 409 "This game has moved
    * on. Reload it to continue." and changes nothing, so a retried request acts
-   * at most once.
+   * at most once. Such an action is decided on the game's locked row: one more
+   * round trip to the database than without.
    *
    * @generated from field: optional int32 moves = 2;
    */
@@ -2729,7 +2737,8 @@ export type HitBlackjackRequest = Message<"fairplay.v1.HitBlackjackRequest"> & {
    * tiles revealed; Pump: the safe pumps; Blackjack: hands.moves). A game that
    * has made another number refuses the action with 409 "This game has moved
    * on. Reload it to continue." and changes nothing, so a retried request acts
-   * at most once.
+   * at most once. Such an action is decided on the game's locked row: one more
+   * round trip to the database than without.
    *
    * @generated from field: optional int32 moves = 2;
    */
@@ -2754,7 +2763,8 @@ export type HitBlackjackRequestJson = {
    * tiles revealed; Pump: the safe pumps; Blackjack: hands.moves). A game that
    * has made another number refuses the action with 409 "This game has moved
    * on. Reload it to continue." and changes nothing, so a retried request acts
-   * at most once.
+   * at most once. Such an action is decided on the game's locked row: one more
+   * round trip to the database than without.
    *
    * @generated from field: optional int32 moves = 2;
    */
@@ -2947,7 +2957,8 @@ export type StandBlackjackRequest = Message<"fairplay.v1.StandBlackjackRequest">
    * tiles revealed; Pump: the safe pumps; Blackjack: hands.moves). A game that
    * has made another number refuses the action with 409 "This game has moved
    * on. Reload it to continue." and changes nothing, so a retried request acts
-   * at most once.
+   * at most once. Such an action is decided on the game's locked row: one more
+   * round trip to the database than without.
    *
    * @generated from field: optional int32 moves = 2;
    */
@@ -2972,7 +2983,8 @@ export type StandBlackjackRequestJson = {
    * tiles revealed; Pump: the safe pumps; Blackjack: hands.moves). A game that
    * has made another number refuses the action with 409 "This game has moved
    * on. Reload it to continue." and changes nothing, so a retried request acts
-   * at most once.
+   * at most once. Such an action is decided on the game's locked row: one more
+   * round trip to the database than without.
    *
    * @generated from field: optional int32 moves = 2;
    */
@@ -3165,7 +3177,8 @@ export type DoubleBlackjackRequest = Message<"fairplay.v1.DoubleBlackjackRequest
    * tiles revealed; Pump: the safe pumps; Blackjack: hands.moves). A game that
    * has made another number refuses the action with 409 "This game has moved
    * on. Reload it to continue." and changes nothing, so a retried request acts
-   * at most once.
+   * at most once. Such an action is decided on the game's locked row: one more
+   * round trip to the database than without.
    *
    * @generated from field: optional int32 moves = 2;
    */
@@ -3190,7 +3203,8 @@ export type DoubleBlackjackRequestJson = {
    * tiles revealed; Pump: the safe pumps; Blackjack: hands.moves). A game that
    * has made another number refuses the action with 409 "This game has moved
    * on. Reload it to continue." and changes nothing, so a retried request acts
-   * at most once.
+   * at most once. Such an action is decided on the game's locked row: one more
+   * round trip to the database than without.
    *
    * @generated from field: optional int32 moves = 2;
    */
@@ -3397,7 +3411,8 @@ export type SplitBlackjackRequest = Message<"fairplay.v1.SplitBlackjackRequest">
    * tiles revealed; Pump: the safe pumps; Blackjack: hands.moves). A game that
    * has made another number refuses the action with 409 "This game has moved
    * on. Reload it to continue." and changes nothing, so a retried request acts
-   * at most once.
+   * at most once. Such an action is decided on the game's locked row: one more
+   * round trip to the database than without.
    *
    * @generated from field: optional int32 moves = 2;
    */
@@ -3422,7 +3437,8 @@ export type SplitBlackjackRequestJson = {
    * tiles revealed; Pump: the safe pumps; Blackjack: hands.moves). A game that
    * has made another number refuses the action with 409 "This game has moved
    * on. Reload it to continue." and changes nothing, so a retried request acts
-   * at most once.
+   * at most once. Such an action is decided on the game's locked row: one more
+   * round trip to the database than without.
    *
    * @generated from field: optional int32 moves = 2;
    */
@@ -3622,7 +3638,8 @@ export type InsureBlackjackRequest = Message<"fairplay.v1.InsureBlackjackRequest
    * tiles revealed; Pump: the safe pumps; Blackjack: hands.moves). A game that
    * has made another number refuses the action with 409 "This game has moved
    * on. Reload it to continue." and changes nothing, so a retried request acts
-   * at most once.
+   * at most once. Such an action is decided on the game's locked row: one more
+   * round trip to the database than without.
    *
    * @generated from field: optional int32 moves = 3;
    */
@@ -3654,7 +3671,8 @@ export type InsureBlackjackRequestJson = {
    * tiles revealed; Pump: the safe pumps; Blackjack: hands.moves). A game that
    * has made another number refuses the action with 409 "This game has moved
    * on. Reload it to continue." and changes nothing, so a retried request acts
-   * at most once.
+   * at most once. Such an action is decided on the game's locked row: one more
+   * round trip to the database than without.
    *
    * @generated from field: optional int32 moves = 3;
    */
