@@ -46,6 +46,7 @@ tools: ## install the pinned code-generation tools into bin/
 .PHONY: generate
 generate: tools ## regenerate code from the protos (Go, TypeScript for the web app, the /api OpenAPI document) and the web app's game tables
 	bin/buf generate
+	go run ./hack/direct -o internal/gen/fairplay/v1/fairplayv1direct
 ifneq ($(HAS_WEB),)
 	hack/web.sh deps
 	bin/buf generate --template buf.gen.web.yaml

@@ -63,32 +63,54 @@ type turn struct {
 	waiting int           // bets running or waiting, guarded by turns.mu
 }
 
-// wait returns once it is userID's bet's turn (or with ctx's cause); the
-// caller calls done when the bet has its answer.
-func (t *turns) wait(ctx context.Context, userID uuid.UUID) (done func(), err error) {
+// wait returns userID's turn once it is its bet's (or with ctx's cause);
+// the caller passes it to done when the bet has its answer.
+func (t *turns) wait(ctx context.Context, userID uuid.UUID) (*turn, error) {
 	t.mu.Lock()
 	if t.m == nil {
 		t.m = make(map[uuid.UUID]*turn)
 	}
 	tu := t.m[userID]
 	if tu == nil {
-		tu = &turn{token: make(chan struct{}, 1)}
+		tu = turnPool.Get().(*turn)
 		t.m[userID] = tu
 	}
 	tu.waiting++
 	t.mu.Unlock()
-	leave := func() {
-		t.mu.Lock()
-		defer t.mu.Unlock()
-		if tu.waiting--; tu.waiting == 0 {
-			delete(t.m, userID)
-		}
+	select {
+	case tu.token <- struct{}{}: // the usual case, without asking ctx for its channel
+		return tu, nil
+	default:
 	}
 	select {
 	case tu.token <- struct{}{}:
-		return func() { <-tu.token; leave() }, nil
+		return tu, nil
 	case <-ctx.Done():
-		leave()
+		t.leave(userID, tu)
 		return nil, context.Cause(ctx)
 	}
 }
+
+// done ends a turn wait gave.
+func (t *turns) done(userID uuid.UUID, tu *turn) {
+	<-tu.token
+	t.leave(userID, tu)
+}
+
+// leave counts a bet out of tu; the last one's turn is forgotten and kept
+// for another player's (its token is empty: every bet that took it gave it
+// back).
+func (t *turns) leave(userID uuid.UUID, tu *turn) {
+	t.mu.Lock()
+	tu.waiting--
+	last := tu.waiting == 0
+	if last {
+		delete(t.m, userID)
+	}
+	t.mu.Unlock()
+	if last {
+		turnPool.Put(tu)
+	}
+}
+
+var turnPool = sync.Pool{New: func() any { return &turn{token: make(chan struct{}, 1)} }}

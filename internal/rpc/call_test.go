@@ -9,9 +9,13 @@ import (
 	"connectrpc.com/connect"
 
 	fairplayv1 "github.com/fairplay/fairplay/internal/gen/fairplay/v1"
+	"github.com/fairplay/fairplay/internal/gen/fairplay/v1/fairplayv1connect"
+	"github.com/fairplay/fairplay/internal/gen/fairplay/v1/fairplayv1direct"
+	"github.com/fairplay/fairplay/internal/routes"
 )
 
 type seedImpl struct {
+	fairplayv1connect.UnimplementedFairnessServiceHandler
 	got *connect.Request[fairplayv1.SetClientSeedRequest]
 }
 
@@ -22,20 +26,14 @@ func (s *seedImpl) SetClientSeed(_ context.Context, req *connect.Request[fairpla
 	return res, nil
 }
 
-type wrongImpl struct{}
-
-// SetClientSeed takes another message than the proto's.
-func (wrongImpl) SetClientSeed(context.Context, *connect.Request[fairplayv1.PlayDiceRequest]) (*connect.Response[fairplayv1.SetClientSeedResponse], error) {
-	return nil, nil
-}
-
-// invoker calls the handler method with the message and headers, through
-// the rules in Connect's order (the first outermost), and refuses a method
-// that does not match the proto when the routes are mounted.
+// invoker calls the handler method with the message and the headers but
+// the protocol's, through the rules in Connect's order (the first
+// outermost); a message of another procedure is refused, not passed on.
 func TestInvoker(t *testing.T) {
-	md := fairplayv1.File_fairplay_v1_fairness_proto.Services().ByName("FairnessService").Methods().ByName("SetClientSeed")
-	if md == nil {
-		t.Fatal("no FairnessService.SetClientSeed in the protos")
+	impl := &seedImpl{}
+	fn := fairplayv1direct.Handlers{FairnessService: impl}.Calls()[fairplayv1connect.FairnessServiceSetClientSeedProcedure]
+	if fn == nil {
+		t.Fatal("no direct call of FairnessService.SetClientSeed")
 	}
 	var order []string
 	rule := func(name string) callMiddleware {
@@ -46,14 +44,10 @@ func TestInvoker(t *testing.T) {
 			}
 		}
 	}
-	impl := &seedImpl{}
-	run, err := invoker(impl, md, []callMiddleware{rule("outer"), rule("inner")})
-	if err != nil {
-		t.Fatal(err)
-	}
+	run := invoker(fn, []callMiddleware{rule("outer"), rule("inner")})
 	res, err := run(context.Background(), &call{
 		procedure: "/fairplay.v1.FairnessService/SetClientSeed",
-		header:    http.Header{"Authorization": {"Bearer t"}},
+		header:    http.Header{"Authorization": {"Bearer t"}, "Content-Type": {"application/json"}},
 		msg:       &fairplayv1.SetClientSeedRequest{ClientSeed: "abc"},
 	})
 	if err != nil {
@@ -62,18 +56,46 @@ func TestInvoker(t *testing.T) {
 	if got := strings.Join(order, ", "); got != "outer /fairplay.v1.FairnessService/SetClientSeed, inner /fairplay.v1.FairnessService/SetClientSeed" {
 		t.Errorf("rules ran as %q", got)
 	}
-	if impl.got.Msg.GetClientSeed() != "abc" || impl.got.Header().Get("Authorization") != "Bearer t" {
+	if impl.got.Msg.GetClientSeed() != "abc" || impl.got.Header().Get("Authorization") != "Bearer t" ||
+		impl.got.Header().Get("Content-Type") != "" {
 		t.Errorf("handler got %v with headers %v", impl.got.Msg, impl.got.Header())
 	}
 	if res.Header().Get("X-Answer") != "yes" {
 		t.Errorf("response headers %v", res.Header())
 	}
 
-	if _, err := invoker(wrongImpl{}, md, nil); err == nil || !strings.Contains(err.Error(), "the proto says") {
-		t.Errorf("a method taking another message: %v", err)
+	impl.got = nil
+	if _, err := run(context.Background(), &call{msg: &fairplayv1.PlayDiceRequest{}}); err == nil ||
+		!strings.Contains(err.Error(), "SetClientSeed takes *fairplayv1.SetClientSeedRequest, not *fairplayv1.PlayDiceRequest") || impl.got != nil {
+		t.Errorf("another procedure's message: %v (handler got %v)", err, impl.got)
 	}
-	if _, err := invoker(struct{}{}, md, nil); err == nil || !strings.Contains(err.Error(), "has no method SetClientSeed") {
-		t.Errorf("no such method: %v", err)
+}
+
+// Every unary route of /api has its generated direct call, and no
+// streaming one has.
+func TestDirectCallsCoverTheRoutes(t *testing.T) {
+	calls := fairplayv1direct.Handlers{
+		AdminService:    fairplayv1connect.UnimplementedAdminServiceHandler{},
+		AuthService:     fairplayv1connect.UnimplementedAuthServiceHandler{},
+		FairnessService: fairplayv1connect.UnimplementedFairnessServiceHandler{},
+		GameService:     fairplayv1connect.UnimplementedGameServiceHandler{},
+		WalletService:   fairplayv1connect.UnimplementedWalletServiceHandler{},
+	}.Calls()
+	unary := 0
+	for _, rt := range routes.MustAll() {
+		if rt.Streaming() {
+			if calls[rt.ConnectPath()] != nil {
+				t.Errorf("%s streams but has a unary call", rt.ConnectPath())
+			}
+			continue
+		}
+		unary++
+		if calls[rt.ConnectPath()] == nil {
+			t.Errorf("%s (%s) has no direct call; run make generate", rt.Pattern(), rt.ConnectPath())
+		}
+	}
+	if len(calls) < unary || unary == 0 {
+		t.Errorf("%d direct calls for %d unary routes", len(calls), unary)
 	}
 }
 

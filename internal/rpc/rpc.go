@@ -5,9 +5,9 @@ import (
 	"net/http"
 
 	"connectrpc.com/connect"
-	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/fairplay/fairplay/internal/gen/fairplay/v1/fairplayv1connect"
+	"github.com/fairplay/fairplay/internal/gen/fairplay/v1/fairplayv1direct"
 	"github.com/fairplay/fairplay/internal/gen/openapi"
 	"github.com/fairplay/fairplay/internal/routes"
 )
@@ -59,15 +59,14 @@ func Mount(mux *http.ServeMux, h Handlers, log *slog.Logger, csrf func(http.Hand
 		mux.Handle(path, handle(path, notStored(handler)))
 	}
 
-	// The handler behind each service, for /api's direct calls.
-	impls := map[protoreflect.FullName]any{
-		fairplayv1connect.AuthServiceName:     h.Auth,
-		fairplayv1connect.GameServiceName:     h.Game,
-		fairplayv1connect.FairnessServiceName: h.Fairness,
-		fairplayv1connect.AdminServiceName:    h.Admin,
-		fairplayv1connect.WalletServiceName:   h.Wallet,
-		fairplayv1connect.LiveServiceName:     h.Live,
-	}
+	// The unary procedures of every service, for /api's direct calls.
+	calls := fairplayv1direct.Handlers{
+		AuthService:     h.Auth,
+		GameService:     h.Game,
+		FairnessService: h.Fairness,
+		AdminService:    h.Admin,
+		WalletService:   h.Wallet,
+	}.Calls()
 
 	// Streams are served to the JSON world by hand: the live bets feed as
 	// Server-Sent Events.
@@ -83,12 +82,8 @@ func Mount(mux *http.ServeMux, h Handlers, log *slog.Logger, csrf func(http.Hand
 		var handler http.Handler
 		if rt.Streaming() {
 			handler = streams[rt.ConnectPath()]
-		} else if impl := impls[rt.Procedure.Parent().FullName()]; impl != nil {
-			invoke, err := invoker(impl, rt.Procedure, rules)
-			if err != nil {
-				panic("rpc: " + rt.Pattern() + ": " + err.Error())
-			}
-			handler = transcode(rt, invoke, log)
+		} else if fn := calls[rt.ConnectPath()]; fn != nil {
+			handler = transcode(rt, invoker(fn, rules), log)
 		}
 		if handler == nil {
 			panic("rpc: no handler for " + rt.Pattern() + " (" + rt.ConnectPath() + ")")
