@@ -20,7 +20,8 @@ var blackjackKind = kind[blackjack.Game]{
 	returns: func(g *blackjack.Game) (money.Multiplier, money.Multiplier) {
 		return g.Stakes(), g.Return()
 	},
-	moves: func(p games.Params) int { return len(p.Actions) },
+	moves:     func(p games.Params) int { return len(p.Actions) },
+	hiddenEnd: true,
 }
 
 // Errors of Blackjack that users see.

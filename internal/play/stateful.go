@@ -86,6 +86,12 @@ type kind[G any] struct {
 	// stakes make the return on the total stake inexact): the payout is then
 	// base stake × return, and payout only fills the bet's multiplier.
 	returns func(*G) (stakes, ret money.Multiplier)
+	// hiddenEnd is set for a game whose deal, or an action refused only
+	// after it has drawn (an extra stake the balance or the player's limits
+	// refuse, a session revoked meanwhile), may end it on what the player
+	// cannot see (a blackjack natural, the dealer's peek): record then does
+	// the same work whether it ended or not (evenWork).
+	hiddenEnd bool
 }
 
 // parseGameID reads a game id (a bet id).
@@ -220,9 +226,33 @@ func record[G any](k kind[G], r *Round[G], now time.Time) error {
 		if r.Bet.State, err = json.Marshal(r.Game); err != nil {
 			return err
 		}
+		evenWork(k, r, now, false)
 		return nil
 	}
+	evenWork(k, r, now, true)
 	return settle(k, r, now)
+}
+
+// evenWork makes recording a game of a kind with hiddenEnd cost the same
+// whether the rules ended it or not: a game that goes on is also settled,
+// on a copy thrown away, and one that ended also has its state encoded. A
+// start is drawn before Postgres has checked its stake, and an action on a
+// replica's copy before its session is checked, so a refusal can come after
+// the draw: the settlement's replay and encoding (about 10 µs) told a
+// refused deal that would have been a natural, or a refused insurance whose
+// peek finds the dealer's blackjack, from one that would not, for free and
+// as often as the player liked (found by a review playing a hostile player;
+// test/security/timing_test.go).
+func evenWork[G any](k kind[G], r *Round[G], now time.Time, over bool) {
+	if !k.hiddenEnd {
+		return
+	}
+	if over {
+		_, _ = json.Marshal(r.Game)
+		return
+	}
+	shadow := *r
+	_ = settle(k, &shadow, now) // a game in play replays to its view: the work only
 }
 
 // settle ends a game the rules have ended: it replays the game from its seeds

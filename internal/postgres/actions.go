@@ -44,9 +44,21 @@ const maxCachedGames = 10_000
 // the player's balance then (what apply is given; an extra stake the balance
 // no longer covers is refused by the statement, one it would cover but the
 // copy's balance does not is decided again on the locking path).
+//
+// session is the session whose request last found the game this way, its
+// liveness checked by the same statement: only its requests are decided
+// from the copy. Another session's (a revoked one, whose access token
+// still verifies for up to its lifetime) is checked on the locking path
+// before anything is drawn; decided from the copy, a request of a revoked
+// session drew the tile or card first and was refused "Token is not valid"
+// after it, and the refusal's time told a mine from a gem (a settlement
+// and another statement), for free and as often as the player refilled the
+// copy from a live session (found by a review playing a hostile player;
+// test/security/timing_test.go).
 type cachedGame struct {
 	bet     play.BetWithSeeds
 	balance money.Amount
+	session uuid.UUID
 }
 
 type gameCache struct {
@@ -65,9 +77,10 @@ func (c *gameCache) get(id uuid.UUID) (cachedGame, bool) {
 	return g, ok
 }
 
-// put remembers a game after a statement that saved or read it; a game that
-// is no longer running is forgotten.
-func (c *gameCache) put(b play.BetWithSeeds, balance money.Amount) {
+// put remembers a game after a statement that saved or read it for a
+// request of session, which it found live; a game that is no longer
+// running is forgotten.
+func (c *gameCache) put(b play.BetWithSeeds, balance money.Amount, session uuid.UUID) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if b.Status != play.StatusActive {
@@ -80,7 +93,7 @@ func (c *gameCache) put(b play.BetWithSeeds, balance money.Amount) {
 			break
 		}
 	}
-	c.games[b.ID] = cachedGame{bet: b, balance: balance}
+	c.games[b.ID] = cachedGame{bet: b, balance: balance, session: session}
 }
 
 func (c *gameCache) drop(id uuid.UUID) {

@@ -245,7 +245,8 @@ func (s *PlayStore) onConn(ctx context.Context, fn func(*pgx.Conn) error) error 
 }
 
 // PlayOn runs one action on a running game as one transaction. When this
-// replica holds a copy of the game (gameCache), apply decides the action
+// replica holds a copy of the game (gameCache) that a request of the same
+// session last saved or read (so the session was live), apply decides the action
 // from it and one statement saves it if the row is still that copy
 // (playCached, in actions.go); otherwise, or when the copy is stale or apply
 // refuses it, or when the action is counted (a.Counted: it names the moves
@@ -258,18 +259,18 @@ func (s *PlayStore) onConn(ctx context.Context, fn func(*pgx.Conn) error) error 
 // followed by COMMIT.
 func (s *PlayStore) PlayOn(ctx context.Context, a play.GameAction, apply func(play.BetWithSeeds, money.Amount) (play.Change, error)) (play.Placed, error) {
 	if s.games != nil && !a.Counted {
-		if g, ok := s.games.get(a.BetID); ok && g.bet.UserID == a.UserID && g.bet.Game == a.Game {
+		if g, ok := s.games.get(a.BetID); ok && g.bet.UserID == a.UserID && g.bet.Game == a.Game && g.session == a.SessionID {
 			placed, nb, refused, err := s.playCached(ctx, a, g, apply)
 			switch {
 			case err == nil:
 				s.games.cached.Add(1)
-				s.games.put(play.BetWithSeeds{Bet: nb, Pair: g.bet.Pair}, placed.Balance)
+				s.games.put(play.BetWithSeeds{Bet: nb, Pair: g.bet.Pair}, placed.Balance, a.SessionID)
 				return placed, nil
 			case refused:
 				// Refused as the row is (the balance short, a limit): the
 				// copy holds, with the balance as it is now.
 				s.games.cached.Add(1)
-				s.games.put(g.bet, placed.Balance)
+				s.games.put(g.bet, placed.Balance, a.SessionID)
 				return play.Placed{}, err
 			case errors.Is(err, errStaleGame):
 				s.games.drop(a.BetID)
@@ -295,9 +296,9 @@ func (s *PlayStore) PlayOn(ctx context.Context, a play.GameAction, apply func(pl
 		// a wrong answer.
 		switch {
 		case err == nil:
-			s.games.put(saved, placed.Balance)
+			s.games.put(saved, placed.Balance, a.SessionID)
 		case read.ID == a.BetID:
-			s.games.put(read, before)
+			s.games.put(read, before, a.SessionID)
 		}
 	}
 	return placed, err
@@ -499,7 +500,7 @@ func (s *PlayStore) PlaceBetAt(ctx context.Context, b play.NewBet, pair play.See
 			ID: b.ID, UserID: b.UserID, Game: b.Game, Status: d.Status, Amount: b.Stake, Multiplier: d.Multiplier,
 			Payout: d.Payout, SeedPairID: pair.ID, ClientSeed: pair.ClientSeed, Nonce: pair.Nonce, Params: d.Params,
 			State: d.State, CreatedAt: b.At,
-		}, Pair: pair}, placed.Balance)
+		}, Pair: pair}, placed.Balance, b.SessionID)
 	}
 	return placed, now, err
 }
