@@ -14,7 +14,6 @@
 package fair
 
 import (
-	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
 	"crypto/subtle"
@@ -22,6 +21,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"hash"
+	"io"
 	"strconv"
 )
 
@@ -73,32 +73,79 @@ func VerifyServerSeed(seed, hashHex string) bool {
 // Stream is the byte and float stream of one bet: HMAC-SHA256 rounds keyed with the server
 // seed over "clientSeed:nonce:round", read in order.
 //
-// A Stream allocates once, in NewStream; reading and SetNonce reuse its buffers and its
-// keyed HMAC. It is not safe for concurrent use.
+// A Stream allocates twice, in NewStream (itself and one SHA-256 digest); reading and
+// SetNonce reuse its buffers and its keyed state. It is not safe for concurrent use, and
+// not to be copied (its slices point into its own arrays).
+//
+// The HMAC is computed here rather than by crypto/hmac, whose New allocated ten objects
+// (a twelfth of a dice bet's): the digest's state after the key's inner and outer pads
+// is saved once (as crypto/hmac saves it) and restored for every round, so a round costs
+// the same two SHA-256 blocks. TestStreamIsHMAC holds it to crypto/hmac.
 type Stream struct {
-	mac    hash.Hash
-	msg    []byte   // "clientSeed:nonce:" followed by the round while hashing
+	d      digest
+	inner  []byte   // the digest's state after the inner pad (in innerB)
+	outer  []byte   // its state after the outer pad (in outerB)
+	msg    []byte   // "clientSeed:nonce:" followed by the round while hashing (in msgB when it fits)
 	prefix int      // length of "clientSeed:"
 	base   int      // length of "clientSeed:nonce:"
 	round  uint64   // round of the bytes in buf
 	buf    [32]byte // current round's HMAC output
 	pos    int      // next unread byte of buf; len(buf) means the round is used up
+	sum    [32]byte // the inner hash of the round
+	innerB [128]byte
+	outerB [128]byte
+	msgB   [96]byte
+	pad    [64]byte
+}
+
+// digest is a SHA-256 digest whose state can be saved and restored without allocating.
+type digest interface {
+	hash.Hash
+	AppendBinary(b []byte) ([]byte, error)
+	UnmarshalBinary(b []byte) error
 }
 
 // NewStream returns the stream of the bet with the given seeds and nonce, positioned at
 // round 0, byte 0.
 func NewStream(serverSeed, clientSeed string, nonce uint64) *Stream {
-	s := &Stream{mac: hmac.New(sha256.New, []byte(serverSeed))}
-	s.msg = make([]byte, 0, len(clientSeed)+1+2*20+2)
-	s.msg = append(s.msg, clientSeed...)
+	s := &Stream{d: sha256.New().(digest)}
+	s.key(serverSeed)
+	s.msg = append(s.msgB[:0], clientSeed...)
 	s.msg = append(s.msg, ':')
 	s.prefix = len(s.msg)
 	s.SetNonce(nonce)
 	return s
 }
 
+// key saves the digest's states after HMAC's inner and outer pads of key (RFC 2104: a
+// key longer than SHA-256's 64-byte block is hashed first).
+func (s *Stream) key(key string) {
+	pad := &s.pad // in the stream: a local would escape to the heap through the digest
+	if len(key) > len(pad) {
+		s.d.Reset()
+		_, _ = io.WriteString(s.d, key)
+		s.d.Sum(pad[:0])
+	} else {
+		copy(pad[:], key)
+	}
+	save := func(x byte, into []byte) []byte {
+		for i := range pad {
+			pad[i] ^= x
+		}
+		s.d.Reset()
+		_, _ = s.d.Write(pad[:])
+		st, err := s.d.AppendBinary(into[:0])
+		if err != nil {
+			panic("fair: saving a SHA-256 state: " + err.Error())
+		}
+		return st
+	}
+	s.inner = save(0x36, s.innerB[:])
+	s.outer = save(0x36^0x5c, s.outerB[:]) // the inner pad undone, the outer applied
+}
+
 // SetNonce rewinds the stream to round 0, byte 0 of another nonce of the same seed pair,
-// reusing the keyed HMAC. It lets a verifier or a simulation walk many bets cheaply.
+// reusing the keyed state. It lets a verifier or a simulation walk many bets cheaply.
 func (s *Stream) SetNonce(nonce uint64) {
 	s.msg = strconv.AppendUint(s.msg[:s.prefix], nonce, 10)
 	s.msg = append(s.msg, ':')
@@ -110,10 +157,19 @@ func (s *Stream) SetNonce(nonce uint64) {
 // fill computes the HMAC of the current round into buf and rewinds pos.
 func (s *Stream) fill() {
 	s.msg = strconv.AppendUint(s.msg[:s.base], s.round, 10)
-	s.mac.Reset()
-	s.mac.Write(s.msg)
-	s.mac.Sum(s.buf[:0])
+	s.restore(s.inner)
+	_, _ = s.d.Write(s.msg)
+	s.d.Sum(s.sum[:0])
+	s.restore(s.outer)
+	_, _ = s.d.Write(s.sum[:])
+	s.d.Sum(s.buf[:0])
 	s.pos = 0
+}
+
+func (s *Stream) restore(state []byte) {
+	if err := s.d.UnmarshalBinary(state); err != nil {
+		panic("fair: restoring a SHA-256 state: " + err.Error())
+	}
 }
 
 // Byte returns the next byte of the stream, moving on to the next round (the "cursor")

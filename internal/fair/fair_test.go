@@ -276,3 +276,34 @@ func FuzzStream(f *testing.F) {
 		}
 	})
 }
+
+// TestStreamIsHMAC: the stream's own HMAC (saved pad states restored every round) gives
+// crypto/hmac's bytes for keys shorter than, as long as and longer than SHA-256's block
+// (hashed first), client seeds that fit the stream's buffer and longer ones, several
+// rounds, and nonces walked with SetNonce.
+func TestStreamIsHMAC(t *testing.T) {
+	t.Parallel()
+	for _, keyLen := range []int{0, 1, 16, 55, 63, 64, 65, 100, 128, 200} {
+		for _, clientLen := range []int{0, 1, 10, 64, 90, 200} {
+			key := make([]byte, keyLen)
+			for i := range key {
+				key[i] = byte('a' + (i*7+keyLen)%26)
+			}
+			client := make([]byte, clientLen)
+			for i := range client {
+				client[i] = byte('0' + (i*3+clientLen)%75)
+			}
+			s := NewStream(string(key), string(client), 0)
+			for _, nonce := range []uint64{1, 2, 999999999999} {
+				s.SetNonce(nonce)
+				ref := &reference{server: string(key), client: string(client), nonce: nonce}
+				for i := range 32 * 3 {
+					if got, want := s.Byte(), ref.next(); got != want {
+						t.Fatalf("key %d bytes, client seed %d, nonce %d, byte %d: %d, want %d",
+							keyLen, clientLen, nonce, i, got, want)
+					}
+				}
+			}
+		}
+	}
+}

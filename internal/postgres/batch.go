@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/fairplay/fairplay/internal/limits"
 	"github.com/fairplay/fairplay/internal/money"
@@ -182,15 +183,12 @@ func placeMany(ctx context.Context, db DB, batch []*queuedBet, wait bool) ([]bet
 		return nil, err
 	}
 	return byOrd(rows, n, "place bets", func(rows pgx.Rows) (int, betResult, error) {
-		var (
-			ord int
-			r   placeRow
-		)
-		if err := rows.Scan(append([]any{&ord}, r.dest()...)...); err != nil {
-			return ord, betResult{}, err
+		r := new(placeRow)
+		if err := rows.Scan(r.dest(true)...); err != nil {
+			return r.ord, betResult{}, err
 		}
 		placed, now, err := r.result()
-		return ord, betResult{placed: placed, now: now, err: err}, nil
+		return r.ord, betResult{placed: placed, now: now, err: err}, nil
 	})
 }
 
@@ -226,41 +224,50 @@ func byOrd[T any](rows pgx.Rows, n int, what string, scan func(pgx.Rows) (int, T
 
 // nullablePair scans a seed pair's id, user_id, server_seed,
 // server_seed_hash, client_seed, nonce and created_at columns, which are all
-// NULL when there is no pair.
+// NULL when there is no pair. pgtype's values take a NULL without the
+// allocation a pointer destination costs (pgx makes each one with reflect).
 type nullablePair struct {
-	id, userID           *uuid.UUID
-	server, hash, client *string
-	nonce                *int64
-	created              *time.Time
+	id, userID           pgtype.UUID
+	server, hash, client pgtype.Text
+	nonce                pgtype.Int8
+	created              pgtype.Timestamptz
 }
 
-// dest is the scan destinations, in that order.
-func (n *nullablePair) dest() []any {
-	return []any{&n.id, &n.userID, &n.server, &n.hash, &n.client, &n.nonce, &n.created}
+// dest appends the scan destinations, in that order, to to.
+func (n *nullablePair) dest(to []any) []any {
+	return append(to, &n.id, &n.userID, &n.server, &n.hash, &n.client, &n.nonce, &n.created)
 }
 
 // get returns the pair, or false when the columns were NULL.
 func (n *nullablePair) get() (play.SeedPair, bool) {
-	if n.id == nil {
+	if !n.id.Valid {
 		return play.SeedPair{}, false
 	}
-	return play.SeedPair{ID: *n.id, UserID: *n.userID, ServerSeed: *n.server, ServerSeedHash: *n.hash,
-		ClientSeed: *n.client, Nonce: *n.nonce, CreatedAt: *n.created}, true
+	return play.SeedPair{ID: n.id.Bytes, UserID: n.userID.Bytes, ServerSeed: n.server.String,
+		ServerSeedHash: n.hash.String, ClientSeed: n.client.String, Nonce: n.nonce.Int64,
+		CreatedAt: n.created.Time}, true
 }
 
-// placeRow is one answer of fairplay_place_bets: status,
-// balance, the player's username, hide_username and active pair.
+// placeRow is one answer of fairplay_place_bets: its ord (in a batch),
+// status, balance, the player's username, hide_username and active pair.
 type placeRow struct {
+	ord      int
 	status   string
-	bal      *int64
-	username *string
-	hidden   *bool
+	bal      pgtype.Int8
+	username pgtype.Text
+	hidden   pgtype.Bool
 	pair     nullablePair
+	to       [12]any // dest's slice, in the row: one allocation per row in all
 }
 
-// dest is the scan destinations, in that order.
-func (r *placeRow) dest() []any {
-	return append([]any{&r.status, &r.bal, &r.username, &r.hidden}, r.pair.dest()...)
+// dest is the scan destinations, in that order (led by the ord when
+// withOrd).
+func (r *placeRow) dest(withOrd bool) []any {
+	d := r.to[:0]
+	if withOrd {
+		d = append(d, &r.ord)
+	}
+	return r.pair.dest(append(d, &r.status, &r.bal, &r.username, &r.hidden))
 }
 
 // result turns the answer into PlaceBetAt's results.
@@ -268,11 +275,8 @@ func (r *placeRow) result() (play.Placed, play.SeedPair, error) {
 	var now play.SeedPair
 	switch r.status {
 	case "placed":
-		p := play.Placed{Balance: money.Amount(*r.bal), HideUsername: r.hidden != nil && *r.hidden}
-		if r.username != nil {
-			p.Username = *r.username
-		}
-		return p, now, nil
+		return play.Placed{Balance: money.Amount(r.bal.Int64), HideUsername: r.hidden.Valid && r.hidden.Bool,
+			Username: r.username.String}, now, nil
 	case "gone":
 		return play.Placed{}, now, play.ErrUserGone
 	case "insufficient":

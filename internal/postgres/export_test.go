@@ -127,7 +127,7 @@ func PlaceAsAnOlderRelease(s *PlayStore, b BatchBet) BatchAnswer {
 		FROM fairplay_place_bet($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) r LEFT JOIN users u ON u.id = $1`,
 		id16(b.Bet.UserID), session, b.Bet.LiveSince, id16(b.Pair.ID), b.Pair.ClientSeed, b.Pair.Nonce,
 		id16(b.Bet.ID), string(b.Bet.Game), b.Draw.Status, int64(b.Bet.Stake), int64(b.Draw.Multiplier), int64(b.Draw.Payout),
-		b.Draw.Params, b.Draw.State, b.Bet.At, settledAt).Scan(r.dest()...)
+		b.Draw.Params, b.Draw.State, b.Bet.At, settledAt).Scan(r.dest(false)...)
 	if constraintError(err, codeUniqueViolation) == "bets_one_active_key" {
 		return BatchAnswer{Err: play.ErrGameInProgress}
 	}

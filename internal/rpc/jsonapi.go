@@ -193,6 +193,9 @@ func readObject(r *http.Request) (map[string]any, error) {
 	if len(body) > maxBody {
 		return nil, errors.New("Request body is too large")
 	}
+	// Read to its end: closed, net/http does not look for more of it after
+	// the handler (an io.CopyN of nothing, two allocations per request).
+	_ = r.Body.Close()
 	if len(bytes.TrimSpace(body)) == 0 {
 		return obj, nil
 	}
