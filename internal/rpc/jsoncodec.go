@@ -5,12 +5,15 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"reflect"
 	"strconv"
+	"strings"
 	"sync"
 	"unicode/utf8"
 
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/reflect/protoregistry"
 
 	fairplayv1 "github.com/fairplay/fairplay/internal/gen/fairplay/v1"
 )
@@ -36,6 +39,12 @@ type fieldInfo struct {
 	decimal  bool   // (fairplay.v1.decimal)
 	nullable bool   // (fairplay.v1.nullable)
 	key      []byte // the quoted JSON name and a colon: "name":
+	// goType and goField are the generated struct of a plain string field
+	// (no presence, no oneof) and its index there (goType nil otherwise):
+	// decodeObject sets it directly, where protoreflect's Set converts the
+	// string through two interfaces (three allocations a field).
+	goType  reflect.Type
+	goField []int
 }
 
 // fieldInfos caches fieldInfo by descriptor (descriptors live as long as the
@@ -52,11 +61,54 @@ func infoOf(fd protoreflect.FieldDescriptor) *fieldInfo {
 		fi.nullable, _ = proto.GetExtension(opts, fairplayv1.E_Nullable).(bool)
 	}
 	fi.key = append(appendString(nil, fd.JSONName()), ':')
+	fi.goType, fi.goField = plainStringField(fd)
 	v, _ := fieldInfos.LoadOrStore(fd, fi)
 	return v.(*fieldInfo)
 }
 
 func isDecimal(fd protoreflect.FieldDescriptor) bool { return infoOf(fd).decimal }
+
+// plainStringField finds a plain string field (proto3, no presence, not in
+// a oneof, not repeated) in its message's generated struct, by the field
+// number in the struct tag protoc-gen-go writes
+// (`protobuf:"bytes,1,opt,name=bet_amount,json=betAmount,proto3"`).
+func plainStringField(fd protoreflect.FieldDescriptor) (reflect.Type, []int) {
+	if fd.Kind() != protoreflect.StringKind || fd.HasPresence() || fd.IsList() || fd.IsMap() ||
+		fd.ContainingOneof() != nil {
+		return nil, nil
+	}
+	mt, err := protoregistry.GlobalTypes.FindMessageByName(fd.ContainingMessage().FullName())
+	if err != nil {
+		return nil, nil
+	}
+	t := reflect.TypeOf(mt.Zero().Interface())
+	if t.Kind() != reflect.Pointer || t.Elem().Kind() != reflect.Struct {
+		return nil, nil
+	}
+	t = t.Elem()
+	number := strconv.Itoa(int(fd.Number()))
+	for i := range t.NumField() {
+		f := t.Field(i)
+		kind, rest, _ := strings.Cut(f.Tag.Get("protobuf"), ",")
+		n, _, _ := strings.Cut(rest, ",")
+		if kind == "bytes" && n == number && f.Type.Kind() == reflect.String && f.IsExported() {
+			return t, f.Index
+		}
+	}
+	return nil, nil
+}
+
+// setString sets a string field of m, directly when it is a plain field of
+// a generated message.
+func setString(m protoreflect.Message, fd protoreflect.FieldDescriptor, s string) {
+	if fi := infoOf(fd); fi.goType != nil {
+		if rv := reflect.ValueOf(m.Interface()); rv.Kind() == reflect.Pointer && rv.Type().Elem() == fi.goType {
+			rv.Elem().FieldByIndex(fi.goField).SetString(s)
+			return
+		}
+	}
+	m.Set(fd, protoreflect.ValueOfString(s))
+}
 
 // decodeObject sets m's fields from obj (as decoded with UseNumber). Unknown
 // keys are ignored, so clients may send extra fields such as confirmPassword.
@@ -115,6 +167,10 @@ func decodeObject(m protoreflect.Message, obj map[string]any) error {
 			v, err := scalar(fd, key, val)
 			if err != nil {
 				return err
+			}
+			if fd.Kind() == protoreflect.StringKind {
+				setString(m, fd, v.String())
+				continue
 			}
 			m.Set(fd, v)
 		}

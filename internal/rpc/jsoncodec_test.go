@@ -6,6 +6,10 @@ import (
 	"strings"
 	"testing"
 
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/reflect/protoregistry"
+
 	fairplayv1 "github.com/fairplay/fairplay/internal/gen/fairplay/v1"
 )
 
@@ -116,4 +120,55 @@ func FuzzAppendString(f *testing.F) {
 			t.Fatalf("appendString(%q) = %s, encoding/json writes %s", s, got, want)
 		}
 	})
+}
+
+// Every plain string field of the protos (no presence, no oneof) is found
+// in its generated struct and set there directly, to what protoreflect's
+// Set gives; other string fields go through Set. Decoding a dice bet's body
+// allocates nothing for its two decimals beyond the message.
+func TestStringFieldsSetDirectly(t *testing.T) {
+	direct := 0
+	protoregistry.GlobalTypes.RangeMessages(func(mt protoreflect.MessageType) bool {
+		if mt.Descriptor().ParentFile().Package() != "fairplay.v1" {
+			return true
+		}
+		fields := mt.Descriptor().Fields()
+		for i := range fields.Len() {
+			fd := fields.Get(i)
+			if fd.Kind() != protoreflect.StringKind || fd.IsList() || fd.IsMap() {
+				continue
+			}
+			plain := !fd.HasPresence() && fd.ContainingOneof() == nil
+			if found := infoOf(fd).goType != nil; found != plain {
+				t.Errorf("%s: found in the struct %v, plain %v", fd.FullName(), found, plain)
+				continue
+			}
+			a, b := mt.New(), mt.New()
+			setString(a, fd, "1.25 ü")
+			b.Set(fd, protoreflect.ValueOfString("1.25 ü"))
+			if !proto.Equal(a.Interface(), b.Interface()) || a.Get(fd).String() != "1.25 ü" {
+				t.Errorf("%s: set directly %v, by protoreflect %v", fd.FullName(), a.Interface(), b.Interface())
+			}
+			if plain {
+				direct++
+			}
+		}
+		return true
+	})
+	if direct == 0 {
+		t.Fatal("no plain string field found")
+	}
+
+	obj := decodeJSON(t, `{"betAmount": 1.5, "rollTarget": 50.5}`)
+	var req fairplayv1.PlayDiceRequest
+	if err := decodeObject(req.ProtoReflect(), obj); err != nil || req.GetBetAmount() != "1.5" || req.GetRollTarget() != "50.5" {
+		t.Fatalf("dice body: %v %v", &req, err)
+	}
+	allocs := testing.AllocsPerRun(100, func() {
+		req := &fairplayv1.PlayDiceRequest{}
+		_ = decodeObject(req.ProtoReflect(), obj)
+	})
+	if allocs > 1 {
+		t.Errorf("decoding a dice body allocates %v times, want the message alone", allocs)
+	}
 }
