@@ -69,7 +69,15 @@ func dealClient(t *testing.T, server string, nonce int64, settles bool) string {
 // settlement's replay and encoding make and which, unlike the time, do not
 // depend on the machine's load: the least over 200 refusals of each kind
 // (the server is in this process; background work only adds).
+//
+// It runs without the race detector (make test runs it on its own, in the
+// step after the race run): the race detector's sync.Pool drops a quarter of
+// what is put back, at random, which spread the least counts of one build by
+// up to 9 and shrank the gap before the fix from 28 to 10–15.
 func TestRefusedDealDoesTheSameWork(t *testing.T) {
+	if raceDetector {
+		t.Skip("counts allocations, which the race detector's sync.Pool makes random; make test runs it without -race")
+	}
 	env := apitest.Start(t) // not parallel: the process's allocations are counted
 	classes := map[bool]*player{}
 	for _, settles := range []bool{true, false} {
@@ -108,7 +116,10 @@ func TestRefusedDealDoesTheSameWork(t *testing.T) {
 			t.Errorf("settles %v: the refused deals moved the nonce to %d", settles, nonce)
 		}
 	}
-	// Measured: 28 more for a deal that ends at once before the fix, 3 after.
+	t.Logf("least allocations of a refused deal: %d that would have ended the game, %d that would not",
+		least[true], least[false])
+	// Measured: 28 more for a deal that ends at once before the fix, 2–4 after
+	// (15 runs).
 	const tolerance = 10
 	if d := int64(least[true]) - int64(least[false]); d > tolerance || d < -tolerance {
 		t.Errorf("a refused deal that would have ended the game at once allocates %d, one that would not %d: "+
