@@ -125,7 +125,8 @@ func recordedOutcome(o games.Outcome) any {
 
 // marshalOutcome is json.Marshal(recordedOutcome(o)), with the instant
 // games' outcomes written without reflection (their AppendJSON methods are
-// held to Marshal's bytes by their tests).
+// held to Marshal's bytes by their tests), each into a buffer its longest
+// outcome fits: one allocation whatever was drawn (drawInstant).
 func marshalOutcome(o games.Outcome) ([]byte, error) {
 	switch {
 	case o.Dice != nil:
@@ -133,9 +134,31 @@ func marshalOutcome(o games.Outcome) ([]byte, error) {
 	case o.Plinko != nil:
 		return o.Plinko.AppendJSON(make([]byte, 0, 160)), nil
 	case o.Keno != nil:
-		return o.Keno.AppendJSON(make([]byte, 0, 160)), nil
+		return o.Keno.AppendJSON(make([]byte, 0, 256)), nil // the longest (ten picks, ten hits) is under 200 bytes
 	}
 	return json.Marshal(recordedOutcome(o))
+}
+
+// drawInstant draws an instant bet at the pair's nonce and settles it. It
+// runs before Postgres checks the stake, and a bet refused there (above the
+// balance, or the player's limits) moves no nonce and can be asked again and
+// again, so its work must not depend on the outcome: a review playing a
+// hostile player found a Keno draw's allocations growing with the hits (the
+// matches appended one by one, the outcome outgrowing its buffer), which
+// told, refusal after refusal, which numbers the next draw holds
+// (TestInstantDrawDoesTheSameWork).
+func drawInstant(game Game, pair SeedPair, params games.Params, rawParams []byte, stake money.Amount, limits Limits) (games.Outcome, Draw, error) {
+	out, err := games.Replay(game, fair.NewStream(pair.ServerSeed, pair.ClientSeed, uint64(pair.Nonce)), params)
+	if err != nil {
+		return games.Outcome{}, Draw{}, invalid(err)
+	}
+	mult := multiplierOf(out)
+	payout := limits.payout(stake, mult)
+	rawOut, err := marshalOutcome(out)
+	if err != nil {
+		return games.Outcome{}, Draw{}, err
+	}
+	return out, Draw{Status: StatusSettled, Multiplier: mult, Payout: payout, Params: rawParams, State: rawOut}, nil
 }
 
 // DiceResult is a settled dice bet.
@@ -206,18 +229,12 @@ func (s *Service) placeInstant(ctx context.Context, p accounts.Principal, game G
 	bet.SettledAt = &bet.CreatedAt
 	var outcome games.Outcome
 	pair, placed, err := s.placeBet(ctx, p, bet, func(pair SeedPair) (Draw, error) {
-		out, err := games.Replay(game, fair.NewStream(pair.ServerSeed, pair.ClientSeed, uint64(pair.Nonce)), params)
-		if err != nil {
-			return Draw{}, invalid(err)
-		}
-		mult := multiplierOf(out)
-		payout := s.limits.payout(stake, mult)
-		rawOut, err := marshalOutcome(out)
+		out, d, err := drawInstant(game, pair, params, rawParams, stake, s.limits)
 		if err != nil {
 			return Draw{}, err
 		}
-		outcome, bet.Multiplier, bet.Payout, bet.State = out, mult, payout, rawOut
-		return Draw{Status: StatusSettled, Multiplier: mult, Payout: payout, Params: rawParams, State: rawOut}, nil
+		outcome, bet.Multiplier, bet.Payout, bet.State = out, d.Multiplier, d.Payout, d.State
+		return d, nil
 	})
 	if err != nil {
 		return Settlement{}, games.Outcome{}, fmt.Errorf("place %s bet: %w", game, err)

@@ -149,7 +149,10 @@ func Play(src event.Source, picks []int, risk Risk) (Outcome, error) {
 	if err != nil {
 		return Outcome{}, err
 	}
-	o := Outcome{Picks: slices.Clone(picks), Risk: risk, Drawn: Draw(src), Matches: []int{}}
+	// Matches has room for every pick from the start: its allocations do
+	// not tell how many were hit (a refused bet is drawn too; see
+	// internal/play's drawInstant).
+	o := Outcome{Picks: slices.Clone(picks), Risk: risk, Drawn: Draw(src), Matches: make([]int, 0, MaxPicks)}
 	for _, n := range o.Drawn {
 		if slices.Contains(picks, n) {
 			o.Matches = append(o.Matches, n)
