@@ -119,7 +119,7 @@ func (s *Service) InsureBlackjack(ctx context.Context, p accounts.Principal, gam
 // balance short of the move's stake hears.
 func (s *Service) blackjackAction(ctx context.Context, p accounts.Principal, gameID string, seen *int,
 	move blackjackMove, short error) (*BlackjackRound, error) {
-	r, err := act(ctx, s, p, blackjackKind, gameID, seen, move)
+	r, err := act(ctx, s, p, blackjackKind, gameID, seen, short != nil, move)
 	if short != nil && errors.Is(err, ErrInsufficientBalance) {
 		return nil, short
 	}
@@ -153,11 +153,13 @@ func blackjackPlay(code byte, action func(*blackjack.Game) error) blackjackMove 
 
 // blackjackStaked is an action that takes an extra stake of share × the
 // original stake (none when free reports so: even money). It is refused,
-// changing nothing, when allowed says no (with notAllowed) or when the
-// balance is short (with ErrInsufficientBalance) — both decided before any
-// card is dealt from what the player already sees, so a refusal cannot
-// depend on the hole card or the deck. (A bet racing the action can still
-// empty the balance in between; the save refuses that the same way.)
+// changing nothing, when allowed says no (with notAllowed), when the
+// player's own rules cap the stake below it (*OverLimitsError, which the
+// store turns into the rule's refusal) or when the balance is short (with
+// ErrInsufficientBalance), in the order the save's statement decides them —
+// all before any card is dealt, from what the player already sees and the
+// player's row, which the store holds locked until the save (GameAction.
+// Stakes), so a refusal cannot depend on the hole card or the deck.
 func blackjackStaked(code byte, allowed func(*blackjack.Game) bool, notAllowed error, share money.Multiplier,
 	action func(*blackjack.Game) error, free func(*blackjack.Game) bool) blackjackMove {
 	return func(r *Round[blackjack.Game]) error {
@@ -173,6 +175,9 @@ func blackjackStaked(code byte, allowed func(*blackjack.Game) bool, notAllowed e
 				return err
 			}
 			extra := money.MulFloorCapped(base, share, base) // share ≤ 1: never capped, exact for whole cents
+			if r.funds.Capped && extra > r.funds.Headroom {
+				return &OverLimitsError{Stake: extra}
+			}
 			if r.Balance < extra {
 				return ErrInsufficientBalance
 			}

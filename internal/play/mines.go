@@ -101,7 +101,7 @@ func (s *Service) RevealMinesTile(ctx context.Context, p accounts.Principal, gam
 		return nil, problem.Invalid(mines.ErrInvalidTile.Error())
 	}
 	var hit bool
-	r, err := act(ctx, s, p, minesKind, gameID, seen, revealTile(tile, &hit))
+	r, err := act(ctx, s, p, minesKind, gameID, seen, false, revealTile(tile, &hit))
 	if err != nil {
 		return nil, err
 	}
@@ -131,7 +131,7 @@ func cashOutMines(r *Round[mines.Game]) error {
 // CashOutMines ends the caller's running game after at least one gem and
 // pays the stake times the displayed multiplier.
 func (s *Service) CashOutMines(ctx context.Context, p accounts.Principal, gameID string, seen *int) (*MinesRound, error) {
-	r, err := act(ctx, s, p, minesKind, gameID, seen, cashOutMines)
+	r, err := act(ctx, s, p, minesKind, gameID, seen, false, cashOutMines)
 	if err != nil {
 		return nil, err
 	}

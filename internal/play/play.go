@@ -10,6 +10,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"time"
 
@@ -113,6 +114,34 @@ type GameAction struct {
 	// store must then decide the action on the game's locked row, never on
 	// a copy it keeps (see Store.PlayOn).
 	Counted bool
+	// Stakes is set for an action that may take an extra stake (a blackjack
+	// double, split or insurance): the store decides it on the locked rows
+	// of the game and of the player, and gives apply the player's stake
+	// headroom (Funds), never on a copy it keeps.
+	Stakes bool
+}
+
+// Funds is what a player has to stake on a game action, as the store read it
+// with the game's row: the balance and, for an action that stakes
+// (GameAction.Stakes), what the player's own rules let them stake.
+type Funds struct {
+	Balance money.Amount
+	// Capped is set when the player's own rules (a break, a
+	// self-exclusion, a loss or wager limit) cap what they may stake now:
+	// at most Headroom, nothing when it is negative. Read with the
+	// player's row locked until the action is saved, so the save cannot
+	// refuse a stake the headroom let through.
+	Capped   bool
+	Headroom money.Amount
+}
+
+// OverLimitsError refuses an extra stake above the player's headroom
+// (Funds) before anything is drawn; the store turns it into the rule's own
+// refusal for that stake, the one a bet of it would hear.
+type OverLimitsError struct{ Stake money.Amount }
+
+func (e *OverLimitsError) Error() string {
+	return fmt.Sprintf("a stake of %s is above what the player's limits allow", e.Stake)
 }
 
 // Change is what an action does to a running game: the bet as it is to be
@@ -186,7 +215,11 @@ type Store interface {
 	// params, state and settled_at (ErrGameOver if it is no longer active).
 	// apply is given the player's balance as the store last read it, so an
 	// extra stake above it is refused before anything is drawn (one the
-	// balance no longer covers is refused by the save). apply may be called
+	// balance no longer covers is refused by the save); for an action that
+	// stakes (a.Stakes), with the player's row locked and their stake
+	// headroom, so nothing refuses its stake after the draw. An apply that
+	// returns *OverLimitsError hears the player's rule that refuses that
+	// stake (a limits.Refusal). apply may be called
 	// more than once — on a copy of the game the store kept, then on the row
 	// as it is, when the copy turns out stale — and only the last call's
 	// change is saved; it must decide from its arguments alone. A counted
@@ -195,7 +228,7 @@ type Store interface {
 	// copy followed by that refusal would show what it drew in the time.
 	// It returns the player's side (Placed: the balance after). Any refusal
 	// or error changes nothing.
-	PlayOn(ctx context.Context, a GameAction, apply func(b BetWithSeeds, balance money.Amount) (Change, error)) (Placed, error)
+	PlayOn(ctx context.Context, a GameAction, apply func(b BetWithSeeds, f Funds) (Change, error)) (Placed, error)
 	// ActiveGames returns the user's running stateful games.
 	ActiveGames(ctx context.Context, userID uuid.UUID) ([]BetWithSeeds, error)
 }

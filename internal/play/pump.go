@@ -84,7 +84,7 @@ func (s *Service) StartPump(ctx context.Context, p accounts.Principal, betAmount
 // games.
 func (s *Service) PumpBalloon(ctx context.Context, p accounts.Principal, gameID string, seen *int) (*PumpRound, error) {
 	var burst bool
-	r, err := act(ctx, s, p, pumpKind, gameID, seen, pumpOnce(&burst))
+	r, err := act(ctx, s, p, pumpKind, gameID, seen, false, pumpOnce(&burst))
 	if err != nil {
 		return nil, err
 	}
@@ -114,7 +114,7 @@ func cashOutPump(r *Round[pump.Game]) error {
 // CashOutPump ends the caller's running game after at least one safe pump
 // and pays the stake times the multiplier reached.
 func (s *Service) CashOutPump(ctx context.Context, p accounts.Principal, gameID string, seen *int) (*PumpRound, error) {
-	r, err := act(ctx, s, p, pumpKind, gameID, seen, cashOutPump)
+	r, err := act(ctx, s, p, pumpKind, gameID, seen, false, cashOutPump)
 	if err != nil {
 		return nil, err
 	}

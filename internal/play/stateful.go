@@ -61,6 +61,10 @@ type Round[G any] struct {
 	// Balance is the player's balance after the action (while an action
 	// runs: before it).
 	Balance money.Amount
+	// funds is what the player had to stake before the action (its
+	// balance is Balance's then): an action taking a stake checks it
+	// before it draws.
+	funds Funds
 	// stake is the extra stake the action takes (a blackjack double, split
 	// or insurance).
 	stake money.Amount
@@ -145,18 +149,21 @@ func startGame[G any](ctx context.Context, s *Service, p accounts.Principal, k k
 // is over (or, when seen is set, one that has made another number of moves
 // than seen), lets action change the state (and set an extra stake in
 // r.stake, for a double), saves it and, when the game has ended, settles it.
+//
+// stakes tells that the action may take an extra stake: the store then
+// decides it on the locked rows with the player's stake headroom.
 func act[G any](ctx context.Context, s *Service, p accounts.Principal, k kind[G], gameID string, seen *int,
-	action func(r *Round[G]) error) (*Round[G], error) {
+	stakes bool, action func(r *Round[G]) error) (*Round[G], error) {
 	id, err := parseGameID(gameID)
 	if err != nil {
 		return nil, err
 	}
 	now := s.now()
 	a := GameAction{UserID: p.UserID, SessionID: p.SessionID, LiveSince: p.LiveSince, BetID: id, Game: k.game, At: now,
-		Counted: seen != nil}
+		Counted: seen != nil, Stakes: stakes}
 	var r *Round[G]
-	placed, err := s.store.PlayOn(ctx, a, func(b BetWithSeeds, balance money.Amount) (c Change, err error) {
-		r, c, err = step(k, s.limits, b, balance, now, seen, action)
+	placed, err := s.store.PlayOn(ctx, a, func(b BetWithSeeds, f Funds) (c Change, err error) {
+		r, c, err = step(k, s.limits, b, f, now, seen, action)
 		return c, err
 	})
 	if err != nil {
@@ -185,13 +192,13 @@ func open[G any](k kind[G], l Limits, bet Bet, params games.Params, pair SeedPai
 	return r, nil
 }
 
-// step runs action on the game row b, locked, with the player's balance
-// before it: it refuses a game that is over, or one that has made another
+// step runs action on the game row b, locked, with what the player has to
+// stake before it (f): it refuses a game that is over, or one that has made another
 // number of moves than seen (when set), lets the action change the state
 // (an extra stake in r.stake), and returns what to save, settling the game
 // when the rules have ended it. An error changes nothing: the caller's
 // transaction rolls back. Like open it reads only its arguments.
-func step[G any](k kind[G], l Limits, b BetWithSeeds, balance money.Amount, now time.Time, seen *int,
+func step[G any](k kind[G], l Limits, b BetWithSeeds, f Funds, now time.Time, seen *int,
 	action func(r *Round[G]) error) (*Round[G], Change, error) {
 	if b.Status != StatusActive {
 		return nil, Change{}, ErrGameOver
@@ -203,7 +210,7 @@ func step[G any](k kind[G], l Limits, b BetWithSeeds, balance money.Amount, now 
 	if seen != nil && *seen != k.moves(r.Params) {
 		return nil, Change{}, ErrGameMovedOn
 	}
-	r.Balance = balance // before the action; an action taking a stake checks it before it draws
+	r.Balance, r.funds = f.Balance, f // before the action; an action taking a stake checks them before it draws
 	if err := action(r); err != nil {
 		return nil, Change{}, err
 	}

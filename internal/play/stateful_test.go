@@ -28,7 +28,8 @@ import (
 // Two properties, against a hostile player:
 //
 //   - Whether a move is refused, and how, is decided by what the player
-//     sees (the board, the hands with the hole card hidden, the balance,
+//     sees (the board, the hands with the hole card hidden, the balance
+//     and what the player's limits let them stake,
 //     the number of moves made, which a request may name),
 //     never by the hidden mines, pops or cards: across all the games played,
 //     one view and one move always get one answer.
@@ -175,12 +176,17 @@ func playout[G any](t testing.TB, c chooser, tb table[G], answers map[string]str
 	view := tb.view(r)
 	// A balance the player can see: none, half the stake, the stake, plenty.
 	balances := []money.Amount{0, stake / 2, stake, 100 * stake}
+	// What the player's own rules let them stake: no cap, a break, half
+	// the stake, the stake, plenty.
+	headrooms := []money.Amount{-2, -1, stake / 2, stake, 100 * stake}
 	for played := 0; played < 40; played++ {
 		m, ok := tb.moves(c)
 		if !ok {
 			return
 		}
 		bi, _ := c.pick(len(balances))
+		hi, _ := c.pick(len(headrooms))
+		funds := Funds{Balance: balances[bi], Capped: headrooms[hi] > -2, Headroom: headrooms[hi]}
 		// The moves the request says it saw: none, the game's, or one off.
 		si, _ := c.pick(4)
 		var seen *int
@@ -192,18 +198,28 @@ func playout[G any](t testing.TB, c chooser, tb table[G], answers map[string]str
 			n += []int{0, 0, 1, -1}[si]
 			seen = &n
 		}
-		key := fmt.Sprintf("%s|%s|%s|balance %d|seen %d|%s", tb.kind.game, desc, view, bi, si, m.name)
+		key := fmt.Sprintf("%s|%s|%s|balance %d|headroom %d|seen %d|%s", tb.kind.game, desc, view, bi, hi, si, m.name)
 		if row.Status != StatusActive {
 			key = fmt.Sprintf("%s|over|%s", tb.kind.game, m.name)
 		}
-		r, ch, err := step(tb.kind, l, row, balances[bi], now, seen, m.action)
+		r, ch, err := step(tb.kind, l, row, funds, now, seen, m.action)
 		answer := "accepted"
-		if err != nil {
+		var over *OverLimitsError
+		switch {
+		case errors.As(err, &over):
+			answer = overLimits
+			if !funds.Capped || over.Stake <= funds.Headroom {
+				t.Fatalf("%s: %s refused a stake of %s as over the limits, with %+v", what, m.name, over.Stake, funds)
+			}
+		case err != nil:
 			var p *problem.Error
 			if !errors.As(err, &p) || (p.Kind != problem.KindInvalid && p.Kind != problem.KindConflict) {
 				t.Fatalf("%s: after %q, %s failed with an internal error: %v", what, row.Params, m.name, err)
 			}
 			answer = err.Error()
+		}
+		if err == nil && funds.Capped && ch.Stake > 0 && ch.Stake > funds.Headroom {
+			t.Fatalf("%s: %s took %s past a headroom of %s", what, m.name, ch.Stake, funds.Headroom)
 		}
 		if prev, seen := answers[key]; seen && prev != answer {
 			t.Fatalf("%s: %s: %q here, %q in another game with the same view (%s): the answer depends on what "+
@@ -228,6 +244,10 @@ func playout[G any](t testing.TB, c chooser, tb table[G], answers map[string]str
 		view = tb.view(r)
 	}
 }
+
+// overLimits is the answer to a stake refused as above the player's
+// headroom (the store names the rule).
+const overLimits = "over the limits"
 
 // paramsOf reads a bet's params.
 func paramsOf(raw json.RawMessage) (games.Params, error) {
@@ -276,6 +296,9 @@ func TestStatefulAnswersFollowTheView(t *testing.T) {
 	refused := map[string]int{}
 	for _, a := range answers {
 		refused[a]++
+	}
+	if refused[overLimits] < 3 {
+		t.Errorf("a stake over the limits was refused under %d views: the random games did not reach it", refused[overLimits])
 	}
 	for _, want := range []error{ErrGameOver, mines.ErrAlreadyRevealed, mines.ErrNothingToCashOut,
 		pump.ErrNothingToCashOut, ErrCannotDouble, ErrCannotSplit, ErrInsuranceFirst, ErrNoInsurance,

@@ -202,8 +202,8 @@ var errStaleGame = errors.New("postgres: the cached game is stale")
 // the statement found the copy right but refused the extra stake (the
 // balance short, a limit), with the balance in placed.
 func (s *PlayStore) playCached(ctx context.Context, a play.GameAction, g cachedGame,
-	apply func(play.BetWithSeeds, money.Amount) (play.Change, error)) (placed play.Placed, saved play.Bet, refused bool, err error) {
-	c, err := apply(g.bet, g.balance)
+	apply func(play.BetWithSeeds, play.Funds) (play.Change, error)) (placed play.Placed, saved play.Bet, refused bool, err error) {
+	c, err := apply(g.bet, play.Funds{Balance: g.balance})
 	if err != nil {
 		return play.Placed{}, play.Bet{}, false, errStaleGame
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -44,17 +45,26 @@ type step struct {
 	seen          func(pumps int, balance money.Amount)
 	// counted makes it an action that names the moves its caller saw.
 	counted bool
+	// stakes makes it an action that may stake (GameAction.Stakes); funds,
+	// when set, gets what each call of apply was given and may refuse.
+	stakes bool
+	funds  func(play.Funds) error
 }
 
 func (s step) run(ctx context.Context, store *postgres.PlayStore, p batchPlayer, id uuid.UUID) (play.Placed, error) {
 	now := time.Now().UTC().Truncate(time.Microsecond)
 	a := play.GameAction{UserID: p.user, SessionID: p.session, LiveSince: now.Add(-time.Hour), BetID: id, Game: play.Pump, At: now,
-		Counted: s.counted}
-	return store.PlayOn(ctx, a, func(b play.BetWithSeeds, balance money.Amount) (play.Change, error) {
+		Counted: s.counted, Stakes: s.stakes}
+	return store.PlayOn(ctx, a, func(b play.BetWithSeeds, f play.Funds) (play.Change, error) {
 		if b.Status != play.StatusActive {
 			return play.Change{}, play.ErrGameOver
 		}
-		return s.change(b.Bet, balance, now)
+		if s.funds != nil {
+			if err := s.funds(f); err != nil {
+				return play.Change{}, err
+			}
+		}
+		return s.change(b.Bet, f.Balance, now)
 	})
 }
 
@@ -439,5 +449,75 @@ func TestActionSameSQLMovesNoMoney(t *testing.T) {
 		if string(nowParams) != string(params) {
 			t.Errorf("stake %d, payout %d: the bet was saved: params %s, want %s", m.stake, m.payout, nowParams, params)
 		}
+	}
+}
+
+// TestStakingActionDecidedOnTheLockedPlayer: an action that may stake (a
+// blackjack double, split or insurance) is decided on the locking path even
+// when the replica holds a copy, with the player's row locked from the first
+// round trip and their stake headroom: apply refuses a stake above it before
+// drawing, with the rule's own message, and nothing can tighten a rule
+// between that decision and the save (which would refuse after the draw).
+func TestStakingActionDecidedOnTheLockedPlayer(t *testing.T) {
+	pool := pgtest.New(t)
+	ctx := context.Background()
+	store := postgres.NewPlayStore(pool)
+	p := newBatchPlayer(t, pool, "staker", 1000e8)
+	id := startPump(t, store, p) // stakes 10 dollars, counted in today's wagers
+	var got []play.Funds
+	record := func(f play.Funds) error { got = append(got, f); return nil }
+	if _, err := (step{stake: 5, stakes: true, funds: record}).run(ctx, store, p, id); err != nil {
+		t.Fatalf("a stake with no rules: %v", err)
+	}
+	if len(got) != 1 || got[0] != (play.Funds{Balance: 990e8}) {
+		t.Errorf("apply given %+v, want the balance only", got)
+	}
+	checkActions(t, store, 0, 1)
+
+	mustExec(t, pool, `UPDATE users SET wager_limit_day = 25e8 WHERE id = $1`, p.user)
+	got = nil
+	locked := func(f play.Funds) error {
+		got = append(got, f)
+		// The player's row is locked while the action decides.
+		_, err := pool.Exec(ctx, `SELECT 1 FROM users WHERE id = $1 FOR NO KEY UPDATE NOWAIT`, p.user)
+		if err == nil {
+			t.Error("the player's row was not locked while the action decided its stake")
+		}
+		return &play.OverLimitsError{Stake: 11e8}
+	}
+	before := stateOf(t, pool, p.user)
+	_, err := (step{stake: 11, stakes: true, funds: locked}).run(ctx, store, p, id)
+	if want := "This bet would take your wagers past your daily wager limit of 25.00"; err == nil || err.Error() != want {
+		t.Errorf("a stake over the limit: %v, want %q", err, want)
+	}
+	if len(got) != 1 || got[0] != (play.Funds{Balance: 985e8, Capped: true, Headroom: 10e8}) {
+		t.Errorf("apply given %+v, want a headroom of 10 (25 less the 15 wagered today)", got)
+	}
+	if after := stateOf(t, pool, p.user); after != before {
+		t.Errorf("a refused stake changed %+v into %+v", before, after)
+	}
+	if _, err := (step{stake: 10, stakes: true}).run(ctx, store, p, id); err != nil {
+		t.Fatalf("a stake at the headroom: %v", err)
+	}
+	checkActions(t, store, 0, 3)
+	if g := readGame(t, pool, id); g != (gameRow{status: play.StatusActive, amount: 25e8, pumps: 2}) {
+		t.Errorf("game row %+v", g)
+	}
+
+	mustExec(t, pool, `UPDATE users SET break_until = now() + interval '1 hour' WHERE id = $1`, p.user)
+	got = nil
+	_, err = (step{stake: 10, stakes: true, funds: func(f play.Funds) error {
+		got = append(got, f)
+		return &play.OverLimitsError{Stake: 10e8}
+	}}).run(ctx, store, p, id)
+	if err == nil || !strings.HasPrefix(err.Error(), "You are taking a break from betting until ") {
+		t.Errorf("a stake on a break: %v", err)
+	}
+	if len(got) != 1 || !got[0].Capped || got[0].Headroom >= 0 {
+		t.Errorf("apply given %+v on a break, want no headroom", got)
+	}
+	// An action that stakes nothing still plays on a break, from the copy.
+	if _, err := (step{}).run(ctx, store, p, id); err != nil {
+		t.Errorf("a pump on a break: %v", err)
 	}
 }

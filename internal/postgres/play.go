@@ -251,14 +251,17 @@ func (s *PlayStore) onConn(ctx context.Context, fn func(*pgx.Conn) error) error 
 // (playCached, in actions.go); otherwise, or when the copy is stale or apply
 // refuses it, or when the action is counted (a.Counted: it names the moves
 // its caller saw, which the copy may have and the row no longer, and a
-// refusal after a draw on the copy would be timed), the action runs in two
+// refusal after a draw on the copy would be timed), or when it may stake
+// (a.Stakes: the player's limits are read with the player's row locked, so
+// none refuses the stake after its card is drawn), the action runs in two
 // round trips: BEGIN with a statement
-// that checks the session and locks the game's row (with its seed pair);
+// that checks the session and locks the game's row (with its seed pair) and,
+// for an action that stakes, the player's row with their stake headroom;
 // apply decides the change; then one statement moves the money — an extra
 // stake out, a payout in, each with its ledger entry — and saves the bet,
 // followed by COMMIT.
-func (s *PlayStore) PlayOn(ctx context.Context, a play.GameAction, apply func(play.BetWithSeeds, money.Amount) (play.Change, error)) (play.Placed, error) {
-	if s.games != nil && !a.Counted {
+func (s *PlayStore) PlayOn(ctx context.Context, a play.GameAction, apply func(play.BetWithSeeds, play.Funds) (play.Change, error)) (play.Placed, error) {
+	if s.games != nil && !a.Counted && !a.Stakes {
 		if g, ok := s.games.get(a.BetID); ok && g.bet.UserID == a.UserID && g.bet.Game == a.Game && g.session == a.SessionID {
 			placed, nb, refused, err := s.playCached(ctx, a, g, apply)
 			switch {
@@ -323,6 +326,18 @@ const (
 	SELECT ` + betColumns + ` FROM bets b JOIN seed_pairs p ON p.id = b.seed_pair_id
 	WHERE b.id = $1 AND b.user_id = $2 AND b.game = $3
 	FOR UPDATE OF b`
+	// lockFundsSQL is the first round trip's third statement for an action
+	// that may stake (GameAction.Stakes): it locks the player's row after
+	// the game's, the order every action's save takes them in, and reads
+	// the balance and the stake headroom (fairplay_stake_headroom,
+	// migration 00025) as they will be at the save. Nothing else changes
+	// them before the COMMIT, so the save's own check (gameMoneySQL) can
+	// refuse nothing the headroom let through, and every refusal of the
+	// stake is decided before the card is drawn.
+	lockFundsSQL = `SELECT u.balance, fairplay_stake_headroom(u) FROM users u WHERE u.id = $1 FOR NO KEY UPDATE`
+	// stakeRefusalSQL names the rule that refuses a stake above the
+	// headroom ($2), on the row lockFundsSQL locked.
+	stakeRefusalSQL = `SELECT fairplay_stake_refusal(u, $2::bigint) FROM users u WHERE u.id = $1`
 )
 
 // gameMoneySQL and gameLedgerSQL move a game action's money, the one
@@ -415,7 +430,7 @@ const lockedRefusalSQL = `(SELECT fairplay_stake_refusal(y, $2::bigint) FROM use
 // playOn is PlayOn's two-round-trip path. Besides the player's side it
 // returns the game's row as it read it (zero when not found) and the
 // player's balance then, and the game as saved.
-func playOn(ctx context.Context, conn *pgx.Conn, a play.GameAction, apply func(play.BetWithSeeds, money.Amount) (play.Change, error)) (
+func playOn(ctx context.Context, conn *pgx.Conn, a play.GameAction, apply func(play.BetWithSeeds, play.Funds) (play.Change, error)) (
 	placed play.Placed, read, saved play.BetWithSeeds, before money.Amount, err error) {
 	var session any
 	if a.SessionID != uuid.Nil {
@@ -443,6 +458,16 @@ func playOn(ctx context.Context, conn *pgx.Conn, a play.GameAction, apply func(p
 		found = err == nil
 		return err
 	})
+	var headroom *int64
+	if a.Stakes {
+		batch.Queue(lockFundsSQL, id16(a.UserID)).QueryRow(func(row pgx.Row) error {
+			err := row.Scan(&balance, &headroom)
+			if errors.Is(err, pgx.ErrNoRows) {
+				return nil // no player: the session check refuses the action
+			}
+			return err
+		})
+	}
 	if err := conn.SendBatch(ctx, batch).Close(); err != nil {
 		return play.Placed{}, read, saved, 0, fmt.Errorf("lock game: %w", err)
 	}
@@ -453,7 +478,14 @@ func playOn(ctx context.Context, conn *pgx.Conn, a play.GameAction, apply func(p
 		return play.Placed{}, read, saved, 0, play.ErrGameNotFound
 	}
 	read, before = b, money.Amount(balance)
-	c, err := apply(b, before)
+	funds := play.Funds{Balance: before}
+	if headroom != nil {
+		funds.Capped, funds.Headroom = true, money.Amount(*headroom)
+	}
+	c, err := apply(b, funds)
+	if over := (*play.OverLimitsError)(nil); errors.As(err, &over) {
+		return play.Placed{}, read, saved, before, stakeRefusal(ctx, conn, a.UserID, over.Stake)
+	}
 	if err != nil {
 		return play.Placed{}, read, saved, before, err
 	}
@@ -481,6 +513,19 @@ func playOn(ctx context.Context, conn *pgx.Conn, a play.GameAction, apply func(p
 	}
 	saved = play.BetWithSeeds{Bet: nb, Pair: b.Pair}
 	return play.Placed{Balance: money.Amount(after), Username: username, HideUsername: hidden}, read, saved, before, nil
+}
+
+// stakeRefusal is the player's rule that refuses stake, which apply found
+// above their headroom before drawing anything.
+func stakeRefusal(ctx context.Context, conn *pgx.Conn, user uuid.UUID, stake money.Amount) error {
+	var refusal *string
+	if err := conn.QueryRow(ctx, stakeRefusalSQL, id16(user), int64(stake)).Scan(&refusal); err != nil {
+		return fmt.Errorf("stake refusal: %w", err)
+	}
+	if refusal == nil {
+		return fmt.Errorf("stake refusal: a stake of %s above the headroom breaks no rule", stake)
+	}
+	return limits.Refusal(*refusal)
 }
 
 // PlaceBetAt places a bet drawn from pair at pair.Nonce in one round trip

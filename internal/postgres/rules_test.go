@@ -445,3 +445,107 @@ func checkPlaced(t *testing.T, pool *pgxpool.Pool, path, username string, b post
 			game, status, clientSeed, amount, pay, multiplier, created, settledAt, sameJSON)
 	}
 }
+
+// fairplay_stake_headroom (migration 00025) is what a running game's extra
+// stake is checked against before its card is drawn: for every player's
+// rules and every stake, the rule (fairplay_play_refusal, through
+// fairplay_stake_refusal) refuses the stake exactly when it is above the
+// headroom. A headroom that disagreed would refuse a double the rule allows,
+// or let one through that the save then refuses after the draw.
+func TestStakeHeadroomIsTheRefusalsBound(t *testing.T) {
+	t.Parallel()
+	pool := pgtest.New(t)
+	ctx := context.Background()
+	cases := []string{
+		"balance = balance", // no rule
+		"break_until = now() + interval '1 hour'",
+		"break_until = now() - interval '1 hour'",
+		"excluded_until = 'infinity'",
+		"excluded_until = now() + interval '1 day'",
+		"excluded_until = now() - interval '1 day', loss_limit_day = 50e8",
+		"loss_limit_day = 50e8",
+		"loss_limit_day = 50e8, play_day = " + today + ", play_day_lost = 30e8",
+		"loss_limit_day = 50e8, play_day = " + today + ", play_day_lost = -700e8",
+		"loss_limit_day = 50e8, play_day = " + today + ", play_day_lost = -9000000000000000000",
+		"loss_limit_day = 50e8, play_day = " + yesterday + ", play_day_lost = 49e8",
+		"loss_limit_day = 50e8, play_day = " + today + ", play_day_lost = 80e8",
+		"wager_limit_day = 50e8, play_day = " + today + ", play_day_wagered = 50e8",
+		"wager_limit_week = 40e8, play_week = date_trunc('week', now(), 'UTC'), play_week_wagered = 1e8, " +
+			"loss_limit_month = 45e8, play_month = " + thisMonth + ", play_month_lost = 2e8",
+		"wager_limit_month = 9223372036854775807",
+		"loss_limit_day = 50e8, wager_limit_day = 20e8, wager_limit_week = 30e8, loss_limit_week = 60e8, " +
+			"loss_limit_month = 90e8, wager_limit_month = 100e8, play_day = " + today + ", play_day_wagered = 5e8",
+		// A looser limit waiting out its day, and one whose day has come.
+		"wager_limit_day = 10e8, next_wager_limit_day = 90e8, next_limits_from = now() + interval '1 hour'",
+		"wager_limit_day = 10e8, next_wager_limit_day = 90e8, next_limits_from = now() - interval '1 hour'",
+		"wager_limit_day = 10e8, next_limits_from = now() - interval '1 hour'",
+	}
+	// A rule given a new column must give the headroom it too.
+	var rule, bound string
+	if err := pool.QueryRow(ctx, `SELECT pg_get_functiondef('fairplay_play_refusal'::regproc),
+		pg_get_functiondef('fairplay_stake_headroom'::regproc)`).Scan(&rule, &bound); err != nil {
+		t.Fatal(err)
+	}
+	column := regexp.MustCompile(`\bu\.([a-z_]+)`)
+	for _, m := range column.FindAllStringSubmatch(rule, -1) {
+		if !strings.Contains(bound, "u."+m[1]) {
+			t.Errorf("fairplay_play_refusal reads u.%s, which fairplay_stake_headroom does not", m[1])
+		}
+	}
+	for i, set := range cases {
+		p := newBatchPlayer(t, pool, fmt.Sprintf("headroom%02d", i), 1000e8)
+		mustExec(t, pool, `UPDATE users SET `+set+` WHERE id = $1`, p.user)
+		var headroom *int64
+		if err := pool.QueryRow(ctx, `SELECT fairplay_stake_headroom(u) FROM users u WHERE id = $1`, p.user).
+			Scan(&headroom); err != nil {
+			t.Fatalf("%s: %v", set, err)
+		}
+		// Stakes up to a thousand times the largest bet (the rule's own
+		// sums are bigint), and around the headroom.
+		most := 1000 * int64(play.DefaultMaxBet)
+		stakes := []int64{1, 1e6, 1e8, 20e8 - 1, 20e8, 20e8 + 1, 50e8, 50e8 + 1, 100e8, most}
+		if headroom != nil {
+			for _, d := range []int64{-1, 0, 1} {
+				if s := *headroom + d; s > 0 && s <= most {
+					stakes = append(stakes, s)
+				}
+			}
+		}
+		rows, err := pool.Query(ctx, `SELECT s, fairplay_stake_refusal(u, s) FROM users u, unnest($2::bigint[]) s
+			WHERE u.id = $1`, p.user, stakes)
+		if err != nil {
+			t.Fatalf("%s: %v", set, err)
+		}
+		for rows.Next() {
+			var (
+				stake   int64
+				refusal *string
+			)
+			if err := rows.Scan(&stake, &refusal); err != nil {
+				t.Fatalf("%s: %v", set, err)
+			}
+			allowed := headroom == nil || stake <= *headroom
+			if allowed != (refusal == nil) {
+				t.Errorf("%s: a stake of %d with a headroom of %v: the rule answers %v", set, stake, fmtHeadroom(headroom),
+					fmtRefusal(refusal))
+			}
+		}
+		if err := rows.Err(); err != nil {
+			t.Fatalf("%s: %v", set, err)
+		}
+	}
+}
+
+func fmtHeadroom(h *int64) string {
+	if h == nil {
+		return "none"
+	}
+	return fmt.Sprint(*h)
+}
+
+func fmtRefusal(r *string) string {
+	if r == nil {
+		return "nothing"
+	}
+	return *r
+}

@@ -8,6 +8,8 @@
 // target FuzzRefusalsIgnoreOutcome runs in the short fuzz pass. The rules'
 // side of the stateful games (a refusal decided by the player's view alone,
 // a settlement that cannot fail) is tested without a server, in
-// internal/play's stateful_test.go, and so is an instant bet's draw doing the
-// same work whatever it draws (instant_test.go).
+// internal/play's stateful_test.go, and so are an instant bet's draw doing
+// the same work whatever it draws (instant_test.go) and an extra stake the
+// player's limits refuse being refused before its card is drawn
+// (blackjack_test.go).
 package security
