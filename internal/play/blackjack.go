@@ -35,6 +35,12 @@ var (
 	ErrInsufficientInsurance = problem.Invalid("Insufficient balance for insurance")
 	errBlackjackActionOver   = errors.New("blackjack action on an ended game")
 	errBlackjackStake        = errors.New("blackjack: the bet's amount is not a whole number of base stakes")
+	// errStakeUnlocked refuses an extra stake decided on funds the store
+	// did not read with the player's row locked (an action not marked
+	// GameAction.Stakes, or a replica's copy): the store then decides it
+	// again on the locking path, and a wiring that never locks fails
+	// loudly instead of refusing a limit after the draw.
+	errStakeUnlocked = errors.New("blackjack: an extra stake decided without the player's row locked")
 )
 
 // blackjackUserErrors are the rules' refusals a player sees as they are.
@@ -116,10 +122,12 @@ func (s *Service) InsureBlackjack(ctx context.Context, p accounts.Principal, gam
 
 // blackjackAction runs move on the caller's game (seen, when set, is the
 // number of actions the caller saw it take); short, when set, is what a
-// balance short of the move's stake hears.
+// balance short of the move's stake hears, and marks a move that may take
+// an extra stake (GameAction.Stakes).
 func (s *Service) blackjackAction(ctx context.Context, p accounts.Principal, gameID string, seen *int,
 	move blackjackMove, short error) (*BlackjackRound, error) {
-	r, err := act(ctx, s, p, blackjackKind, gameID, seen, short != nil, move)
+	stakes := short != nil
+	r, err := act(ctx, s, p, blackjackKind, gameID, seen, stakes, move)
 	if short != nil && errors.Is(err, ErrInsufficientBalance) {
 		return nil, short
 	}
@@ -175,6 +183,9 @@ func blackjackStaked(code byte, allowed func(*blackjack.Game) bool, notAllowed e
 				return err
 			}
 			extra := money.MulFloorCapped(base, share, base) // share ≤ 1: never capped, exact for whole cents
+			if !r.funds.Locked {
+				return errStakeUnlocked
+			}
 			if r.funds.Capped && extra > r.funds.Headroom {
 				return &OverLimitsError{Stake: extra}
 			}

@@ -22,7 +22,8 @@ import (
 // draws; a finding of a review playing a hostile player). The store now
 // reads the player's headroom with their row locked (Funds, GameAction.
 // Stakes), and step refuses a stake above it, or above the balance, having
-// drawn nothing: exactly the same work whatever the next cards are.
+// drawn nothing (the deck's next card is where it was): exactly the same
+// work whatever the next cards are.
 func TestRefusedDoubleDrawsNothing(t *testing.T) {
 	l := DefaultLimits()
 	now := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
@@ -32,7 +33,7 @@ func TestRefusedDoubleDrawsNothing(t *testing.T) {
 	deal := func(src event.Source) (*blackjack.Game, error) {
 		return blackjack.Deal(blackjack.NewDeck(src), blackjack.RulesSplit)
 	}
-	plenty := Funds{Balance: 100 * stake}
+	plenty := Funds{Balance: 100 * stake, Locked: true}
 	// One game that a double would leave in each class: the hand bust, or
 	// the dealer playing to 2, 3, 4… cards.
 	rows := map[string]BetWithSeeds{}
@@ -62,22 +63,49 @@ func TestRefusedDoubleDrawsNothing(t *testing.T) {
 	if _, ok := rows["bust"]; !ok || len(rows) < 3 {
 		t.Fatalf("the games do not cover a bust and the dealer's draws: %v", len(rows))
 	}
+	overLimits := func(err error) bool {
+		var over *OverLimitsError
+		return errors.As(err, &over) && over.Stake == stake
+	}
 	for _, tc := range []struct {
 		name  string
 		funds Funds
 		want  func(error) bool
 	}{
-		{"a wager limit below the stake", Funds{Balance: 100 * stake, Capped: true, Headroom: stake - money.FromCents(1)},
-			func(err error) bool {
-				var over *OverLimitsError
-				return errors.As(err, &over) && over.Stake == stake
-			}},
-		{"a break", Funds{Balance: 100 * stake, Capped: true, Headroom: -1},
-			func(err error) bool { var over *OverLimitsError; return errors.As(err, &over) }},
-		{"a short balance", Funds{Balance: stake - money.FromCents(1)},
+		{"a wager limit below the stake", Funds{Balance: 100 * stake, Locked: true, Capped: true,
+			Headroom: stake - money.FromCents(1)}, overLimits},
+		{"a break", Funds{Balance: 100 * stake, Locked: true, Capped: true, Headroom: -1}, overLimits},
+		// The limits are named first, as the save's statement and a bet's
+		// would name them.
+		{"a limit and a short balance", Funds{Balance: stake - money.FromCents(1), Locked: true, Capped: true},
+			overLimits},
+		{"a short balance", Funds{Balance: stake - money.FromCents(1), Locked: true, Capped: true, Headroom: stake},
 			func(err error) bool { return errors.Is(err, ErrInsufficientBalance) }},
+		// Funds read from a copy, without the player's row locked: no stake
+		// is taken on them (the store decides again, locked).
+		{"funds not read locked", Funds{Balance: 100 * stake},
+			func(err error) bool { return errors.Is(err, errStakeUnlocked) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			// Nothing is drawn: the deck's next card, the hands and the
+			// recorded actions are as they were.
+			for class, row := range rows {
+				r, err := resume(row, blackjackKind, l)
+				if err != nil {
+					t.Fatal(err)
+				}
+				r.Balance, r.funds = tc.funds.Balance, tc.funds
+				next, player, dealer, actions := r.Game.Next, len(r.Game.Player), len(r.Game.Dealer), r.Params.Actions
+				if err := blackjackDouble(r); !tc.want(err) {
+					t.Fatalf("%s: the double answered %v", class, err)
+				}
+				if r.Game.Next != next || len(r.Game.Player) != player || len(r.Game.Dealer) != dealer ||
+					r.Params.Actions != actions || r.stake != 0 {
+					t.Fatalf("%s: the refused double drew: next card %d → %d, hands %d+%d → %d+%d, actions %q → %q",
+						class, next, r.Game.Next, player, dealer, len(r.Game.Player), len(r.Game.Dealer), actions,
+						r.Params.Actions)
+				}
+			}
 			allocs := map[string]float64{}
 			for class, row := range rows {
 				allocs[class] = testing.AllocsPerRun(50, func() {

@@ -126,6 +126,12 @@ type GameAction struct {
 // (GameAction.Stakes), what the player's own rules let them stake.
 type Funds struct {
 	Balance money.Amount
+	// Locked is set when the store read these with the player's row
+	// locked until the save, for an action that stakes (GameAction.
+	// Stakes): only then does an action take an extra stake. Decided on
+	// anything less (a replica's copy), it is refused and decided again on
+	// the locking path, before anything is drawn.
+	Locked bool
 	// Capped is set when the player's own rules (a break, a
 	// self-exclusion, a loss or wager limit) cap what they may stake now:
 	// at most Headroom, nothing when it is negative. Read with the

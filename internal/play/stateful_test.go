@@ -186,7 +186,7 @@ func playout[G any](t testing.TB, c chooser, tb table[G], answers map[string]str
 		}
 		bi, _ := c.pick(len(balances))
 		hi, _ := c.pick(len(headrooms))
-		funds := Funds{Balance: balances[bi], Capped: headrooms[hi] > -2, Headroom: headrooms[hi]}
+		funds := Funds{Balance: balances[bi], Locked: true, Capped: headrooms[hi] > -2, Headroom: headrooms[hi]}
 		// The moves the request says it saw: none, the game's, or one off.
 		si, _ := c.pick(4)
 		var seen *int

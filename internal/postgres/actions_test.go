@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/fairplay/fairplay/internal/money"
@@ -469,8 +470,8 @@ func TestStakingActionDecidedOnTheLockedPlayer(t *testing.T) {
 	if _, err := (step{stake: 5, stakes: true, funds: record}).run(ctx, store, p, id); err != nil {
 		t.Fatalf("a stake with no rules: %v", err)
 	}
-	if len(got) != 1 || got[0] != (play.Funds{Balance: 990e8}) {
-		t.Errorf("apply given %+v, want the balance only", got)
+	if len(got) != 1 || got[0] != (play.Funds{Balance: 990e8, Locked: true}) {
+		t.Errorf("apply given %+v, want the balance, locked, and no cap", got)
 	}
 	checkActions(t, store, 0, 1)
 
@@ -480,8 +481,9 @@ func TestStakingActionDecidedOnTheLockedPlayer(t *testing.T) {
 		got = append(got, f)
 		// The player's row is locked while the action decides.
 		_, err := pool.Exec(ctx, `SELECT 1 FROM users WHERE id = $1 FOR NO KEY UPDATE NOWAIT`, p.user)
-		if err == nil {
-			t.Error("the player's row was not locked while the action decided its stake")
+		var pgErr *pgconn.PgError
+		if !errors.As(err, &pgErr) || pgErr.Code != "55P03" {
+			t.Errorf("the player's row was not locked while the action decided its stake: %v", err)
 		}
 		return &play.OverLimitsError{Stake: 11e8}
 	}
@@ -490,7 +492,7 @@ func TestStakingActionDecidedOnTheLockedPlayer(t *testing.T) {
 	if want := "This bet would take your wagers past your daily wager limit of 25.00"; err == nil || err.Error() != want {
 		t.Errorf("a stake over the limit: %v, want %q", err, want)
 	}
-	if len(got) != 1 || got[0] != (play.Funds{Balance: 985e8, Capped: true, Headroom: 10e8}) {
+	if len(got) != 1 || got[0] != (play.Funds{Balance: 985e8, Locked: true, Capped: true, Headroom: 10e8}) {
 		t.Errorf("apply given %+v, want a headroom of 10 (25 less the 15 wagered today)", got)
 	}
 	if after := stateOf(t, pool, p.user); after != before {
@@ -519,5 +521,16 @@ func TestStakingActionDecidedOnTheLockedPlayer(t *testing.T) {
 	// An action that stakes nothing still plays on a break, from the copy.
 	if _, err := (step{}).run(ctx, store, p, id); err != nil {
 		t.Errorf("a pump on a break: %v", err)
+	}
+	checkActions(t, store, 1, 4)
+	// A staked action's apply is never given a copy's funds: without
+	// a.Stakes the store decides from the copy, unlocked.
+	mustExec(t, pool, `UPDATE users SET break_until = NULL, wager_limit_day = NULL WHERE id = $1`, p.user)
+	got = nil
+	if _, err := (step{stake: 1, funds: record}).run(ctx, store, p, id); err != nil {
+		t.Fatalf("an unmarked stake: %v", err)
+	}
+	if len(got) != 1 || got[0].Locked {
+		t.Errorf("apply given %+v from the copy, want unlocked funds", got)
 	}
 }

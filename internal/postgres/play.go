@@ -334,7 +334,8 @@ const (
 	// them before the COMMIT, so the save's own check (gameMoneySQL) can
 	// refuse nothing the headroom let through, and every refusal of the
 	// stake is decided before the card is drawn.
-	lockFundsSQL = `SELECT u.balance, fairplay_stake_headroom(u) FROM users u WHERE u.id = $1 FOR NO KEY UPDATE`
+	lockFundsSQL = `SELECT u.deleted_at IS NULL, u.balance, fairplay_stake_headroom(u) FROM users u WHERE u.id = $1
+		FOR NO KEY UPDATE`
 	// stakeRefusalSQL names the rule that refuses a stake above the
 	// headroom ($2), on the row lockFundsSQL locked.
 	stakeRefusalSQL = `SELECT fairplay_stake_refusal(u, $2::bigint) FROM users u WHERE u.id = $1`
@@ -458,12 +459,15 @@ func playOn(ctx context.Context, conn *pgx.Conn, a play.GameAction, apply func(p
 		found = err == nil
 		return err
 	})
-	var headroom *int64
+	var (
+		headroom *int64
+		present  bool
+	)
 	if a.Stakes {
 		batch.Queue(lockFundsSQL, id16(a.UserID)).QueryRow(func(row pgx.Row) error {
-			err := row.Scan(&balance, &headroom)
+			err := row.Scan(&present, &balance, &headroom)
 			if errors.Is(err, pgx.ErrNoRows) {
-				return nil // no player: the session check refuses the action
+				return nil // no player: refused below
 			}
 			return err
 		})
@@ -472,13 +476,13 @@ func playOn(ctx context.Context, conn *pgx.Conn, a play.GameAction, apply func(p
 		return play.Placed{}, read, saved, 0, fmt.Errorf("lock game: %w", err)
 	}
 	switch {
-	case !live:
+	case !live, a.Stakes && !present: // deleted since the session's check, too
 		return play.Placed{}, read, saved, 0, play.ErrUserGone
 	case !found:
 		return play.Placed{}, read, saved, 0, play.ErrGameNotFound
 	}
 	read, before = b, money.Amount(balance)
-	funds := play.Funds{Balance: before}
+	funds := play.Funds{Balance: before, Locked: a.Stakes}
 	if headroom != nil {
 		funds.Capped, funds.Headroom = true, money.Amount(*headroom)
 	}

@@ -481,10 +481,14 @@ func TestStakeHeadroomIsTheRefusalsBound(t *testing.T) {
 		"wager_limit_day = 10e8, next_limits_from = now() - interval '1 hour'",
 	}
 	// A rule given a new column must give the headroom it too.
-	var rule, bound string
+	var rule, bound, call string
 	if err := pool.QueryRow(ctx, `SELECT pg_get_functiondef('fairplay_play_refusal'::regproc),
-		pg_get_functiondef('fairplay_stake_headroom'::regproc)`).Scan(&rule, &bound); err != nil {
+		pg_get_functiondef('fairplay_stake_headroom'::regproc),
+		pg_get_functiondef('fairplay_stake_refusal'::regproc)`).Scan(&rule, &bound, &call); err != nil {
 		t.Fatal(err)
+	}
+	if !strings.Contains(call, "RETURN fairplay_play_refusal(u, p_stake);") {
+		t.Errorf("fairplay_stake_refusal is no longer fairplay_play_refusal as one call:\n%s", call)
 	}
 	column := regexp.MustCompile(`\bu\.([a-z_]+)`)
 	for _, m := range column.FindAllStringSubmatch(rule, -1) {
@@ -495,8 +499,15 @@ func TestStakeHeadroomIsTheRefusalsBound(t *testing.T) {
 	for i, set := range cases {
 		p := newBatchPlayer(t, pool, fmt.Sprintf("headroom%02d", i), 1000e8)
 		mustExec(t, pool, `UPDATE users SET `+set+` WHERE id = $1`, p.user)
+		// Read in one transaction with the refusals below: the same now(),
+		// whatever period boundary passes in between.
+		tx, err := pool.Begin(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer func() { _ = tx.Rollback(ctx) }()
 		var headroom *int64
-		if err := pool.QueryRow(ctx, `SELECT fairplay_stake_headroom(u) FROM users u WHERE id = $1`, p.user).
+		if err := tx.QueryRow(ctx, `SELECT fairplay_stake_headroom(u) FROM users u WHERE id = $1`, p.user).
 			Scan(&headroom); err != nil {
 			t.Fatalf("%s: %v", set, err)
 		}
@@ -511,7 +522,7 @@ func TestStakeHeadroomIsTheRefusalsBound(t *testing.T) {
 				}
 			}
 		}
-		rows, err := pool.Query(ctx, `SELECT s, fairplay_stake_refusal(u, s) FROM users u, unnest($2::bigint[]) s
+		rows, err := tx.Query(ctx, `SELECT s, fairplay_stake_refusal(u, s) FROM users u, unnest($2::bigint[]) s
 			WHERE u.id = $1`, p.user, stakes)
 		if err != nil {
 			t.Fatalf("%s: %v", set, err)
@@ -532,6 +543,9 @@ func TestStakeHeadroomIsTheRefusalsBound(t *testing.T) {
 		}
 		if err := rows.Err(); err != nil {
 			t.Fatalf("%s: %v", set, err)
+		}
+		if err := tx.Rollback(ctx); err != nil {
+			t.Fatal(err)
 		}
 	}
 }
