@@ -44,7 +44,7 @@ export KUBEBUILDER_ASSETS
 
 # Tests that count a request's heap allocations run without the race
 # detector, whose sync.Pool drops a quarter of what is put back, at random.
-allocs='^TestRefusedDealDoesTheSameWork$'
+allocs='^(TestRefusedDealDoesTheSameWork|TestStartDoesTheSameWork)$'
 
 step "go tests (race detector)"
 rm -f .data/test/go-*.json
@@ -52,7 +52,7 @@ status=0
 gotestsum --format pkgname-and-test-fails --jsonfile .data/test/go-race.json -- -race -count=1 -timeout 20m -skip "$allocs" $rest || status=1
 step "go tests (pure packages, and the allocation counts without the race detector)"
 gotestsum --format pkgname-and-test-fails --jsonfile .data/test/go-pure.json -- -count=1 -timeout 20m $pure || status=1
-gotestsum --format pkgname-and-test-fails --jsonfile .data/test/go-allocs.json -- -count=1 -timeout 5m -run "$allocs" ./test/security || status=1
+gotestsum --format pkgname-and-test-fails --jsonfile .data/test/go-allocs.json -- -count=1 -timeout 5m -run "$allocs" ./test/security ./internal/play || status=1
 
 step "fuzz (short run: every target for FUZZTIME, default 10s; make fuzz FUZZTIME=1h for long runs)"
 FUZZTIME="${FUZZTIME:-10s}" hack/fuzz.sh || status=1

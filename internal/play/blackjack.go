@@ -22,6 +22,7 @@ var blackjackKind = kind[blackjack.Game]{
 	},
 	moves:     func(p games.Params) int { return len(p.Actions) },
 	hiddenEnd: true,
+	stateSize: 1024, // 52 cards of up to eight bytes, and the hands: under 800 bytes
 }
 
 // Errors of Blackjack that users see.

@@ -16,6 +16,8 @@ var minesKind = kind[mines.Game]{
 	over:   func(g *mines.Game) bool { return g.Status != mines.Active },
 	payout: (*mines.Game).Payout,
 	moves:  func(p games.Params) int { return len(p.Reveals) },
+	// 25 tiles, mines and revealed, of up to two digits: under 200 bytes.
+	stateSize: 256,
 }
 
 // ErrMineCount is a mine count off the 1 … 24 range.

@@ -16,6 +16,8 @@ var pumpKind = kind[pump.Game]{
 	over:   func(g *pump.Game) bool { return g.Status != pump.Active },
 	payout: (*pump.Game).Payout,
 	moves:  func(p games.Params) int { return p.Pumps },
+	// Ten pops at most, of up to two digits: under 100 bytes.
+	stateSize: 128,
 }
 
 // ErrDifficulty is an unknown Pump difficulty.

@@ -172,6 +172,7 @@ func playout[G any](t testing.TB, c chooser, tb table[G], answers map[string]str
 		t.Fatalf("%s: the start failed: %v", what, err)
 	}
 	checkSaved(t, what, l, r.Bet)
+	checkStateSize(t, what, tb.kind, r.Bet)
 	row := BetWithSeeds{Bet: r.Bet, Pair: pair}
 	view := tb.view(r)
 	// A balance the player can see: none, half the stake, the stake, plenty.
@@ -240,6 +241,7 @@ func playout[G any](t testing.TB, c chooser, tb table[G], answers map[string]str
 			t.Fatalf("%s: %s credits %s, the bet says %s", what, m.name, ch.Payout, ch.Bet.Payout)
 		}
 		checkSaved(t, what, l, ch.Bet)
+		checkStateSize(t, what, tb.kind, ch.Bet)
 		row = BetWithSeeds{Bet: ch.Bet, Pair: pair}
 		view = tb.view(r)
 	}
@@ -248,6 +250,17 @@ func playout[G any](t testing.TB, c chooser, tb table[G], answers map[string]str
 // overLimits is the answer to a stake refused as above the player's
 // headroom (the store names the rule).
 const overLimits = "over the limits"
+
+// checkStateSize checks that a running game's state fits the buffer its
+// kind encodes it into (encodeState), so that its encoding allocates the
+// same whatever the hidden layout.
+func checkStateSize[G any](t testing.TB, what string, k kind[G], b Bet) {
+	t.Helper()
+	if b.Status == StatusActive && (len(b.State) > k.stateSize || cap(b.State) != k.stateSize) {
+		t.Fatalf("%s: a state of %d bytes (capacity %d) for a buffer of %d", what, len(b.State), cap(b.State),
+			k.stateSize)
+	}
+}
 
 // paramsOf reads a bet's params.
 func paramsOf(raw json.RawMessage) (games.Params, error) {
