@@ -54,7 +54,8 @@ const maxCachedGames = 10_000
 // after it, and the refusal's time told a mine from a gem (a settlement
 // and another statement), for free and as often as the player refilled the
 // copy from a live session (found by a review playing a hostile player;
-// test/security/timing_test.go).
+// test/security/timing_test.go). The session itself may end after it filed
+// the copy; that one refusal is held to a fixed time (goneHold, in play.go).
 type cachedGame struct {
 	bet     play.BetWithSeeds
 	balance money.Amount

@@ -534,3 +534,48 @@ func TestStakingActionDecidedOnTheLockedPlayer(t *testing.T) {
 		t.Errorf("apply given %+v from the copy, want unlocked funds", got)
 	}
 }
+
+// TestRefusalOfAGoneSessionIsHeld: the session that last found a game live
+// is decided from the replica's copy, and may be ended after (a logout). Its
+// next action is drawn from the copy before the statement finds the session
+// gone, and that work differs by outcome, so the refusal is held to a fixed
+// time from the action's start (goneHold) and the copy dropped: one probe per
+// sign-in, whose answer's time does not depend on the draw. A live session's
+// action, a refusal on the locking path (decided before any draw) and the
+// next action of the gone session are not held.
+func TestRefusalOfAGoneSessionIsHeld(t *testing.T) {
+	pool := pgtest.New(t)
+	ctx := context.Background()
+	store := postgres.NewPlayStore(pool)
+	var holds []time.Duration
+	postgres.SetHold(store, func(_ context.Context, until time.Time) {
+		holds = append(holds, time.Until(until))
+	})
+	p := newBatchPlayer(t, pool, "gone", 1000e8)
+	id := startPump(t, store, p)
+	if _, err := (step{}).run(ctx, store, p, id); err != nil {
+		t.Fatalf("a pump of a live session: %v", err)
+	}
+	checkActions(t, store, 1, 0)
+	mustExec(t, pool, `UPDATE sessions SET revoked_at = now() WHERE id = $1`, p.session)
+	drawn := 0
+	gone := step{seen: func(int, money.Amount) { drawn++ }}
+	before := time.Now()
+	if _, err := gone.run(ctx, store, p, id); !errors.Is(err, play.ErrUserGone) {
+		t.Fatalf("a pump of the ended session: %v, want ErrUserGone", err)
+	}
+	if drawn != 1 {
+		t.Errorf("apply ran %d times: want once, on the copy", drawn)
+	}
+	if len(holds) != 1 || holds[0] <= 0 || holds[0] > postgres.GoneHold-time.Since(before)+time.Millisecond {
+		t.Fatalf("holds %v: want one, until %s from the action's start", holds, postgres.GoneHold)
+	}
+	// The copy is gone: the next probe takes the locking path, which
+	// refuses the session before anything is drawn, and is not held.
+	if _, err := gone.run(ctx, store, p, id); !errors.Is(err, play.ErrUserGone) {
+		t.Fatalf("the second pump of the ended session: %v, want ErrUserGone", err)
+	}
+	if drawn != 1 || len(holds) != 1 {
+		t.Errorf("the second probe: apply ran %d times in all, held %d times; want 1 and 1", drawn, len(holds))
+	}
+}

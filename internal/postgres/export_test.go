@@ -296,3 +296,10 @@ func BatchArrayTexts(ctx context.Context, conn *pgx.Conn, mode pgx.QueryExecMode
 	}
 	return texts, itself, nil
 }
+
+// SetHold replaces how the store waits before answering a gone session's
+// action decided from its copy (holdUntil), for the tests.
+func SetHold(s *PlayStore, hold func(ctx context.Context, until time.Time)) { s.hold = hold }
+
+// GoneHold is goneHold, for the tests.
+const GoneHold = goneHold
