@@ -547,10 +547,8 @@ func TestRefusalOfAGoneSessionIsHeld(t *testing.T) {
 	pool := pgtest.New(t)
 	ctx := context.Background()
 	store := postgres.NewPlayStore(pool)
-	var holds []time.Duration
-	postgres.SetHold(store, func(_ context.Context, until time.Time) {
-		holds = append(holds, time.Until(until))
-	})
+	var holds []time.Time
+	postgres.SetHold(store, func(_ context.Context, start time.Time) { holds = append(holds, start) })
 	p := newBatchPlayer(t, pool, "gone", 1000e8)
 	id := startPump(t, store, p)
 	if _, err := (step{}).run(ctx, store, p, id); err != nil {
@@ -559,7 +557,8 @@ func TestRefusalOfAGoneSessionIsHeld(t *testing.T) {
 	checkActions(t, store, 1, 0)
 	mustExec(t, pool, `UPDATE sessions SET revoked_at = now() WHERE id = $1`, p.session)
 	drawn := 0
-	gone := step{seen: func(int, money.Amount) { drawn++ }}
+	var drawnAt time.Time
+	gone := step{seen: func(int, money.Amount) { drawn, drawnAt = drawn+1, time.Now() }}
 	before := time.Now()
 	if _, err := gone.run(ctx, store, p, id); !errors.Is(err, play.ErrUserGone) {
 		t.Fatalf("a pump of the ended session: %v, want ErrUserGone", err)
@@ -567,8 +566,9 @@ func TestRefusalOfAGoneSessionIsHeld(t *testing.T) {
 	if drawn != 1 {
 		t.Errorf("apply ran %d times: want once, on the copy", drawn)
 	}
-	if len(holds) != 1 || holds[0] <= 0 || holds[0] > postgres.GoneHold-time.Since(before)+time.Millisecond {
-		t.Fatalf("holds %v: want one, until %s from the action's start", holds, postgres.GoneHold)
+	// Held from a start before the draw: the hold covers its work.
+	if len(holds) != 1 || holds[0].Before(before) || holds[0].After(drawnAt) {
+		t.Fatalf("held from %v: want once, from between %v and the draw at %v", holds, before, drawnAt)
 	}
 	// The copy is gone: the next probe takes the locking path, which
 	// refuses the session before anything is drawn, and is not held.
@@ -577,5 +577,21 @@ func TestRefusalOfAGoneSessionIsHeld(t *testing.T) {
 	}
 	if drawn != 1 || len(holds) != 1 {
 		t.Errorf("the second probe: apply ran %d times in all, held %d times; want 1 and 1", drawn, len(holds))
+	}
+}
+
+// The held answer goes out at the first whole multiple of goneHold from the
+// start that has not passed: a statement slower than goneHold moves it to
+// the next multiple, never to the statement's own time.
+func TestHeldUntilIsAWholeMultiple(t *testing.T) {
+	start := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
+	h := postgres.GoneHold
+	for _, c := range []struct{ after, want time.Duration }{
+		{0, h}, {time.Microsecond, h}, {h - time.Nanosecond, h}, {h, 2 * h}, {h + 3*time.Millisecond, 2 * h},
+		{5*h + time.Microsecond, 6 * h},
+	} {
+		if got := postgres.HeldUntil(start, start.Add(c.after)).Sub(start); got != c.want {
+			t.Errorf("%s after the start: held until %s, want %s", c.after, got, c.want)
+		}
 	}
 }

@@ -297,9 +297,12 @@ func BatchArrayTexts(ctx context.Context, conn *pgx.Conn, mode pgx.QueryExecMode
 	return texts, itself, nil
 }
 
-// SetHold replaces how the store waits before answering a gone session's
-// action decided from its copy (holdUntil), for the tests.
-func SetHold(s *PlayStore, hold func(ctx context.Context, until time.Time)) { s.hold = hold }
+// SetHold replaces how the store holds the answer to a gone session's
+// action decided from its copy (holdFrom), for the tests.
+func SetHold(s *PlayStore, hold func(ctx context.Context, start time.Time)) { s.hold = hold }
 
 // GoneHold is goneHold, for the tests.
 const GoneHold = goneHold
+
+// HeldUntil is heldUntil, for the tests.
+func HeldUntil(start, now time.Time) time.Time { return heldUntil(start, now) }

@@ -25,16 +25,16 @@ type PlayStore struct {
 	actions *actionBatcher // nil in a transaction
 	games   *gameCache     // nil in a transaction
 	log     *slog.Logger   // the batches' failures; nil: none logged
-	// hold waits until a time or ctx's end (holdUntil; the tests count
-	// its calls).
-	hold func(ctx context.Context, until time.Time)
+	// hold holds an answer to a fixed time from start (holdFrom; the
+	// tests record its calls).
+	hold func(ctx context.Context, start time.Time)
 }
 
 var _ play.Store = (*PlayStore)(nil)
 
 // NewPlayStore returns a play.Store on pool.
 func NewPlayStore(pool *pgxpool.Pool) *PlayStore {
-	s := &PlayStore{pool: pool, db: pool, games: newGameCache(), hold: holdUntil}
+	s := &PlayStore{pool: pool, db: pool, games: newGameCache(), hold: holdFrom}
 	s.batch, s.actions = newBetBatcher(s), newActionBatcher(s)
 	return s
 }
@@ -286,7 +286,7 @@ func (s *PlayStore) PlayOn(ctx context.Context, a play.GameAction, apply func(pl
 				// fixed time from the start (goneHold).
 				s.games.drop(a.BetID)
 				if s.hold != nil {
-					s.hold(ctx, start.Add(goneHold))
+					s.hold(ctx, start)
 				}
 				return play.Placed{}, err
 			default:
@@ -327,16 +327,25 @@ func (s *PlayStore) PlayOn(ctx context.Context, a play.GameAction, apply func(pl
 // copy before the statement checks the session, and the work of the draw
 // differs by outcome (a Mines reveal allocates 20 times on a gem and 32 on a
 // mine, with the settlement; Pump 17 and 25). The copy is dropped with the
-// refusal, so each sign-in allows one such probe; held to a fixed time far
-// above that work (a few µs) and the statement's round trip, its answer
-// tells nothing of the draw either (found by reviews playing a hostile
-// player; TestRefusalOfAGoneSessionIsHeld). Only a session ended after its
-// last action waits, and only once.
+// refusal, so each sign-in allows one such probe, or a few sent at once
+// (each reads the copy before the first drops it); its answer is held to
+// the next whole multiple of goneHold from the action's start, far above
+// that work (a few µs) and the statement's round trip, so its time tells
+// nothing of the draw — even a statement slowed past goneHold (by many
+// probes at once) only moves the answer to the next multiple (found by
+// reviews playing a hostile player; TestRefusalOfAGoneSessionIsHeld). Only
+// the actions of a session ended after its last action wait.
 const goneHold = 20 * time.Millisecond
 
-// holdUntil waits until the time until, or ctx's end.
-func holdUntil(ctx context.Context, until time.Time) {
-	t := time.NewTimer(time.Until(until))
+// heldUntil is when an answer held from start is given, at now: the first
+// whole multiple of goneHold after start that is later than now.
+func heldUntil(start, now time.Time) time.Time {
+	return start.Add((now.Sub(start)/goneHold + 1) * goneHold)
+}
+
+// holdFrom waits until heldUntil(start, now), or ctx's end.
+func holdFrom(ctx context.Context, start time.Time) {
+	t := time.NewTimer(time.Until(heldUntil(start, time.Now())))
 	defer t.Stop()
 	select {
 	case <-t.C:
