@@ -276,7 +276,7 @@ func evenWork[G any](k kind[G], r *Round[G], now time.Time, over bool) {
 // class of that copy told, start after start, how many of the next mines
 // lie in the lower rows (found by a review playing a hostile player;
 // TestStartDoesTheSameWork). A state longer than size (none is:
-// TestStateSizesHoldEveryState) would only grow the buffer.
+// checkStateSize in the stateful property test) would only grow the buffer.
 func encodeState(v any, size int) ([]byte, error) {
 	buf := bytes.NewBuffer(make([]byte, 0, size))
 	if err := json.NewEncoder(buf).Encode(v); err != nil {

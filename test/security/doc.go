@@ -9,7 +9,11 @@
 // side of the stateful games (a refusal decided by the player's view alone,
 // a settlement that cannot fail) is tested without a server, in
 // internal/play's stateful_test.go, and so are an instant bet's draw doing
-// the same work whatever it draws (instant_test.go) and an extra stake the
-// player's limits refuse being refused before its card is drawn
-// (blackjack_test.go).
+// the same work whatever it draws (instant_test.go), a Mines or Pump start
+// doing the same work whatever its layout (start_test.go), and an extra stake
+// the player's limits refuse being refused before its card is drawn
+// (blackjack_test.go); internal/postgres tests the store's side: a staked
+// action decided on the locked player (TestStakingActionDecidedOnTheLocked
+// Player) and a gone session's refusal held to a fixed time
+// (TestRefusalOfAGoneSessionIsHeld).
 package security
