@@ -580,6 +580,54 @@ func TestRefusalOfAGoneSessionIsHeld(t *testing.T) {
 	}
 }
 
+// An action decided from the copy that the statement finds stale goes on
+// to the locking path; a session ended in between is refused there, before
+// anything is drawn, but the answer's time still holds the draw on the
+// copy, so it is held from the same start. The ending is made while apply
+// runs on the copy: the copy refused (as a stale one is) and the session
+// revoked before the locking path checks it.
+func TestRefusalAfterAStaleCopyIsHeld(t *testing.T) {
+	pool := pgtest.New(t)
+	ctx := context.Background()
+	store := postgres.NewPlayStore(pool)
+	var holds []time.Time
+	postgres.SetHold(store, func(_ context.Context, start time.Time) { holds = append(holds, start) })
+	p := newBatchPlayer(t, pool, "stalegone", 1000e8)
+	id := startPump(t, store, p)
+	if _, err := (step{}).run(ctx, store, p, id); err != nil {
+		t.Fatalf("a pump of a live session: %v", err)
+	}
+	calls := 0
+	var firstAt time.Time
+	ending := step{funds: func(play.Funds) error {
+		calls++
+		if calls > 1 {
+			t.Errorf("apply ran again (call %d): the locking path must refuse the ended session first", calls)
+			return nil
+		}
+		firstAt = time.Now()
+		mustExec(t, pool, `UPDATE sessions SET revoked_at = now() WHERE id = $1`, p.session)
+		return errors.New("the copy is stale")
+	}}
+	before := time.Now()
+	if _, err := ending.run(ctx, store, p, id); !errors.Is(err, play.ErrUserGone) {
+		t.Fatalf("a pump whose session ended after the copy was decided: %v, want ErrUserGone", err)
+	}
+	if calls != 1 {
+		t.Fatalf("apply ran %d times: want once, on the copy", calls)
+	}
+	if len(holds) != 1 || holds[0].Before(before) || holds[0].After(firstAt) {
+		t.Fatalf("held from %v: want once, from between %v and the decision on the copy at %v", holds, before, firstAt)
+	}
+	// Without a copy there is no draw to hide: the next refusal is not held.
+	if _, err := ending.run(ctx, store, p, id); !errors.Is(err, play.ErrUserGone) {
+		t.Fatalf("the next pump: %v, want ErrUserGone", err)
+	}
+	if len(holds) != 1 {
+		t.Errorf("held %d times: want once", len(holds))
+	}
+}
+
 // The held answer goes out at the first whole multiple of goneHold from the
 // start that has not passed: a statement slower than goneHold moves it to
 // the next multiple, never to the statement's own time.

@@ -264,6 +264,10 @@ func (s *PlayStore) onConn(ctx context.Context, fn func(*pgx.Conn) error) error 
 // stake out, a payout in, each with its ledger entry — and saves the bet,
 // followed by COMMIT.
 func (s *PlayStore) PlayOn(ctx context.Context, a play.GameAction, apply func(play.BetWithSeeds, play.Funds) (play.Change, error)) (play.Placed, error) {
+	// drewFrom is when apply began on the copy, when it did and the copy
+	// then proved stale: a refusal from the locking path after it is held
+	// too, as a gone session's refusal of the cached statement is.
+	var drewFrom time.Time
 	if s.games != nil && !a.Counted && !a.Stakes {
 		if g, ok := s.games.get(a.BetID); ok && g.bet.UserID == a.UserID && g.bet.Game == a.Game && g.session == a.SessionID {
 			start := time.Now()
@@ -281,6 +285,7 @@ func (s *PlayStore) PlayOn(ctx context.Context, a play.GameAction, apply func(pl
 				return play.Placed{}, err
 			case errors.Is(err, errStaleGame):
 				s.games.drop(a.BetID)
+				drewFrom = start
 			case errors.Is(err, play.ErrUserGone):
 				// Drawn on the copy, then refused: the answer waits for a
 				// fixed time from the start (goneHold).
@@ -316,6 +321,12 @@ func (s *PlayStore) PlayOn(ctx context.Context, a play.GameAction, apply func(pl
 			s.games.put(read, before, a.SessionID)
 		}
 	}
+	if err != nil && !drewFrom.IsZero() && s.hold != nil {
+		// The answer's time holds the draw on the stale copy: a session
+		// ended between the cached statement and this path's check (or a
+		// game ended elsewhere) must not show what the copy drew.
+		s.hold(ctx, drewFrom)
+	}
 	return placed, err
 }
 
@@ -333,8 +344,12 @@ func (s *PlayStore) PlayOn(ctx context.Context, a play.GameAction, apply func(pl
 // that work (a few µs) and the statement's round trip, so its time tells
 // nothing of the draw — even a statement slowed past goneHold (by many
 // probes at once) only moves the answer to the next multiple (found by
-// reviews playing a hostile player; TestRefusalOfAGoneSessionIsHeld). Only
-// the actions of a session ended after its last action wait.
+// reviews playing a hostile player; TestRefusalOfAGoneSessionIsHeld). So is
+// any refusal of the locking path after a copy that proved stale: a
+// session ended between the cached statement and the locking path's check
+// is refused there before a draw, but after the copy's
+// (TestRefusalAfterAStaleCopyIsHeld). Only the actions of a session ended
+// after its last action, and the rare refusal after a stale copy, wait.
 const goneHold = 20 * time.Millisecond
 
 // heldUntil is when an answer held from start is given, at now: the first
