@@ -54,6 +54,8 @@ func (f Filter) keep(b *Bet) bool { return b.Amount >= f.MinAmount }
 var (
 	// ErrFull refuses a watcher beyond the hub's limit.
 	ErrFull = errors.New("live: too many watchers")
+	// ErrClientFull refuses a watcher beyond one client's limit.
+	ErrClientFull = errors.New("live: too many watchers of this client")
 	// ErrClosed ends every watcher when the server shuts down.
 	ErrClosed = errors.New("live: the feed has closed")
 	// ErrTooSlow ends a watcher that stopped taking its bets.
@@ -80,9 +82,12 @@ const (
 type HubOptions struct {
 	// MaxWatchers bounds the watchers of this replica (0: unlimited).
 	MaxWatchers int
-	MaxPending  int
-	Interval    time.Duration
-	Stall       time.Duration
+	// MaxPerClient bounds the watchers of one client, as Watch is told
+	// who it is (0: unlimited), so one client cannot take every place.
+	MaxPerClient int
+	MaxPending   int
+	Interval     time.Duration
+	Stall        time.Duration
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
 }
@@ -91,9 +96,10 @@ type HubOptions struct {
 type Hub struct {
 	opt HubOptions
 
-	mu       sync.Mutex
-	watchers map[*Watcher]struct{}
-	closed   bool
+	mu        sync.Mutex
+	watchers  map[*Watcher]struct{}
+	perClient map[string]int // watchers by client, those with any
+	closed    bool
 
 	dropped atomic.Int64 // watchers disconnected for falling behind
 }
@@ -112,7 +118,7 @@ func NewHub(o HubOptions) *Hub {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	return &Hub{opt: o, watchers: map[*Watcher]struct{}{}}
+	return &Hub{opt: o, watchers: map[*Watcher]struct{}{}, perClient: map[string]int{}}
 }
 
 // HubStats are the hub's figures for the metrics.
@@ -131,20 +137,25 @@ func (h *Hub) Stats() HubStats {
 	return HubStats{Watchers: n, Dropped: h.dropped.Load()}
 }
 
-// Watch adds a watcher; ErrFull beyond the limit, ErrClosed once the hub
-// has closed. The caller must Stop it.
-func (h *Hub) Watch(f Filter) (*Watcher, error) {
+// Watch adds a watcher for client (whom the caller names: an address, say;
+// "" is one client too); ErrClientFull beyond the client's limit, ErrFull
+// beyond the hub's, ErrClosed once the hub has closed. The caller must Stop
+// it.
+func (h *Hub) Watch(f Filter, client string) (*Watcher, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	switch {
 	case h.closed:
 		return nil, ErrClosed
+	case h.opt.MaxPerClient > 0 && h.perClient[client] >= h.opt.MaxPerClient:
+		return nil, ErrClientFull
 	case h.opt.MaxWatchers > 0 && len(h.watchers) >= h.opt.MaxWatchers:
 		return nil, ErrFull
 	}
-	w := &Watcher{hub: h, filter: f, ring: make([]Bet, h.opt.MaxPending), notify: make(chan struct{}, 1),
-		done: make(chan struct{})}
+	w := &Watcher{hub: h, filter: f, client: client, ring: make([]Bet, h.opt.MaxPending),
+		notify: make(chan struct{}, 1), done: make(chan struct{})}
 	h.watchers[w] = struct{}{}
+	h.perClient[client]++
 	return w, nil
 }
 
@@ -183,6 +194,10 @@ func (h *Hub) remove(w *Watcher, err error) {
 		return
 	}
 	delete(h.watchers, w)
+	h.perClient[w.client]--
+	if h.perClient[w.client] == 0 {
+		delete(h.perClient, w.client)
+	}
 	w.err = err
 	close(w.done)
 }
@@ -191,6 +206,7 @@ func (h *Hub) remove(w *Watcher, err error) {
 type Watcher struct {
 	hub    *Hub
 	filter Filter
+	client string // whom Watch counted it for
 
 	mu           sync.Mutex
 	ring         []Bet // the newest pending bets, ring[start:start+n] modulo len

@@ -25,7 +25,7 @@ func bets(n int, amount money.Amount) []live.Bet {
 func TestWatcherKeepsTheNewest(t *testing.T) {
 	t.Parallel()
 	h := live.NewHub(live.HubOptions{MaxPending: 5, Interval: time.Millisecond})
-	w, err := h.Watch(live.Filter{})
+	w, err := h.Watch(live.Filter{}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +51,7 @@ func TestWatcherKeepsTheNewest(t *testing.T) {
 func TestWatcherFilter(t *testing.T) {
 	t.Parallel()
 	h := live.NewHub(live.HubOptions{})
-	w, _ := h.Watch(live.Filter{MinAmount: money.Dollars(5)})
+	w, _ := h.Watch(live.Filter{MinAmount: money.Dollars(5)}, "")
 	defer w.Stop()
 	h.Broadcast(append(bets(3, money.Dollars(1)), bets(1, money.Dollars(5))...))
 	got, err := w.Next(context.Background(), 0)
@@ -67,7 +67,7 @@ func TestWatcherCoalesces(t *testing.T) {
 	now := time.Unix(0, 0)
 	clock := func() time.Time { return now }
 	h := live.NewHub(live.HubOptions{Interval: time.Hour, Now: clock})
-	w, _ := h.Watch(live.Filter{})
+	w, _ := h.Watch(live.Filter{}, "")
 	defer w.Stop()
 	h.Broadcast(bets(1, 1))
 	if got, _ := w.Next(context.Background(), 0); len(got) != 1 {
@@ -94,8 +94,8 @@ func TestStalledWatcherIsDropped(t *testing.T) {
 	t.Parallel()
 	now := time.Unix(0, 0)
 	h := live.NewHub(live.HubOptions{Stall: time.Second, Now: func() time.Time { return now }})
-	slow, _ := h.Watch(live.Filter{})
-	fast, _ := h.Watch(live.Filter{})
+	slow, _ := h.Watch(live.Filter{}, "")
+	fast, _ := h.Watch(live.Filter{}, "")
 	defer fast.Stop()
 	for range 10 {
 		h.Broadcast(bets(3, 1))
@@ -120,17 +120,49 @@ func TestStalledWatcherIsDropped(t *testing.T) {
 	}
 }
 
+// One client's watchers are bounded apart from the hub's: a client at its
+// limit is refused (ErrClientFull) while others are still taken, and a
+// stopped watcher gives its client's place back.
+func TestHubLimitPerClient(t *testing.T) {
+	t.Parallel()
+	h := live.NewHub(live.HubOptions{MaxWatchers: 4, MaxPerClient: 2})
+	a, _ := h.Watch(live.Filter{}, "10.0.0.1")
+	if _, err := h.Watch(live.Filter{}, "10.0.0.1"); err != nil {
+		t.Fatalf("second watcher of a client: %v", err)
+	}
+	if _, err := h.Watch(live.Filter{}, "10.0.0.1"); !errors.Is(err, live.ErrClientFull) {
+		t.Fatalf("third watcher of a client: %v, want ErrClientFull", err)
+	}
+	if _, err := h.Watch(live.Filter{}, "10.0.0.2"); err != nil {
+		t.Fatalf("another client's watcher: %v", err)
+	}
+	a.Stop()
+	if _, err := h.Watch(live.Filter{}, "10.0.0.1"); err != nil {
+		t.Fatalf("after a stop: %v", err)
+	}
+	if _, err := h.Watch(live.Filter{}, "10.0.0.3"); err != nil {
+		t.Fatalf("the hub's fourth: %v", err)
+	}
+	// The hub's own limit still holds for a client under its own.
+	if _, err := h.Watch(live.Filter{}, "10.0.0.4"); !errors.Is(err, live.ErrFull) {
+		t.Fatalf("the hub's fifth: %v, want ErrFull", err)
+	}
+	if got := h.Stats().Watchers; got != 4 {
+		t.Fatalf("%d watchers, want 4", got)
+	}
+}
+
 // The hub refuses watchers beyond its limit and, once closed, any.
 func TestHubLimitAndClose(t *testing.T) {
 	t.Parallel()
 	h := live.NewHub(live.HubOptions{MaxWatchers: 2})
-	a, _ := h.Watch(live.Filter{})
-	b, _ := h.Watch(live.Filter{})
-	if _, err := h.Watch(live.Filter{}); !errors.Is(err, live.ErrFull) {
+	a, _ := h.Watch(live.Filter{}, "")
+	b, _ := h.Watch(live.Filter{}, "")
+	if _, err := h.Watch(live.Filter{}, ""); !errors.Is(err, live.ErrFull) {
 		t.Fatalf("third watcher: %v", err)
 	}
 	a.Stop()
-	c, err := h.Watch(live.Filter{})
+	c, err := h.Watch(live.Filter{}, "")
 	if err != nil {
 		t.Fatalf("after a stop: %v", err)
 	}
@@ -140,7 +172,7 @@ func TestHubLimitAndClose(t *testing.T) {
 			t.Fatalf("after close: %v", err)
 		}
 	}
-	if _, err := h.Watch(live.Filter{}); !errors.Is(err, live.ErrClosed) {
+	if _, err := h.Watch(live.Filter{}, ""); !errors.Is(err, live.ErrClosed) {
 		t.Fatalf("watch after close: %v", err)
 	}
 }
@@ -149,7 +181,7 @@ func TestHubLimitAndClose(t *testing.T) {
 func TestNextIdle(t *testing.T) {
 	t.Parallel()
 	h := live.NewHub(live.HubOptions{})
-	w, _ := h.Watch(live.Filter{})
+	w, _ := h.Watch(live.Filter{}, "")
 	defer w.Stop()
 	if got, err := w.Next(context.Background(), 10*time.Millisecond); got != nil || err != nil {
 		t.Fatalf("idle: %v %v", got, err)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"strconv"
 	"time"
 
@@ -53,6 +54,8 @@ var (
 		"Too many people are watching the live bets on this server. Please try again in a moment.")
 	errLiveClosed = problem.Unavailable("The server is restarting. Please reconnect.")
 	errMinAmount  = problem.Invalid("minAmount must be a non-negative amount")
+	errLiveMine   = problem.TooManyRequests(
+		"Too many live bets streams from your address. Close another tab and try again.", liveRetryAfter*time.Second)
 )
 
 // liveRetryAfter is the Retry-After of a refused stream, in seconds.
@@ -70,16 +73,30 @@ func liveFilter(minAmount *string) (live.Filter, error) {
 	return live.Filter{MinAmount: a}, nil
 }
 
-// watch opens a watcher, translating the hub's refusals.
-func (h *LiveHandler) watch(f live.Filter) (*live.Watcher, error) {
-	w, err := h.hub.Watch(f)
+// watch opens a watcher for the caller's address (watcherClient),
+// translating the hub's refusals.
+func (h *LiveHandler) watch(ctx context.Context, f live.Filter) (*live.Watcher, error) {
+	w, err := h.hub.Watch(f, watcherClient(clientFrom(ctx).IP))
 	switch {
+	case errors.Is(err, live.ErrClientFull):
+		return nil, errLiveMine
 	case errors.Is(err, live.ErrFull):
 		return nil, errLiveFull
 	case errors.Is(err, live.ErrClosed):
 		return nil, errLiveClosed
 	}
 	return w, err
+}
+
+// watcherClient is whom a stream counts against for the per-client limit:
+// the address, or an IPv6 address's /64 (one subscriber's network holds a
+// whole /64, so its addresses are one client).
+func watcherClient(ip string) string {
+	a, err := netip.ParseAddr(ip)
+	if err != nil || a.Is4() {
+		return ip
+	}
+	return netip.PrefixFrom(a, 64).Masked().String()
 }
 
 // toProtoLiveBets converts a message's bets.
@@ -136,7 +153,7 @@ func (h *LiveHandler) WatchBets(ctx context.Context, req *connect.Request[fairpl
 	if err != nil {
 		return connectError(ctx, h.log, err)
 	}
-	w, err := h.watch(f)
+	w, err := h.watch(ctx, f)
 	if err != nil {
 		c := classify(ctx, h.log, err)
 		ce := connect.NewError(c.code, errors.New(c.message))
@@ -192,7 +209,7 @@ func (h *LiveHandler) serveSSE(rw http.ResponseWriter, r *http.Request) {
 		writeError(ctx, h.log, rw, err)
 		return
 	}
-	w, err := h.watch(f)
+	w, err := h.watch(ctx, f)
 	if err != nil {
 		rw.Header().Set("Retry-After", strconv.Itoa(liveRetryAfter))
 		writeError(ctx, h.log, rw, err)

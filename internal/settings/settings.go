@@ -114,6 +114,11 @@ type Config struct {
 	// once (FAIRPLAY_LIVE_MAX_WATCHERS, default 500); more are refused
 	// with 503.
 	LiveMaxWatchers int
+	// LiveMaxWatchersPerIP bounds the streams of one client address (an
+	// IPv6 client's /64) on one replica (FAIRPLAY_LIVE_MAX_WATCHERS_PER_IP,
+	// default 20), so one client cannot take every place; more are refused
+	// with 429.
+	LiveMaxWatchersPerIP int
 }
 
 // Rate is a limit of N events per Period; N == 0 means unlimited.
@@ -185,6 +190,7 @@ var Variables = []Variable{
 	{"FAIRPLAY_TOPUP_AMOUNT", "100", "daily top-up for a player below the minimum bet; 0 turns top-ups off"},
 	{"FAIRPLAY_TOPUP_INTERVAL", "24h", "the least time between two top-ups of a player"},
 	{"FAIRPLAY_LIVE_MAX_WATCHERS", "500", "live bets streams one replica serves at once"},
+	{"FAIRPLAY_LIVE_MAX_WATCHERS_PER_IP", "20", "live bets streams one replica serves one client address (an IPv6 /64) at once"},
 	{"FAIRPLAY_ACCESS_TOKEN_TTL", "15m", "access-token lifetime (at most 15m)"},
 	{"FAIRPLAY_SESSION_IDLE_TIMEOUT", "720h", "sessions unused this long expire"},
 	{"FAIRPLAY_SESSION_MAX_LIFETIME", "720h", "sessions end this long after their sign-in"},
@@ -315,6 +321,7 @@ func Load(lookup func(string) (string, bool)) (Config, error) {
 		ReadinessSuccesses:        count("FAIRPLAY_READINESS_SUCCESSES", 100),
 		TopUpInterval:             dur("FAIRPLAY_TOPUP_INTERVAL"),
 		LiveMaxWatchers:           count("FAIRPLAY_LIVE_MAX_WATCHERS", 100_000),
+		LiveMaxWatchersPerIP:      count("FAIRPLAY_LIVE_MAX_WATCHERS_PER_IP", 100_000),
 	}
 	// The per-username limit counted every attempt, so anyone could lock an
 	// owner out; refuse to start rather than silently drop a setting an

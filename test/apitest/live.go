@@ -28,6 +28,13 @@ type LiveStream struct {
 // returns the stream, or the refusal's response with a nil stream.
 func (e *Env) WatchLive(t testing.TB, query string) (*LiveStream, Response) {
 	t.Helper()
+	return e.WatchLiveWith(t, query, nil)
+}
+
+// WatchLiveWith is WatchLive with these request headers (an
+// X-Forwarded-For, say).
+func (e *Env) WatchLiveWith(t testing.TB, query string, header http.Header) (*LiveStream, Response) {
+	t.Helper()
 	path := e.URL + "/api/live/bets"
 	if query != "" {
 		path += "?" + query
@@ -37,6 +44,9 @@ func (e *Env) WatchLive(t testing.TB, query string) (*LiveStream, Response) {
 	if err != nil {
 		cancel()
 		t.Fatal(err)
+	}
+	for k, v := range header {
+		req.Header[k] = v
 	}
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {

@@ -254,6 +254,72 @@ func TestLiveStreamCap(t *testing.T) {
 	}
 }
 
+// TestLiveStreamsPerAddress: one client cannot take every place of a
+// replica's feed. Beyond FAIRPLAY_LIVE_MAX_WATCHERS_PER_IP streams from one
+// address (an IPv6 client's whole /64, whose addresses it picks freely)
+// are refused with 429, its message and Retry-After, on SSE and Connect,
+// while another address is still served, and a closed stream gives its
+// place back. The address is the one X-Forwarded-For names through a
+// trusted proxy, as for the sign-in limits.
+func TestLiveStreamsPerAddress(t *testing.T) {
+	t.Parallel()
+	env := apitest.Start(t, apitest.WithConfig(func(c *settings.Config) {
+		trustLoopback(c)
+		c.LiveMaxWatchers, c.LiveMaxWatchersPerIP = 10, 2
+	}))
+	from := func(ip string) http.Header { return http.Header{"X-Forwarded-For": {ip}} }
+	const msg = "Too many live bets streams from your address. Close another tab and try again."
+	for _, addrs := range [][]string{
+		{"203.0.113.7", "203.0.113.7", "203.0.113.7"},
+		{"2001:db8:1:2::1", "2001:db8:1:2::2", "2001:db8:1:2:ffff::3"},
+	} {
+		first, _ := env.WatchLiveWith(t, "", from(addrs[0]))
+		second, _ := env.WatchLiveWith(t, "", from(addrs[1]))
+		if first == nil || second == nil {
+			t.Fatalf("%v: the first two streams were refused", addrs)
+		}
+		s, res := env.WatchLiveWith(t, "", from(addrs[2]))
+		if s != nil || res.Status != http.StatusTooManyRequests || res.Message() != msg ||
+			res.Header.Get("Retry-After") != "5" {
+			t.Fatalf("%v: the third stream: %d %v (Retry-After %q), want 429 %q", addrs, res.Status, res.Body,
+				res.Header.Get("Retry-After"), msg)
+		}
+		// Connect's stream is counted the same way.
+		req := connect.NewRequest(&fairplayv1.WatchBetsRequest{})
+		req.Header().Set("X-Forwarded-For", addrs[2])
+		ctx, cancel := context.WithTimeout(context.Background(), liveWait)
+		cs, err := fairplayv1connect.NewLiveServiceClient(http.DefaultClient, env.URL).WatchBets(ctx, req)
+		if err == nil {
+			for cs.Receive() {
+				t.Fatalf("%v: a Connect stream beyond the address's limit was opened", addrs)
+			}
+			err = cs.Err()
+		}
+		cancel()
+		if connect.CodeOf(err) != connect.CodeResourceExhausted {
+			t.Fatalf("%v: Connect beyond the address's limit: %v, want resource_exhausted", addrs, err)
+		}
+		first.Close()
+		deadline := time.Now().Add(liveWait)
+		for {
+			s, res := env.WatchLiveWith(t, "", from(addrs[2]))
+			if s != nil {
+				break
+			}
+			if res.Status != http.StatusTooManyRequests || time.Now().After(deadline) {
+				t.Fatalf("%v: after a stream closed: %d %v", addrs, res.Status, res.Body)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	if other, res := env.WatchLiveWith(t, "", from("198.51.100.1")); other == nil {
+		t.Fatalf("another address, with both full: %d %v", res.Status, res.Body)
+	}
+	if s := env.App.Live.Stats(); s.Watchers != 5 {
+		t.Fatalf("%d watchers, want 5 (two per full address and one)", s.Watchers)
+	}
+}
+
 // TestSlowLiveReaderIsDropped: a client that opens the stream and never
 // reads cannot make the server hold its bets: the watcher keeps only the
 // newest few, is disconnected once it has stalled (counted), and the
