@@ -15,5 +15,6 @@
 // (blackjack_test.go); internal/postgres tests the store's side: a staked
 // action decided on the locked player (TestStakingActionDecidedOnTheLocked
 // Player) and a gone session's refusal held to a fixed time
-// (TestRefusalOfAGoneSessionIsHeld).
+// (TestRefusalOfAGoneSessionIsHeld), also after a copy that proved stale
+// (TestRefusalAfterAStaleCopyIsHeld).
 package security
