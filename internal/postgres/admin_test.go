@@ -61,6 +61,42 @@ func TestStatsRollupsMatchBaseTables(t *testing.T) {
 			VALUES ($1, $2, $3, $4, $5, $6, (SELECT id FROM seed_pairs WHERE user_id = $2), 'c', $7, $8, $9)`,
 			id, u, game, status, 1+rng.Int64N(10_000_000_000), payout, i, created, settled)
 	}
+	// Bets inserted by one statement, as a batch inserts them: their
+	// differences are appended as one row per hour and game (migration
+	// 00026), which must count in every span their bets do. Several share
+	// an hour and a game, and many hours are cut by the periods below.
+	var (
+		ids, owners           []uuid.UUID
+		kinds                 []string
+		amounts, pays, nonces []int64
+		times                 []time.Time
+	)
+	hour := at().Truncate(time.Hour)
+	for i := range 300 {
+		ids, owners = append(ids, uuid.New()), append(owners, users[rng.IntN(len(users))])
+		kinds = append(kinds, games[rng.IntN(2)])
+		amounts, pays, nonces = append(amounts, 1+rng.Int64N(10_000_000_000)), append(pays, rng.Int64N(5_000_000_000)), append(nonces, int64(1500+i))
+		created := at()
+		if i%2 == 0 { // many in the same few hours
+			created = hour.Add(time.Duration(rng.Int64N(int64(3 * time.Hour)))).Truncate(time.Microsecond)
+		}
+		times = append(times, created)
+	}
+	bets = append(bets, ids...)
+	groups := map[string]bool{}
+	for i := range ids {
+		groups[times[i].Truncate(time.Hour).String()+kinds[i]] = true
+	}
+	pending := queryInt(t, pool, `SELECT count(*) FROM bet_stats_pending`)
+	mustExec(t, pool, `
+		INSERT INTO bets (id, user_id, game, status, amount, payout, seed_pair_id, client_seed, nonce, created_at, settled_at)
+		SELECT b.id, b.u, b.g, 'settled', b.a, b.p, (SELECT id FROM seed_pairs WHERE user_id = b.u), 'c', b.n, b.t, b.t
+		FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::bigint[], $5::bigint[], $6::bigint[], $7::timestamptz[])
+		     AS b(id, u, g, a, p, n, t)`, ids, owners, kinds, amounts, pays, nonces, times)
+	if n := queryInt(t, pool, `SELECT count(*) FROM bet_stats_pending`) - pending; n != int64(len(groups)) {
+		t.Fatalf("300 bets in one statement appended %d pending rows, want one per hour and game: %d", n, len(groups))
+	}
+
 	// Settle the running games (a doubled stake on some), delete a few bets,
 	// move some users in time, soft-delete some and restore one.
 	mustExec(t, pool, `UPDATE bets SET amount = amount * 2 WHERE status = 'active' AND nonce % 3 = 0`)
