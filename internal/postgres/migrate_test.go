@@ -528,3 +528,13 @@ func TestMigration24DownRestoresTheFunctions(t *testing.T) {
 			!strings.Contains(def, "ORDER BY a.ord;") && !strings.Contains(def, "ON upd.ord = c.ord ORDER BY")
 	}, "fairplay_place_bets", "fairplay_play_actions")
 }
+
+// TestMigration26DownRestoresTheFunction: migration 00026 makes a
+// statement's inserted bets append one pending statistics row per hour and
+// game, and its way back gives the trigger function back as 00007 made it.
+func TestMigration26DownRestoresTheFunction(t *testing.T) {
+	t.Parallel()
+	checkDownRestores(t, 25, func(_, def string) bool {
+		return strings.Contains(def, "fairplay_stats_bucket('1 hour', created_at)") && strings.Contains(def, "GROUP BY 1, 2")
+	}, "fairplay_bet_stats_inserted")
+}
