@@ -31,7 +31,7 @@ type RegisterInput struct {
 // creates the account with its starting balance (a ledger entry) and opens a
 // session, all or nothing.
 func (s *Service) Register(ctx context.Context, in RegisterInput, c Client) (AuthResult, error) {
-	if err := s.limit(ctx, "register:ip:"+c.IP, s.cfg.RegisterPerIP); err != nil {
+	if err := s.limit(ctx, "register:ip:"+NetworkOf(c.IP), s.cfg.RegisterPerIP); err != nil {
 		return AuthResult{}, err
 	}
 	if err := ValidateUsername(in.Username); err != nil {
@@ -91,7 +91,7 @@ type LoginInput struct {
 // runs at a time; the account's other attempts wait their turn
 // (passwordGate).
 func (s *Service) Login(ctx context.Context, in LoginInput, c Client) (AuthResult, error) {
-	if err := s.limit(ctx, "login:ip:"+c.IP, s.cfg.LoginPerIP); err != nil {
+	if err := s.limit(ctx, "login:ip:"+NetworkOf(c.IP), s.cfg.LoginPerIP); err != nil {
 		return AuthResult{}, err
 	}
 	login := strings.TrimSpace(in.Login)
@@ -104,7 +104,7 @@ func (s *Service) Login(ctx context.Context, in LoginInput, c Client) (AuthResul
 		return AuthResult{}, fmt.Errorf("login: %w", err)
 	}
 	account := accountKey(cred, found, login)
-	if err := s.limit(ctx, "login:account-ip:"+account+":"+c.IP, s.cfg.LoginPerAccountIP); err != nil {
+	if err := s.limit(ctx, "login:account-ip:"+account+":"+NetworkOf(c.IP), s.cfg.LoginPerAccountIP); err != nil {
 		return AuthResult{}, err
 	}
 	failures := "login:failures:" + account

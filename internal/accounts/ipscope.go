@@ -43,3 +43,20 @@ func ScopeOf(addr string) IPScope {
 	}
 	return ScopePublic
 }
+
+// NetworkOf is whom the per-address limits count an address against: an
+// IPv4 address itself, an IPv6 address's /64 (one subscriber, one host or
+// one home line holds a whole /64 and may use any address in it, so counting
+// each address alone would let one client through as many), and anything
+// that does not parse as it is.
+func NetworkOf(addr string) string {
+	ip, err := netip.ParseAddr(addr)
+	if err != nil {
+		return addr
+	}
+	ip = ip.Unmap()
+	if ip.Is4() {
+		return ip.String()
+	}
+	return netip.PrefixFrom(ip.WithZone(""), 64).Masked().String()
+}

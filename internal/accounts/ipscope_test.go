@@ -40,3 +40,24 @@ func TestScopeOf(t *testing.T) {
 		}
 	}
 }
+
+// An IPv6 address counts as its /64, an IPv4 address (mapped or not) as
+// itself, and anything else as it is.
+func TestNetworkOf(t *testing.T) {
+	t.Parallel()
+	for addr, want := range map[string]string{
+		"203.0.113.7":               "203.0.113.7",
+		"::ffff:203.0.113.7":        "203.0.113.7",
+		"2001:db8:1:2::1":           "2001:db8:1:2::/64",
+		"2001:db8:1:2:ffff:ffff::9": "2001:db8:1:2::/64",
+		"2001:db8:1:3::1":           "2001:db8:1:3::/64",
+		"fe80::1%eth0":              "fe80::/64",
+		"::1":                       "::/64",
+		"":                          "",
+		"not an address":            "not an address",
+	} {
+		if got := NetworkOf(addr); got != want {
+			t.Errorf("NetworkOf(%q) = %q, want %q", addr, got, want)
+		}
+	}
+}

@@ -76,7 +76,7 @@ func (s *Service) ChangePassword(ctx context.Context, p Principal, current, next
 	if err := ValidateNewPassword(next); err != nil {
 		return err
 	}
-	if err := s.limit(ctx, "password:ip:"+c.IP, s.cfg.PasswordChangePerIP); err != nil {
+	if err := s.limit(ctx, "password:ip:"+NetworkOf(c.IP), s.cfg.PasswordChangePerIP); err != nil {
 		return err
 	}
 	account := userKey(p.UserID.String())

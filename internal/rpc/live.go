@@ -6,12 +6,12 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
-	"net/netip"
 	"strconv"
 	"time"
 
 	"connectrpc.com/connect"
 
+	"github.com/fairplay/fairplay/internal/accounts"
 	fairplayv1 "github.com/fairplay/fairplay/internal/gen/fairplay/v1"
 	"github.com/fairplay/fairplay/internal/gen/fairplay/v1/fairplayv1connect"
 	"github.com/fairplay/fairplay/internal/live"
@@ -73,10 +73,10 @@ func liveFilter(minAmount *string) (live.Filter, error) {
 	return live.Filter{MinAmount: a}, nil
 }
 
-// watch opens a watcher for the caller's address (watcherClient),
+// watch opens a watcher for the caller's address (accounts.NetworkOf),
 // translating the hub's refusals.
 func (h *LiveHandler) watch(ctx context.Context, f live.Filter) (*live.Watcher, error) {
-	w, err := h.hub.Watch(f, watcherClient(clientFrom(ctx).IP))
+	w, err := h.hub.Watch(f, accounts.NetworkOf(clientFrom(ctx).IP))
 	switch {
 	case errors.Is(err, live.ErrClientFull):
 		return nil, errLiveMine
@@ -86,17 +86,6 @@ func (h *LiveHandler) watch(ctx context.Context, f live.Filter) (*live.Watcher, 
 		return nil, errLiveClosed
 	}
 	return w, err
-}
-
-// watcherClient is whom a stream counts against for the per-client limit:
-// the address, or an IPv6 address's /64 (one subscriber's network holds a
-// whole /64, so its addresses are one client).
-func watcherClient(ip string) string {
-	a, err := netip.ParseAddr(ip)
-	if err != nil || a.Is4() {
-		return ip
-	}
-	return netip.PrefixFrom(a, 64).Masked().String()
 }
 
 // toProtoLiveBets converts a message's bets.

@@ -71,6 +71,41 @@ func TestStrangerCannotLockOwnerOut(t *testing.T) {
 	}
 }
 
+// An IPv6 client holds a whole /64 and may send from any address in it:
+// the per-address limits count the /64, so moving through its addresses
+// buys no more sign-in attempts, registrations or password changes, while
+// the next /64 is another client.
+func TestAddressLimitsCountAnIPv6Network(t *testing.T) {
+	t.Parallel()
+	env := apitest.Start(t, apitest.WithConfig(func(c *settings.Config) {
+		trustLoopback(c)
+		c.LoginPerIP = settings.Rate{N: 1000, Period: time.Minute}
+		c.LoginPerAccountIP = settings.Rate{N: 3, Period: 15 * time.Minute}
+		c.LoginFailuresPerAccount = settings.Rate{N: 100, Period: time.Hour}
+		c.RegisterPerIP = settings.Rate{N: 2, Period: time.Hour}
+	}))
+	from(env, "198.51.100.20").Register("owner6")
+	for i := range 3 {
+		if res := signIn(from(env, fmt.Sprintf("2001:db8:7:7::%x", i+1)), "owner6", "guess"); res.Status != 401 {
+			t.Fatalf("attempt %d: %d %s", i+1, res.Status, res.Raw)
+		}
+	}
+	expectRateLimited(t, signIn(from(env, "2001:db8:7:7:ffff:1:2:3"), "owner6", "guess"), "a 4th attempt from another address of the /64")
+	if res := signIn(from(env, "2001:db8:7:8::1"), "owner6", "secret123"); res.Status != 200 {
+		t.Fatalf("the next /64: %d %s", res.Status, res.Raw)
+	}
+	register := func(ip, name string) apitest.Response {
+		return from(env, ip).Do("POST", "/api/auth/register", map[string]any{"username": name, "email": name + "@example.com",
+			"password": "secret123", "turnstileToken": apitest.BotToken})
+	}
+	for i, name := range []string{"six1", "six2"} {
+		if res := register(fmt.Sprintf("2001:db8:9:9::%x", i+1), name); res.Status != 200 {
+			t.Fatalf("registration %d: %d %s", i+1, res.Status, res.Raw)
+		}
+	}
+	expectRateLimited(t, register("2001:db8:9:9:abcd::1", "six3"), "a 3rd registration from another address of the /64")
+}
+
 // Behind the per-address limit, each account has a slower limit of failed
 // sign-ins from anywhere (FAIRPLAY_RATE_LOGIN_ACCOUNT_FAILURES): the owner's
 // successful sign-ins do not count against it, and an account that does not
