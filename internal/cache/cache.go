@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	neturl "net/url"
 	"sync"
 	"time"
 
@@ -36,7 +37,7 @@ func (slogLogger) Printf(ctx context.Context, format string, v ...any) {
 func Open(url string) (*redis.Client, error) {
 	opt, err := redis.ParseURL(url)
 	if err != nil {
-		return nil, fmt.Errorf("parse REDIS_URL: %w", err)
+		return nil, fmt.Errorf("parse REDIS_URL: %w", redactURLError(err))
 	}
 	opt.DialTimeout = 2 * time.Second
 	opt.ReadTimeout = time.Second
@@ -52,6 +53,22 @@ func Open(url string) (*redis.Client, error) {
 		return nil, fmt.Errorf("trace redis: %w", err)
 	}
 	return c, nil
+}
+
+// errBadURL is REDIS_URL's parse error without its text.
+var errBadURL = errors.New("not a valid URL (its text is left out: it may hold a password); " +
+	"characters such as # ? / @ % { } in the password must be percent-encoded")
+
+// redactURLError keeps REDIS_URL's password out of the logs: net/url's
+// errors quote the URL, or the part after the host that a password with
+// '#', '?' or '/' in it spills into, so they are replaced whole; go-redis's
+// own errors name only the scheme, the path or an option.
+func redactURLError(err error) error {
+	var ue *neturl.Error
+	if errors.As(err, &ue) {
+		return errBadURL
+	}
+	return err
 }
 
 // Limiter is a GCRA rate limiter (redis_rate) shared by every replica.

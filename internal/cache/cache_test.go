@@ -2,6 +2,7 @@ package cache_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -49,5 +50,30 @@ func TestLimiterCheckAndAdd(t *testing.T) {
 		if ok, _, err := l.Allow(ctx, key, r); err != nil || ok {
 			t.Fatalf("%v: allow after the limit: %v %v", r, ok, err)
 		}
+	}
+}
+
+// A REDIS_URL that does not parse is refused without its text: net/url's
+// error quotes it, password and all (a '#' or '{' in an unencoded password
+// is enough), and the server prints the error to its log.
+func TestOpenKeepsThePasswordOutOfItsError(t *testing.T) {
+	t.Parallel()
+	for _, url := range []string{"redis://:p#w0rdsecret@h:1", "redis://user:s{e}cretpw@redis:6379/0", "redis://:pw%zzsecret@h:6379"} {
+		_, err := cache.Open(url)
+		if err == nil {
+			t.Fatalf("Open(%q): no error", url)
+		}
+		for _, part := range []string{"secret", "p#w", "cretpw", "pw%zz"} {
+			if strings.Contains(err.Error(), part) {
+				t.Errorf("Open(%q): %v: names %q", url, err, part)
+			}
+		}
+		if !strings.HasPrefix(err.Error(), "parse REDIS_URL: ") {
+			t.Errorf("Open(%q): %v", url, err)
+		}
+	}
+	// go-redis's own refusals still say what is wrong.
+	if _, err := cache.Open("http://localhost:6379"); err == nil || !strings.Contains(err.Error(), "scheme") {
+		t.Errorf("a wrong scheme: %v", err)
 	}
 }
