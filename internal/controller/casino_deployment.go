@@ -269,11 +269,26 @@ func containerSecurityContext() *corev1.SecurityContext {
 	}
 }
 
+// IngressTrustedProxies is FAIRPLAY_TRUSTED_PROXIES of a Casino served
+// through an Ingress, unless spec.env sets it: the private and shared
+// address ranges pod networks are drawn from (RFC 1918, RFC 6598's
+// 100.64.0.0/10, IPv6 unique local addresses). Every request reaches the
+// server from the Ingress controller's pod, so without it the server saw
+// one client address for all players and every per-address limit (sign-in,
+// registration, password change, live streams) was spent by all of them
+// together; a stranger could lock everyone out of sign-in with 30 requests
+// a minute. Trusting these ranges is safe where only the controller can
+// reach the app port, which the chart's NetworkPolicy (on by default)
+// ensures where the CNI enforces it; spec.env can narrow it to the
+// controller's pod CIDR.
+const IngressTrustedProxies = "10.0.0.0/8,172.16.0.0/12,192.168.0.0/16,100.64.0.0/10,fc00::/7"
+
 // serverEnv is the server's configuration (README's table) from the spec:
 // connection strings and Turnstile keys from Secrets, the listen addresses
 // the ports are wired to, the signing-key directory and activation delay,
-// the drain timing, OpenTelemetry, then spec.env, whose entries replace ours
-// (the API rejects the ones other objects depend on).
+// the drain timing, the trusted proxies of an Ingress, OpenTelemetry, then
+// spec.env, whose entries replace ours (the API rejects the ones other
+// objects depend on).
 func serverEnv(casino *casinov1alpha1.Casino) []corev1.EnvVar {
 	env := []corev1.EnvVar{
 		secretEnv("DATABASE_URL", casino.Spec.Database.URLSecretRef.Name, casino.Spec.Database.URLSecretRef.Key),
@@ -290,8 +305,11 @@ func serverEnv(casino *casinov1alpha1.Casino) []corev1.EnvVar {
 			secretEnv("TURNSTILE_SECRET_KEY", t.SecretName, turnstileSecretKey(t)),
 			secretEnv("TURNSTILE_SITE_KEY", t.SecretName, turnstileSiteKey(t)))
 	}
-	if ing := casino.Spec.Ingress; ing != nil && ing.TLSSecretName != "" {
-		env = append(env, corev1.EnvVar{Name: "FAIRPLAY_SECURE_COOKIES", Value: "true"})
+	if ing := casino.Spec.Ingress; ing != nil {
+		env = append(env, corev1.EnvVar{Name: "FAIRPLAY_TRUSTED_PROXIES", Value: IngressTrustedProxies})
+		if ing.TLSSecretName != "" {
+			env = append(env, corev1.EnvVar{Name: "FAIRPLAY_SECURE_COOKIES", Value: "true"})
+		}
 	}
 	env = append(env, otelEnv(casino)...)
 	return mergeEnv(env, casino.Spec.Env)

@@ -200,6 +200,38 @@ func TestTerminationGracePeriod(t *testing.T) {
 	}
 }
 
+// A Casino served through an Ingress trusts X-Forwarded-For from the pod
+// networks' ranges, so the server sees each player's address rather than the
+// Ingress controller's; spec.env narrows it, and without an Ingress nothing
+// is trusted.
+func TestIngressTrustsThePodNetwork(t *testing.T) {
+	t.Parallel()
+	envOf := func(c *casinov1alpha1.Casino) map[string]corev1.EnvVar {
+		env := map[string]corev1.EnvVar{}
+		for _, e := range desiredDeployment(c, "img").Spec.Template.Spec.Containers[0].Env {
+			env[e.Name] = e
+		}
+		return env
+	}
+	c := fullCasino()
+	c.Spec.Env = nil
+	if got := envOf(c)["FAIRPLAY_TRUSTED_PROXIES"].Value; got != IngressTrustedProxies {
+		t.Errorf("with an Ingress: FAIRPLAY_TRUSTED_PROXIES = %q, want %q", got, IngressTrustedProxies)
+	}
+	c.Spec.Ingress.TLSSecretName = ""
+	if got := envOf(c)["FAIRPLAY_TRUSTED_PROXIES"].Value; got != IngressTrustedProxies {
+		t.Errorf("with an Ingress without TLS: FAIRPLAY_TRUSTED_PROXIES = %q", got)
+	}
+	c.Spec.Env = []corev1.EnvVar{{Name: "FAIRPLAY_TRUSTED_PROXIES", Value: "10.244.0.0/16"}}
+	if got := envOf(c)["FAIRPLAY_TRUSTED_PROXIES"].Value; got != "10.244.0.0/16" {
+		t.Errorf("spec.env's value: %q", got)
+	}
+	c.Spec.Ingress, c.Spec.Env = nil, nil
+	if e, ok := envOf(c)["FAIRPLAY_TRUSTED_PROXIES"]; ok {
+		t.Errorf("without an Ingress: %+v, want no trusted proxies", e)
+	}
+}
+
 func TestMergeEnv(t *testing.T) {
 	t.Parallel()
 	base := []corev1.EnvVar{{Name: "A", Value: "1"}, {Name: "B", Value: "2"}}
