@@ -48,13 +48,33 @@ func (s *Service) SetupTwoFactor(ctx context.Context, p Principal) (TwoFactorSet
 }
 
 // EnableTwoFactor confirms the pending key with a code from the app and
-// returns the recovery codes, shown this once.
-func (s *Service) EnableTwoFactor(ctx context.Context, p Principal, code string) ([]string, error) {
+// the account's current password, and returns the recovery codes, shown
+// this once. The password is asked because a session alone must not turn
+// it on: whoever holds one for a moment (an unlocked browser) could enrol
+// their own app, revoke the owner's sessions and lock the owner out for
+// good, since signing in and turning it off both need the app's codes. Its
+// attempts count against the password-change limits (per address and per
+// account), as ChangePassword's do, so it is no way to guess the password
+// faster.
+func (s *Service) EnableTwoFactor(ctx context.Context, p Principal, code, password string, c Client) ([]string, error) {
 	if normalizeCode(code) == "" {
 		return nil, ErrTwoFactorCodeRequired
 	}
+	if password == "" {
+		return nil, ErrCurrentRequired
+	}
 	failures := twoFactorFailures(p.UserID)
 	if err := s.checkLimit(ctx, failures, s.cfg.TwoFactorFailures); err != nil {
+		return nil, err
+	}
+	if err := s.limit(ctx, "password:ip:"+NetworkOf(c.IP), s.cfg.PasswordChangePerIP); err != nil {
+		return nil, err
+	}
+	account := userKey(p.UserID.String())
+	if err := s.limit(ctx, "password:user:"+account, s.cfg.PasswordChangePerUser); err != nil {
+		return nil, err
+	}
+	if err := s.checkPassword(ctx, p, account, password); err != nil {
 		return nil, err
 	}
 	keys, err := s.store.TwoFactorKeys(ctx, p.UserID)

@@ -206,7 +206,7 @@ func (h *AuthHandler) SetupTwoFactor(ctx context.Context, _ *connect.Request[fai
 // EnableTwoFactor implements AuthService.EnableTwoFactor.
 func (h *AuthHandler) EnableTwoFactor(ctx context.Context, req *connect.Request[fairplayv1.EnableTwoFactorRequest]) (*connect.Response[fairplayv1.EnableTwoFactorResponse], error) {
 	p := principal(ctx)
-	codes, err := h.accounts.EnableTwoFactor(ctx, p, req.Msg.GetCode())
+	codes, err := h.accounts.EnableTwoFactor(ctx, p, req.Msg.GetCode(), req.Msg.GetPassword(), clientFrom(ctx))
 	if err != nil {
 		return nil, err
 	}

@@ -45,7 +45,7 @@ func TestTwoFactor(t *testing.T) {
 	if res := c.Do("GET", "/api/auth/2fa", nil); res.Status != 200 || res.Get("enabled") != false || res.Get("user.twoFactorEnabled") != nil {
 		t.Fatalf("state before: %d %s", res.Status, res.Raw)
 	}
-	expect("enable before setup", c.Do("POST", "/api/auth/2fa/enable", map[string]any{"code": "123456"}), 409,
+	expect("enable before setup", c.Do("POST", "/api/auth/2fa/enable", map[string]any{"code": "123456", "password": "secret123"}), 409,
 		"Start the two-factor setup again: it was not found or has changed")
 	expect("disable while off", c.Do("POST", "/api/auth/2fa/disable", map[string]any{"code": "123456"}), 409,
 		"Two-factor authentication is not on")
@@ -56,13 +56,17 @@ func TestTwoFactor(t *testing.T) {
 		t.Fatalf("setup: %d %s", setup.Status, setup.Raw)
 	}
 	expect("enable without a code", c.Do("POST", "/api/auth/2fa/enable", map[string]any{}), 400, "Enter the code from your authenticator app")
-	expect("enable with a wrong code", c.Do("POST", "/api/auth/2fa/enable", map[string]any{"code": "000000"}), 400, "Invalid two-factor code")
+	expect("enable without the password", c.Do("POST", "/api/auth/2fa/enable", map[string]any{"code": "123456"}), 400,
+		"Current password is required")
+	expect("enable with a wrong password", c.Do("POST", "/api/auth/2fa/enable", map[string]any{"code": totp(t, secret, env.Clock.Now()), "password": "secret124"}),
+		400, "Current password is incorrect")
+	expect("enable with a wrong code", c.Do("POST", "/api/auth/2fa/enable", map[string]any{"code": "000000", "password": "secret123"}), 400, "Invalid two-factor code")
 	if res := login(""); res.Status != 200 || res.Str("token") == "" {
 		t.Fatalf("an unconfirmed setup changes sign-in: %d %s", res.Status, res.Raw)
 	}
 
 	now := env.Clock.Now()
-	on := c.Do("POST", "/api/auth/2fa/enable", map[string]any{"code": totp(t, secret, now)})
+	on := c.Do("POST", "/api/auth/2fa/enable", map[string]any{"code": totp(t, secret, now), "password": "secret123"})
 	if on.Status != 200 || on.Get("user.twoFactorEnabled") != true {
 		t.Fatalf("enable: %d %s", on.Status, on.Raw)
 	}
@@ -122,7 +126,7 @@ func TestTwoFactorGuessingIsBounded(t *testing.T) {
 	c := env.Client()
 	c.Register("guessed")
 	secret := c.Do("POST", "/api/auth/2fa/setup", map[string]any{}).Str("secret")
-	if res := c.Do("POST", "/api/auth/2fa/enable", map[string]any{"code": totp(t, secret, env.Clock.Now())}); res.Status != 200 {
+	if res := c.Do("POST", "/api/auth/2fa/enable", map[string]any{"code": totp(t, secret, env.Clock.Now()), "password": "secret123"}); res.Status != 200 {
 		t.Fatalf("enable: %d %s", res.Status, res.Raw)
 	}
 	try := func(code string) apitest.Response {
@@ -155,7 +159,7 @@ func TestAdminRequiresTwoFactor(t *testing.T) {
 		t.Fatalf("admin without 2FA: %d %s", res.Status, res.Raw)
 	}
 	secret := a.Do("POST", "/api/auth/2fa/setup", map[string]any{}).Str("secret")
-	if res := a.Do("POST", "/api/auth/2fa/enable", map[string]any{"code": totp(t, secret, env.Clock.Now())}); res.Status != 200 {
+	if res := a.Do("POST", "/api/auth/2fa/enable", map[string]any{"code": totp(t, secret, env.Clock.Now()), "password": "secret123"}); res.Status != 200 {
 		t.Fatalf("enable: %d %s", res.Status, res.Raw)
 	}
 	if res := a.Do("GET", "/api/auth/stats/users", nil); res.Status != 200 {

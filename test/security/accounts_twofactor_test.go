@@ -3,8 +3,10 @@ package security_test
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/fairplay/fairplay/internal/accounts"
+	"github.com/fairplay/fairplay/internal/settings"
 	"github.com/fairplay/fairplay/test/apitest"
 )
 
@@ -24,7 +26,7 @@ func TestTwoFactorRevealsNothingWithoutThePassword(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res := guarded.Do("POST", "/api/auth/2fa/enable", map[string]any{"code": code}); res.Status != 200 {
+	if res := guarded.Do("POST", "/api/auth/2fa/enable", map[string]any{"code": code, "password": "secret123"}); res.Status != 200 {
 		t.Fatalf("enable: %d %s", res.Status, res.Raw)
 	}
 
@@ -58,5 +60,45 @@ func TestTwoFactorRevealsNothingWithoutThePassword(t *testing.T) {
 	}
 	if again.Status != 409 {
 		t.Errorf("a second setup while on: %d %s", again.Status, again.Raw)
+	}
+}
+
+// Whoever holds a player's session for a moment (an unlocked browser) must
+// not be able to turn two-factor sign-in on with their own app: the owner
+// would be locked out for good, since signing in and turning it off both
+// need its codes. Turning it on asks for the current password; without it,
+// or with a wrong one, nothing changes and the owner still signs in with
+// the password alone. Wrong passwords here count against the
+// password-change limit, so the step is no faster way to guess it.
+func TestStolenSessionCannotTurnOnTwoFactor(t *testing.T) {
+	t.Parallel()
+	env := apitest.Start(t, apitest.WithConfig(func(c *settings.Config) {
+		c.PasswordChangePerUser = settings.Rate{N: 3, Period: 15 * time.Minute}
+	}))
+	thief := env.Client()
+	thief.Register("victim")
+	secret := thief.Do("POST", "/api/auth/2fa/setup", map[string]any{}).Str("secret")
+	code, err := accounts.TOTPCode(secret, env.Clock.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	enable := func(body map[string]any) apitest.Response {
+		return thief.Do("POST", "/api/auth/2fa/enable", body)
+	}
+	if res := enable(map[string]any{"code": code}); res.Status != 400 || res.Message() != "Current password is required" {
+		t.Fatalf("without the password: %d %s", res.Status, res.Raw)
+	}
+	for i, guess := range []string{"password1", "victim123", "letmein!"} {
+		if res := enable(map[string]any{"code": code, "password": guess}); res.Status != 400 || res.Message() != "Current password is incorrect" {
+			t.Fatalf("guess %d: %d %s", i+1, res.Status, res.Raw)
+		}
+	}
+	expectRateLimited(t, enable(map[string]any{"code": code, "password": "another"}), "a 4th guess")
+	if res := thief.Do("GET", "/api/auth/2fa", nil); res.Status != 200 || res.Get("enabled") != false {
+		t.Fatalf("two-factor state after the attempts: %d %s", res.Status, res.Raw)
+	}
+	if res := env.Client().Do("POST", "/api/auth/login", map[string]any{"username": "victim", "password": "secret123",
+		"turnstileToken": apitest.BotToken}); res.Status != 200 || res.Str("token") == "" {
+		t.Fatalf("the owner's sign-in without a code: %d %s", res.Status, res.Raw)
 	}
 }

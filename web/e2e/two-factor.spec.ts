@@ -39,6 +39,7 @@ test('turn on two-factor sign-in, sign in with a code and a recovery code, turn 
   await snap(page, 'two-factor-setup-360');
 
   await panel.getByLabel('Code from the app').fill('000000');
+  await panel.getByLabel('Current password').fill(player.password);
   await panel.getByRole('button', { name: 'Confirm' }).click();
   await expect(panel.getByRole('alert')).toHaveText('Invalid two-factor code');
   // The code of the current step confirms it; sign-in then needs a later one.

@@ -229,7 +229,11 @@ func (x *SetupTwoFactorResponse) GetQrPath() string {
 type EnableTwoFactorRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// code is the six-digit code the app shows now.
-	Code          string `protobuf:"bytes,1,opt,name=code,proto3" json:"code,omitempty"`
+	Code string `protobuf:"bytes,1,opt,name=code,proto3" json:"code,omitempty"`
+	// password is the account's current password: a signed-in session alone
+	// cannot turn two-factor sign-in on (whoever did would lock the owner
+	// out), and its attempts count against the password-change limits.
+	Password      string `protobuf:"bytes,2,opt,name=password,proto3" json:"password,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -267,6 +271,13 @@ func (*EnableTwoFactorRequest) Descriptor() ([]byte, []int) {
 func (x *EnableTwoFactorRequest) GetCode() string {
 	if x != nil {
 		return x.Code
+	}
+	return ""
+}
+
+func (x *EnableTwoFactorRequest) GetPassword() string {
+	if x != nil {
+		return x.Password
 	}
 	return ""
 }
@@ -1767,9 +1778,10 @@ const file_fairplay_v1_auth_proto_rawDesc = "" +
 	"\votpauth_url\x18\x02 \x01(\tR\n" +
 	"otpauthUrl\x12\x17\n" +
 	"\aqr_size\x18\x03 \x01(\x05R\x06qrSize\x12\x17\n" +
-	"\aqr_path\x18\x04 \x01(\tR\x06qrPath\"D\n" +
+	"\aqr_path\x18\x04 \x01(\tR\x06qrPath\"y\n" +
 	"\x16EnableTwoFactorRequest\x12\x12\n" +
-	"\x04code\x18\x01 \x01(\tR\x04code:\x16\x9a\xb5\x18\x12{\"code\": \"123456\"}\"g\n" +
+	"\x04code\x18\x01 \x01(\tR\x04code\x12\x1a\n" +
+	"\bpassword\x18\x02 \x01(\tR\bpassword:/\x9a\xb5\x18+{\"code\": \"123456\", \"password\": \"secret123\"}\"g\n" +
 	"\x17EnableTwoFactorResponse\x12%\n" +
 	"\x0erecovery_codes\x18\x01 \x03(\tR\rrecoveryCodes\x12%\n" +
 	"\x04user\x18\x02 \x01(\v2\x11.fairplay.v1.UserR\x04user\"E\n" +

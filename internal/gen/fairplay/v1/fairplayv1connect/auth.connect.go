@@ -109,7 +109,8 @@ type AuthServiceClient interface {
 	// it with a code.
 	SetupTwoFactor(context.Context, *connect.Request[v1.SetupTwoFactorRequest]) (*connect.Response[v1.SetupTwoFactorResponse], error)
 	// EnableTwoFactor confirms the pending key with a code from the app and
-	// returns ten single-use recovery codes, shown this once.
+	// the account's current password, and returns ten single-use recovery
+	// codes, shown this once.
 	EnableTwoFactor(context.Context, *connect.Request[v1.EnableTwoFactorRequest]) (*connect.Response[v1.EnableTwoFactorResponse], error)
 	// DisableTwoFactor turns two-factor sign-in off; it needs a current code or
 	// a recovery code.
@@ -353,7 +354,8 @@ type AuthServiceHandler interface {
 	// it with a code.
 	SetupTwoFactor(context.Context, *connect.Request[v1.SetupTwoFactorRequest]) (*connect.Response[v1.SetupTwoFactorResponse], error)
 	// EnableTwoFactor confirms the pending key with a code from the app and
-	// returns ten single-use recovery codes, shown this once.
+	// the account's current password, and returns ten single-use recovery
+	// codes, shown this once.
 	EnableTwoFactor(context.Context, *connect.Request[v1.EnableTwoFactorRequest]) (*connect.Response[v1.EnableTwoFactorResponse], error)
 	// DisableTwoFactor turns two-factor sign-in off; it needs a current code or
 	// a recovery code.

@@ -29,13 +29,15 @@ async function openPanel() {
 }
 
 describe('Two-factor settings', () => {
-  it('turns it on: QR code and key, a code to confirm, then the recovery codes once', async () => {
+  it('turns it on: QR code and key, a code and the password to confirm, then the recovery codes once', async () => {
     let enabled = false;
     const server = api({
       'GET /api/auth/2fa': () => json({ enabled, recoveryCodesLeft: enabled ? 10 : 0 }),
       'POST /api/auth/2fa/setup': () => json(setup),
       'POST /api/auth/2fa/enable': ({ body }) => {
-        if ((body as { code: string }).code !== '123456') return json({ message: 'Invalid two-factor code' }, 400);
+        const { code, password } = body as { code: string; password: string };
+        if (password !== 'secret123') return json({ message: 'Current password is incorrect' }, 400);
+        if (code !== '123456') return json({ message: 'Invalid two-factor code' }, 400);
         enabled = true;
         return json({ recoveryCodes: codes, user: { ...player, twoFactorEnabled: true } });
       },
@@ -53,7 +55,18 @@ describe('Two-factor settings', () => {
 
     await user.type(within(panel).getByLabelText('Code from the app'), '000000');
     await user.click(within(panel).getByRole('button', { name: 'Confirm' }));
+    expect(within(panel).getByRole('alert')).toHaveTextContent('Current password is required');
+    expect(server.calls('POST /api/auth/2fa/enable')).toHaveLength(0);
+
+    await user.type(within(panel).getByLabelText('Current password'), 'wrong-one');
+    await user.click(within(panel).getByRole('button', { name: 'Confirm' }));
+    expect(await within(panel).findByText('Current password is incorrect')).toBeInTheDocument();
+
+    await user.clear(within(panel).getByLabelText('Current password'));
+    await user.type(within(panel).getByLabelText('Current password'), 'secret123');
+    await user.click(within(panel).getByRole('button', { name: 'Confirm' }));
     expect(await within(panel).findByText('Invalid two-factor code')).toBeInTheDocument();
+    expect(server.calls('POST /api/auth/2fa/enable').at(-1)?.body).toEqual({ code: '000000', password: 'secret123' });
 
     await user.clear(within(panel).getByLabelText('Code from the app'));
     await user.type(within(panel).getByLabelText('Code from the app'), '123456');

@@ -15,10 +15,12 @@ import {
 import styles from './settings.module.css';
 
 export const CODE_REQUIRED = 'Enter the code from your authenticator app';
+export const PASSWORD_REQUIRED = 'Current password is required';
 
 /**
  * TwoFactorSettings turns two-factor sign-in (an authenticator app's codes)
- * on and off: a QR code and the key to type, a code to confirm, then the
+ * on and off: a QR code and the key to type, a code and the current password
+ * to confirm (a signed-in session alone cannot turn it on), then the
  * recovery codes, shown once.
  */
 export function TwoFactorSettings() {
@@ -58,6 +60,7 @@ function TurnOn({ onEnabled }: { onEnabled: (codes: string[]) => void }) {
   const setup = useSetupTwoFactor();
   const enable = useEnableTwoFactor();
   const [code, setCode] = useState('');
+  const [password, setPassword] = useState('');
   const [error, setError] = useState<string | null>(null);
 
   if (!setup.data) {
@@ -88,11 +91,16 @@ function TurnOn({ onEnabled }: { onEnabled: (codes: string[]) => void }) {
       setError(CODE_REQUIRED);
       return;
     }
+    if (password === '') {
+      setError(PASSWORD_REQUIRED);
+      return;
+    }
     setError(null);
     enable.mutate(
-      { code: code.trim() },
+      { code: code.trim(), password },
       {
         onSuccess: (res) => {
+          setPassword('');
           toast.success('Two-factor authentication is on');
           onEnabled(res.recoveryCodes);
         },
@@ -118,6 +126,16 @@ function TurnOn({ onEnabled }: { onEnabled: (codes: string[]) => void }) {
         value={code}
         onChange={(event) => {
           setCode(event.target.value);
+        }}
+      />
+      <TextField
+        label="Current password"
+        name="currentPassword"
+        type="password"
+        autoComplete="current-password"
+        value={password}
+        onChange={(event) => {
+          setPassword(event.target.value);
         }}
       />
       {error ? <Alert>{error}</Alert> : null}
