@@ -30,7 +30,7 @@ FAIRPLAY_LOG_FORMAT=text bin/fairplay-e2e admin create --username "$E2E_ADMIN_US
 FAIRPLAY_HTTP_ADDR=127.0.0.1:$PORT FAIRPLAY_METRICS_ADDR=127.0.0.1:0 FAIRPLAY_SIGNING_KEYS_DIR=$keys FAIRPLAY_LOG_LEVEL=warn FAIRPLAY_DRAIN_DELAY=0s \
 FAIRPLAY_RATE_LOGIN_IP=0 FAIRPLAY_RATE_LOGIN_ACCOUNT_IP=0 FAIRPLAY_RATE_LOGIN_ACCOUNT_FAILURES=0 FAIRPLAY_RATE_REGISTER_IP=0 \
 FAIRPLAY_RATE_PASSWORD_USER=0 FAIRPLAY_RATE_PASSWORD_IP=0 FAIRPLAY_RATE_BETS_USER=0 \
-FAIRPLAY_REDIS_PREFIX="e2e$$:" bin/fairplay-e2e serve >.data/test/e2e-server.log 2>&1 &
+FAIRPLAY_LIVE_MAX_WATCHERS_PER_IP=100000 FAIRPLAY_REDIS_PREFIX="e2e$$:" bin/fairplay-e2e serve >.data/test/e2e-server.log 2>&1 &
 server=$!
 trap 'kill $server 2>/dev/null; wait $server 2>/dev/null; rm -rf "$keys"' EXIT
 for _ in $(seq 100); do curl -fsS "http://127.0.0.1:$PORT/readyz" >/dev/null 2>&1 && break; sleep 0.1; done

@@ -12,14 +12,17 @@ const password = 'Sm0ke!test';
  */
 async function headerEntry(page: Page, name: string) {
   const menu = page.getByRole('button', { name: /, account menu$/ });
+  const entry = page.getByRole('banner').getByRole(name === 'Log Out' ? 'button' : 'link', { name });
+  // Wait for one of them: right after a dialog closes, the header can still
+  // be hidden from the accessibility tree for a frame (Radix hides a modal
+  // dialog's siblings), and a check that does not wait took the wide
+  // screen's branch on a phone and waited for a link that is not there.
+  await expect(menu.or(entry).first()).toBeVisible();
   if (await menu.isVisible()) {
     await menu.click();
     await page.getByRole('menuitem', { name }).click();
   } else {
-    await page
-      .getByRole('banner')
-      .getByRole(name === 'Log Out' ? 'button' : 'link', { name })
-      .click();
+    await entry.click();
   }
 }
 
