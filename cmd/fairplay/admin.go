@@ -76,6 +76,25 @@ func adminPromote(fs *flag.FlagSet) func(context.Context, io.Writer) error {
 	}
 }
 
+// userResetTwoFactor is `fairplay user reset-2fa`.
+func userResetTwoFactor(fs *flag.FlagSet) func(context.Context, io.Writer) error {
+	username := fs.String("username", "", "the user (username or email) whose two-factor sign-in to turn off")
+	return func(ctx context.Context, stdout io.Writer) error {
+		if *username == "" {
+			return usageError("fairplay user reset-2fa: --username is required")
+		}
+		return withAccounts(ctx, func(_ settings.Config, svc *accounts.Service) error {
+			u, ended, err := svc.ResetTwoFactor(ctx, *username)
+			if err != nil {
+				return err
+			}
+			say(stdout, "two-factor sign-in is off for %s; %d sessions ended (they sign in again with the password)\n",
+				u.Username, ended)
+			return nil
+		})
+	}
+}
+
 // withAccounts loads the configuration, opens the migrated database and
 // calls f with the accounts service.
 func withAccounts(ctx context.Context, f func(settings.Config, *accounts.Service) error) error {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"strings"
 	"testing"
 
 	"github.com/fairplay/fairplay/internal/accounts"
@@ -60,5 +61,67 @@ func TestAdminCommands(t *testing.T) {
 	var ue usageError
 	if err := run(ctx, []string{"admin", "demote"}, io.Discard); !errors.As(err, &ue) {
 		t.Fatalf("unknown subcommand: %v", err)
+	}
+}
+
+// TestUserResetTwoFactor runs `fairplay user reset-2fa` against a real
+// database: the user's two-factor keys and recovery codes are gone and every
+// session of theirs is ended, another user's are untouched, and an unknown
+// user or a missing --username is refused. It sets environment variables,
+// so it is not parallel.
+func TestUserResetTwoFactor(t *testing.T) {
+	url := pgtest.URL(t)
+	t.Setenv("DATABASE_URL", url)
+	ctx := context.Background()
+	pool, err := postgres.Open(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	for _, name := range []string{"lost", "other"} {
+		if _, err := pool.Exec(ctx, `
+			WITH u AS (
+				INSERT INTO users (id, username, email, password_hash, totp_secret, totp_last_step)
+				VALUES (gen_random_uuid(), $1, $1 || '@example.com', 'x', '\x0102', 7) RETURNING id
+			), s AS (
+				INSERT INTO sessions (id, user_id, refresh_hash)
+				SELECT gen_random_uuid(), id, uuid_send(gen_random_uuid()) FROM u
+				UNION ALL
+				SELECT gen_random_uuid(), id, uuid_send(gen_random_uuid()) FROM u
+			)
+			INSERT INTO recovery_codes (user_id, code_hash) SELECT id, '\x00' FROM u`, name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	state := func(name string) (secret bool, codes, live int) {
+		t.Helper()
+		if err := pool.QueryRow(ctx, `
+			SELECT u.totp_secret IS NOT NULL,
+			       (SELECT count(*) FROM recovery_codes r WHERE r.user_id = u.id),
+			       (SELECT count(*) FROM sessions s WHERE s.user_id = u.id AND s.revoked_at IS NULL)
+			FROM users u WHERE u.username = $1`, name).Scan(&secret, &codes, &live); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		return secret, codes, live
+	}
+	var out strings.Builder
+	if err := run(ctx, []string{"user", "reset-2fa", "--username", "LOST@example.com"}, &out); err != nil {
+		t.Fatalf("reset-2fa: %v", err)
+	}
+	if !strings.Contains(out.String(), "two-factor sign-in is off for lost; 2 sessions ended") {
+		t.Errorf("output: %q", out.String())
+	}
+	if secret, codes, live := state("lost"); secret || codes != 0 || live != 0 {
+		t.Errorf("lost after the reset: key %v, %d recovery codes, %d live sessions; want none", secret, codes, live)
+	}
+	if secret, codes, live := state("other"); !secret || codes != 1 || live != 2 {
+		t.Errorf("another user after the reset: key %v, %d recovery codes, %d live sessions; want untouched", secret, codes, live)
+	}
+	if err := run(ctx, []string{"user", "reset-2fa", "--username", "ghost"}, io.Discard); !errors.Is(err, accounts.ErrUserNotFound) {
+		t.Errorf("an unknown user: %v, want ErrUserNotFound", err)
+	}
+	var ue usageError
+	if err := run(ctx, []string{"user", "reset-2fa"}, io.Discard); !errors.As(err, &ue) {
+		t.Errorf("no --username: %v, want a usage error", err)
 	}
 }

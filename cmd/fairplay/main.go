@@ -3,6 +3,7 @@
 //	fairplay serve                      serve the API, Connect-RPC and the web app
 //	fairplay migrate                    apply the embedded database migrations
 //	fairplay admin create|promote       bootstrap administrators
+//	fairplay user reset-2fa             turn a user's two-factor sign-in off
 //	fairplay keys generate --dir DIR    add an access-token signing key
 //	fairplay ledger verify              audit balances against the ledger
 //	fairplay fair verify ...            recompute a bet from its seeds
@@ -109,6 +110,11 @@ var commands = []command{
 	{
 		name: "admin promote", args: "--username U", summary: "make an existing user an administrator",
 		env: append([]string{"DATABASE_URL"}, logEnv...), setup: adminPromote,
+	},
+	{
+		name: "user reset-2fa", args: "--username U",
+		summary: "turn a user's two-factor sign-in off and end their sessions (a lost authenticator and recovery codes)",
+		env:     append([]string{"DATABASE_URL"}, logEnv...), setup: userResetTwoFactor,
 	},
 	{
 		name: "keys generate", args: "--dir DIR [--if-empty]", summary: "write a new access-token signing key into DIR",

@@ -63,3 +63,30 @@ func (s *Service) SetPassword(ctx context.Context, username, password string) er
 	}
 	return s.store.UpdatePassword(ctx, cred.ID, hash)
 }
+
+// ResetTwoFactor turns two-factor sign-in off for the live user named by
+// login (username or email, any case) and ends every session of theirs, and
+// returns the user and how many sessions ended: an operator's tool
+// (`fairplay user reset-2fa`) for a player who lost both the app and the
+// recovery codes, or whose account someone else enrolled. The sessions end
+// with it, so whoever turned it on loses their way in too; the player signs
+// in again with the password alone.
+func (s *Service) ResetTwoFactor(ctx context.Context, login string) (User, int, error) {
+	cred, err := s.store.CredentialsByLogin(ctx, login)
+	if err != nil {
+		return User{}, 0, fmt.Errorf("reset two-factor: %w", err)
+	}
+	ended := 0
+	err = s.store.InTx(ctx, func(tx Store) error {
+		if err := tx.DisableTwoFactor(ctx, cred.ID); err != nil {
+			return err
+		}
+		ended, err = tx.RevokeOtherSessions(ctx, cred.ID, uuid.Nil, s.now())
+		return err
+	})
+	if err != nil {
+		return User{}, 0, fmt.Errorf("reset two-factor: %w", err)
+	}
+	s.log.InfoContext(ctx, "two-factor sign-in reset by an operator", "user_id", cred.ID, "sessions_ended", ended)
+	return cred.User, ended, nil
+}
