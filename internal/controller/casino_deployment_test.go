@@ -2,6 +2,7 @@ package controller
 
 import (
 	"maps"
+	"net/netip"
 	"slices"
 	"testing"
 
@@ -11,6 +12,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	casinov1alpha1 "github.com/fairplay/fairplay/api/v1alpha1"
+	"github.com/fairplay/fairplay/internal/settings"
 )
 
 func fullCasino() *casinov1alpha1.Casino {
@@ -217,6 +219,25 @@ func TestIngressTrustsThePodNetwork(t *testing.T) {
 	c.Spec.Env = nil
 	if got := envOf(c)["FAIRPLAY_TRUSTED_PROXIES"].Value; got != IngressTrustedProxies {
 		t.Errorf("with an Ingress: FAIRPLAY_TRUSTED_PROXIES = %q, want %q", got, IngressTrustedProxies)
+	}
+	// The server reads it as every server does (settings, then each CIDR
+	// parsed as internal/app parses it); a bad one would stop it at start.
+	cfg, err := settings.Load(func(name string) (string, bool) {
+		if name == "FAIRPLAY_TRUSTED_PROXIES" {
+			return IngressTrustedProxies, true
+		}
+		return "", false
+	})
+	if err != nil {
+		t.Fatalf("settings with the Ingress's trusted proxies: %v", err)
+	}
+	if len(cfg.TrustedProxies) != 5 {
+		t.Errorf("trusted proxies read: %v, want 5", cfg.TrustedProxies)
+	}
+	for _, p := range cfg.TrustedProxies {
+		if _, err := netip.ParsePrefix(p); err != nil {
+			t.Errorf("trusted proxy %q: %v", p, err)
+		}
 	}
 	c.Spec.Ingress.TLSSecretName = ""
 	if got := envOf(c)["FAIRPLAY_TRUSTED_PROXIES"].Value; got != IngressTrustedProxies {
