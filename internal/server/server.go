@@ -11,6 +11,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -391,7 +392,13 @@ func (s *Server) recoverer(next http.Handler) http.Handler {
 					panic(v)
 				}
 				s.deps.Logger.ErrorContext(r.Context(), "panic serving request", "panic", fmt.Sprint(v), "path", r.URL.Path)
-				http.Error(w, `{"message":"Something went wrong. Please try again."}`, http.StatusInternalServerError)
+				// As every /api error: JSON, never stored.
+				h := w.Header()
+				h.Set("Content-Type", "application/json")
+				h.Set("Cache-Control", "no-store")
+				h.Set("X-Content-Type-Options", "nosniff")
+				w.WriteHeader(http.StatusInternalServerError)
+				_, _ = io.WriteString(w, `{"message":"Something went wrong. Please try again."}`+"\n")
 			}
 		}()
 		next.ServeHTTP(w, r)
