@@ -153,6 +153,10 @@ clean: ## remove build output (keeps .data and bin tools)
 bench: ## load-test a release build next to pgbench -N and print the table (BENCH_DURATION, BENCH_CONCURRENCY, BENCH_STANDBY=none,sync for the cost of synchronous commit)
 	hack/bench.sh
 
+.PHONY: bench-ab
+bench-ab: ## make bench's dice for two builds, alternating round by round on a machine whose speed drifts (BENCH_A=<revision or binary>, BENCH_B, BENCH_AB_ROUNDS)
+	hack/bench-ab.sh
+
 .PHONY: bench-web
 bench-web: ## Lighthouse (mobile) over every route of the release build: scores, FCP, TBT, LCP, CLS (LIGHTHOUSE_RUNS)
 	hack/bench-web.sh
