@@ -68,6 +68,22 @@ func (r *CasinoReconciler) reconcileLedgerAudit(ctx context.Context, casino *cas
 	}
 
 	st := auditState{configured: casino.Spec.LedgerAudit != nil}
+	// Only the CronJob's own Jobs count: those it started, and those started
+	// by hand from it (kubectl create job --from=cronjob/...), both
+	// controlled by it. A Job that merely carries the audit's labels — which
+	// anyone who may create Jobs in the namespace can write — would
+	// otherwise report a passing audit after a failed one. Found by a
+	// review playing a hostile tenant.
+	var cj batchv1.CronJob
+	if err := r.Get(ctx, types.NamespacedName{Namespace: casino.Namespace, Name: name}, &cj); err != nil {
+		if apierrors.IsNotFound(err) {
+			return st, nil // not in the cache yet: no audit has run
+		}
+		return st, fmt.Errorf("get cronjob %s: %w", name, err)
+	}
+	if !metav1.IsControlledBy(&cj, casino) {
+		return st, nil
+	}
 	var jobs batchv1.JobList
 	if err := r.List(ctx, &jobs, client.InNamespace(casino.Namespace),
 		client.MatchingLabels{labelInstance: casino.Name, labelComponent: componentLedgerAudit}); err != nil {
@@ -79,6 +95,9 @@ func (r *CasinoReconciler) reconcileLedgerAudit(ctx context.Context, casino *cas
 	}
 	var done []finished
 	for i := range jobs.Items {
+		if !metav1.IsControlledBy(&jobs.Items[i], &cj) {
+			continue
+		}
 		if ok, cond := jobFinished(&jobs.Items[i]); ok {
 			done = append(done, finished{&jobs.Items[i], cond})
 		}

@@ -85,6 +85,27 @@ func TestLedgerAudit(t *testing.T) {
 		t.Fatalf("ledger audit completion (failed) = %v, want %d", v, e.clock.Now().Unix())
 	}
 
+	// A Job that only carries the audit's labels — anyone who may create
+	// Jobs in the namespace can write them — does not count: it would
+	// report a passing audit after a failed one (found by a review playing a
+	// hostile tenant). Only the CronJob's own Jobs do.
+	e.clock.Step(30 * time.Minute)
+	var cronJob batchv1.CronJob
+	if !e.get("audit-ledger-audit", &cronJob) {
+		t.Fatal("no CronJob audit-ledger-audit")
+	}
+	forged := &batchv1.Job{
+		ObjectMeta: metav1.ObjectMeta{Name: "totally-legit", Namespace: e.ns, Labels: cronJob.Spec.JobTemplate.Labels},
+		Spec:       *cronJob.Spec.JobTemplate.Spec.DeepCopy(),
+	}
+	must(t, k8sClient.Create(e.ctx, forged))
+	e.finishJob("totally-legit", true)
+	e.reconcile("audit")
+	e.expectCondition("audit", casinov1alpha1.ConditionLedgerAudit, metav1.ConditionFalse, casinov1alpha1.ReasonLedgerAuditFailed)
+	if last := e.casino("audit").Status.LastLedgerAudit; last == nil || last.JobName != "audit-ledger-audit-1" {
+		t.Fatalf("after a forged Job: lastLedgerAudit = %+v, want the CronJob's failed audit-ledger-audit-1", last)
+	}
+
 	e.clock.Step(time.Hour)
 	e.startAuditJob("audit", "audit-ledger-audit-2")
 	e.finishJob("audit-ledger-audit-2", true)

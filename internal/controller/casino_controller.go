@@ -19,9 +19,11 @@ import (
 	policyv1 "k8s.io/api/policy/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/utils/clock"
@@ -320,18 +322,58 @@ func (r *CasinoReconciler) event(casino *casinov1alpha1.Casino, eventType, reaso
 // through its JSON form, which drops every omitempty zero value, then
 // stripped of the two zero values JSON keeps (creationTimestamp: null and
 // an empty status), so only fields the operator sets are claimed.
+//
+// An object of the same name the Casino does not control (someone else's
+// Service, Ingress... in its namespace) is left alone: applying would take
+// it over, rewrite it and make it the Casino's, to be deleted with it. The
+// Casino reports it instead (errNotOurs).
 func (r *CasinoReconciler) apply(ctx context.Context, owner *casinov1alpha1.Casino, obj client.Object) error {
-	if owner != nil {
-		if err := controllerutil.SetControllerReference(owner, obj, r.Scheme); err != nil {
-			return err
-		}
-	}
 	u, err := toUnstructured(obj, r.Scheme)
 	if err != nil {
 		return err
 	}
+	if owner != nil {
+		if err := r.checkControlled(ctx, owner, u.GroupVersionKind(), client.ObjectKeyFromObject(obj)); err != nil {
+			return err
+		}
+		if err := controllerutil.SetControllerReference(owner, u, r.Scheme); err != nil {
+			return err
+		}
+	}
 	if err := r.Apply(ctx, client.ApplyConfigurationFromUnstructured(u), client.FieldOwner(FieldManager), client.ForceOwnership); err != nil {
 		return fmt.Errorf("apply %s %s: %w", u.GetKind(), u.GetName(), err)
+	}
+	return nil
+}
+
+// errNotOurs is an object of the name the Casino needs that another owner
+// (a person, another Casino, another controller) has: the Casino does not
+// take it over.
+type errNotOurs struct {
+	kind, name string
+}
+
+func (e *errNotOurs) Error() string {
+	return fmt.Sprintf("%s %s exists and does not belong to this Casino: rename the Casino or move the %s away",
+		e.kind, e.name, e.kind)
+}
+
+// checkControlled reads the metadata of the object of kind gvk at key as the
+// API server has it now (the cache may hold only the operator's own
+// objects) and refuses one the Casino does not control (errNotOurs); an
+// object that does not exist is fine.
+func (r *CasinoReconciler) checkControlled(ctx context.Context, owner *casinov1alpha1.Casino, gvk schema.GroupVersionKind,
+	key client.ObjectKey) error {
+	m := &metav1.PartialObjectMetadata{}
+	m.SetGroupVersionKind(gvk)
+	err := r.APIReader.Get(ctx, key, m)
+	switch {
+	case apierrors.IsNotFound(err):
+		return nil
+	case err != nil:
+		return fmt.Errorf("get %s %s: %w", gvk.Kind, key.Name, err)
+	case !metav1.IsControlledBy(m, owner):
+		return &errNotOurs{kind: gvk.Kind, name: key.Name}
 	}
 	return nil
 }

@@ -14,6 +14,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
@@ -141,6 +142,11 @@ func (r *CasinoReconciler) reconcileSigningKeys(ctx context.Context, casino *cas
 	exists := err == nil
 	if err != nil && !apierrors.IsNotFound(err) {
 		return keyState{}, fmt.Errorf("get secret %s: %w", name, err)
+	}
+	if exists && !metav1.IsControlledBy(&secret, casino) {
+		// Someone else's Secret of that name: rewriting it would destroy
+		// what it holds and make it the Casino's.
+		return keyState{}, &errNotOurs{kind: "Secret", name: name}
 	}
 
 	request := r.forcedRotation(casino, &secret)

@@ -1,0 +1,83 @@
+package controller
+
+import (
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	casinov1alpha1 "github.com/fairplay/fairplay/api/v1alpha1"
+)
+
+// TestCasinoLeavesOthersObjectsAlone: a Casino never takes over an object
+// of a name it needs that it does not own. Applying with forced ownership
+// made someone else's Service (its selector then pointing at the Casino's
+// pods), Ingress or signing-keys Secret (its contents replaced by one key)
+// the Casino's, to be deleted with it: anyone allowed to create a Casino in a
+// namespace could take over another team's objects there. Found by a review
+// playing a hostile tenant. The Casino reports the clash (Degraded, a
+// Warning) and touches nothing; once the object is gone it goes on.
+func TestCasinoLeavesOthersObjectsAlone(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.createSecrets()
+	// Another team's objects, named as a Casino "shop" names its own.
+	keys := &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Name: "shop-signing-keys", Namespace: e.ns},
+		StringData: map[string]string{"api-token": "team-a"},
+	}
+	svc := &corev1.Service{
+		ObjectMeta: metav1.ObjectMeta{Name: "shop", Namespace: e.ns},
+		Spec: corev1.ServiceSpec{Selector: map[string]string{"app": "team-a"},
+			Ports: []corev1.ServicePort{{Name: "web", Port: 8080}}},
+	}
+	must(t, k8sClient.Create(e.ctx, keys))
+	must(t, k8sClient.Create(e.ctx, svc))
+	e.newCasino("shop", "registry.example/fairplay:v1")
+
+	refused := func(kind, name string) {
+		t.Helper()
+		_, err := e.r.Reconcile(e.ctx, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: e.ns, Name: "shop"}})
+		want := kind + " " + name + " exists and does not belong to this Casino"
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Fatalf("reconcile: %v, want %q", err, want)
+		}
+		cond := e.expectCondition("shop", casinov1alpha1.ConditionDegraded, metav1.ConditionTrue, casinov1alpha1.ReasonReconcileError)
+		if !strings.Contains(cond.Message, want) {
+			t.Fatalf("Degraded message %q does not name the %s", cond.Message, kind)
+		}
+	}
+
+	refused("Secret", "shop-signing-keys")
+	var gotKeys corev1.Secret
+	if !e.get("shop-signing-keys", &gotKeys) || string(gotKeys.Data["api-token"]) != "team-a" || len(gotKeys.Data) != 1 ||
+		len(gotKeys.OwnerReferences) != 0 {
+		t.Fatalf("the other team's Secret was changed: data keys %d, owners %v", len(gotKeys.Data), gotKeys.OwnerReferences)
+	}
+
+	// With the Secret moved away, the Casino makes its own and stops at the
+	// Service.
+	must(t, k8sClient.Delete(e.ctx, &gotKeys))
+	refused("Service", "shop")
+	var gotSvc corev1.Service
+	if !e.get("shop", &gotSvc) || gotSvc.Spec.Selector["app"] != "team-a" || len(gotSvc.Spec.Selector) != 1 ||
+		len(gotSvc.Spec.Ports) != 1 || gotSvc.Spec.Ports[0].Port != 8080 || len(gotSvc.OwnerReferences) != 0 {
+		t.Fatalf("the other team's Service was changed: selector %v ports %v owners %v", gotSvc.Spec.Selector,
+			gotSvc.Spec.Ports, gotSvc.OwnerReferences)
+	}
+	var ownKeys corev1.Secret
+	if !e.get("shop-signing-keys", &ownKeys) || !metav1.IsControlledBy(&ownKeys, e.casino("shop")) {
+		t.Fatal("the Casino did not make its own signing keys once the name was free")
+	}
+
+	// Once the name is free the Casino goes on as usual.
+	must(t, k8sClient.Delete(e.ctx, &gotSvc))
+	e.reconcile("shop")
+	var own corev1.Service
+	if !e.get("shop", &own) || !metav1.IsControlledBy(&own, e.casino("shop")) {
+		t.Fatal("the Casino did not make its Service once the name was free")
+	}
+}
