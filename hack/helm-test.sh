@@ -145,5 +145,13 @@ for bad_value in casino.replicas=-1 casino.signingKeys.rotationInterval=daily ca
   else ok "schema rejects $bad_value"; fi
 done
 
+# Several operator replicas without leader election would all reconcile.
+if "$helm" template fairplay "$chart" --kube-version "$kube" --set operator.replicas=3 --set operator.leaderElection=false \
+  >/dev/null 2>&1; then bad "schema accepted operator.replicas=3 without leaderElection"
+else ok "schema rejects operator.replicas=3 without leaderElection"; fi
+if "$helm" template fairplay "$chart" --kube-version "$kube" --set operator.replicas=3 >/dev/null 2>&1; then
+  ok "schema accepts operator.replicas=3 with leaderElection"
+else bad "schema rejected operator.replicas=3 with leaderElection"; fi
+
 echo "helm: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

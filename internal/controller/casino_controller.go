@@ -282,6 +282,10 @@ func ledgerAuditJobToCasino(_ context.Context, obj client.Object) []reconcile.Re
 // needs its ClusterRole.
 func CacheOptions(watchNamespaces ...string) cache.Options {
 	opts := cache.Options{
+		// Nothing reads the cached objects' managedFields (the applies send
+		// whole intents), which are often the larger part of an object: a
+		// cluster-wide operator caches every Deployment, Job, Service...
+		DefaultTransform: cache.TransformStripManagedFields(),
 		ByObject: map[client.Object]cache.ByObject{
 			&corev1.Secret{}: {Label: labels.SelectorFromSet(labels.Set{labelManagedBy: ManagedByValue})},
 		},

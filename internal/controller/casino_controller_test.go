@@ -14,6 +14,7 @@ import (
 	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/clock"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -356,6 +357,17 @@ func TestManagerRunsWithGeneratedRBAC(t *testing.T) {
 		c := e.casino("managed")
 		return c.Status.LastMigration != nil && c.Status.LastMigration.JobName == jobName
 	})
+	// The cache holds objects without their managedFields (CacheOptions'
+	// DefaultTransform), which the API server keeps: nothing reads them, and a
+	// cluster-wide operator caches every Deployment, Job and Service.
+	var stored, cached appsv1.Deployment
+	key := types.NamespacedName{Namespace: e.ns, Name: "managed"}
+	must(t, k8sClient.Get(e.ctx, key, &stored))
+	must(t, mgr.GetClient().Get(e.ctx, key, &cached))
+	if len(stored.ManagedFields) == 0 || len(cached.ManagedFields) != 0 {
+		t.Errorf("managedFields: %d entries stored, %d cached; want some stored and none cached",
+			len(stored.ManagedFields), len(cached.ManagedFields))
+	}
 }
 
 func eventually(t *testing.T, timeout time.Duration, what string, cond func() bool) {
