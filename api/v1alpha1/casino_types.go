@@ -66,7 +66,9 @@ type CasinoSpec struct {
 	// +optional
 	Replicas *int32 `json:"replicas,omitempty"`
 
-	// Resources of the server container (and of the migrations Job).
+	// Resources of the server container (and of the migrations and ledger
+	// audit Jobs). Unset (neither requests nor limits): 100m CPU and 128Mi
+	// requested, a 512Mi memory limit, as the chart's default.
 	// +optional
 	Resources corev1.ResourceRequirements `json:"resources,omitempty"`
 

@@ -132,7 +132,7 @@ func desiredLedgerAudit(casino *casinov1alpha1.Casino, image string) *batchv1.Cr
 		ImagePullPolicy: casino.Spec.ImagePullPolicy,
 		Args:            []string{"ledger", "verify"},
 		Env:             migrationEnv(casino),
-		Resources:       casino.Spec.Resources,
+		Resources:       containerResources(casino),
 		SecurityContext: containerSecurityContext(),
 		VolumeMounts:    []corev1.VolumeMount{{Name: "tmp", MountPath: "/tmp"}},
 	}}

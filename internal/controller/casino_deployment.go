@@ -155,7 +155,7 @@ func desiredDeployment(casino *casinov1alpha1.Casino, image string) *appsv1.Depl
 			{Name: metricsPortName, ContainerPort: metricsPort, Protocol: corev1.ProtocolTCP},
 		},
 		Env:       env,
-		Resources: casino.Spec.Resources,
+		Resources: containerResources(casino),
 		LivenessProbe: &corev1.Probe{
 			ProbeHandler:     corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{Path: "/healthz", Port: intstr.FromString(serverPortName)}},
 			PeriodSeconds:    10,
@@ -432,4 +432,24 @@ func (r *CasinoReconciler) checkSecretRefs(ctx context.Context, casino *casinov1
 		}
 	}
 	return "", nil
+}
+
+// defaultResources are a container's resources when spec.resources gives
+// none, the chart's casino.resources: a Casino made without the chart would
+// otherwise run BestEffort pods (evicted first under memory pressure), and
+// under a ResourceQuota its migration Job could not start a pod at all.
+var defaultResources = corev1.ResourceRequirements{
+	Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("100m"), corev1.ResourceMemory: resource.MustParse("128Mi")},
+	Limits:   corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("512Mi")},
+}
+
+// containerResources are the resources of the Casino's containers (server,
+// migrations, ledger audit): spec.resources, or defaultResources when it
+// sets neither requests nor limits.
+func containerResources(casino *casinov1alpha1.Casino) corev1.ResourceRequirements {
+	r := casino.Spec.Resources
+	if len(r.Requests) == 0 && len(r.Limits) == 0 && len(r.Claims) == 0 {
+		return *defaultResources.DeepCopy()
+	}
+	return r
 }

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -322,5 +323,33 @@ func TestTopologySpread(t *testing.T) {
 	c.Spec.TopologySpreadConstraints = []corev1.TopologySpreadConstraint{}
 	if got := desiredDeployment(c, "img").Spec.Template.Spec.TopologySpreadConstraints; len(got) != 0 {
 		t.Errorf("an empty list did not turn spreading off: %+v", got)
+	}
+}
+
+// TestCasinoWithoutResourcesIsNotBestEffort: a Casino made without
+// spec.resources (not through the chart) gets the chart's default requests
+// and memory limit on its server and its migrations Job, which would
+// otherwise be BestEffort pods, evicted first, and under a ResourceQuota
+// never started. Found by a review of the Kubernetes side.
+func TestCasinoWithoutResourcesIsNotBestEffort(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.createSecrets()
+	e.newCasino("plain", "registry.example/fairplay:v1")
+	e.reconcile("plain")
+	var job batchv1.Job
+	if !e.get(migrationJobName(e.casino("plain")), &job) {
+		t.Fatal("no migrations Job")
+	}
+	e.finishJob(job.Name, true)
+	e.reconcile("plain")
+	for what, r := range map[string]corev1.ResourceRequirements{
+		"migrations Job": job.Spec.Template.Spec.Containers[0].Resources,
+		"server":         e.deployment("plain").Spec.Template.Spec.Containers[0].Resources,
+	} {
+		if !r.Requests.Cpu().Equal(resource.MustParse("100m")) || !r.Requests.Memory().Equal(resource.MustParse("128Mi")) ||
+			!r.Limits.Memory().Equal(resource.MustParse("512Mi")) {
+			t.Errorf("%s: resources %+v, want the chart's defaults", what, r)
+		}
 	}
 }

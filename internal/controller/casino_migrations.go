@@ -168,7 +168,7 @@ func desiredMigrationJob(casino *casinov1alpha1.Casino, name string) *batchv1.Jo
 		ImagePullPolicy: casino.Spec.ImagePullPolicy,
 		Args:            []string{"migrate"},
 		Env:             migrationEnv(casino),
-		Resources:       casino.Spec.Resources,
+		Resources:       containerResources(casino),
 		SecurityContext: containerSecurityContext(),
 		VolumeMounts:    []corev1.VolumeMount{{Name: "tmp", MountPath: "/tmp"}},
 	}}
