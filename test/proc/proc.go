@@ -10,10 +10,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -198,14 +200,64 @@ func (p *Process) Kill() {
 	<-p.done
 }
 
-// FreePort returns a TCP port on 127.0.0.1 that nothing listens on now.
+// FreePort returns a TCP port on 127.0.0.1 that nothing listens on now, for
+// a process started later to listen on, and never the same port twice in
+// one test binary.
+//
+// It is chosen below the kernel's ephemeral range
+// (net.ipv4.ip_local_port_range), from which a port the kernel picks (as
+// Listen on port 0 does) would come: every outgoing connection takes its
+// local port from that range too, so such a port could be taken by any
+// client connection — a migration's to Postgres, say — before the process
+// meant for it binds it. CI failed once on exactly that ("bind: address
+// already in use" for a server started after its migrations).
 func FreePort() (int, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
+	low := ephemeralLow()
+	freePorts.Lock()
+	defer freePorts.Unlock()
+	for range 1000 {
+		port := freePortMin + rand.IntN(low-freePortMin)
+		if freePorts.given[port] {
+			continue
+		}
+		ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+		if err != nil {
+			continue // in use
+		}
+		if err := ln.Close(); err != nil {
+			return 0, err
+		}
+		freePorts.given[port] = true
+		return port, nil
 	}
-	port := ln.Addr().(*net.TCPAddr).Port
-	return port, ln.Close()
+	return 0, fmt.Errorf("no free port between %d and %d", freePortMin, low)
+}
+
+// freePortMin is the lowest port FreePort hands out (above the well-known
+// and most registered services' ports).
+const freePortMin = 20000
+
+// freePorts are the ports FreePort has handed out in this process.
+var freePorts = struct {
+	sync.Mutex
+	given map[int]bool
+}{given: map[int]bool{}}
+
+// ephemeralLow is the lowest port of the kernel's ephemeral range (32768,
+// Linux's default, where it cannot be read or leaves too little room).
+func ephemeralLow() int {
+	low := 32768
+	if b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range"); err == nil {
+		if f := strings.Fields(string(b)); len(f) == 2 {
+			if n, err := strconv.Atoi(f[0]); err == nil {
+				low = n
+			}
+		}
+	}
+	if low < freePortMin+1000 {
+		low = 32768
+	}
+	return low
 }
 
 // RunWithServer is a TestMain body for suites that run the real server:
