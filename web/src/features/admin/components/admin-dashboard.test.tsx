@@ -170,6 +170,12 @@ describe('User list', () => {
     // however slow the machine, so only the debounce decides what is sent.
     for (const typed of ['b', 'bo', 'bob']) fireEvent.change(search, { target: { value: typed } });
     expect(server.calls('GET /api/auth/users/search')).toHaveLength(0);
+    // The pager reads "Search results: Page 1 of 1" as soon as the search
+    // starts loading (no page count yet), possibly before its request is
+    // sent: wait for the request, then for its answer.
+    await waitFor(() => {
+      expect(server.calls('GET /api/auth/users/search')).toHaveLength(1);
+    });
     expect(await screen.findByText('Search results: Page 1 of 1')).toBeInTheDocument();
     const searches = server.calls('GET /api/auth/users/search');
     expect(searches).toHaveLength(1);
