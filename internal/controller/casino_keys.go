@@ -143,17 +143,19 @@ func (r *CasinoReconciler) reconcileSigningKeys(ctx context.Context, casino *cas
 	if err != nil && !apierrors.IsNotFound(err) {
 		return keyState{}, fmt.Errorf("get secret %s: %w", name, err)
 	}
-	if exists && !metav1.IsControlledBy(&secret, casino) {
-		// Someone else's Secret of that name: rewriting it would destroy
-		// what it holds and make it the Casino's.
-		return keyState{}, &errNotOurs{kind: "Secret", name: name}
-	}
 
 	request := r.forcedRotation(casino, &secret)
 	// A new Secret starts with a fresh key: a request made before it existed
 	// is honoured by that key, not by a second one.
 	forced := exists && request.due
 	keys, dropped := parseSigningKeys(secret.Data)
+	if exists && !metav1.IsControlledBy(&secret, casino) && dropped > 0 {
+		// Someone else's Secret of that name, holding more than signing
+		// keys: rewriting it would destroy what it holds and make it the
+		// Casino's. One that holds only keys (restored from a backup, as
+		// docs/deploy.md describes) is adopted.
+		return keyState{}, &errNotOurs{kind: "Secret", name: name}
+	}
 	plan := planKeys(keys, now, timing, forced)
 	rotated := plan.rotate
 	if rotated {

@@ -19,7 +19,9 @@ import (
 // the Casino's, to be deleted with it: anyone allowed to create a Casino in a
 // namespace could take over another team's objects there. Found by a review
 // playing a hostile tenant. The Casino reports the clash (Degraded, a
-// Warning) and touches nothing; once the object is gone it goes on.
+// Warning) and touches nothing; once the object is gone it goes on. (A
+// signing-keys Secret holding only keys, restored from a backup, is adopted:
+// the cluster test's README install does that.)
 func TestCasinoLeavesOthersObjectsAlone(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
