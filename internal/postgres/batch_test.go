@@ -409,12 +409,13 @@ func TestBetBatchTakesOneBetPerPlayer(t *testing.T) {
 // players' rows for a moment (their bets are placed on their own) and change
 // their client seeds (their bets come back stale with the new seed), each
 // get nonces 1..n, each once, balances that match their bets, and a ledger
-// that adds up.
+// that adds up. More players than a batch holds, so a second batch runs
+// next to the first whenever a full one waits.
 func TestConcurrentBetsThroughTheBatcher(t *testing.T) {
 	t.Parallel()
 	pool := pgtest.New(t)
 	store := postgres.NewPlayStore(pool)
-	const players, bets = 24, 25
+	const players, bets = 48, 25
 	ps := make([]batchPlayer, players)
 	for i := range ps {
 		ps[i] = newBatchPlayer(t, pool, fmt.Sprintf("racer%02d", i), 1000e8)

@@ -23,30 +23,46 @@ type batchItem interface {
 
 // batchQueue gathers concurrent callers' requests into batches, the
 // mechanics betBatcher and actionBatcher share. There is no waiting for a
-// batch to fill: a request goes out at once when fewer than maxBatches
-// batches are running, so under light load every batch holds one; requests
-// that arrive while they all run queue and leave together in the next, at
-// most maxSize and each player at most once (a player's next request waits
-// for the next batch). exec sends one batch and answers each of its
-// requests.
+// batch to fill: a request goes out at once when no batch is running, so
+// under light load every batch holds one; requests that arrive while one
+// runs queue and leave together in the next, at most maxSize and each
+// player at most once (a player's next request waits for the next batch).
+// With maxBatches above one, a further batch leaves while others run only
+// once a full one waits (full). exec sends one batch and answers each of
+// its requests.
 type batchQueue[T batchItem] struct {
 	maxBatches, maxSize int
-	exec                func([]T)
+	// fill, when above 0, is how many waiting requests make a further
+	// batch leave while one runs (full; otherwise maxSize).
+	fill int
+	exec func([]T)
 
 	mu      sync.Mutex
 	queue   []T
 	running int
 }
 
-// add queues q, starting a batch if fewer than maxBatches are running.
+// add queues q, starting a batch if none is running, or if fewer than
+// maxBatches are and a full one waits.
 func (b *batchQueue[T]) add(q T) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.queue = append(b.queue, q)
-	if b.running < b.maxBatches {
+	if b.running == 0 || (b.running < b.maxBatches && len(b.queue) >= b.full()) {
 		b.running++
 		go b.run()
 	}
+}
+
+// full is how many requests must wait for a batch to leave while another
+// runs: a batch of fewer waits for the running one to end instead, so a
+// second batch adds a Postgres backend's work only when it is a large one
+// (a small batch costs more per request).
+func (b *batchQueue[T]) full() int {
+	if b.fill > 0 {
+		return b.fill
+	}
+	return b.maxSize
 }
 
 // run sends batches until the queue is empty.
@@ -66,6 +82,11 @@ func (b *batchQueue[T]) run() {
 func (b *batchQueue[T]) take() []T {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	if b.running > 1 && len(b.queue) < b.full() {
+		// Another batch runs and will take the rest when it ends.
+		b.running--
+		return nil
+	}
 	var batch []T
 	rest := b.queue[:0]
 	for _, q := range b.queue {

@@ -2,11 +2,15 @@ package postgres
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"log/slog"
 	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/google/uuid"
 )
 
 // A batcher's failures are logged at most once per failureLogEvery, the
@@ -27,4 +31,84 @@ func TestFailureLogAtMostOncePerInterval(t *testing.T) {
 		t.Fatalf("a failure after the interval: %q, want it with the two left out", buf.String())
 	}
 	f.log(nil, "failed", errors.New("no logger"), 1) // no logger: nothing, no panic
+}
+
+// testItem is a request of a batchQueue under test.
+type testItem struct {
+	ctx context.Context
+	id  uuid.UUID
+}
+
+func (t *testItem) waiting() context.Context { return t.ctx }
+func (t *testItem) player() uuid.UUID        { return t.id }
+func (t *testItem) giveUp(error)             {}
+
+// A second batch leaves while one runs only once a full one waits; until
+// then requests gather for the running batch's end, and every request is
+// sent once.
+func TestSecondBatchLeavesOnlyWhenFull(t *testing.T) {
+	started := make(chan int, 16)
+	release := make(chan struct{})
+	var mu sync.Mutex
+	sent := map[*testItem]int{}
+	b := &batchQueue[*testItem]{maxBatches: 2, maxSize: 4}
+	b.exec = func(batch []*testItem) {
+		mu.Lock()
+		for _, q := range batch {
+			sent[q]++
+		}
+		mu.Unlock()
+		started <- len(batch)
+		<-release
+	}
+	add := func(n int) []*testItem {
+		var qs []*testItem
+		for range n {
+			q := &testItem{ctx: context.Background(), id: uuid.New()}
+			qs = append(qs, q)
+			b.add(q)
+		}
+		return qs
+	}
+	idle := func(what string) {
+		t.Helper()
+		select {
+		case n := <-started:
+			t.Fatalf("%s: a batch of %d left", what, n)
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	all := add(1)
+	if n := <-started; n != 1 {
+		t.Fatalf("first request: a batch of %d, want it alone at once", n)
+	}
+	all = append(all, add(3)...)
+	idle("three waiting while one batch runs")
+	all = append(all, add(1)...)
+	if n := <-started; n != 4 {
+		t.Fatalf("a full batch waiting: a batch of %d left, want 4", n)
+	}
+	all = append(all, add(5)...)
+	idle("two batches running")
+	close(release)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		b.mu.Lock()
+		running, queued := b.running, len(b.queue)
+		b.mu.Unlock()
+		if running == 0 && queued == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d batches running and %d requests queued after every batch ended", running, queued)
+		}
+		time.Sleep(time.Millisecond)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for i, q := range all {
+		if sent[q] != 1 {
+			t.Errorf("request %d was sent %d times, want once", i, sent[q])
+		}
+	}
 }
