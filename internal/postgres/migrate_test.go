@@ -538,3 +538,13 @@ func TestMigration26DownRestoresTheFunction(t *testing.T) {
 		return strings.Contains(def, "fairplay_stats_bucket('1 hour', created_at)") && strings.Contains(def, "GROUP BY 1, 2")
 	}, "fairplay_bet_stats_inserted")
 }
+
+// TestMigration27DownRestoresTheFunction: migration 00027 makes a period's
+// count stop at the ends of bigint, and its way back gives fairplay_count
+// back as 00019 made it.
+func TestMigration27DownRestoresTheFunction(t *testing.T) {
+	t.Parallel()
+	checkDownRestores(t, 26, func(_, def string) bool {
+		return strings.Contains(def, "9223372036854775807 - greatest(p_add, 0)")
+	}, "fairplay_count")
+}

@@ -563,3 +563,53 @@ func fmtRefusal(r *string) string {
 	}
 	return *r
 }
+
+// TestPeriodCountsStopAtTheEndsOfBigint: a period's count that a bet would
+// carry past bigint stops at its end (migration 00027), so the batch that
+// holds the bet is placed, not failed whole; and the counts of a past
+// period start again from the bet.
+func TestPeriodCountsStopAtTheEndsOfBigint(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool := pgtest.New(t)
+	store := postgres.NewPlayStore(pool)
+	const most = int64(9223372036854775807)
+	full := newBatchPlayer(t, pool, "fullcount", 1000e8)
+	other := newBatchPlayer(t, pool, "bystander", 1000e8)
+	mustExec(t, pool, `UPDATE users SET play_day = `+today+`, play_day_wagered = $2::bigint, play_day_lost = $2::bigint,
+		play_month = `+thisMonth+`, play_month_wagered = $2::bigint - 1, play_week = now() - interval '8 days',
+		play_week_wagered = $2 WHERE id = $1`, full.user, most)
+	got := postgres.ExecBetBatch(store, []postgres.BatchBet{other.bet(1, 1, 0, "50.00"), full.bet(1, 2, 0, "50.00")})
+	for i, a := range got {
+		if a.Err != nil {
+			t.Fatalf("bet %d of the batch: %v", i, a.Err)
+		}
+	}
+	var dayW, dayL, weekW, monthW int64
+	if err := pool.QueryRow(ctx, `SELECT play_day_wagered, play_day_lost, play_week_wagered, play_month_wagered
+		FROM users WHERE id = $1`, full.user).Scan(&dayW, &dayL, &weekW, &monthW); err != nil {
+		t.Fatal(err)
+	}
+	if dayW != most || dayL != most || monthW != most || weekW != 2e8 {
+		t.Errorf("counts day %d/%d, week %d, month %d: want the day's and month's at %d, the week's from the bet",
+			dayW, dayL, weekW, monthW, most)
+	}
+	for _, c := range []struct {
+		used, add, want int64
+	}{
+		{5, 7, 12}, {most - 7, 7, most}, {most - 7, 8, most}, {most, 1, most}, {most, -1, most - 1},
+		{-most + 7, -7, -most}, {-most + 7, -8, -most}, {-most, -1, -most}, {-most, 1, -most + 1},
+	} {
+		var sum int64
+		if err := pool.QueryRow(ctx, `SELECT fairplay_count(now(), now(), $1, $2)`, c.used, c.add).Scan(&sum); err != nil {
+			t.Fatalf("fairplay_count(%d + %d): %v", c.used, c.add, err)
+		}
+		if sum != c.want {
+			t.Errorf("fairplay_count(%d + %d) = %d, want %d", c.used, c.add, sum, c.want)
+		}
+	}
+	var fresh int64
+	if err := pool.QueryRow(ctx, `SELECT fairplay_count(now(), NULL, $1, 3)`, most).Scan(&fresh); err != nil || fresh != 3 {
+		t.Errorf("a count never started: %d, %v; want the bet's 3", fresh, err)
+	}
+}
