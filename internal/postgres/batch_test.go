@@ -503,7 +503,8 @@ func TestConcurrentBetsThroughTheBatcher(t *testing.T) {
 	}
 	wg.Wait()
 	close(stop)
-	t.Logf("%d client seeds changed under the bets", <-interfered)
+	t.Logf("%d client seeds changed under the bets; at most %d batches ran at once", <-interfered,
+		postgres.PeakBetBatches(store))
 	close(errs)
 	for err := range errs {
 		t.Fatal(err)
@@ -526,6 +527,56 @@ func TestConcurrentBetsThroughTheBatcher(t *testing.T) {
 		WHERE u.balance <> 1000e8 + (SELECT coalesce(sum(amount), 0) FROM ledger_entries l WHERE l.user_id = u.id)
 		   OR u.balance <> 1000e8 + (SELECT coalesce(sum(payout - amount), 0) FROM bets b WHERE b.user_id = u.id)`); n != 0 {
 		t.Fatalf("%d players whose balance is not their bets'", n)
+	}
+}
+
+// TestTwoBetBatchesAtOnce: two full batches of different players' bets
+// run at once (the batcher's second, when a full one waits), round after
+// round: each bet placed once at its nonce, and each balance and ledger
+// exactly the bets'.
+func TestTwoBetBatchesAtOnce(t *testing.T) {
+	t.Parallel()
+	pool := pgtest.New(t)
+	store := postgres.NewPlayStore(pool)
+	const rounds = 5
+	ps := make([]batchPlayer, 64)
+	for i := range ps {
+		ps[i] = newBatchPlayer(t, pool, fmt.Sprintf("twin%02d", i), 1000e8)
+	}
+	for r := int64(1); r <= rounds; r++ {
+		var wg sync.WaitGroup
+		answers := make([][]postgres.BatchAnswer, 2)
+		for half := range 2 {
+			bets := make([]postgres.BatchBet, 0, 32)
+			for _, p := range ps[half*32 : half*32+32] {
+				bets = append(bets, p.bet(r, 3, 2*(r%2), "50.00")) // stake 3, payout 2 or 0
+			}
+			wg.Go(func() { answers[half] = postgres.ExecBetBatch(store, bets) })
+		}
+		wg.Wait()
+		for half, as := range answers {
+			for i, a := range as {
+				if a.Err != nil {
+					t.Fatalf("round %d, batch %d, bet %d: %v", r, half, i, a.Err)
+				}
+			}
+		}
+	}
+	// Rounds 1, 3 and 5 paid 2, rounds 2 and 4 nothing.
+	want := int64(1000e8 - rounds*3e8 + 3*2e8)
+	for _, p := range ps {
+		if n := queryInt(t, pool, `SELECT nonce FROM seed_pairs WHERE id = $1`, p.pair.ID); n != rounds {
+			t.Errorf("nonce %d, want %d", n, rounds)
+		}
+		if b := queryInt(t, pool, `SELECT balance FROM users WHERE id = $1`, p.user); b != want {
+			t.Errorf("balance %d, want %d", b, want)
+		}
+		if l := queryInt(t, pool, `SELECT 1000e8 + sum(amount) FROM ledger_entries WHERE user_id = $1`, p.user); l != want {
+			t.Errorf("the ledger adds up to %d, want %d", l, want)
+		}
+		if n := queryInt(t, pool, `SELECT count(*) FROM bets WHERE user_id = $1`, p.user); n != rounds {
+			t.Errorf("%d bets, want %d", n, rounds)
+		}
 	}
 }
 

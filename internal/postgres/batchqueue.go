@@ -40,6 +40,7 @@ type batchQueue[T batchItem] struct {
 	mu      sync.Mutex
 	queue   []T
 	running int
+	peak    int // the most batches that ran at once
 }
 
 // add queues q, starting a batch if none is running, or if fewer than
@@ -50,6 +51,7 @@ func (b *batchQueue[T]) add(q T) {
 	b.queue = append(b.queue, q)
 	if b.running == 0 || (b.running < b.maxBatches && len(b.queue) >= b.full()) {
 		b.running++
+		b.peak = max(b.peak, b.running)
 		go b.run()
 	}
 }
@@ -77,16 +79,13 @@ func (b *batchQueue[T]) run() {
 }
 
 // take removes the next batch from the queue: the oldest requests, one per
-// player; nil (and one batch fewer running) when the queue is empty.
-// Requests whose callers have given up are answered and dropped.
+// player; nil (and one batch fewer running) when the queue is empty, or
+// when another batch runs and this one would not be full (the other takes
+// them when it ends). Requests whose callers have given up are answered
+// and dropped.
 func (b *batchQueue[T]) take() []T {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.running > 1 && len(b.queue) < b.full() {
-		// Another batch runs and will take the rest when it ends.
-		b.running--
-		return nil
-	}
 	var batch []T
 	rest := b.queue[:0]
 	for _, q := range b.queue {
@@ -101,6 +100,13 @@ func (b *batchQueue[T]) take() []T {
 	}
 	clear(b.queue[len(rest):])
 	b.queue = rest
+	if len(batch) > 0 && b.running > 1 && len(batch) < b.full() {
+		// Another batch runs and this one is not full (the queue add
+		// counted held requests given up, or players' second requests):
+		// it goes back ahead of the rest, each player's requests in order.
+		b.queue = append(batch, b.queue...)
+		batch = nil
+	}
 	if len(batch) == 0 {
 		b.running--
 		return nil

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"strings"
 	"sync"
@@ -44,11 +45,15 @@ func (t *testItem) player() uuid.UUID        { return t.id }
 func (t *testItem) giveUp(error)             {}
 
 // A second batch leaves while one runs only once a full one waits; until
-// then requests gather for the running batch's end, and every request is
-// sent once.
+// then requests gather for the running batch's end, whether they are few,
+// given up or a player's second; a batch that ends while the other runs
+// leaves what waits to it; and every live request is sent once.
 func TestSecondBatchLeavesOnlyWhenFull(t *testing.T) {
-	started := make(chan int, 16)
-	release := make(chan struct{})
+	type running struct {
+		n       int
+		release chan struct{}
+	}
+	started := make(chan running, 16)
 	var mu sync.Mutex
 	sent := map[*testItem]int{}
 	b := &batchQueue[*testItem]{maxBatches: 2, maxSize: 4}
@@ -58,39 +63,67 @@ func TestSecondBatchLeavesOnlyWhenFull(t *testing.T) {
 			sent[q]++
 		}
 		mu.Unlock()
-		started <- len(batch)
-		<-release
+		r := running{n: len(batch), release: make(chan struct{})}
+		started <- r
+		<-r.release
 	}
-	add := func(n int) []*testItem {
-		var qs []*testItem
+	gone, cancel := context.WithCancel(context.Background())
+	cancel()
+	var live []*testItem
+	add := func(n int, ctx context.Context, id uuid.UUID) {
 		for range n {
-			q := &testItem{ctx: context.Background(), id: uuid.New()}
-			qs = append(qs, q)
+			q := &testItem{ctx: ctx, id: id}
+			if id == uuid.Nil {
+				q.id = uuid.New()
+			}
+			if ctx.Err() == nil {
+				live = append(live, q)
+			}
 			b.add(q)
 		}
-		return qs
+	}
+	next := func(what string, want int) running {
+		t.Helper()
+		select {
+		case r := <-started:
+			if r.n != want {
+				t.Fatalf("%s: a batch of %d left, want %d", what, r.n, want)
+			}
+			return r
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s: no batch left, want one of %d", what, want)
+		}
+		return running{}
 	}
 	idle := func(what string) {
 		t.Helper()
 		select {
-		case n := <-started:
-			t.Fatalf("%s: a batch of %d left", what, n)
+		case r := <-started:
+			t.Fatalf("%s: a batch of %d left", what, r.n)
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
-	all := add(1)
-	if n := <-started; n != 1 {
-		t.Fatalf("first request: a batch of %d, want it alone at once", n)
-	}
-	all = append(all, add(3)...)
+	ctx := context.Background()
+	add(1, ctx, uuid.Nil)
+	first := next("the first request", 1)
+	add(3, ctx, uuid.Nil)
 	idle("three waiting while one batch runs")
-	all = append(all, add(1)...)
-	if n := <-started; n != 4 {
-		t.Fatalf("a full batch waiting: a batch of %d left, want 4", n)
+	add(1, gone, uuid.Nil)
+	idle("three waiting and one given up")
+	add(2, ctx, uuid.Nil)
+	second := next("a full batch waiting", 4)
+	one := uuid.New()
+	add(4, ctx, one)
+	idle("one player's four requests while two batches run")
+	close(first.release)
+	idle("the first batch ended while the second runs with one player's requests waiting")
+	close(second.release)
+	// The request left over from the full batch's gathering, and the
+	// player's first; then the player's others, one a batch.
+	close(next("what waited for the second batch", 2).release)
+	for i := range 3 {
+		close(next(fmt.Sprintf("the player's request %d", i+2), 1).release)
 	}
-	all = append(all, add(5)...)
-	idle("two batches running")
-	close(release)
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		b.mu.Lock()
@@ -106,9 +139,12 @@ func TestSecondBatchLeavesOnlyWhenFull(t *testing.T) {
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	for i, q := range all {
+	for i, q := range live {
 		if sent[q] != 1 {
 			t.Errorf("request %d was sent %d times, want once", i, sent[q])
 		}
+	}
+	if len(sent) != len(live) {
+		t.Errorf("%d requests sent, want the %d live ones", len(sent), len(live))
 	}
 }

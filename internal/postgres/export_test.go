@@ -306,3 +306,10 @@ const GoneHold = goneHold
 
 // HeldUntil is heldUntil, for the tests.
 func HeldUntil(start, now time.Time) time.Time { return heldUntil(start, now) }
+
+// PeakBetBatches is the most bet batches s's batcher has had running at once.
+func PeakBetBatches(s *PlayStore) int {
+	s.batch.mu.Lock()
+	defer s.batch.mu.Unlock()
+	return s.batch.peak
+}

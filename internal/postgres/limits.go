@@ -211,8 +211,12 @@ func (s *LimitsStore) RealityCheck(ctx context.Context, userID, sessionID uuid.U
 		interval     int32
 	)
 	err := s.pool.QueryRow(ctx, `
-		SELECT s.created_at, count(b.id), coalesce(sum(b.amount), 0)::bigint,
-		       coalesce(sum(b.payout - b.amount), 0)::bigint, coalesce(u.reality_check_minutes, 0)
+		SELECT s.created_at, count(b.id),
+		       -- numeric sums, clamped to bigint as the period counts are
+		       -- (migration 00027): a long session's wagers can pass it.
+		       least(coalesce(sum(b.amount), 0), 9223372036854775807)::bigint,
+		       greatest(least(coalesce(sum(b.payout - b.amount), 0), 9223372036854775807), -9223372036854775807)::bigint,
+		       coalesce(u.reality_check_minutes, 0)
 		FROM sessions s JOIN users u ON u.id = s.user_id AND u.deleted_at IS NULL
 		LEFT JOIN bets b ON b.user_id = s.user_id AND b.created_at >= s.created_at
 		WHERE s.id = $2 AND s.user_id = $1

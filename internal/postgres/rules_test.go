@@ -613,3 +613,25 @@ func TestPeriodCountsStopAtTheEndsOfBigint(t *testing.T) {
 		t.Errorf("a count never started: %d, %v; want the bet's 3", fresh, err)
 	}
 }
+
+// TestRealityCheckSumsStopAtTheEndsOfBigint: a session's wagers and net
+// past bigint read as its ends, as the period counts do, not as an error.
+func TestRealityCheckSumsStopAtTheEndsOfBigint(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool := pgtest.New(t)
+	p := newBatchPlayer(t, pool, "longsession", 1000e8)
+	const most = int64(9223372036854775807)
+	for i, payout := range []int64{0, 0} {
+		mustExec(t, pool, `INSERT INTO bets (id, user_id, game, status, amount, payout, seed_pair_id, client_seed, nonce,
+			created_at, settled_at) VALUES ($1, $2, 'dice', 'settled', $3, $4, $5, 'c', $6, now(), now())`,
+			uuid.New(), p.user, most-1, payout, p.pair.ID, i+1)
+	}
+	rc, err := postgres.NewLimitsStore(pool).RealityCheck(ctx, p.user, p.session)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rc.Bets != 2 || int64(rc.Wagered) != most || int64(rc.Net) != -most {
+		t.Errorf("reality check %+v: want 2 bets, wagers %d and net %d", rc, most, -most)
+	}
+}
