@@ -50,16 +50,17 @@ type betBatcher struct {
 const maxBetBatch = 32
 
 // maxBetBatches is how many batches may run at once, the second only when a
-// full batch waits (batchQueue.full): while one runs, the next gathers, so
+// full batch waits (batchQueue): while one runs, the next gathers, so
 // batches are as large as the load makes them, and a second Postgres
 // backend works only on a large batch. Measured with make bench (dice, 2
 // cores, batches of up to 32): 5244 bets/s at 32 players and 6260 at 64
 // (p99 12 and 21 ms) with one batch at a time, 4679 and 6022 (p99 15 and
 // 23 ms) with two leaving at once, whose smaller batches cost Postgres more
 // per bet (~100 µs against ~140). With the second leaving only when full,
-// make bench-ab (64 players, nine rounds on a busy machine) paired it with
-// one at a time at 0.86-1.15 (median 1.06, more bets/s in six rounds); at
-// 32 players a full batch never waits, so nothing changes there.
+// make bench-ab (64 players, six rounds on a busy machine) paired it with
+// one at a time at 0.76-1.44 (median 1.05): within the machine's noise, and
+// it costs Postgres nothing per bet. At 32 players a full batch never
+// waits, so nothing changes there.
 const maxBetBatches = 2
 
 // betBatchTimeout bounds one batch's statement; each caller still waits only

@@ -28,14 +28,12 @@ type batchItem interface {
 // runs queue and leave together in the next, at most maxSize and each
 // player at most once (a player's next request waits for the next batch).
 // With maxBatches above one, a further batch leaves while others run only
-// once a full one waits (full). exec sends one batch and answers each of
-// its requests.
+// once a full one (maxSize) waits: a small batch costs Postgres more per
+// request, so a second backend works only on a large one. exec sends one
+// batch and answers each of its requests.
 type batchQueue[T batchItem] struct {
 	maxBatches, maxSize int
-	// fill, when above 0, is how many waiting requests make a further
-	// batch leave while one runs (full; otherwise maxSize).
-	fill int
-	exec func([]T)
+	exec                func([]T)
 
 	mu      sync.Mutex
 	queue   []T
@@ -49,22 +47,11 @@ func (b *batchQueue[T]) add(q T) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.queue = append(b.queue, q)
-	if b.running == 0 || (b.running < b.maxBatches && len(b.queue) >= b.full()) {
+	if b.running == 0 || (b.running < b.maxBatches && len(b.queue) >= b.maxSize) {
 		b.running++
 		b.peak = max(b.peak, b.running)
 		go b.run()
 	}
-}
-
-// full is how many requests must wait for a batch to leave while another
-// runs: a batch of fewer waits for the running one to end instead, so a
-// second batch adds a Postgres backend's work only when it is a large one
-// (a small batch costs more per request).
-func (b *batchQueue[T]) full() int {
-	if b.fill > 0 {
-		return b.fill
-	}
-	return b.maxSize
 }
 
 // run sends batches until the queue is empty.
@@ -100,7 +87,7 @@ func (b *batchQueue[T]) take() []T {
 	}
 	clear(b.queue[len(rest):])
 	b.queue = rest
-	if len(batch) > 0 && b.running > 1 && len(batch) < b.full() {
+	if len(batch) > 0 && b.running > 1 && len(batch) < b.maxSize {
 		// Another batch runs and this one is not full (the queue add
 		// counted held requests given up, or players' second requests):
 		// it goes back ahead of the rest, each player's requests in order.
