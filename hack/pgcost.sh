@@ -148,7 +148,9 @@ SELECT count(*) FILTER (WHERE f.status = 'placed') AS placed FROM (
          array_agg('{"target": "50.5", "condition": "above"}'::text ORDER BY p.user_id) params,
          array_agg('{"roll": 61.25, "win": true}'::text ORDER BY p.user_id) states,
          array_agg(clock_timestamp() ORDER BY p.user_id) at, array_agg(true ORDER BY p.user_id) settled
-  FROM (SELECT * FROM seed_pairs WHERE revealed_at IS NULL ORDER BY nonce, user_id LIMIT $BATCH) p
+  -- The active pairs, each with the nonce its player's row keeps (migration 00028).
+  FROM (SELECT sp.id, sp.user_id, sp.client_seed, u.seed_nonce AS nonce FROM seed_pairs sp
+        JOIN users u ON u.seed_pair = sp.id ORDER BY u.seed_nonce, sp.user_id LIMIT $BATCH) p
   JOIN sessions s ON s.user_id = p.user_id
 ) a, fairplay_place_bets(a.users, a.sessions, a.live_since, a.pairs, a.seeds, a.nonces, a.bets, a.games, a.statuses,
                          a.stakes, a.mults, a.pays, a.params, a.states, a.at, a.settled, false) f;

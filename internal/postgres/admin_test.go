@@ -222,6 +222,11 @@ func mustExec(t testing.TB, pool *pgxpool.Pool, sql string, args ...any) {
 	}
 }
 
+// pairNonceSQL is a pair's nonce ($1): the player's row keeps the active
+// pair's (migration 00028), the pair's row a revealed one's.
+const pairNonceSQL = `SELECT CASE WHEN u.seed_pair = p.id THEN u.seed_nonce ELSE p.nonce END
+	FROM seed_pairs p JOIN users u ON u.id = p.user_id WHERE p.id = $1`
+
 func queryInt(t *testing.T, pool *pgxpool.Pool, sql string, args ...any) int64 {
 	t.Helper()
 	var n int64

@@ -129,7 +129,7 @@ func TestBetBatchAnswersEachBet(t *testing.T) {
 		nonce, entries int64
 	}{{winner, 1, 2}, {loser, 1, 1}, {poor, 0, 0}, {stale, 0, 0}, {reseeded, 0, 0}, {rotated, 0, 0}, {revoked, 0, 0},
 		{expired, 0, 0}, {deleted, 0, 0}, {playing, 1, 1}} {
-		if n := queryInt(t, pool, `SELECT nonce FROM seed_pairs WHERE id = $1`, c.p.pair.ID); n != c.nonce {
+		if n := queryInt(t, pool, pairNonceSQL, c.p.pair.ID); n != c.nonce {
 			t.Errorf("nonce %d, want %d", n, c.nonce)
 		}
 		if n := queryInt(t, pool, `SELECT count(*) FROM ledger_entries WHERE user_id = $1`, c.p.user); n != c.entries {
@@ -230,7 +230,11 @@ func TestBetBatchMeetsASeedRotation(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { _ = tx.Rollback(ctx) }()
-	// As play.Service.Rotate: the active pair locked first.
+	// As play.Service.Rotate (PlayStore.ActiveSeedPair): the player's row
+	// locked first, then the active pair.
+	if _, err := tx.Exec(ctx, `SELECT 1 FROM users WHERE id = $1 FOR NO KEY UPDATE`, p.user); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := tx.Exec(ctx, `SELECT 1 FROM seed_pairs WHERE user_id = $1 AND revealed_at IS NULL FOR UPDATE`, p.user); err != nil {
 		t.Fatal(err)
 	}
@@ -313,7 +317,7 @@ func TestBetBatchFallsBackToSingleBets(t *testing.T) {
 	if !errors.Is(got[3].Err, play.ErrGameInProgress) {
 		t.Fatalf("the second mines game: %+v", got[3])
 	}
-	if n := queryInt(t, pool, `SELECT nonce FROM seed_pairs WHERE id = $1`, b.pair.ID); n != 0 {
+	if n := queryInt(t, pool, pairNonceSQL, b.pair.ID); n != 0 {
 		t.Fatalf("the refused bet took nonce %d", n)
 	}
 	if n := queryInt(t, pool, `SELECT count(*) FROM bets`); n != 3 {
@@ -367,7 +371,7 @@ func TestBetBatchDoesNotWaitForABusyPlayer(t *testing.T) {
 			t.Fatalf("answer %d: %+v", i, a)
 		}
 	}
-	if n := queryInt(t, pool, `SELECT nonce FROM seed_pairs WHERE id = $1`, busy.pair.ID); n != 1 {
+	if n := queryInt(t, pool, pairNonceSQL, busy.pair.ID); n != 1 {
 		t.Fatalf("busy player's nonce %d", n)
 	}
 }
@@ -518,7 +522,8 @@ func TestConcurrentBetsThroughTheBatcher(t *testing.T) {
 		t.Fatalf("%d bets, want %d", n, players*bets*2)
 	}
 	if n := queryInt(t, pool, `
-		SELECT count(*) FROM seed_pairs p WHERE p.nonce <> $1 OR p.nonce <> (SELECT count(DISTINCT nonce) FROM bets b WHERE b.seed_pair_id = p.id)`,
+		SELECT count(*) FROM seed_pairs p JOIN users u ON u.seed_pair = p.id
+		WHERE u.seed_nonce <> $1 OR u.seed_nonce <> (SELECT count(DISTINCT nonce) FROM bets b WHERE b.seed_pair_id = p.id)`,
 		bets*2); n != 0 {
 		t.Fatalf("%d pairs whose nonces are not 1..%d, each once", n, bets*2)
 	}
@@ -565,7 +570,7 @@ func TestTwoBetBatchesAtOnce(t *testing.T) {
 	// Rounds 1, 3 and 5 paid 2, rounds 2 and 4 nothing.
 	want := int64(1000e8 - rounds*3e8 + 3*2e8)
 	for _, p := range ps {
-		if n := queryInt(t, pool, `SELECT nonce FROM seed_pairs WHERE id = $1`, p.pair.ID); n != rounds {
+		if n := queryInt(t, pool, pairNonceSQL, p.pair.ID); n != rounds {
 			t.Errorf("nonce %d, want %d", n, rounds)
 		}
 		if b := queryInt(t, pool, `SELECT balance FROM users WHERE id = $1`, p.user); b != want {
@@ -608,7 +613,7 @@ func TestSecondGameRefusedEvenIfItEndsAtOnce(t *testing.T) {
 		if !errors.Is(err, play.ErrGameInProgress) {
 			t.Errorf("%s: %v, want %v", path, err, play.ErrGameInProgress)
 		}
-		if n := queryInt(t, pool, `SELECT nonce FROM seed_pairs WHERE id = $1`, p.pair.ID); n != 1 {
+		if n := queryInt(t, pool, pairNonceSQL, p.pair.ID); n != 1 {
 			t.Fatalf("%s: nonce %d", path, n)
 		}
 		if n := queryInt(t, pool, `SELECT count(*) FROM bets WHERE user_id = $1`, p.user); n != 1 {
@@ -647,7 +652,7 @@ func TestBalanceAboveTheLimitBetsNothing(t *testing.T) {
 		if !errors.Is(err, play.ErrBalanceLimit) {
 			t.Errorf("%s: %v, want %v", path, err, play.ErrBalanceLimit)
 		}
-		if n := queryInt(t, pool, `SELECT nonce FROM seed_pairs WHERE id = $1`, rich.pair.ID); n != 0 {
+		if n := queryInt(t, pool, pairNonceSQL, rich.pair.ID); n != 0 {
 			t.Fatalf("%s: nonce %d", path, n)
 		}
 		if n := queryInt(t, pool, `SELECT balance FROM users WHERE id = $1`, rich.user); n != int64(play.MaxBalance)+1 {

@@ -548,3 +548,124 @@ func TestMigration27DownRestoresTheFunction(t *testing.T) {
 		return strings.Contains(def, "9223372036854775807 - greatest(p_add, 0)")
 	}, "fairplay_count")
 }
+
+// TestMigration28KeepsEveryNonce: migration 00028 moves each active pair's
+// nonce into its player's row, its triggers keep the row following the
+// pair's changes (a new client seed, a nonce set by hand, a reveal that
+// keeps the nonce the pair ended at, a new pair), and its way back puts the
+// nonces the players' rows reached back in the pairs, with
+// fairplay_place_bets as 00024 made it.
+func TestMigration28KeepsEveryNonce(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	url := pgtest.EmptyURL(t)
+	if err := postgres.MigrateUpTo(ctx, url, 27); err != nil {
+		t.Fatal(err)
+	}
+	pool, err := postgres.Open(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	// Ann: a revealed pair at nonce 7 and an active one at 3. Bob: an active
+	// pair at 0. Cid: no pair yet.
+	if _, err := pool.Exec(ctx, `
+		INSERT INTO users (id, username, email, password_hash) VALUES
+			('00000000-0000-0000-0000-00000000000a', 'ann', 'a@x.io', 'h'),
+			('00000000-0000-0000-0000-00000000000b', 'bob', 'b@x.io', 'h'),
+			('00000000-0000-0000-0000-00000000000c', 'cid', 'c@x.io', 'h');
+		INSERT INTO seed_pairs (id, user_id, server_seed, server_seed_hash, client_seed, nonce, revealed_at) VALUES
+			('00000000-0000-0000-0000-0000000000a1', '00000000-0000-0000-0000-00000000000a', 's', 'h', 'old', 7, now()),
+			('00000000-0000-0000-0000-0000000000a2', '00000000-0000-0000-0000-00000000000a', 's', 'h', 'ann', 3, NULL),
+			('00000000-0000-0000-0000-0000000000b1', '00000000-0000-0000-0000-00000000000b', 's', 'h', 'bob', 0, NULL)`); err != nil {
+		t.Fatal(err)
+	}
+	if err := postgres.Migrate(ctx, url, slog.New(slog.NewTextHandler(io.Discard, nil))); err != nil {
+		t.Fatal(err)
+	}
+	row := func(user string) string {
+		t.Helper()
+		var s string
+		if err := pool.QueryRow(ctx, `SELECT concat_ws(' ', coalesce(right(seed_pair::text, 2), '-'), coalesce(seed_client, '-'),
+			coalesce(seed_nonce::text, '-')) FROM users WHERE username = $1`, user).Scan(&s); err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	pairNonce := func(id string) int64 {
+		t.Helper()
+		return queryInt(t, pool, `SELECT nonce FROM seed_pairs WHERE id = $1`, "00000000-0000-0000-0000-0000000000"+id)
+	}
+	for user, want := range map[string]string{"ann": "a2 ann 3", "bob": "b1 bob 0", "cid": "- - -"} {
+		if got := row(user); got != want {
+			t.Errorf("%s's row after 00028: %q, want %q", user, got, want)
+		}
+	}
+	// Ann bets twice (the batch moves her row's nonce on, not the pair's),
+	// then changes her client seed: the pair's row answers with the nonce.
+	mustExec(t, pool, `UPDATE users SET seed_nonce = seed_nonce + 2 WHERE username = 'ann'`)
+	if n := pairNonce("a2"); n != 3 {
+		t.Fatalf("the pair's own nonce moved to %d with the player's", n)
+	}
+	if n := queryInt(t, pool, `UPDATE seed_pairs SET client_seed = 'ann2' WHERE id = '00000000-0000-0000-0000-0000000000a2'
+		RETURNING nonce`); n != 5 {
+		t.Errorf("a new client seed answered nonce %d, want the row's 5", n)
+	}
+	if got := row("ann"); got != "a2 ann2 5" {
+		t.Errorf("ann's row after a new client seed: %q", got)
+	}
+	// A nonce set by hand on the pair is the player's too.
+	mustExec(t, pool, `UPDATE seed_pairs SET nonce = 6 WHERE id = '00000000-0000-0000-0000-0000000000a2'`)
+	if got := row("ann"); got != "a2 ann2 6" {
+		t.Errorf("ann's row after her pair's nonce was set: %q", got)
+	}
+	// The rotation: the revealed pair keeps the nonce it ended at, and the
+	// new one is the row's.
+	mustExec(t, pool, `UPDATE users SET seed_nonce = 9 WHERE username = 'ann'`)
+	mustExec(t, pool, `UPDATE seed_pairs SET revealed_at = now() WHERE id = '00000000-0000-0000-0000-0000000000a2'`)
+	if n := pairNonce("a2"); n != 9 {
+		t.Errorf("the revealed pair keeps nonce %d, want 9", n)
+	}
+	if got := row("ann"); got != "- - -" {
+		t.Errorf("ann's row after the reveal: %q", got)
+	}
+	mustExec(t, pool, `INSERT INTO seed_pairs (id, user_id, server_seed, server_seed_hash, client_seed) VALUES
+		('00000000-0000-0000-0000-0000000000a3', '00000000-0000-0000-0000-00000000000a', 's', 'h', 'ann3'),
+		('00000000-0000-0000-0000-0000000000c1', '00000000-0000-0000-0000-00000000000c', 's', 'h', 'cid')`)
+	for user, want := range map[string]string{"ann": "a3 ann3 0", "cid": "c1 cid 0"} {
+		if got := row(user); got != want {
+			t.Errorf("%s's row after a new pair: %q, want %q", user, got, want)
+		}
+	}
+	// Revealing a pair that is no longer the row's leaves the row alone.
+	mustExec(t, pool, `UPDATE seed_pairs SET revealed_at = now() WHERE id = '00000000-0000-0000-0000-0000000000a1'`)
+	if n := pairNonce("a1"); n != 7 {
+		t.Errorf("a pair revealed before keeps nonce %d, want 7", n)
+	}
+	if got := row("ann"); got != "a3 ann3 0" {
+		t.Errorf("ann's row after an old pair's update: %q", got)
+	}
+	// Down: the rows' nonces go back to the pairs.
+	mustExec(t, pool, `UPDATE users SET seed_nonce = 4 WHERE username = 'bob'`)
+	if err := postgres.MigrateDownTo(ctx, url, 27); err != nil {
+		t.Fatalf("00028 down: %v", err)
+	}
+	for id, want := range map[string]int64{"a1": 7, "a2": 9, "a3": 0, "b1": 4, "c1": 0} {
+		if n := pairNonce(id); n != want {
+			t.Errorf("pair %s's nonce %d after 00028 down, want %d", id, n, want)
+		}
+	}
+	if n := queryInt(t, pool, `SELECT count(*) FROM information_schema.columns WHERE table_name = 'users'
+		AND column_name IN ('seed_pair', 'seed_client', 'seed_nonce')`); n != 0 {
+		t.Errorf("%d of the players' seed columns left after 00028 down", n)
+	}
+}
+
+// TestMigration28DownRestoresTheFunction: 00028's way back gives
+// fairplay_place_bets back as 00024 made it.
+func TestMigration28DownRestoresTheFunction(t *testing.T) {
+	t.Parallel()
+	checkDownRestores(t, 27, func(_, def string) bool {
+		return strings.Contains(def, "seed_nonce = a.nonce") && !strings.Contains(def, "UPDATE seed_pairs")
+	}, "fairplay_place_bets")
+}

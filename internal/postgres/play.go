@@ -62,18 +62,25 @@ func scanSeedPair(row pgx.Row) (play.SeedPair, error) {
 	return p, err
 }
 
+// activeSeedPairSQL reads a player's active pair ($1) as seedPairColumns,
+// with the nonce the player's row keeps for it (migration 00028: bets move
+// it on there, not in the pair's row).
+const activeSeedPairSQL = `SELECT p.id, p.user_id, p.server_seed, p.server_seed_hash, p.client_seed,
+		CASE WHEN u.seed_pair = p.id THEN u.seed_nonce ELSE p.nonce END, p.created_at, p.revealed_at
+	FROM seed_pairs p JOIN users u ON u.id = p.user_id WHERE p.user_id = $1 AND p.revealed_at IS NULL`
+
 // ActiveSeedPair returns the active pair, optionally locking it. Locking
 // takes the player's row first (FOR NO KEY UPDATE, in the order every bet
 // takes it: player, then pair), so changes of one player's pair — a
 // rotation, a new client seed — run one after another, and the pair read
 // after the wait is the one the previous change left.
 func (s *PlayStore) ActiveSeedPair(ctx context.Context, userID uuid.UUID, forUpdate bool) (play.SeedPair, error) {
-	q := `SELECT ` + seedPairColumns + ` FROM seed_pairs WHERE user_id = $1 AND revealed_at IS NULL`
+	q := activeSeedPairSQL
 	if forUpdate {
 		if _, err := s.db.Exec(ctx, `SELECT FROM users WHERE id = $1 FOR NO KEY UPDATE`, userID); err != nil {
 			return play.SeedPair{}, fmt.Errorf("lock player: %w", err)
 		}
-		q += ` FOR UPDATE`
+		q += ` FOR UPDATE OF p`
 	}
 	return scanSeedPair(s.db.QueryRow(ctx, q, userID))
 }
@@ -94,14 +101,16 @@ func (s *PlayStore) InsertSeedPair(ctx context.Context, p play.SeedPair) error {
 	return nil
 }
 
-// SetClientSeed changes the active pair's client seed.
+// SetClientSeed changes the active pair's client seed (the player's row
+// follows, and the returned nonce is the row's: migration 00028's triggers).
 func (s *PlayStore) SetClientSeed(ctx context.Context, userID uuid.UUID, clientSeed string) (play.SeedPair, error) {
 	return scanSeedPair(s.db.QueryRow(ctx, `
 		UPDATE seed_pairs SET client_seed = $2 WHERE user_id = $1 AND revealed_at IS NULL
 		RETURNING `+seedPairColumns, userID, clientSeed))
 }
 
-// RevealSeedPair marks a pair revealed.
+// RevealSeedPair marks a pair revealed; it keeps the nonce it ended at, from
+// the player's row (migration 00028's triggers).
 func (s *PlayStore) RevealSeedPair(ctx context.Context, id uuid.UUID, at time.Time) error {
 	_, err := s.db.Exec(ctx, `UPDATE seed_pairs SET revealed_at = $2 WHERE id = $1`, id, at)
 	if err != nil {

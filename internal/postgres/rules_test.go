@@ -244,7 +244,8 @@ func stateOf(t *testing.T, pool *pgxpool.Pool, user uuid.UUID) playerState {
 	var s playerState
 	err := pool.QueryRow(context.Background(), `
 		SELECT u.balance,
-		       (SELECT coalesce(sum(nonce), 0)::bigint FROM seed_pairs WHERE user_id = u.id),
+		       (SELECT coalesce(sum(CASE WHEN p.id = u.seed_pair THEN u.seed_nonce ELSE p.nonce END), 0)::bigint
+		        FROM seed_pairs p WHERE p.user_id = u.id),
 		       (SELECT count(*) FROM ledger_entries WHERE user_id = u.id),
 		       (SELECT coalesce(sum(amount), 0)::bigint FROM ledger_entries WHERE user_id = u.id),
 		       (SELECT count(*) FROM bets WHERE user_id = u.id),
@@ -414,7 +415,7 @@ func checkPlaced(t *testing.T, pool *pgxpool.Pool, path, username string, b post
 		settledAt                *time.Time
 		sameJSON                 bool
 	)
-	if err := pool.QueryRow(ctx, `SELECT nonce FROM seed_pairs WHERE id = $1`, b.Pair.ID).Scan(&nonce); err != nil || nonce != b.Pair.Nonce {
+	if err := pool.QueryRow(ctx, pairNonceSQL, b.Pair.ID).Scan(&nonce); err != nil || nonce != b.Pair.Nonce {
 		t.Errorf("%s: pair's nonce %d (%v), want %d", path, nonce, err, b.Pair.Nonce)
 	}
 	if err := pool.QueryRow(ctx, `

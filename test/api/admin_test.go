@@ -78,9 +78,10 @@ func insertBet(t *testing.T, env *apitest.Env, userID uuid.UUID, game, amount, p
 	}
 	dbExec(t, env, `
 		INSERT INTO bets (id, user_id, game, status, amount, payout, seed_pair_id, client_seed, nonce, created_at, settled_at)
-		SELECT $1, $2, $3, $4, $5, $6, p.id, 'c', p.nonce + 1, $7, $8 FROM seed_pairs p WHERE p.user_id = $2 AND p.revealed_at IS NULL`,
+		SELECT $1, $2, $3, $4, $5, $6, u.seed_pair, 'c', u.seed_nonce + 1, $7, $8 FROM users u WHERE u.id = $2`,
 		uuid.New(), userID, game, status, int64(a), int64(p), created, settled)
-	dbExec(t, env, `UPDATE seed_pairs SET nonce = nonce + 1 WHERE user_id = $1 AND revealed_at IS NULL`, userID)
+	// The active pair's nonce is in the player's row (migration 00028).
+	dbExec(t, env, `UPDATE users SET seed_nonce = seed_nonce + 1 WHERE id = $1`, userID)
 }
 
 func mustAmount(t *testing.T, s string) money.Amount {

@@ -37,7 +37,8 @@ func activePair(t *testing.T, env *apitest.Env, c *apitest.Client) (server, clie
 	}
 	user := c.Do("GET", "/api/auth/user", nil).Str("user._id")
 	err := env.App.Postgres.QueryRow(context.Background(), `
-		SELECT server_seed, client_seed, nonce FROM seed_pairs WHERE user_id = $1 AND revealed_at IS NULL`, user).
+		SELECT p.server_seed, p.client_seed, u.seed_nonce FROM seed_pairs p JOIN users u ON u.seed_pair = p.id
+		WHERE p.user_id = $1 AND p.revealed_at IS NULL`, user).
 		Scan(&server, &client, &nonce)
 	if err != nil {
 		t.Fatalf("active seed pair: %v", err)

@@ -158,7 +158,8 @@ func newPlayer(t testing.TB, env *apitest.Env) *player {
 func (p *player) pair(t testing.TB) (server, client string, nonce int64) {
 	t.Helper()
 	err := p.db.QueryRow(context.Background(),
-		`SELECT server_seed, client_seed, nonce FROM seed_pairs WHERE user_id = $1 AND revealed_at IS NULL`, p.id).
+		`SELECT p.server_seed, p.client_seed, u.seed_nonce FROM seed_pairs p JOIN users u ON u.seed_pair = p.id
+		 WHERE p.user_id = $1 AND p.revealed_at IS NULL`, p.id).
 		Scan(&server, &client, &nonce)
 	if err != nil {
 		t.Fatal(err)
@@ -274,7 +275,7 @@ func probeRefusal(t *testing.T, env *apitest.Env, g game, r refusal, win bool) a
 	res := p.Do("POST", g.path, g.body(r.stake))
 	var after int64
 	if err := p.db.QueryRow(context.Background(),
-		`SELECT nonce FROM seed_pairs WHERE user_id = $1 AND revealed_at IS NULL`, p.id).Scan(&after); err != nil {
+		`SELECT seed_nonce FROM users WHERE id = $1`, p.id).Scan(&after); err != nil {
 		t.Fatal(err)
 	}
 	if after != before {

@@ -1,6 +1,7 @@
 package security_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"sync"
@@ -36,6 +37,10 @@ func TestConcurrentSeedChangesNeverFail(t *testing.T) {
 		body   string
 	}
 	answers := make(chan answer, 16*rounds)
+	// What each rotation revealed: the old pair's hash and the nonce it
+	// ended at.
+	var revealedMu sync.Mutex
+	revealed := map[string]string{}
 	var wg sync.WaitGroup
 	worker := func(name string, c *apitest.Client, do func(c *apitest.Client, i int) apitest.Response) {
 		wg.Add(1)
@@ -50,7 +55,13 @@ func TestConcurrentSeedChangesNeverFail(t *testing.T) {
 	viaReplica := p.Via(replica)
 	for _, c := range []*apitest.Client{p.Client, viaReplica} {
 		worker("rotate", c, func(c *apitest.Client, i int) apitest.Response {
-			return c.Do("POST", "/api/fair/rotate", map[string]any{})
+			res := c.Do("POST", "/api/fair/rotate", map[string]any{})
+			if res.Status == 200 {
+				revealedMu.Lock()
+				revealed[res.Str("previousServerSeedHash")] = fmt.Sprint(res.Get("previousNonce"))
+				revealedMu.Unlock()
+			}
+			return res
 		})
 		worker("client seed", c, func(c *apitest.Client, i int) apitest.Response {
 			return c.Do("POST", "/api/fair/client-seed", map[string]any{"clientSeed": fmt.Sprintf("seed-%d", i)})
@@ -103,4 +114,55 @@ func TestConcurrentSeedChangesNeverFail(t *testing.T) {
 	}
 	t.Logf("answers by request and status: %v", counts)
 	env.LedgerClean(t)
+	// Every pair's bets are its nonces 1..n, each once, where n is what the
+	// rotation revealed as its last nonce (a bet placed on a pair after its
+	// reveal, or a reveal that missed a bet, would break it), and the
+	// active pair's n is the one the seeds panel shows.
+	ctx := context.Background()
+	rows, err := env.App.Postgres.Query(ctx, `
+		SELECT p.server_seed_hash, p.revealed_at IS NOT NULL, p.nonce, count(b.id), coalesce(max(b.nonce), 0),
+		       count(DISTINCT b.nonce)
+		FROM seed_pairs p LEFT JOIN bets b ON b.seed_pair_id = p.id
+		WHERE p.user_id = $1 GROUP BY p.id`, p.id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	pairs := 0
+	for rows.Next() {
+		var hash string
+		var gone bool
+		var kept, n, top, distinct int64
+		if err := rows.Scan(&hash, &gone, &kept, &n, &top, &distinct); err != nil {
+			t.Fatal(err)
+		}
+		pairs++
+		if n != top || n != distinct {
+			t.Errorf("pair %s: %d bets, nonces up to %d, %d different", hash, n, top, distinct)
+		}
+		want := fmt.Sprint(top)
+		if !gone {
+			seeds := p.Do("GET", "/api/fair/seeds", nil)
+			if seeds.Str("seeds.serverSeedHash") != hash {
+				t.Errorf("active pair %s is not the one the seeds panel shows: %s", hash, seeds.Raw)
+			}
+			if got := fmt.Sprint(seeds.Get("seeds.nonce")); got != want {
+				t.Errorf("active pair %s: the seeds panel shows nonce %s, its bets end at %s", hash, got, want)
+			}
+			continue
+		}
+		if got, ok := revealed[hash]; ok && got != want {
+			t.Errorf("rotation revealed pair %s as ending at nonce %s, its bets end at %s", hash, got, want)
+		}
+		if kept != top {
+			t.Errorf("revealed pair %s keeps nonce %d, its bets end at %d", hash, kept, top)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d pairs, %d rotations answered", pairs, len(revealed))
+	if len(revealed) == 0 || pairs != len(revealed)+1 {
+		t.Errorf("%d pairs after %d rotations", pairs, len(revealed))
+	}
 }
