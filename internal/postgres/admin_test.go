@@ -227,6 +227,14 @@ func mustExec(t testing.TB, pool *pgxpool.Pool, sql string, args ...any) {
 const pairNonceSQL = `SELECT CASE WHEN u.seed_pair = p.id THEN u.seed_nonce ELSE p.nonce END
 	FROM seed_pairs p JOIN users u ON u.id = p.user_id WHERE p.id = $1`
 
+// setPairNonce sets the active pair's nonce where bets move it on: the
+// player's row, and the pair's copy (migration 00028).
+func setPairNonce(t *testing.T, pool *pgxpool.Pool, pair uuid.UUID, nonce int64) {
+	t.Helper()
+	mustExec(t, pool, `WITH p AS (UPDATE seed_pairs SET nonce = $2 WHERE id = $1 RETURNING id)
+		UPDATE users SET seed_nonce = $2 WHERE seed_pair = (SELECT id FROM p)`, pair, nonce)
+}
+
 func queryInt(t *testing.T, pool *pgxpool.Pool, sql string, args ...any) int64 {
 	t.Helper()
 	var n int64

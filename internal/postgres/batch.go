@@ -29,7 +29,8 @@ import (
 //
 // The bets gather in a batchQueue: no waiting for a batch to fill, each
 // player at most once per batch. A batch never waits for a row lock: a bet
-// whose player or seed pair another transaction holds is placed on its own,
+// whose player's row another transaction holds (a bet through another
+// replica, a change of the player's seed pair) is placed on its own,
 // so batches cannot deadlock, nor one slow player hold the others up. When
 // the statement fails (one bet's constraint violation, say) it has changed
 // nothing, and each of its bets is placed again on its own, so one bet's
@@ -134,7 +135,7 @@ func (b *betBatcher) exec(batch []*queuedBet) {
 }
 
 // placeAlone places a bet on its own (placeOne), which waits for the
-// player's and the pair's rows if another transaction holds them, away from
+// player's row if another transaction holds it, away from
 // the batches.
 func (b *betBatcher) placeAlone(q *queuedBet) {
 	b.alone.Add(1)
@@ -142,16 +143,16 @@ func (b *betBatcher) placeAlone(q *queuedBet) {
 	q.done <- betResult{placed: placed, now: now, err: err}
 }
 
-// errPlayerBusy is placeMany's answer for a bet whose player's or seed
-// pair's row another transaction holds, or whose player has an earlier bet
-// in the batch: the batch does not wait for it.
-var errPlayerBusy = errors.New("the player or the seed pair is busy")
+// errPlayerBusy is placeMany's answer for a bet whose player's row another
+// transaction holds, or whose player has an earlier bet in the batch: the
+// batch does not wait for it.
+var errPlayerBusy = errors.New("the player is busy")
 
 // placeManySQL places a batch of bets drawn in advance in one statement
 // with fairplay_place_bets (migration 00013), the one definition of placing
-// a bet, without waiting for a row lock: a bet whose player or seed pair
-// another transaction holds — or whose player has an earlier bet in the
-// batch — is answered 'busy' and placed on its own (placeOne, the same
+// a bet, without waiting for a row lock: a bet whose player's row another
+// transaction holds — or whose player has an earlier bet in the batch — is
+// answered 'busy' and placed on its own (placeOne, the same
 // function told to wait). See the migration for the answers and the locks.
 // $17 is whether to wait.
 const placeManySQL = `
@@ -163,7 +164,8 @@ const placeManySQL = `
 
 // placeMany places a batch in one statement (one transaction, one round
 // trip) and returns each bet's answer, in the batch's order. With wait it
-// waits for the players' and pairs' rows instead of answering 'busy'.
+// waits for the players' rows instead of answering 'busy' (the player's row
+// holds the active pair and its nonce: migration 00028).
 func placeMany(ctx context.Context, db DB, batch []*queuedBet, wait bool) ([]betResult, error) {
 	n := len(batch)
 	var (

@@ -132,6 +132,11 @@ func TestBetBatchAnswersEachBet(t *testing.T) {
 		if n := queryInt(t, pool, pairNonceSQL, c.p.pair.ID); n != c.nonce {
 			t.Errorf("nonce %d, want %d", n, c.nonce)
 		}
+		// The pair's own copy, which the release before migration 00028
+		// reads (the seeds panel, a rotation's last nonce).
+		if n := queryInt(t, pool, `SELECT nonce FROM seed_pairs WHERE id = $1`, c.p.pair.ID); n != c.nonce {
+			t.Errorf("the pair's copy of its nonce %d, want %d", n, c.nonce)
+		}
 		if n := queryInt(t, pool, `SELECT count(*) FROM ledger_entries WHERE user_id = $1`, c.p.user); n != c.entries {
 			t.Errorf("%d ledger entries, want %d", n, c.entries)
 		}

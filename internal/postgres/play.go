@@ -70,10 +70,11 @@ const activeSeedPairSQL = `SELECT p.id, p.user_id, p.server_seed, p.server_seed_
 	FROM seed_pairs p JOIN users u ON u.id = p.user_id WHERE p.user_id = $1 AND p.revealed_at IS NULL`
 
 // ActiveSeedPair returns the active pair, optionally locking it. Locking
-// takes the player's row first (FOR NO KEY UPDATE, in the order every bet
-// takes it: player, then pair), so changes of one player's pair — a
-// rotation, a new client seed — run one after another, and the pair read
-// after the wait is the one the previous change left.
+// takes the player's row first (FOR NO KEY UPDATE, as every bet and every
+// change of a pair does), so changes of one player's pair — a rotation, a
+// new client seed — run one after another, the pair read after the wait is
+// the one the previous change left, and a batch of bets, which holds the
+// player's row while it moves the nonce on, is never waited for halfway.
 func (s *PlayStore) ActiveSeedPair(ctx context.Context, userID uuid.UUID, forUpdate bool) (play.SeedPair, error) {
 	q := activeSeedPairSQL
 	if forUpdate {
@@ -85,11 +86,16 @@ func (s *PlayStore) ActiveSeedPair(ctx context.Context, userID uuid.UUID, forUpd
 	return scanSeedPair(s.db.QueryRow(ctx, q, userID))
 }
 
-// InsertSeedPair stores a new active pair unless one exists.
+// InsertSeedPair stores a new active pair unless one exists. The player's
+// row is locked first, as every change of a pair does: the pair's trigger
+// writes the row (migration 00028), and a rotation or a new client seed
+// holding the row while it waits on this insert's pair would otherwise
+// deadlock with it.
 func (s *PlayStore) InsertSeedPair(ctx context.Context, p play.SeedPair) error {
 	tag, err := s.db.Exec(ctx, `
+		WITH u AS (SELECT id FROM users WHERE id = $2 FOR NO KEY UPDATE)
 		INSERT INTO seed_pairs (id, user_id, server_seed, server_seed_hash, client_seed, nonce, created_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7)
+		SELECT $1, u.id, $3, $4, $5, $6, $7 FROM u
 		ON CONFLICT (user_id) WHERE revealed_at IS NULL DO NOTHING`,
 		p.ID, p.UserID, p.ServerSeed, p.ServerSeedHash, p.ClientSeed, p.Nonce, p.CreatedAt)
 	if err != nil {
@@ -635,7 +641,7 @@ func (s *PlayStore) BetBatches() (statements, bets, alone int64) {
 }
 
 // placeOne places one bet on its own: a batch of one that waits for the
-// player's and the pair's rows (fairplay_place_bets with p_wait).
+// player's row (fairplay_place_bets with p_wait).
 func placeOne(ctx context.Context, db DB, b play.NewBet, pair play.SeedPair, d play.Draw) (play.Placed, play.SeedPair, error) {
 	q := &queuedBet{ctx: ctx, bet: b, pair: pair, draw: d}
 	results, err := placeMany(ctx, db, []*queuedBet{q}, true)

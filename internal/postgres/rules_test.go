@@ -86,7 +86,7 @@ const (
 // runningGame records an active game of kind for p at nonce 1.
 func runningGame(t *testing.T, pool *pgxpool.Pool, p batchPlayer, game play.Game) {
 	t.Helper()
-	mustExec(t, pool, `UPDATE seed_pairs SET nonce = 1 WHERE id = $1`, p.pair.ID)
+	setPairNonce(t, pool, p.pair.ID, 1)
 	mustExec(t, pool, `INSERT INTO bets (id, user_id, game, status, amount, seed_pair_id, client_seed, nonce, params, state)
 		VALUES ($1, $2, $3, 'active', 1e8, $4, $5, 1, '{}', '{}')`, uuid.New(), p.user, string(game), p.pair.ID, p.pair.ClientSeed)
 }
@@ -178,7 +178,7 @@ var betRules = []betRule{
 		return p.bet(5, 100, 0, "50.00"), p.pair
 	}},
 	{name: "nonce already used", err: play.ErrStalePair, setup: func(t *testing.T, pool *pgxpool.Pool, _ string, p batchPlayer) (postgres.BatchBet, play.SeedPair) {
-		mustExec(t, pool, `UPDATE seed_pairs SET nonce = 3 WHERE id = $1`, p.pair.ID)
+		setPairNonce(t, pool, p.pair.ID, 3)
 		now := p.pair
 		now.Nonce = 3
 		return p.bet(3, 100, 0, "50.00"), now

@@ -166,3 +166,64 @@ func TestConcurrentSeedChangesNeverFail(t *testing.T) {
 		t.Errorf("%d pairs after %d rotations", pairs, len(revealed))
 	}
 }
+
+// TestFirstSeedPairRacesNeverFail: a new player's first requests, sent at
+// once, race to create the player's first seed pair (GET /api/fair/seeds,
+// a bet) against the changes that lock the player's row and then create it
+// if it is missing (a new client seed, a rotation). The pair's trigger
+// writes the player's row (migration 00028), so an insert that did not take
+// the row first deadlocked with a change holding it: one of them answered
+// 500 after Postgres' deadlock timeout.
+func TestFirstSeedPairRacesNeverFail(t *testing.T) {
+	t.Parallel()
+	env := apitest.Start(t)
+	const newcomers = 6
+	type answer struct {
+		what   string
+		status int
+		body   string
+	}
+	answers := make(chan answer, newcomers*8)
+	var wg sync.WaitGroup
+	for i := range newcomers {
+		c := env.Client()
+		c.Register(fmt.Sprintf("newcomer%d", i))
+		start := make(chan struct{})
+		for _, r := range []struct {
+			what, method, path string
+			body               any
+		}{
+			{"seeds", "GET", "/api/fair/seeds", nil},
+			{"seeds", "GET", "/api/fair/seeds", nil},
+			{"client seed", "POST", "/api/fair/client-seed", map[string]any{"clientSeed": "mine"}},
+			{"client seed", "POST", "/api/fair/client-seed", map[string]any{"clientSeed": "also-mine"}},
+			{"rotate", "POST", "/api/fair/rotate", map[string]any{}},
+			{"dice", "POST", "/api/games/dice", map[string]any{"betAmount": 1, "rollTarget": 50}},
+		} {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				<-start
+				res := c.Do(r.method, r.path, r.body)
+				answers <- answer{r.what, res.Status, string(res.Raw)}
+			}()
+		}
+		close(start)
+	}
+	wg.Wait()
+	close(answers)
+	counts := map[string]map[int]int{}
+	for a := range answers {
+		if counts[a.what] == nil {
+			counts[a.what] = map[int]int{}
+		}
+		counts[a.what][a.status]++
+		var msg struct{ Message string }
+		_ = json.Unmarshal([]byte(a.body), &msg)
+		if a.status != 200 && (a.status != 409 || !clearConflicts[msg.Message]) {
+			t.Errorf("%s: %d %s", a.what, a.status, a.body)
+		}
+	}
+	t.Logf("answers by request and status: %v", counts)
+	env.LedgerClean(t)
+}
