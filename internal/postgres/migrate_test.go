@@ -611,11 +611,17 @@ func TestMigration28KeepsEveryNonce(t *testing.T) {
 	if got := row("ann"); got != "a2 ann2 5" {
 		t.Errorf("ann's row after a new client seed: %q", got)
 	}
-	// A write of the pair's copy alone (what a bet writes besides its row)
-	// leaves the row alone.
+	// The pair's nonce moved on in the pair's row alone (a bet of 00024's
+	// function that began before the migration committed) moves the row on;
+	// a copy written at or behind the row (a batch's own) leaves it.
 	mustExec(t, pool, `UPDATE seed_pairs SET nonce = 6 WHERE id = '00000000-0000-0000-0000-0000000000a2'`)
-	if got := row("ann"); got != "a2 ann2 5" {
-		t.Errorf("ann's row after her pair's copy was written: %q", got)
+	if got := row("ann"); got != "a2 ann2 6" {
+		t.Errorf("ann's row after her pair's nonce moved on: %q", got)
+	}
+	mustExec(t, pool, `UPDATE seed_pairs SET nonce = 4 WHERE id = '00000000-0000-0000-0000-0000000000a2'`)
+	mustExec(t, pool, `UPDATE seed_pairs SET nonce = 6 WHERE id = '00000000-0000-0000-0000-0000000000a2'`)
+	if got := row("ann"); got != "a2 ann2 6" {
+		t.Errorf("ann's row after a copy behind it: %q", got)
 	}
 	// The rotation, written with triggers off for the session (a restore, a
 	// bulk tool): the revealed pair keeps the nonce it ended at, and the new

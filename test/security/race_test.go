@@ -149,6 +149,10 @@ func TestConcurrentSeedChangesNeverFail(t *testing.T) {
 			if got := fmt.Sprint(seeds.Get("seeds.nonce")); got != want {
 				t.Errorf("active pair %s: the seeds panel shows nonce %s, its bets end at %s", hash, got, want)
 			}
+			// The pair's copy, which the release before migration 00028 reads.
+			if kept != top {
+				t.Errorf("active pair %s keeps a copy of nonce %d, its bets end at %d", hash, kept, top)
+			}
 			continue
 		}
 		if got, ok := revealed[hash]; ok && got != want {
@@ -226,4 +230,18 @@ func TestFirstSeedPairRacesNeverFail(t *testing.T) {
 	}
 	t.Logf("answers by request and status: %v", counts)
 	env.LedgerClean(t)
+	// Each newcomer has one active pair, the one the player's row holds,
+	// with the nonce its bets reached.
+	var wrong int
+	if err := env.App.Postgres.QueryRow(context.Background(), `
+		SELECT count(*) FROM users u
+		WHERE u.username LIKE 'newcomer%' AND (
+			(SELECT count(*) FROM seed_pairs p WHERE p.user_id = u.id AND p.revealed_at IS NULL) <> 1
+			OR u.seed_pair IS DISTINCT FROM (SELECT p.id FROM seed_pairs p WHERE p.user_id = u.id AND p.revealed_at IS NULL)
+			OR u.seed_nonce IS DISTINCT FROM (SELECT count(*) FROM bets b WHERE b.seed_pair_id = u.seed_pair))`).Scan(&wrong); err != nil {
+		t.Fatal(err)
+	}
+	if wrong != 0 {
+		t.Errorf("%d newcomers whose row does not hold their one active pair and its nonce", wrong)
+	}
 }

@@ -69,16 +69,12 @@ func run() error {
 	now := time.Now().UTC()
 	span := fmt.Sprintf("%d days", *days)
 
-	// Users: usernames like alice_123, emails on a few domains, 1% deleted;
-	// each with its seed pair (below) as the pair's triggers would have set
-	// it (migration 00028; triggers are off in this session).
+	// Users: usernames like alice_123, emails on a few domains, 1% deleted.
 	if err := inChunks(ctx, pool, "users", *users, *chunk, *workers, func(lo, hi int64) (string, []any) {
 		return `
-			INSERT INTO users (id, username, email, password_hash, balance, created_at, deleted_at, seed_pair, seed_client,
-			                   seed_nonce)
+			INSERT INTO users (id, username, email, password_hash, balance, created_at, deleted_at)
 			SELECT md5('user' || g)::uuid, name, name || '@' || (ARRAY['gmail.com','yahoo.com','outlook.com','proton.me','example.org'])[1 + (g / 16) % 5],
-			       'seeded', (g % 100000) * 1000000, created, CASE WHEN g % 100 = 0 THEN $3::timestamptz END,
-			       md5('pair' || g)::uuid, 'seeded', 0
+			       'seeded', (g % 100000) * 1000000, created, CASE WHEN g % 100 = 0 THEN $3::timestamptz END
 			FROM (SELECT g, (ARRAY['alice','bob','carol','dave','erin','frank','grace','heidi','ivan','judy','mallory',
 			                       'oscar','peggy','trent','victor','walter'])[1 + g % 16] || '_' || g AS name,
 			             $3::timestamptz - $4::interval * (($5::bigint - g + random()) / $5::bigint) AS created
