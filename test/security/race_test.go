@@ -19,6 +19,33 @@ var clearConflicts = map[string]bool{
 	"Your seed pair changed at the same moment. Please try again.": true,
 }
 
+// raceAnswer is one answer of a race's request: what was asked, its status
+// and body.
+type raceAnswer struct {
+	what   string
+	status int
+	body   string
+}
+
+// checkRaceAnswers fails the test for every answer but a 200 and the 409s of
+// clearConflicts, and logs how many of each status each request got.
+func checkRaceAnswers(t *testing.T, answers <-chan raceAnswer) {
+	t.Helper()
+	counts := map[string]map[int]int{}
+	for a := range answers {
+		if counts[a.what] == nil {
+			counts[a.what] = map[int]int{}
+		}
+		counts[a.what][a.status]++
+		var msg struct{ Message string }
+		_ = json.Unmarshal([]byte(a.body), &msg)
+		if a.status != 200 && (a.status != 409 || !clearConflicts[msg.Message]) {
+			t.Errorf("%s: %d %s", a.what, a.status, a.body)
+		}
+	}
+	t.Logf("answers by request and status: %v", counts)
+}
+
 // TestConcurrentSeedChangesNeverFail: one player's seed pair rotated, its
 // client seed changed, bets placed and games started and finished, all at
 // once from several browsers and through two replicas, never answers 500:
@@ -31,12 +58,7 @@ func TestConcurrentSeedChangesNeverFail(t *testing.T) {
 	p := newPlayer(t, env)
 	p.setBalance(t, 100_000*1e8)
 	const rounds = 40
-	type answer struct {
-		what   string
-		status int
-		body   string
-	}
-	answers := make(chan answer, 16*rounds)
+	answers := make(chan raceAnswer, 16*rounds)
 	// What each rotation revealed: the old pair's hash and the nonce it
 	// ended at.
 	var revealedMu sync.Mutex
@@ -48,7 +70,7 @@ func TestConcurrentSeedChangesNeverFail(t *testing.T) {
 			defer wg.Done()
 			for i := range rounds {
 				res := do(c, i)
-				answers <- answer{name, res.Status, string(res.Raw)}
+				answers <- raceAnswer{name, res.Status, string(res.Raw)}
 			}
 		}()
 	}
@@ -97,22 +119,7 @@ func TestConcurrentSeedChangesNeverFail(t *testing.T) {
 	})
 	wg.Wait()
 	close(answers)
-	counts := map[string]map[int]int{}
-	for a := range answers {
-		if counts[a.what] == nil {
-			counts[a.what] = map[int]int{}
-		}
-		counts[a.what][a.status]++
-		var msg struct{ Message string }
-		_ = json.Unmarshal([]byte(a.body), &msg)
-		switch {
-		case a.status == 200:
-		case a.status == 409 && clearConflicts[msg.Message]:
-		default:
-			t.Errorf("%s: %d %s", a.what, a.status, a.body)
-		}
-	}
-	t.Logf("answers by request and status: %v", counts)
+	checkRaceAnswers(t, answers)
 	env.LedgerClean(t)
 	// Every pair's bets are its nonces 1..n, each once, where n is what the
 	// rotation revealed as its last nonce (a bet placed on a pair after its
@@ -182,12 +189,7 @@ func TestFirstSeedPairRacesNeverFail(t *testing.T) {
 	t.Parallel()
 	env := apitest.Start(t)
 	const newcomers = 6
-	type answer struct {
-		what   string
-		status int
-		body   string
-	}
-	answers := make(chan answer, newcomers*8)
+	answers := make(chan raceAnswer, newcomers*8)
 	var wg sync.WaitGroup
 	for i := range newcomers {
 		c := env.Client()
@@ -209,26 +211,14 @@ func TestFirstSeedPairRacesNeverFail(t *testing.T) {
 				defer wg.Done()
 				<-start
 				res := c.Do(r.method, r.path, r.body)
-				answers <- answer{r.what, res.Status, string(res.Raw)}
+				answers <- raceAnswer{r.what, res.Status, string(res.Raw)}
 			}()
 		}
 		close(start)
 	}
 	wg.Wait()
 	close(answers)
-	counts := map[string]map[int]int{}
-	for a := range answers {
-		if counts[a.what] == nil {
-			counts[a.what] = map[int]int{}
-		}
-		counts[a.what][a.status]++
-		var msg struct{ Message string }
-		_ = json.Unmarshal([]byte(a.body), &msg)
-		if a.status != 200 && (a.status != 409 || !clearConflicts[msg.Message]) {
-			t.Errorf("%s: %d %s", a.what, a.status, a.body)
-		}
-	}
-	t.Logf("answers by request and status: %v", counts)
+	checkRaceAnswers(t, answers)
 	env.LedgerClean(t)
 	// Each newcomer has one active pair, the one the player's row holds,
 	// with the nonce its bets reached.
