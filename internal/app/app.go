@@ -121,11 +121,13 @@ func New(ctx context.Context, cfg settings.Config, log *slog.Logger, o Options) 
 	playStore.SetLogger(log)
 	a.Metrics.RegisterBetBatches(func() telemetry.BetBatchStats {
 		statements, bets, alone := playStore.BetBatches()
-		return telemetry.BetBatchStats{Statements: statements, Bets: bets, Alone: alone}
+		busy, _ := playStore.BatchTime()
+		return telemetry.BetBatchStats{Statements: statements, Bets: bets, Alone: alone, Busy: busy}
 	})
 	a.Metrics.RegisterActionBatches(func() telemetry.BetBatchStats {
 		statements, actions, alone := playStore.ActionBatches()
-		return telemetry.BetBatchStats{Statements: statements, Bets: actions, Alone: alone}
+		_, busy := playStore.BatchTime()
+		return telemetry.BetBatchStats{Statements: statements, Bets: actions, Alone: alone, Busy: busy}
 	})
 	a.Metrics.RegisterGameActions(func() telemetry.GameActionStats {
 		cached, locked := playStore.GameActions()

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync/atomic"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -36,6 +37,7 @@ type actionBatcher struct {
 
 	batches, actions atomic.Int64 // statements sent and the actions they held
 	alone            atomic.Int64 // actions of batches saved alone afterwards
+	busy             atomic.Int64 // nanoseconds the statements took, summed
 	failures         failureLog
 }
 
@@ -88,7 +90,9 @@ func (b *actionBatcher) exec(batch []*queuedAction) {
 	b.actions.Add(int64(len(batch)))
 	ctx, cancel := context.WithTimeout(context.Background(), betBatchTimeout)
 	defer cancel()
+	start := time.Now()
 	results, err := playActions(ctx, b.store.db, batch)
+	b.busy.Add(int64(time.Since(start)))
 	var pgErr *pgconn.PgError
 	failed := err != nil && errors.As(err, &pgErr) && !IsUnavailable(err)
 	if failed {

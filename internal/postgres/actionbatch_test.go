@@ -309,6 +309,9 @@ func TestConcurrentGameActionsInBatches(t *testing.T) {
 	if statements >= actions {
 		t.Errorf("%d statements for %d actions: no batch held two", statements, actions)
 	}
+	if _, busy := store.BatchTime(); busy <= 0 {
+		t.Errorf("the action statements took %v in all", busy)
+	}
 }
 
 // actionRule is one case of the players' own limits on an extra stake: a

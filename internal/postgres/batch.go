@@ -42,6 +42,7 @@ type betBatcher struct {
 
 	batches, bets atomic.Int64 // statements sent and the bets they held
 	alone         atomic.Int64 // bets of batches placed on their own afterwards
+	busy          atomic.Int64 // nanoseconds the statements took, summed
 	failures      failureLog
 }
 
@@ -112,7 +113,9 @@ func (b *betBatcher) exec(batch []*queuedBet) {
 	b.bets.Add(int64(len(batch)))
 	ctx, cancel := context.WithTimeout(context.Background(), betBatchTimeout)
 	defer cancel()
+	start := time.Now()
 	results, err := placeMany(ctx, b.store.db, batch, false)
+	b.busy.Add(int64(time.Since(start)))
 	var pgErr *pgconn.PgError
 	if err != nil && errors.As(err, &pgErr) && !IsUnavailable(err) {
 		// The statement failed and changed nothing: each bet on its own.

@@ -429,6 +429,10 @@ func TestConcurrentBetsThroughTheBatcher(t *testing.T) {
 	for i := range ps {
 		ps[i] = newBatchPlayer(t, pool, fmt.Sprintf("racer%02d", i), 1000e8)
 	}
+	if busy, _ := store.BatchTime(); busy != 0 {
+		t.Fatalf("statements took %v before any bet", busy)
+	}
+	start := time.Now()
 	var wg sync.WaitGroup
 	errs := make(chan error, players*2+1)
 	stop := make(chan struct{})
@@ -522,6 +526,12 @@ func TestConcurrentBetsThroughTheBatcher(t *testing.T) {
 	t.Logf("%d bets in %d statements, %d of them placed on their own afterwards", placed, batches, alone)
 	if placed < int64(players*bets*2) || batches >= placed {
 		t.Fatalf("%d bets in %d statements: none shared", placed, batches)
+	}
+	// The statements' time, summed: some, and no more than as many
+	// batches as may run at once could take in the test's time.
+	busy, _ := store.BatchTime()
+	if took := time.Since(start); busy <= 0 || busy > time.Duration(postgres.PeakBetBatches(store))*took {
+		t.Fatalf("the statements took %v in all over %v with at most %d at once", busy, took, postgres.PeakBetBatches(store))
 	}
 	if n := queryInt(t, pool, `SELECT count(*) FROM bets`); n != players*bets*2 {
 		t.Fatalf("%d bets, want %d", n, players*bets*2)

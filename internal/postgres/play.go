@@ -640,6 +640,22 @@ func (s *PlayStore) BetBatches() (statements, bets, alone int64) {
 	return s.batch.batches.Load(), s.batch.bets.Load(), s.batch.alone.Load()
 }
 
+// BatchTime is how long the batch statements of bets and of game actions
+// have taken since the store was made, each kind summed: from sending a
+// batch to reading its last answer. Over a span of time, its growth divided
+// by the span is how many statements of the kind ran at once on average
+// (the bets' batches run at most maxBetBatches at a time): at the limit,
+// the database's latency per batch bounds the bets a second.
+func (s *PlayStore) BatchTime() (bets, actions time.Duration) {
+	if s.batch != nil {
+		bets = time.Duration(s.batch.busy.Load())
+	}
+	if s.actions != nil {
+		actions = time.Duration(s.actions.busy.Load())
+	}
+	return bets, actions
+}
+
 // placeOne places one bet on its own: a batch of one that waits for the
 // player's row (fairplay_place_bets with p_wait).
 func placeOne(ctx context.Context, db DB, b play.NewBet, pair play.SeedPair, d play.Draw) (play.Placed, play.SeedPair, error) {

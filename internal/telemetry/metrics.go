@@ -121,12 +121,16 @@ func (m *Metrics) RegisterPools(pg *pgxpool.Pool, rdb *redis.Client) {
 // internal/postgres.PlayStore.BetBatches).
 type BetBatchStats struct {
 	Statements, Bets, Alone int64
+	// Busy is the time the statements took, summed (PlayStore.BatchTime).
+	Busy time.Duration
 }
 
 // RegisterBetBatches adds the bet batcher's counters, read from fn when
 // Prometheus scrapes: statements sent, the bets they held, and the bets
-// placed on their own afterwards (a busy player or a failed batch). Bets ÷
-// statements is the mean batch size.
+// placed on their own afterwards (a busy player or a failed batch), and the
+// seconds the statements took. Bets ÷ statements is the mean batch size;
+// the seconds' rate is how many statements ran at once on average, and
+// seconds ÷ statements their mean latency.
 func (m *Metrics) RegisterBetBatches(fn func() BetBatchStats) {
 	m.Registry.MustRegister(batchCollector{fn: fn, descs: betBatchDescs})
 }
@@ -134,21 +138,24 @@ func (m *Metrics) RegisterBetBatches(fn func() BetBatchStats) {
 // RegisterActionBatches adds the game action batcher's counters (see
 // internal/postgres.PlayStore.ActionBatches), as RegisterBetBatches does
 // the bets': statements sent, the actions they held, and the actions saved
-// alone afterwards (a busy player or a failed batch).
+// alone afterwards (a busy player or a failed batch), and the seconds the
+// statements took.
 func (m *Metrics) RegisterActionBatches(fn func() BetBatchStats) {
 	m.Registry.MustRegister(batchCollector{fn: fn, descs: actionBatchDescs})
 }
 
 var (
-	betBatchDescs = [3]*prometheus.Desc{
+	betBatchDescs = [4]*prometheus.Desc{
 		prometheus.NewDesc("fairplay_bet_batches_total", "Statements that placed batches of bets.", nil, nil),
 		prometheus.NewDesc("fairplay_bet_batched_bets_total", "Bets sent in batches of bets.", nil, nil),
 		prometheus.NewDesc("fairplay_bet_batch_alone_total", "Bets of batches placed on their own afterwards (a busy player or a failed batch).", nil, nil),
+		prometheus.NewDesc("fairplay_bet_batch_seconds_total", "Seconds the statements of batches of bets took, summed (its rate: how many ran at once on average).", nil, nil),
 	}
-	actionBatchDescs = [3]*prometheus.Desc{
+	actionBatchDescs = [4]*prometheus.Desc{
 		prometheus.NewDesc("fairplay_action_batches_total", "Statements that saved batches of game actions.", nil, nil),
 		prometheus.NewDesc("fairplay_action_batched_actions_total", "Game actions sent in batches of actions.", nil, nil),
 		prometheus.NewDesc("fairplay_action_batch_alone_total", "Game actions of batches saved on their own afterwards (a busy player or a failed batch).", nil, nil),
+		prometheus.NewDesc("fairplay_action_batch_seconds_total", "Seconds the statements of batches of game actions took, summed (its rate: how many ran at once on average).", nil, nil),
 	}
 )
 
@@ -179,11 +186,12 @@ func (c gameActionCollector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(gameActions, prometheus.CounterValue, float64(s.Locked), "locked")
 }
 
-// batchCollector reports a batcher's three counters under descs:
-// statements, what they held, and what was done alone afterwards.
+// batchCollector reports a batcher's four counters under descs:
+// statements, what they held, what was done alone afterwards, and the
+// seconds the statements took.
 type batchCollector struct {
 	fn    func() BetBatchStats
-	descs [3]*prometheus.Desc
+	descs [4]*prometheus.Desc
 }
 
 func (c batchCollector) Describe(ch chan<- *prometheus.Desc) {
@@ -197,6 +205,7 @@ func (c batchCollector) Collect(ch chan<- prometheus.Metric) {
 	for i, v := range [3]int64{s.Statements, s.Bets, s.Alone} {
 		ch <- prometheus.MustNewConstMetric(c.descs[i], prometheus.CounterValue, float64(v))
 	}
+	ch <- prometheus.MustNewConstMetric(c.descs[3], prometheus.CounterValue, s.Busy.Seconds())
 }
 
 var (

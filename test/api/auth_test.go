@@ -525,6 +525,8 @@ func TestHealthAndMetrics(t *testing.T) {
 		`fairplay_redis_pool_connections`,
 		`fairplay_bet_batches_total 0`,
 		`fairplay_bet_batched_bets_total 0`,
+		`fairplay_bet_batch_seconds_total 0`,
+		`fairplay_action_batch_seconds_total 0`,
 	} {
 		if !strings.Contains(body, want) {
 			t.Fatalf("metrics lack %s", want)

@@ -172,7 +172,10 @@ func compare(oldPath, newPath string) (string, error) {
 		{"server system calls/op", "%.2f", work(func(x *Work) float64 { return x.Reads + x.Writes })},
 		{"server ctx switches/op", "%.2f", work(func(x *Work) float64 { return x.Switches })},
 		{"bets per batch", "%.1f", work(func(x *Work) float64 { return x.BetsPerBatch })},
+		{"bet statement ms", "%.2f", work(func(x *Work) float64 { return x.BetStatementMs })},
+		{"bet statements running", "%.2f", work(func(x *Work) float64 { return x.BetStatementsRunning })},
 		{"actions per batch", "%.1f", work(func(x *Work) float64 { return x.ActionsPerBatch })},
+		{"action statement ms", "%.2f", work(func(x *Work) float64 { return x.ActionStatementMs })},
 	} {
 		var rows []string
 		for _, k := range keys {

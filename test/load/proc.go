@@ -169,6 +169,11 @@ type counts struct {
 	// (fairplay_action_batches_total, fairplay_action_batched_actions_total).
 	batches, batched             float64
 	actionBatches, actionBatched float64
+	// batchSeconds and actionBatchSeconds are fairplay_bet_batch_seconds_total
+	// and fairplay_action_batch_seconds_total: how long the statements took,
+	// summed; at is when they were read.
+	batchSeconds, actionBatchSeconds float64
+	at                               time.Time
 }
 
 // readCounts reads the server's counts: /proc/<pid>/io (syscr, syscw), its
@@ -206,6 +211,7 @@ func readCounts(pid int) counts {
 	if serverMetricsURL != "" {
 		c.allocOK = allocations(serverMetricsURL, &c)
 	}
+	c.at = time.Now()
 	return c
 }
 
@@ -242,6 +248,10 @@ func allocations(url string, c *counts) bool {
 			c.actionBatches, _ = strconv.ParseFloat(v, 64)
 		case "fairplay_action_batched_actions_total":
 			c.actionBatched, _ = strconv.ParseFloat(v, 64)
+		case "fairplay_bet_batch_seconds_total":
+			c.batchSeconds, _ = strconv.ParseFloat(v, 64)
+		case "fairplay_action_batch_seconds_total":
+			c.actionBatchSeconds, _ = strconv.ParseFloat(v, 64)
 		}
 	}
 	return resp.StatusCode == http.StatusOK && gotObjects && gotBytes && sc.Err() == nil
@@ -263,11 +273,20 @@ func workPer(a, b counts, ops int) *Work {
 	if a.allocOK && b.allocOK {
 		w.Objects = (b.objects - a.objects) / n
 		w.Bytes = (b.bytes - a.bytes) / n
+		span := b.at.Sub(a.at).Seconds()
 		if b.batches > a.batches {
 			w.BetsPerBatch = (b.batched - a.batched) / (b.batches - a.batches)
+			w.BetStatementMs = (b.batchSeconds - a.batchSeconds) / (b.batches - a.batches) * 1000
+			if span > 0 {
+				w.BetStatementsRunning = (b.batchSeconds - a.batchSeconds) / span
+			}
 		}
 		if b.actionBatches > a.actionBatches {
 			w.ActionsPerBatch = (b.actionBatched - a.actionBatched) / (b.actionBatches - a.actionBatches)
+			w.ActionStatementMs = (b.actionBatchSeconds - a.actionBatchSeconds) / (b.actionBatches - a.actionBatches) * 1000
+			if span > 0 {
+				w.ActionStatementsRunning = (b.actionBatchSeconds - a.actionBatchSeconds) / span
+			}
 		}
 	}
 	return w
@@ -284,10 +303,21 @@ func (w *Work) String() string {
 			w.Reads, w.Writes, w.Switches))
 	}
 	if w.BetsPerBatch > 0 {
-		parts = append(parts, fmt.Sprintf("%.1f bets per batch statement", w.BetsPerBatch))
+		parts = append(parts, fmt.Sprintf("%.1f bets per batch statement", w.BetsPerBatch)+statements(w.BetStatementMs, w.BetStatementsRunning))
 	}
 	if w.ActionsPerBatch > 0 {
-		parts = append(parts, fmt.Sprintf("%.1f game actions per batch statement", w.ActionsPerBatch))
+		parts = append(parts, fmt.Sprintf("%.1f game actions per batch statement", w.ActionsPerBatch)+
+			statements(w.ActionStatementMs, w.ActionStatementsRunning))
 	}
 	return strings.Join(parts, "; ")
+}
+
+// statements is what the report adds to a mean batch size: how long a batch
+// statement took and how many ran at once, on average (empty when the
+// server did not count their time: an older release).
+func statements(ms, running float64) string {
+	if ms <= 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (%.2f ms each, %.2f running at once on average)", ms, running)
 }

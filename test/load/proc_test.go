@@ -1,10 +1,13 @@
 package main
 
 import (
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -60,7 +63,9 @@ func TestBetsPerBatchFromTheServersCounters(t *testing.T) {
 	bets := prometheus.NewCounter(prometheus.CounterOpts{Name: "fairplay_bet_batched_bets_total"})
 	actionBatches := prometheus.NewCounter(prometheus.CounterOpts{Name: "fairplay_action_batches_total"})
 	actions := prometheus.NewCounter(prometheus.CounterOpts{Name: "fairplay_action_batched_actions_total"})
-	reg.MustRegister(batches, bets, actionBatches, actions)
+	betSeconds := prometheus.NewCounter(prometheus.CounterOpts{Name: "fairplay_bet_batch_seconds_total"})
+	actionSeconds := prometheus.NewCounter(prometheus.CounterOpts{Name: "fairplay_action_batch_seconds_total"})
+	reg.MustRegister(batches, bets, actionBatches, actions, betSeconds, actionSeconds)
 	srv := httptest.NewServer(promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
 	defer srv.Close()
 	batches.Add(3)
@@ -72,16 +77,33 @@ func TestBetsPerBatchFromTheServersCounters(t *testing.T) {
 		c.allocOK = allocations(srv.URL, &c)
 		return c
 	}
+	betSeconds.Add(1)
+	actionSeconds.Add(0.5)
 	a := read()
-	if !a.allocOK || a.batches != 3 || a.batched != 10 || a.actionBatches != 2 || a.actionBatched != 7 {
-		t.Fatalf("first reading: %+v; want 3 batches of 10 bets, 2 of 7 actions", a)
+	if !a.allocOK || a.batches != 3 || a.batched != 10 || a.actionBatches != 2 || a.actionBatched != 7 ||
+		a.batchSeconds != 1 || a.actionBatchSeconds != 0.5 {
+		t.Fatalf("first reading: %+v; want 3 batches of 10 bets in 1 s, 2 of 7 actions in 0.5 s", a)
 	}
 	batches.Add(4)
 	bets.Add(50)
 	actionBatches.Add(5)
 	actions.Add(40)
-	if w := workPer(a, read(), 50); w == nil || w.BetsPerBatch != 12.5 || w.ActionsPerBatch != 8 {
+	betSeconds.Add(0.008)
+	actionSeconds.Add(0.0025)
+	b := read()
+	a.at, b.at = time.Unix(100, 0), time.Unix(100, 0).Add(10*time.Millisecond)
+	w := workPer(a, b, 50)
+	if w == nil || w.BetsPerBatch != 12.5 || w.ActionsPerBatch != 8 {
 		t.Fatalf("work = %+v; want 12.5 bets per batch (50 bets in 4 statements), 8 actions (40 in 5)", w)
+	}
+	// 8 ms in 4 statements over 10 ms; 2.5 ms in 5.
+	near := func(got, want float64) bool { return math.Abs(got-want) < 1e-9 }
+	if !near(w.BetStatementMs, 2) || !near(w.BetStatementsRunning, 0.8) ||
+		!near(w.ActionStatementMs, 0.5) || !near(w.ActionStatementsRunning, 0.25) {
+		t.Fatalf("work = %+v; want bet statements of 2 ms, 0.8 running; action statements of 0.5 ms, 0.25 running", w)
+	}
+	if got, want := w.String(), "12.5 bets per batch statement (2.00 ms each, 0.80 running at once on average)"; !strings.Contains(got, want) {
+		t.Fatalf("report %q; want it to say %q", got, want)
 	}
 	if w := workPer(a, a, 50); w == nil || w.BetsPerBatch != 0 || w.ActionsPerBatch != 0 {
 		t.Fatalf("no batch between the readings: work = %+v; want no bets nor actions per batch", w)

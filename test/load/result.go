@@ -110,6 +110,17 @@ type Work struct {
 	// (fairplay_action_batched_actions_total over
 	// fairplay_action_batches_total).
 	ActionsPerBatch float64 `json:"actions_per_batch,omitempty"`
+	// BetStatementMs is how long a bet batch statement took on average, from
+	// sending it to reading its last answer (fairplay_bet_batch_seconds_total
+	// over fairplay_bet_batches_total), and BetStatementsRunning how many ran
+	// at once on average (the seconds' growth over the run's): near the
+	// batcher's limit of concurrent batches, the statement's latency bounds
+	// the bets a second. ActionStatementMs and ActionStatementsRunning are
+	// the same of game actions.
+	BetStatementMs          float64 `json:"bet_statement_ms,omitempty"`
+	BetStatementsRunning    float64 `json:"bet_statements_running,omitempty"`
+	ActionStatementMs       float64 `json:"action_statement_ms,omitempty"`
+	ActionStatementsRunning float64 `json:"action_statements_running,omitempty"`
 }
 
 // Usage is CPU and memory use over a run.
