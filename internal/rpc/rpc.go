@@ -44,6 +44,7 @@ func Mount(mux *http.ServeMux, h Handlers, log *slog.Logger, csrf func(http.Hand
 		connect.WithRequireConnectProtocolHeader(),
 		connect.WithReadMaxBytes(maxBody),
 	}
+	opts = append(opts, connectCodecs...)
 	for _, svc := range []func() (string, http.Handler){
 		func() (string, http.Handler) { return fairplayv1connect.NewAuthServiceHandler(h.Auth, opts...) },
 		func() (string, http.Handler) { return fairplayv1connect.NewGameServiceHandler(h.Game, opts...) },

@@ -307,6 +307,70 @@ func TestMalformedJSONBodiesAre400(t *testing.T) {
 	sameDB(t, w.env, before, "a malformed body")
 }
 
+// TestUndecodableConnectBodiesNameNoGoType: a Connect request whose body
+// does not decode (JSON that is not JSON, protobuf that is not protobuf) is
+// refused with 400 invalid_argument and the decoder's reason, before any
+// rule runs and for a caller signed in or not, and the answer names no Go
+// type: connect-go's own codecs answered "unmarshal into
+// *fairplayv1.PlayDiceRequest: ...", the server's language and package
+// layout to anyone (internal/rpc/codec.go). Every procedure of every
+// service, the admin's as the player and as nobody; nothing changes.
+func TestUndecodableConnectBodiesNameNoGoType(t *testing.T) {
+	t.Parallel()
+	w := newHostileWorld(t)
+	before := dbSnapshot(t, w.env)
+	bodies := []struct{ name, contentType, body string }{
+		{"text as JSON", "application/json", "not json"},
+		{"a JSON array", "application/json", "[1, 2]"},
+		{"bytes as protobuf", "application/proto", "\xff\xff\xff"},
+		{"a cut-off protobuf field", "application/proto", "\x0a\x05\xff"},
+	}
+	var procedures int
+	for _, f := range apiServices {
+		for i := 0; i < f.Services().Len(); i++ {
+			svc := f.Services().Get(i)
+			for j := 0; j < svc.Methods().Len(); j++ {
+				m := svc.Methods().Get(j)
+				path := "/" + string(svc.FullName()) + "/" + string(m.Name())
+				procedures++
+				for _, caller := range []*apitest.Client{w.player, w.env.Client()} {
+					for _, b := range bodies {
+						var status int
+						var answer map[string]any
+						if m.IsStreamingServer() {
+							if b.contentType != "application/json" {
+								continue
+							}
+							status, answer = connectStreamCall(t, w.env, caller, path[1:], []byte(b.body))
+						} else {
+							res := caller.DoWith("POST", path, []byte(b.body), func(req *http.Request) {
+								req.Header.Set("Content-Type", b.contentType)
+								req.Header.Set("Connect-Protocol-Version", "1")
+							})
+							status, answer = res.Status, map[string]any{"code": res.Str("code"), "message": res.Str("message"), "raw": string(res.Raw)}
+						}
+						msg, _ := answer["message"].(string)
+						if status != http.StatusBadRequest || answer["code"] != "invalid_argument" ||
+							!strings.HasPrefix(msg, "unmarshal message: proto:") {
+							t.Errorf("%s with %s (signed in: %v): %d %v; want 400 invalid_argument with the decoder's reason",
+								path, b.name, caller.Token != "", status, answer)
+						}
+						for _, leak := range []string{"fairplayv1", "*", "github.com", ".go"} {
+							if strings.Contains(msg, leak) {
+								t.Errorf("%s with %s: the answer %q names %q", path, b.name, msg, leak)
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	if procedures < 20 {
+		t.Fatalf("only %d procedures found", procedures)
+	}
+	sameDB(t, w.env, before, "bodies that do not decode")
+}
+
 // streamingProcedure reports whether a procedure streams its responses.
 func streamingProcedure(procedure string) bool {
 	for _, f := range apiServices {

@@ -1,0 +1,118 @@
+package rpc
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"connectrpc.com/connect"
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
+)
+
+// connectCodecs are the codecs of the Connect handlers: connect-go's own
+// protobuf and JSON codecs in all but one thing. A request body that does
+// not decode is refused, as before, with 400 invalid_argument and the
+// decoder's reason ("unmarshal message: proto: cannot parse invalid
+// wire-format data"), but without the Go type it was decoded into:
+// connect-go's codecs answer "unmarshal into *fairplayv1.PlayDiceRequest:
+// ...", which tells any caller, signed in or not, the server's language,
+// its generated package and its type names. Found by a review playing a
+// hostile outsider; test/security's TestUndecodableConnectBodiesNameNoGoType
+// sends every procedure a body of each kind that does not decode.
+//
+// Everything else is connect-go's: unknown JSON fields are discarded (a
+// client of a newer schema still works), an empty JSON body is refused,
+// and "json; charset=utf-8" is the JSON codec under its other name.
+var connectCodecs = []connect.HandlerOption{
+	connect.WithCodec(protoCodec{}),
+	connect.WithCodec(jsonCodec{name: "json"}),
+	connect.WithCodec(jsonCodec{name: "json; charset=utf-8"}),
+}
+
+// errNotMessage is what a codec answers for a value that is not a proto
+// message: a bug of the server's, never the caller's.
+var errNotMessage = errors.New("not a protobuf message")
+
+type protoCodec struct{}
+
+func (protoCodec) Name() string   { return "proto" }
+func (protoCodec) IsBinary() bool { return true }
+
+func (protoCodec) Marshal(v any) ([]byte, error) {
+	m, ok := v.(proto.Message)
+	if !ok {
+		return nil, errNotMessage
+	}
+	return proto.Marshal(m)
+}
+
+func (protoCodec) MarshalAppend(dst []byte, v any) ([]byte, error) {
+	m, ok := v.(proto.Message)
+	if !ok {
+		return nil, errNotMessage
+	}
+	return proto.MarshalOptions{}.MarshalAppend(dst, m)
+}
+
+func (protoCodec) MarshalStable(v any) ([]byte, error) {
+	m, ok := v.(proto.Message)
+	if !ok {
+		return nil, errNotMessage
+	}
+	return proto.MarshalOptions{Deterministic: true}.Marshal(m)
+}
+
+func (protoCodec) Unmarshal(data []byte, v any) error {
+	m, ok := v.(proto.Message)
+	if !ok {
+		return errNotMessage
+	}
+	return proto.Unmarshal(data, m)
+}
+
+type jsonCodec struct{ name string }
+
+func (c jsonCodec) Name() string { return c.name }
+func (jsonCodec) IsBinary() bool { return false }
+
+func (jsonCodec) Marshal(v any) ([]byte, error) {
+	m, ok := v.(proto.Message)
+	if !ok {
+		return nil, errNotMessage
+	}
+	return protojson.MarshalOptions{}.Marshal(m)
+}
+
+func (jsonCodec) MarshalAppend(dst []byte, v any) ([]byte, error) {
+	m, ok := v.(proto.Message)
+	if !ok {
+		return nil, errNotMessage
+	}
+	return protojson.MarshalOptions{}.MarshalAppend(dst, m)
+}
+
+// MarshalStable is Marshal compacted: protojson varies its whitespace.
+func (c jsonCodec) MarshalStable(v any) ([]byte, error) {
+	raw, err := c.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	var out bytes.Buffer
+	if err := json.Compact(&out, raw); err != nil {
+		return nil, fmt.Errorf("compact JSON: %w", err)
+	}
+	return out.Bytes(), nil
+}
+
+func (jsonCodec) Unmarshal(data []byte, v any) error {
+	m, ok := v.(proto.Message)
+	if !ok {
+		return errNotMessage
+	}
+	if len(data) == 0 {
+		return errors.New("zero-length payload is not a valid JSON object")
+	}
+	return protojson.UnmarshalOptions{DiscardUnknown: true}.Unmarshal(data, m)
+}
