@@ -641,11 +641,12 @@ func (s *PlayStore) BetBatches() (statements, bets, alone int64) {
 }
 
 // BatchTime is how long the batch statements of bets and of game actions
-// have taken since the store was made, each kind summed: from sending a
-// batch to reading its last answer. Over a span of time, its growth divided
+// have taken since the store was made, each kind summed: from asking the
+// pool for a connection (a wait for one counts) to reading the last answer,
+// counted when the statement ends. Over a span of time, its growth divided
 // by the span is how many statements of the kind ran at once on average
 // (the bets' batches run at most maxBetBatches at a time): at the limit,
-// the database's latency per batch bounds the bets a second.
+// a batch's latency bounds the bets a second.
 func (s *PlayStore) BatchTime() (bets, actions time.Duration) {
 	if s.batch != nil {
 		bets = time.Duration(s.batch.busy.Load())

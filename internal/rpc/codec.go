@@ -1,10 +1,7 @@
 package rpc
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
-	"fmt"
 
 	"connectrpc.com/connect"
 	"google.golang.org/protobuf/encoding/protojson"
@@ -24,7 +21,9 @@ import (
 //
 // Everything else is connect-go's: unknown JSON fields are discarded (a
 // client of a newer schema still works), an empty JSON body is refused,
-// and "json; charset=utf-8" is the JSON codec under its other name.
+// and "json; charset=utf-8" is the JSON codec under its other name. Stable
+// marshalling (connect-go's clients' GET requests) is not a handler's: it
+// is left out.
 var connectCodecs = []connect.HandlerOption{
 	connect.WithCodec(protoCodec{}),
 	connect.WithCodec(jsonCodec{name: "json"}),
@@ -37,8 +36,7 @@ var errNotMessage = errors.New("not a protobuf message")
 
 type protoCodec struct{}
 
-func (protoCodec) Name() string   { return "proto" }
-func (protoCodec) IsBinary() bool { return true }
+func (protoCodec) Name() string { return "proto" }
 
 func (protoCodec) Marshal(v any) ([]byte, error) {
 	m, ok := v.(proto.Message)
@@ -56,14 +54,6 @@ func (protoCodec) MarshalAppend(dst []byte, v any) ([]byte, error) {
 	return proto.MarshalOptions{}.MarshalAppend(dst, m)
 }
 
-func (protoCodec) MarshalStable(v any) ([]byte, error) {
-	m, ok := v.(proto.Message)
-	if !ok {
-		return nil, errNotMessage
-	}
-	return proto.MarshalOptions{Deterministic: true}.Marshal(m)
-}
-
 func (protoCodec) Unmarshal(data []byte, v any) error {
 	m, ok := v.(proto.Message)
 	if !ok {
@@ -75,7 +65,6 @@ func (protoCodec) Unmarshal(data []byte, v any) error {
 type jsonCodec struct{ name string }
 
 func (c jsonCodec) Name() string { return c.name }
-func (jsonCodec) IsBinary() bool { return false }
 
 func (jsonCodec) Marshal(v any) ([]byte, error) {
 	m, ok := v.(proto.Message)
@@ -91,19 +80,6 @@ func (jsonCodec) MarshalAppend(dst []byte, v any) ([]byte, error) {
 		return nil, errNotMessage
 	}
 	return protojson.MarshalOptions{}.MarshalAppend(dst, m)
-}
-
-// MarshalStable is Marshal compacted: protojson varies its whitespace.
-func (c jsonCodec) MarshalStable(v any) ([]byte, error) {
-	raw, err := c.Marshal(v)
-	if err != nil {
-		return nil, err
-	}
-	var out bytes.Buffer
-	if err := json.Compact(&out, raw); err != nil {
-		return nil, fmt.Errorf("compact JSON: %w", err)
-	}
-	return out.Bytes(), nil
 }
 
 func (jsonCodec) Unmarshal(data []byte, v any) error {

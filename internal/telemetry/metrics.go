@@ -149,13 +149,13 @@ var (
 		prometheus.NewDesc("fairplay_bet_batches_total", "Statements that placed batches of bets.", nil, nil),
 		prometheus.NewDesc("fairplay_bet_batched_bets_total", "Bets sent in batches of bets.", nil, nil),
 		prometheus.NewDesc("fairplay_bet_batch_alone_total", "Bets of batches placed on their own afterwards (a busy player or a failed batch).", nil, nil),
-		prometheus.NewDesc("fairplay_bet_batch_seconds_total", "Seconds the statements of batches of bets took, summed (its rate: how many ran at once on average).", nil, nil),
+		prometheus.NewDesc("fairplay_bet_batch_seconds_total", "Seconds the statements of batches of bets took, a wait for a pooled connection included, summed as each ends (its rate: how many ran at once on average).", nil, nil),
 	}
 	actionBatchDescs = [4]*prometheus.Desc{
 		prometheus.NewDesc("fairplay_action_batches_total", "Statements that saved batches of game actions.", nil, nil),
 		prometheus.NewDesc("fairplay_action_batched_actions_total", "Game actions sent in batches of actions.", nil, nil),
 		prometheus.NewDesc("fairplay_action_batch_alone_total", "Game actions of batches saved on their own afterwards (a busy player or a failed batch).", nil, nil),
-		prometheus.NewDesc("fairplay_action_batch_seconds_total", "Seconds the statements of batches of game actions took, summed (its rate: how many ran at once on average).", nil, nil),
+		prometheus.NewDesc("fairplay_action_batch_seconds_total", "Seconds the statements of batches of game actions took, a wait for a pooled connection included, summed as each ends (its rate: how many ran at once on average).", nil, nil),
 	}
 )
 

@@ -176,6 +176,7 @@ func compare(oldPath, newPath string) (string, error) {
 		{"bet statements running", "%.2f", work(func(x *Work) float64 { return x.BetStatementsRunning })},
 		{"actions per batch", "%.1f", work(func(x *Work) float64 { return x.ActionsPerBatch })},
 		{"action statement ms", "%.2f", work(func(x *Work) float64 { return x.ActionStatementMs })},
+		{"action statements running", "%.2f", work(func(x *Work) float64 { return x.ActionStatementsRunning })},
 	} {
 		var rows []string
 		for _, k := range keys {

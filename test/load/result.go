@@ -111,7 +111,8 @@ type Work struct {
 	// fairplay_action_batches_total).
 	ActionsPerBatch float64 `json:"actions_per_batch,omitempty"`
 	// BetStatementMs is how long a bet batch statement took on average, from
-	// sending it to reading its last answer (fairplay_bet_batch_seconds_total
+	// asking for a pooled connection to reading its last answer
+	// (fairplay_bet_batch_seconds_total
 	// over fairplay_bet_batches_total), and BetStatementsRunning how many ran
 	// at once on average (the seconds' growth over the run's): near the
 	// batcher's limit of concurrent batches, the statement's latency bounds

@@ -17,6 +17,7 @@ import (
 	"unicode/utf8"
 
 	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/types/descriptorpb"
 
 	"github.com/fairplay/fairplay/test/apitest"
 )
@@ -314,7 +315,9 @@ func TestMalformedJSONBodiesAre400(t *testing.T) {
 // type: connect-go's own codecs answered "unmarshal into
 // *fairplayv1.PlayDiceRequest: ...", the server's language and package
 // layout to anyone (internal/rpc/codec.go). Every procedure of every
-// service, the admin's as the player and as nobody; nothing changes.
+// service, the admin's as the player and as nobody, and Connect's GET of
+// every procedure without side effects, whose base64 message that did not
+// decode was a 500 in Go's words (rpc.getMessageChecked); nothing changes.
 func TestUndecodableConnectBodiesNameNoGoType(t *testing.T) {
 	t.Parallel()
 	w := newHostileWorld(t)
@@ -325,7 +328,7 @@ func TestUndecodableConnectBodiesNameNoGoType(t *testing.T) {
 		{"bytes as protobuf", "application/proto", "\xff\xff\xff"},
 		{"a cut-off protobuf field", "application/proto", "\x0a\x05\xff"},
 	}
-	var procedures int
+	var procedures, gets int
 	for _, f := range apiServices {
 		for i := 0; i < f.Services().Len(); i++ {
 			svc := f.Services().Get(i)
@@ -333,6 +336,23 @@ func TestUndecodableConnectBodiesNameNoGoType(t *testing.T) {
 				m := svc.Methods().Get(j)
 				path := "/" + string(svc.FullName()) + "/" + string(m.Name())
 				procedures++
+				if m.Options().(*descriptorpb.MethodOptions).GetIdempotencyLevel() == descriptorpb.MethodOptions_NO_SIDE_EFFECTS {
+					// Connect's GET: the message in the query.
+					gets++
+					for _, q := range []string{
+						"encoding=json&message=not%20json",
+						"encoding=proto&base64=1&message=!!",
+						"encoding=proto&base64=1&message=____", // decodes to bytes that are not protobuf
+						"encoding=proto&message=%FF%FF%FF",
+					} {
+						res := w.player.Do("GET", path+"?connect=v1&"+q, nil)
+						msg := res.Str("message")
+						if res.Status != http.StatusBadRequest || res.Str("code") != "invalid_argument" ||
+							!strings.HasPrefix(msg, "unmarshal message: ") || leaks(msg) != "" {
+							t.Errorf("GET %s?%s: %d %s; want 400 invalid_argument naming no Go type", path, q, res.Status, res.Raw)
+						}
+					}
+				}
 				for _, caller := range []*apitest.Client{w.player, w.env.Client()} {
 					for _, b := range bodies {
 						var status int
@@ -355,20 +375,29 @@ func TestUndecodableConnectBodiesNameNoGoType(t *testing.T) {
 							t.Errorf("%s with %s (signed in: %v): %d %v; want 400 invalid_argument with the decoder's reason",
 								path, b.name, caller.Token != "", status, answer)
 						}
-						for _, leak := range []string{"fairplayv1", "*", "github.com", ".go"} {
-							if strings.Contains(msg, leak) {
-								t.Errorf("%s with %s: the answer %q names %q", path, b.name, msg, leak)
-							}
+						if leak := leaks(msg); leak != "" {
+							t.Errorf("%s with %s: the answer %q names %q", path, b.name, msg, leak)
 						}
 					}
 				}
 			}
 		}
 	}
-	if procedures < 20 {
-		t.Fatalf("only %d procedures found", procedures)
+	if procedures < 20 || gets < 5 {
+		t.Fatalf("only %d procedures found, %d of them answering GET", procedures, gets)
 	}
 	sameDB(t, w.env, before, "bodies that do not decode")
+}
+
+// leaks is what of the server's Go insides an error message names, if
+// anything: a package or type name, a source file.
+func leaks(msg string) string {
+	for _, leak := range []string{"fairplayv1", "*", "github.com", ".go", "illegal base64"} {
+		if strings.Contains(msg, leak) {
+			return leak
+		}
+	}
+	return ""
 }
 
 // streamingProcedure reports whether a procedure streams its responses.
