@@ -643,3 +643,35 @@ func TestHeldUntilIsAWholeMultiple(t *testing.T) {
 		}
 	}
 }
+
+// TestSavedWhenTheCallerGivesUpAfterTheDraw: an action whose caller gives
+// up while it is drawn (apply cancels the context, as a player's deadline
+// or hang-up may) is saved, from the replica's copy and on the locking
+// path; a bet whose caller gave up after its draw, before it reached the
+// store, is placed (drawnContext).
+func TestSavedWhenTheCallerGivesUpAfterTheDraw(t *testing.T) {
+	pool := pgtest.New(t)
+	store := postgres.NewPlayStore(pool)
+	p := newBatchPlayer(t, pool, "quitter", 1000e8)
+	id := startPump(t, store, p)
+	// The replica that started the game has its copy; another has none.
+	for i, s := range []*postgres.PlayStore{store, postgres.NewPlayStore(pool)} {
+		ctx, cancel := context.WithCancel(context.Background())
+		if _, err := (step{funds: func(play.Funds) error { cancel(); return nil }}).run(ctx, s, p, id); err != nil {
+			t.Fatalf("action %d, its caller gone during the draw: %v", i+1, err)
+		}
+		if g := readGame(t, pool, id); g.pumps != i+1 {
+			t.Fatalf("action %d: the game has %d pumps, want %d", i+1, g.pumps, i+1)
+		}
+	}
+	checkActions(t, store, 1, 0)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	b := p.bet(2, 10, 0, "50.00")
+	if placed, _, err := store.PlaceBetAt(ctx, b.Bet, b.Pair, b.Draw); err != nil || placed.Balance != 980e8 {
+		t.Fatalf("a bet whose caller is gone: %+v, %v", placed, err)
+	}
+	if n := queryInt(t, pool, `SELECT count(*) FROM bets WHERE user_id = $1`, p.user); n != 2 {
+		t.Fatalf("%d bets, want the game and the dice bet", n)
+	}
+}

@@ -279,6 +279,8 @@ func (s *PlayStore) onConn(ctx context.Context, fn func(*pgx.Conn) error) error 
 // stake out, a payout in, each with its ledger entry — and saves the bet,
 // followed by COMMIT.
 func (s *PlayStore) PlayOn(ctx context.Context, a play.GameAction, apply func(play.BetWithSeeds, play.Funds) (play.Change, error)) (play.Placed, error) {
+	ctx, cancel := drawnContext(ctx)
+	defer cancel()
 	// drewFrom is when apply began on the copy, when it did and the copy
 	// then proved stale: a refusal from the locking path after it is held
 	// too, as a gone session's refusal of the cached statement is.
@@ -608,6 +610,29 @@ func stakeRefusal(ctx context.Context, conn *pgx.Conn, user uuid.UUID, stake mon
 	return limits.Refusal(*refusal)
 }
 
+// drawnTimeout bounds saving a bet or an action once it is drawn (or about
+// to be): above betBatchTimeout, so a batch's own bound ends it first.
+const drawnTimeout = 20 * time.Second
+
+// drawnContext is the context a bet or a game action is saved under once
+// the server has it (PlaceBetAt, with its outcome drawn; PlayOn, which draws
+// it): the caller's values (its trace, its request id) without its
+// cancellation, bounded by drawnTimeout. The caller's cancellation is the
+// player's to time: a deadline to the nanosecond (Connect-Timeout-Ms,
+// grpc-timeout) or a hang-up. And a draw's work can differ by outcome (a
+// Mines reveal that finds a mine settles the game, a gem does not; Pump
+// alike). Had the cancellation stopped the save — a bet or an action
+// waiting for its batch is dropped when its caller gives up, a statement
+// of the locking path is cancelled — a player could keep the moves that
+// were quick to draw and throw back the others for free (nothing saved, no
+// nonce moved, the game as it was), and so learn a tile before it counts.
+// Found by a review playing a hostile player; test/security's
+// TestDrawnActionSavedWhenThePlayerGivesUp and this package's
+// TestSavedWhenTheCallerGivesUpAfterTheDraw.
+func drawnContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.WithoutCancel(ctx), drawnTimeout)
+}
+
 // PlaceBetAt places a bet drawn from pair at pair.Nonce in one round trip
 // (fairplay_place_bets, migration 00013): it is refused with ErrStalePair,
 // changing nothing and returning the active pair as it is now, unless pair
@@ -615,6 +640,8 @@ func stakeRefusal(ctx context.Context, conn *pgx.Conn, user uuid.UUID, stake mon
 // next nonce. Outside a transaction, concurrent bets go out together (see
 // betBatcher).
 func (s *PlayStore) PlaceBetAt(ctx context.Context, b play.NewBet, pair play.SeedPair, d play.Draw) (play.Placed, play.SeedPair, error) {
+	ctx, cancel := drawnContext(ctx)
+	defer cancel()
 	if s.batch == nil {
 		return placeOne(ctx, s.db, b, pair, d)
 	}

@@ -52,24 +52,32 @@ func mineTile(t *testing.T, p *player, gem bool) int {
 // gauge), polling for at most 10 seconds.
 func awaitIdleServer(t *testing.T, env *apitest.Env) {
 	t.Helper()
+	awaitInFlight(t, env, 0)
+}
+
+// awaitInFlight returns once the server serves n requests (its in-flight
+// gauge), polling for at most 10 seconds.
+func awaitInFlight(t *testing.T, env *apitest.Env, n int) {
+	t.Helper()
+	want := fmt.Sprintf("fairplay_http_requests_in_flight %d", n)
 	for deadline := time.Now().Add(10 * time.Second); ; {
 		res, err := http.Get(env.MetricsURL + "/metrics")
 		if err != nil {
 			t.Fatal(err)
 		}
-		idle := false
+		found := false
 		sc := bufio.NewScanner(res.Body)
 		for sc.Scan() {
-			if sc.Text() == "fairplay_http_requests_in_flight 0" {
-				idle = true
+			if sc.Text() == want {
+				found = true
 			}
 		}
 		res.Body.Close()
-		if idle {
+		if found {
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatal("the server never stopped serving the request given up")
+			t.Fatalf("the server never served %d requests at once", n)
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
@@ -113,9 +121,10 @@ func gameAfter(t *testing.T, p *player, id string) string {
 }
 
 // TestActionSavedWhateverItDrew: a player holds their own row and gives up
-// on a Mines reveal while its batch is held up (until the server has given
-// up the request too); the game afterwards is the same whether the tile was
-// the last gem or a mine.
+// on a Mines reveal while its batch is held up; the reveal is saved all the
+// same once the rows are free (the server saves what it has drawn whatever
+// its caller does: postgres.drawnContext), whether the tile was the last
+// gem or a mine.
 func TestActionSavedWhateverItDrew(t *testing.T) {
 	t.Parallel()
 	env := apitest.Start(t)
@@ -147,17 +156,18 @@ func TestActionSavedWhateverItDrew(t *testing.T) {
 		if err := <-done; err == nil {
 			t.Fatal("the reveal was answered while its batch waited")
 		}
-		awaitIdleServer(t, env)
 		if err := stall.Commit(context.Background()); err != nil {
 			t.Fatal(err)
 		}
 		pgtest.AwaitActivity(t, p.db, "the batch done", false, `state = 'active' AND query LIKE '%fairplay_play_actions%'`)
 		release()
+		awaitIdleServer(t, env)
 		after[gem] = gameAfter(t, p, id)
 	}
-	if after[true] != after[false] {
-		t.Errorf("a reveal given up while the player's row was held: the last gem left the game %s, a mine %s",
-			after[true], after[false])
+	for gem, got := range after {
+		if want := "settled, 1 revealed"; got != want {
+			t.Errorf("a reveal given up while the player's row was held (gem %v): the game is %s, want %s", gem, got, want)
+		}
 	}
 	env.LedgerClean(t)
 }
@@ -197,6 +207,68 @@ func TestActionWaitsForThePlayerWhateverItDrew(t *testing.T) {
 		}
 		if got := gameAfter(t, p, id); !gem && !strings.HasPrefix(got, "settled") {
 			t.Errorf("a mine: %s, want the game over", got)
+		}
+	}
+	env.LedgerClean(t)
+}
+
+// TestDrawnActionSavedWhenThePlayerGivesUp: a Mines reveal waits for its
+// batch behind another player's, which is held up; its player gives up
+// (a hang-up here; a deadline the player sets to the nanosecond, through
+// Connect-Timeout-Ms or grpc-timeout, is the same cancellation, timed
+// finer). The reveal was drawn before it queued, and a draw's work differs
+// by outcome (a mine settles the game, a gem does not), so a reveal given
+// up and dropped would let a player keep the quick draws and throw the
+// others back for free, learning a tile before it counts. It is saved,
+// gem or mine. Found by a review playing a hostile player.
+func TestDrawnActionSavedWhenThePlayerGivesUp(t *testing.T) {
+	t.Parallel()
+	env := apitest.Start(t)
+	for _, gem := range []bool{true, false} {
+		other, p := newPlayer(t, env), newPlayer(t, env)
+		otherID := mustOK(t, "start", other.Do("POST", "/api/games/mines/start", map[string]any{"betAmount": 1, "mineCount": 1})).Str("gameId")
+		tile := mineTile(t, p, gem)
+		id := mustOK(t, "start", p.Do("POST", "/api/games/mines/start", map[string]any{"betAmount": 1, "mineCount": 24})).Str("gameId")
+		// The other player's batch waits for ledger_entries: the next
+		// batch, the reveal's, waits for it to end (one at a time).
+		stall, err := p.db.Begin(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = stall.Rollback(context.Background()) })
+		if _, err := stall.Exec(context.Background(), `LOCK TABLE ledger_entries IN SHARE MODE`); err != nil {
+			t.Fatal(err)
+		}
+		otherDone := make(chan apitest.Response, 1)
+		go func() {
+			res, _ := other.DoContext(context.Background(), "POST", "/api/games/mines/click", map[string]any{"gameId": otherID, "row": 0, "col": 0})
+			otherDone <- res
+		}()
+		pgtest.AwaitActivity(t, p.db, "the other player's batch waiting for ledger_entries", true,
+			`wait_event_type = 'Lock' AND query LIKE '%fairplay_play_actions%'`)
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		go func() {
+			_, err := p.DoContext(ctx, "POST", "/api/games/mines/click", map[string]any{"gameId": id, "row": tile / 5, "col": tile % 5})
+			done <- err
+		}()
+		// Both requests in the server; the reveal is drawn and queued
+		// within microseconds of arriving.
+		awaitInFlight(t, env, 2)
+		time.Sleep(100 * time.Millisecond)
+		cancel()
+		if err := <-done; err == nil {
+			t.Fatal("the reveal was answered while the batch before it waited")
+		}
+		if err := stall.Commit(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if res := <-otherDone; res.Status != 200 {
+			t.Fatalf("the other player's reveal: %d %s", res.Status, res.Raw)
+		}
+		awaitIdleServer(t, env)
+		if got, want := gameAfter(t, p, id), "settled, 1 revealed"; got != want {
+			t.Errorf("a reveal (gem %v) given up in the queue: the game is %s, want %s (saved)", gem, got, want)
 		}
 	}
 	env.LedgerClean(t)
