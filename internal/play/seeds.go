@@ -82,6 +82,12 @@ func (s *Service) placeBet(ctx context.Context, p accounts.Principal, b Bet, dra
 	defer s.turns.done(p.UserID, tu)
 	pair, ok := s.pairs.get(p.UserID)
 	for try := 0; try < pairTries; try++ {
+		if try > 0 && ctx.Err() != nil {
+			// The last draw was refused as stale and nothing drawn waits
+			// to be saved: a caller who has gone gets no more draws (the
+			// store saves a draw whatever its caller does).
+			return SeedPair{}, Placed{}, fmt.Errorf("place bet: %w", context.Cause(ctx))
+		}
 		if !ok {
 			// A rotation between the pair's insert and its read finds none:
 			// one more try.

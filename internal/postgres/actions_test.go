@@ -655,7 +655,8 @@ func TestSavedWhenTheCallerGivesUpAfterTheDraw(t *testing.T) {
 	p := newBatchPlayer(t, pool, "quitter", 1000e8)
 	id := startPump(t, store, p)
 	// The replica that started the game has its copy; another has none.
-	for i, s := range []*postgres.PlayStore{store, postgres.NewPlayStore(pool)} {
+	other := postgres.NewPlayStore(pool)
+	for i, s := range []*postgres.PlayStore{store, other} {
 		ctx, cancel := context.WithCancel(context.Background())
 		if _, err := (step{funds: func(play.Funds) error { cancel(); return nil }}).run(ctx, s, p, id); err != nil {
 			t.Fatalf("action %d, its caller gone during the draw: %v", i+1, err)
@@ -664,7 +665,8 @@ func TestSavedWhenTheCallerGivesUpAfterTheDraw(t *testing.T) {
 			t.Fatalf("action %d: the game has %d pumps, want %d", i+1, g.pumps, i+1)
 		}
 	}
-	checkActions(t, store, 1, 0)
+	checkActions(t, store, 1, 0) // from the copy
+	checkActions(t, other, 0, 1) // locking
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	b := p.bet(2, 10, 0, "50.00")

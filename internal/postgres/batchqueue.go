@@ -69,7 +69,9 @@ func (b *batchQueue[T]) run() {
 // player; nil (and one batch fewer running) when the queue is empty, or
 // when another batch runs and this one would not be full (the other takes
 // them when it ends). Requests whose callers have given up are answered
-// and dropped.
+// and dropped: the bets' and the actions' callers wait under drawnContext,
+// which gives up only at the server's own bound, never when the player
+// does.
 func (b *batchQueue[T]) take() []T {
 	b.mu.Lock()
 	defer b.mu.Unlock()

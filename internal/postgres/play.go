@@ -240,6 +240,9 @@ func queueCommit(b *pgx.Batch) *bool {
 // would format it as text for every parameter (7% of a bet's server CPU).
 func id16(id uuid.UUID) [16]byte { return id }
 
+// rollbackTimeout bounds onConn's rollback of what fn left open.
+const rollbackTimeout = 5 * time.Second
+
 // onConn runs fn, which manages its own transaction, on a connection of its
 // own, and afterwards rolls back whatever fn left open — refused, failed or
 // cut off between round trips — dropping a connection that cannot even do
@@ -255,8 +258,12 @@ func (s *PlayStore) onConn(ctx context.Context, fn func(*pgx.Conn) error) error 
 	defer conn.Release()
 	err = fn(conn.Conn())
 	if conn.Conn().PgConn().TxStatus() != 'I' {
-		if _, rerr := conn.Exec(context.WithoutCancel(ctx), "ROLLBACK"); rerr != nil {
-			_ = conn.Conn().Close(context.WithoutCancel(ctx))
+		// Whatever ended fn, and bounded: a connection that cannot roll
+		// back in rollbackTimeout is closed.
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), rollbackTimeout)
+		defer cancel()
+		if _, rerr := conn.Exec(rctx, "ROLLBACK"); rerr != nil {
+			_ = conn.Conn().Close(rctx)
 		}
 	}
 	return err
