@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/fairplay/fairplay/internal/fair"
 	"github.com/fairplay/fairplay/internal/games"
 	"github.com/fairplay/fairplay/internal/postgres/pgtest"
@@ -108,6 +110,23 @@ func holdOwnRow(t *testing.T, p *player) func() {
 	return release
 }
 
+// stallLedger locks ledger_entries against writes in a transaction of its
+// own, so every batch statement of game actions (which may write to it)
+// waits, until the transaction is committed (or rolled back at the test's
+// end).
+func stallLedger(t *testing.T, p *player) pgx.Tx {
+	t.Helper()
+	stall, err := p.db.Begin(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = stall.Rollback(context.Background()) })
+	if _, err := stall.Exec(context.Background(), `LOCK TABLE ledger_entries IN SHARE MODE`); err != nil {
+		t.Fatal(err)
+	}
+	return stall
+}
+
 // gameAfter is the game's status and the tiles it has revealed.
 func gameAfter(t *testing.T, p *player, id string) string {
 	t.Helper()
@@ -136,14 +155,7 @@ func TestActionSavedWhateverItDrew(t *testing.T) {
 		release := holdOwnRow(t, p)
 		// The batch's statement waits for ledger_entries (it may write to
 		// it) until the player has given up.
-		stall, err := p.db.Begin(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = stall.Rollback(context.Background()) })
-		if _, err := stall.Exec(context.Background(), `LOCK TABLE ledger_entries IN SHARE MODE`); err != nil {
-			t.Fatal(err)
-		}
+		stall := stallLedger(t, p)
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan error, 1)
 		go func() {
@@ -231,14 +243,7 @@ func TestDrawnActionSavedWhenThePlayerGivesUp(t *testing.T) {
 		id := mustOK(t, "start", p.Do("POST", "/api/games/mines/start", map[string]any{"betAmount": 1, "mineCount": 24})).Str("gameId")
 		// The other player's batch waits for ledger_entries: the next
 		// batch, the reveal's, waits for it to end (one at a time).
-		stall, err := p.db.Begin(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = stall.Rollback(context.Background()) })
-		if _, err := stall.Exec(context.Background(), `LOCK TABLE ledger_entries IN SHARE MODE`); err != nil {
-			t.Fatal(err)
-		}
+		stall := stallLedger(t, p)
 		otherDone := make(chan apitest.Response, 1)
 		go func() {
 			res, _ := other.DoContext(context.Background(), "POST", "/api/games/mines/click", map[string]any{"gameId": otherID, "row": 0, "col": 0})
