@@ -2,6 +2,7 @@ package play
 
 import (
 	"context"
+	"errors"
 	"sync"
 
 	"github.com/google/uuid"
@@ -48,11 +49,13 @@ func (c *pairCache) drop(userID uuid.UUID) {
 	delete(c.m, userID)
 }
 
-// turns lets one bet of a player at a time through this server: the next
-// waits until the previous has its answer, so the pair it draws from is the
-// one the previous bet left (not a nonce both would draw from, one to be
-// refused as stale). Postgres would make them wait for the player's row
-// anyway; a batch holds one bet of a player.
+// turns lets one request of a player at a time through this server: the
+// next waits until the previous has its answer. For bets (Service.turns) so
+// the pair the next draws from is the one the previous bet left (not a
+// nonce both would draw from, one to be refused as stale); Postgres would
+// make them wait for the player's row anyway, and a batch holds one bet of
+// a player. For game actions (Service.actionTurns) so they wait here, not
+// for their game's row on connections of the pool (see maxActionsWaiting).
 type turns struct {
 	mu sync.Mutex
 	m  map[uuid.UUID]*turn
@@ -63,9 +66,15 @@ type turn struct {
 	waiting int           // bets running or waiting, guarded by turns.mu
 }
 
-// wait returns userID's turn once it is its bet's (or with ctx's cause);
-// the caller passes it to done when the bet has its answer.
-func (t *turns) wait(ctx context.Context, userID uuid.UUID) (*turn, error) {
+// errTooManyWaiting is wait's refusal of a request that finds limit of its
+// player's running or waiting.
+var errTooManyWaiting = errors.New("too many of the player's requests wait for their turn")
+
+// wait returns userID's turn once it is its request's (or with ctx's
+// cause); the caller passes it to done when the request has its answer.
+// With limit above zero, a request that finds limit of the player's running
+// or waiting is refused at once with errTooManyWaiting.
+func (t *turns) wait(ctx context.Context, userID uuid.UUID, limit int) (*turn, error) {
 	t.mu.Lock()
 	if t.m == nil {
 		t.m = make(map[uuid.UUID]*turn)
@@ -74,6 +83,10 @@ func (t *turns) wait(ctx context.Context, userID uuid.UUID) (*turn, error) {
 	if tu == nil {
 		tu = turnPool.Get().(*turn)
 		t.m[userID] = tu
+	}
+	if limit > 0 && tu.waiting >= limit {
+		t.mu.Unlock()
+		return nil, errTooManyWaiting
 	}
 	tu.waiting++
 	t.mu.Unlock()

@@ -286,7 +286,10 @@ type Service struct {
 	limits  Limits
 	pairs   pairCache
 	turns   turns
-	feed    live.Publisher
+	// actionTurns lets one game action of a player at a time through this
+	// server (act).
+	actionTurns turns
+	feed        live.Publisher
 }
 
 // Options are the Service's collaborators.

@@ -75,7 +75,7 @@ func retryPair[T any](fn func() (T, error)) (T, error) {
 func (s *Service) placeBet(ctx context.Context, p accounts.Principal, b Bet, draw func(SeedPair) (Draw, error)) (SeedPair, Placed, error) {
 	nb := NewBet{ID: b.ID, UserID: p.UserID, SessionID: p.SessionID, LiveSince: p.LiveSince, Game: b.Game,
 		Stake: b.Amount, At: b.CreatedAt}
-	tu, err := s.turns.wait(ctx, p.UserID)
+	tu, err := s.turns.wait(ctx, p.UserID, 0)
 	if err != nil {
 		return SeedPair{}, Placed{}, fmt.Errorf("place bet: %w", err)
 	}
