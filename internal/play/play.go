@@ -22,6 +22,7 @@ import (
 	"github.com/fairplay/fairplay/internal/money"
 	"github.com/fairplay/fairplay/internal/problem"
 	"github.com/fairplay/fairplay/internal/settings"
+	"github.com/fairplay/fairplay/internal/turns"
 )
 
 // Game names a game as the API and the database spell it; the names are
@@ -285,11 +286,15 @@ type Service struct {
 	now     func() time.Time
 	limits  Limits
 	pairs   pairCache
-	turns   turns
-	// actionTurns lets one game action of a player at a time through this
-	// server (act).
-	actionTurns turns
-	feed        live.Publisher
+	// betTurns lets one bet of a player at a time through this server, so
+	// the pair it draws from is the one the previous bet left (not a nonce
+	// both would draw from, one to be refused as stale): Postgres would make
+	// them wait for the player's row anyway, and a batch holds one bet of a
+	// player. actionTurns lets one game action of a player at a time
+	// through (act), so the others wait here, not for their game's row on
+	// connections of the pool.
+	betTurns, actionTurns turns.Lines
+	feed                  live.Publisher
 }
 
 // Options are the Service's collaborators.
@@ -324,7 +329,7 @@ func NewService(o Options) *Service {
 		panic("play: " + err.Error())
 	}
 	return &Service{store: o.Store, limiter: o.Limiter, rate: o.BetRate, metrics: o.Metrics, log: o.Logger, now: o.Now,
-		limits: o.Limits, feed: o.Feed}
+		limits: o.Limits, feed: o.Feed, betTurns: turns.Lines{Slots: 1}, actionTurns: turns.Lines{Slots: 1}}
 }
 
 // publish hands a settled bet to the live feed. It is called only after the

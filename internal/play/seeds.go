@@ -70,16 +70,16 @@ func retryPair[T any](fn func() (T, error)) (T, error) {
 // refuses a bet drawn from a pair that has moved on (a bet through another
 // server, a rotation, a new client seed) as stale, with the pair as it is
 // now: the bet is drawn again from that, up to pairTries times in all. This
-// server places one player's bets one at a time (turns), so they never race
+// server places one player's bets one at a time (betTurns), so they never race
 // each other for a nonce.
 func (s *Service) placeBet(ctx context.Context, p accounts.Principal, b Bet, draw func(SeedPair) (Draw, error)) (SeedPair, Placed, error) {
 	nb := NewBet{ID: b.ID, UserID: p.UserID, SessionID: p.SessionID, LiveSince: p.LiveSince, Game: b.Game,
 		Stake: b.Amount, At: b.CreatedAt}
-	tu, err := s.turns.wait(ctx, p.UserID, 0)
+	tu, err := s.betTurns.Wait(ctx, p.UserID)
 	if err != nil {
 		return SeedPair{}, Placed{}, fmt.Errorf("place bet: %w", err)
 	}
-	defer s.turns.done(p.UserID, tu)
+	defer s.betTurns.Done(p.UserID, tu)
 	pair, ok := s.pairs.get(p.UserID)
 	for try := 0; try < pairTries; try++ {
 		if try > 0 && ctx.Err() != nil {

@@ -149,21 +149,6 @@ func startGame[G any](ctx context.Context, s *Service, p accounts.Principal, k k
 	return r, nil
 }
 
-// maxActionsWaiting is how many game actions of one player a server runs
-// or keeps waiting at once; the next is refused at once (429, Retry-After:
-// 1). A game action that names the moves its player saw, or that stakes,
-// locks its game's row in a transaction on a connection of the pool: when
-// each of a player's actions at once waited for the row there, a few dozen
-// took the whole pool and every other player waited behind them (found by
-// a review playing a hostile player; test/security's
-// TestOnePlayersActionsCannotTakeThePool). So a server runs one action of a
-// player at a time (actionTurns), like their bets: the others wait here,
-// without a connection, and a batch of actions holds one of a player's
-// anyway. A player clicking tiles faster than they are answered has a few
-// queued; 32 is far above that (a race test fires 19 at three games) and
-// bounds what one player keeps waiting (goroutines, open requests).
-const maxActionsWaiting = 32
-
 // act runs one player action on the caller's game gameID of kind k in one
 // transaction (Store.PlayOn): it locks the game's row, refuses a game that
 // is over (or, when seen is set, one that has made another number of moves
@@ -178,14 +163,19 @@ func act[G any](ctx context.Context, s *Service, p accounts.Principal, k kind[G]
 	if err != nil {
 		return nil, err
 	}
-	tu, err := s.actionTurns.wait(ctx, p.UserID, maxActionsWaiting)
-	if errors.Is(err, errTooManyWaiting) {
-		return nil, problem.TooManyRequests(accounts.ErrRateLimited, time.Second)
-	}
+	// One action of a player at a time (actionTurns): the others wait here,
+	// without a connection. An action that names the moves its player saw,
+	// or that stakes, locks its game's row in a transaction on a connection
+	// of the pool: when each of a player's actions at once waited for the
+	// row there, a few dozen took the whole pool and every other player
+	// waited behind them (found by a review playing a hostile player;
+	// test/security's TestOnePlayersActionsCannotTakeThePool). A batch of
+	// actions holds one of a player's anyway.
+	tu, err := s.actionTurns.Wait(ctx, p.UserID)
 	if err != nil {
 		return nil, fmt.Errorf("%s game: %w", k.game, err)
 	}
-	defer s.actionTurns.done(p.UserID, tu)
+	defer s.actionTurns.Done(p.UserID, tu)
 	now := s.now()
 	a := GameAction{UserID: p.UserID, SessionID: p.SessionID, LiveSince: p.LiveSince, BetID: id, Game: k.game, At: now,
 		Counted: seen != nil, Stakes: stakes}

@@ -128,14 +128,15 @@ func TestChangePasswordFloodHashesOnePasswordAtATime(t *testing.T) {
 	victim := env.Client()
 	victim.Register("victim")
 
-	// flood sends 64 parallel streams of wrong-password changes (more than
-	// an account's line holds) until stop is closed, and reports the
-	// statuses it saw.
+	// flood sends 96 parallel streams of wrong-password changes (more than
+	// a server takes of one player's calls at once, 64, and than the
+	// account's line of password computations holds, 32) until stop is
+	// closed, and reports the statuses it saw.
 	flood := func(stop <-chan struct{}) (statuses map[int]int, noRetryAfter int) {
 		statuses = map[int]int{}
 		var mu sync.Mutex
 		var wg sync.WaitGroup
-		for range 64 {
+		for range 96 {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()

@@ -1,14 +1,21 @@
 package security_test
 
 import (
+	"bufio"
 	"context"
 	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
+	fairplayv1 "github.com/fairplay/fairplay/internal/gen/fairplay/v1"
+	"github.com/fairplay/fairplay/internal/routes"
 	"github.com/fairplay/fairplay/test/apitest"
 )
 
@@ -22,21 +29,18 @@ import (
 // read waited behind them (found by a review playing a hostile player).
 // One player's actions now go through a server one at a time (as their
 // bets do), the others wait in the server without a connection, and past
-// maxActionsWaiting they are refused at once; another player's bet is
-// answered while the row stays held, and once it is free every action has a
-// clear answer and the money is exact.
+// 64 of the player's calls (rpc.linesOf) they are refused at once; another
+// player's bet is answered while the row stays held, and once it is free
+// every action has a clear answer and the money is exact.
 func TestOnePlayersActionsCannotTakeThePool(t *testing.T) {
 	t.Parallel()
 	env := apitest.Start(t)
 	p, other := newPlayer(t, env), newPlayer(t, env)
 	id := mustOK(t, "start", p.Do("POST", "/api/games/mines/start", map[string]any{"betAmount": 1, "mineCount": 3})).Str("gameId")
 
-	// The test's own connection, outside the server's pool.
-	conn, err := pgx.Connect(context.Background(), env.Config.DatabaseURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = conn.Close(context.Background()) })
+	// The test's own connections, outside the server's pool: one holds the
+	// row, one watches (pg_stat_activity is read once per transaction).
+	conn, watch := ownConn(t, env), ownConn(t, env)
 	hold, err := conn.Begin(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -51,7 +55,7 @@ func TestOnePlayersActionsCannotTakeThePool(t *testing.T) {
 		}
 	})
 
-	const n = 48 // above the pool and above maxActionsWaiting (32)
+	const n = 80 // above the pool and above the player's limit (64)
 	answers := make([]apitest.Response, n)
 	var wg sync.WaitGroup
 	for i := range n {
@@ -62,7 +66,7 @@ func TestOnePlayersActionsCannotTakeThePool(t *testing.T) {
 	}
 	// The first waits for the row in Postgres; the others queue (or are
 	// refused) in the server.
-	awaitLockWaiters(t, conn, 1)
+	awaitLockWaiters(t, watch, 1)
 
 	// Another player is served meanwhile, however many of p's actions wait.
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -74,7 +78,7 @@ func TestOnePlayersActionsCannotTakeThePool(t *testing.T) {
 	if res.Status != 200 {
 		t.Fatalf("another player's bet: %d %s", res.Status, res.Raw)
 	}
-	if got := lockWaiters(t, conn); got != 1 {
+	if got := lockWaiters(t, watch); got != 1 {
 		t.Errorf("%d of the player's actions wait for the game's row in Postgres, each on a connection of the pool; want 1", got)
 	}
 
@@ -105,6 +109,128 @@ func TestOnePlayersActionsCannotTakeThePool(t *testing.T) {
 	env.LedgerClean(t)
 }
 
+// TestNoPlayerTakesThePool: for every route a signed-in player may call
+// (read off the protos), a player whose own row is held (by another of
+// their requests, another replica, a slow disk) sends its request twelve
+// times at once. Each such request of a player once waited for the row on
+// a connection of the server's pool (a top-up, a seed rotation, a client
+// seed, limits, preferences...), so a few of them took all eight and every
+// other player's bet waited (found by a review playing a hostile player).
+// A server now runs two of a player's calls at a time (rpc.linesOf): another
+// player's bet is answered meanwhile, at most two of the player's
+// statements wait for a lock, and once the row is free every request has
+// an answer that is not a server error.
+func TestNoPlayerTakesThePool(t *testing.T) {
+	t.Parallel()
+	env := apitest.Start(t)
+	other := newPlayer(t, env)
+	conn, watch := ownConn(t, env), ownConn(t, env)
+	byProcedure := map[string]apiRoute{}
+	for _, r := range apiRoutes {
+		byProcedure[r.procedure] = r
+	}
+	const n = 12 // above the pool (8), below the player's limit (64)
+	tried := 0
+	for _, rt := range routes.MustAll() {
+		if rt.Streaming() || rt.Access != fairplayv1.Access_ACCESS_USER && rt.Access != fairplayv1.Access_ACCESS_PLAYER {
+			continue
+		}
+		r := byProcedure[string(rt.Procedure.FullName())]
+		t.Run(r.procedure, func(t *testing.T) {
+			tried++
+			p := newPlayer(t, env)
+			sessions := p.Do("GET", "/api/auth/sessions", nil).Get("sessions").([]any)
+			w := &hostileWorld{env: env, player: p.Client, playerID: p.id, sessionID: sessions[0].(map[string]any)["_id"].(string)}
+			path, body := r.request(r.base(w))
+			hold, err := conn.Begin(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer func() { _ = hold.Rollback(context.Background()) }()
+			if _, err := hold.Exec(context.Background(), `SELECT 1 FROM users WHERE id = $1 FOR UPDATE`, p.id); err != nil {
+				t.Fatal(err)
+			}
+			answers := make([]apitest.Response, n)
+			var answered atomic.Int32
+			var wg sync.WaitGroup
+			for i := range n {
+				wg.Go(func() {
+					if body == nil {
+						answers[i] = p.Do(r.method, path, nil)
+					} else {
+						answers[i] = p.Do(r.method, path, body)
+					}
+					answered.Add(1)
+				})
+			}
+			// Every request answered or in the server (the in-flight gauge).
+			for deadline := time.Now().Add(10 * time.Second); inFlight(t, env)+int(answered.Load()) < n; time.Sleep(2 * time.Millisecond) {
+				if time.Now().After(deadline) {
+					t.Fatal("the requests never reached the server")
+				}
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			res, err := other.DoContext(ctx, "POST", "/api/games/dice", map[string]any{"betAmount": 1, "rollTarget": 50})
+			if err != nil {
+				t.Fatalf("another player's bet while %d of %s wait for the player's row: %v", n, path, err)
+			}
+			if res.Status != 200 {
+				t.Fatalf("another player's bet: %d %s", res.Status, res.Raw)
+			}
+			if got := lockWaiters(t, watch); got > 2 {
+				t.Errorf("%d of the player's statements wait for a lock, each on a connection of the pool; want at most 2", got)
+			}
+			if err := hold.Commit(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			wg.Wait()
+			for i, a := range answers {
+				if a.Status >= 500 || a.Status == 0 {
+					t.Errorf("request %d: %d %s", i, a.Status, a.Raw)
+				}
+			}
+		})
+	}
+	if tried < 20 {
+		t.Fatalf("only %d routes of a signed-in player", tried)
+	}
+	env.LedgerClean(t)
+}
+
+// inFlight is how many requests the server serves (its in-flight gauge).
+func inFlight(t *testing.T, env *apitest.Env) int {
+	t.Helper()
+	res, err := http.Get(env.MetricsURL + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	sc := bufio.NewScanner(res.Body)
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), "fairplay_http_requests_in_flight "); ok {
+			n, err := strconv.Atoi(v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return n
+		}
+	}
+	t.Fatal("no fairplay_http_requests_in_flight")
+	return 0
+}
+
+// ownConn opens a connection of the test's own to the server's database.
+func ownConn(t *testing.T, env *apitest.Env) *pgx.Conn {
+	t.Helper()
+	conn, err := pgx.Connect(context.Background(), env.Config.DatabaseURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = conn.Close(context.Background()) })
+	return conn
+}
+
 // lockWaiters is how many of the server's statements wait for a lock.
 func lockWaiters(t *testing.T, conn *pgx.Conn) int {
 	t.Helper()
@@ -122,7 +248,31 @@ func awaitLockWaiters(t *testing.T, conn *pgx.Conn, n int) {
 	t.Helper()
 	for deadline := time.Now().Add(10 * time.Second); lockWaiters(t, conn) < n; time.Sleep(5 * time.Millisecond) {
 		if time.Now().After(deadline) {
-			t.Fatalf("never %d statements waiting for a lock", n)
+			t.Fatalf("never %d statements waiting for a lock; the server's statements:\n%s", n, activity(t, conn))
 		}
 	}
+}
+
+// activity lists the server's statements in the test's database: their
+// state, what they wait for and their text.
+func activity(t *testing.T, conn *pgx.Conn) string {
+	t.Helper()
+	rows, err := conn.Query(context.Background(), `SELECT state, coalesce(wait_event_type, '') || ':' || coalesce(wait_event, ''),
+		left(regexp_replace(query, '\s+', ' ', 'g'), 120)
+		FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	for rows.Next() {
+		var state, wait, query string
+		if err := rows.Scan(&state, &wait, &query); err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(&b, "%s %s %s\n", state, wait, query)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
 }
