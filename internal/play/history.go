@@ -21,9 +21,22 @@ type Page struct {
 	TotalPages int
 }
 
+// MaxHistory is how far back a player's history reaches: their newest
+// 10,000 bets (of one game, when it is filtered), 100 pages of 100. Its count
+// and the rows a page skips were once all of them: at 50 bets a second a
+// player has millions by the next day, and each request for a far page
+// counted them all and walked every skipped row with its seed pair, seconds
+// of a connection of the pool, as often as the player asked (found by a
+// review playing a hostile player; test/security's
+// TestHistoryReachesBackMaxHistoryBets). An older bet is still found and
+// verified by its id.
+const MaxHistory = 10_000
+
 // History returns page (from 1; nil means 1) of the caller's bets, newest
-// first; limit is 1 to 100 (nil means 20); game, when not empty, keeps one
-// game's bets (ErrGameInvalid for a name that is not a game).
+// first, within their newest MaxHistory (TotalPages counts those only; a
+// page past them is empty); limit is 1 to 100 (nil means 20); game, when
+// not empty, keeps one game's bets (ErrGameInvalid for a name that is not a
+// game).
 func (s *Service) History(ctx context.Context, p accounts.Principal, pageArg, limitArg *int, game string) (Page, error) {
 	page, limit := 1, 20
 	if pageArg != nil {
@@ -41,7 +54,11 @@ func (s *Service) History(ctx context.Context, p accounts.Principal, pageArg, li
 	if game != "" && !slices.Contains(Games, Game(game)) {
 		return Page{}, ErrGameInvalid
 	}
-	bets, total, err := s.store.ListBets(ctx, p.UserID, Game(game), (page-1)*limit, limit)
+	offset := MaxHistory // past the history's reach: the count alone
+	if page <= MaxHistory {
+		offset = min((page-1)*limit, MaxHistory)
+	}
+	bets, total, err := s.store.ListBets(ctx, p.UserID, Game(game), offset, min(limit, MaxHistory-offset))
 	if err != nil {
 		return Page{}, fmt.Errorf("bet history: %w", err)
 	}

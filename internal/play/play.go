@@ -208,7 +208,8 @@ type Store interface {
 	// HasActiveGame reports whether the user has a running stateful game.
 	HasActiveGame(ctx context.Context, userID uuid.UUID) (bool, error)
 	// ListBets returns a page of the user's bets (of one game, when game is
-	// not empty), newest first, and their total count.
+	// not empty), newest first (none when limit is 0), and their count, up
+	// to MaxHistory (offset + limit is at most that).
 	ListBets(ctx context.Context, userID uuid.UUID, game Game, offset, limit int) ([]BetWithSeeds, int, error)
 	// GetBet returns one of the user's bets, or ErrBetNotFound.
 	GetBet(ctx context.Context, userID, betID uuid.UUID) (BetWithSeeds, error)

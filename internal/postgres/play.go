@@ -168,7 +168,9 @@ func scanBet(row pgx.Row) (play.BetWithSeeds, error) {
 }
 
 // ListBets returns a page of a user's bets, newest first: all of them
-// (bets_user_idx) or one game's (bets_user_game_idx, migration 00012).
+// (bets_user_idx) or one game's (bets_user_game_idx, migration 00012). The
+// count stops at play.MaxHistory, and offset + limit is at most that, so no
+// request reads more than the newest play.MaxHistory entries of the index.
 func (s *PlayStore) ListBets(ctx context.Context, userID uuid.UUID, game play.Game, offset, limit int) ([]play.BetWithSeeds, int, error) {
 	var (
 		total int
@@ -179,12 +181,17 @@ func (s *PlayStore) ListBets(ctx context.Context, userID uuid.UUID, game play.Ga
 	// generic plan of that could not pick its index by whether a game is
 	// given.
 	if game == "" {
-		err = s.db.QueryRow(ctx, `SELECT count(*) FROM bets WHERE user_id = $1`, userID).Scan(&total)
+		err = s.db.QueryRow(ctx, `SELECT count(*) FROM (SELECT 1 FROM bets WHERE user_id = $1 LIMIT $2) b`,
+			userID, play.MaxHistory).Scan(&total)
 	} else {
-		err = s.db.QueryRow(ctx, `SELECT count(*) FROM bets WHERE user_id = $1 AND game = $2`, userID, string(game)).Scan(&total)
+		err = s.db.QueryRow(ctx, `SELECT count(*) FROM (SELECT 1 FROM bets WHERE user_id = $1 AND game = $2 LIMIT $3) b`,
+			userID, string(game), play.MaxHistory).Scan(&total)
 	}
 	if err != nil {
 		return nil, 0, fmt.Errorf("count bets: %w", err)
+	}
+	if limit <= 0 || offset >= total {
+		return nil, total, nil
 	}
 	if game == "" {
 		rows, err = s.db.Query(ctx, `
