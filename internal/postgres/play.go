@@ -193,15 +193,20 @@ func (s *PlayStore) ListBets(ctx context.Context, userID uuid.UUID, game play.Ga
 	if limit <= 0 || offset >= total {
 		return nil, total, nil
 	}
+	// The page's ids first, from the index alone (it holds created_at and
+	// id), then its rows: the rows a far page skips are never read.
 	if game == "" {
 		rows, err = s.db.Query(ctx, `
-			SELECT `+betColumns+` FROM bets b JOIN seed_pairs p ON p.id = b.seed_pair_id
-			WHERE b.user_id = $1 ORDER BY b.created_at DESC, b.id DESC OFFSET $2 LIMIT $3`, userID, offset, limit)
+			SELECT `+betColumns+` FROM (
+				SELECT id FROM bets WHERE user_id = $1 ORDER BY created_at DESC, id DESC OFFSET $2 LIMIT $3) page
+			JOIN bets b ON b.id = page.id JOIN seed_pairs p ON p.id = b.seed_pair_id
+			ORDER BY b.created_at DESC, b.id DESC`, userID, offset, limit)
 	} else {
 		rows, err = s.db.Query(ctx, `
-			SELECT `+betColumns+` FROM bets b JOIN seed_pairs p ON p.id = b.seed_pair_id
-			WHERE b.user_id = $1 AND b.game = $4 ORDER BY b.created_at DESC, b.id DESC OFFSET $2 LIMIT $3`,
-			userID, offset, limit, string(game))
+			SELECT `+betColumns+` FROM (
+				SELECT id FROM bets WHERE user_id = $1 AND game = $4 ORDER BY created_at DESC, id DESC OFFSET $2 LIMIT $3) page
+			JOIN bets b ON b.id = page.id JOIN seed_pairs p ON p.id = b.seed_pair_id
+			ORDER BY b.created_at DESC, b.id DESC`, userID, offset, limit, string(game))
 	}
 	if err != nil {
 		return nil, 0, fmt.Errorf("list bets: %w", err)

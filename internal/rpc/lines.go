@@ -13,36 +13,47 @@ import (
 	"github.com/fairplay/fairplay/internal/turns"
 )
 
-// playerSlots and playerLimit bound a signed-in player's calls on one
-// server: playerSlots run at once, the others wait their turn in the server
-// (holding no connection), and past playerLimit running or waiting the next
-// is refused at once with 429.
+// playerSlots, playerLimit, sessionLimit and lineWait bound a signed-in
+// player's calls on one server: playerSlots run at once, the others wait
+// their turn in the server (holding no connection); past playerLimit of the
+// player's running or waiting, or sessionLimit of one session's, or after
+// lineWait in the line, the next is refused with 429.
 //
 // A player's own requests can wait for their own rows: a top-up, a seed
 // rotation, a client seed, their limits or preferences lock the player's
 // row; a game action, the game's. Each waited on a connection of the pool
-// (8 on two cores), so a few dozen of one player's requests sent at once,
+// (8 on two cores), so a dozen of one player's requests sent at once,
 // while any of their rows was held (by another of their requests, another
 // replica, a slow disk), took the whole pool: every other player's bets,
 // sign-ins and reads waited behind them, and the readiness check too, which
 // took the replica out of its Service (found by reviews playing a hostile
 // player; test/security's TestNoPlayerTakesThePool). Two at a time keeps a
 // page that loads several things at once, or a bet and a game action, side
-// by side; 64 is far above what a browser sends (the race tests of test/api
-// send 50 at once) and bounds the requests one player keeps waiting.
+// by side. A session may have 64 running or waiting, far above what a
+// browser sends (the race tests of test/api send 50 at once), and a player
+// 128 in all: they bound the requests one player keeps waiting. A session
+// has at most half of the player's, so whoever holds another session's
+// token (stolen, or revoked but not yet expired: an ACCESS_PLAYER call
+// checks only the token before its line) cannot fill the owner's line and
+// keep them from revoking it (TestAnotherSessionCannotFillTheLine).
 const (
-	playerSlots = 2
-	playerLimit = 64
+	playerSlots  = 2
+	playerLimit  = 128
+	sessionLimit = playerLimit / 2
+	lineWait     = 10 * time.Second
 )
 
 // linesOf lets each signed-in player's unary calls (ACCESS_USER and
 // ACCESS_PLAYER procedures) through playerSlots at a time (turns.Lines):
-// the rule after accessOf, which names the player. Administrators' calls
-// and public ones pass as they are. The refusal depends on nothing but the
-// count of the player's own calls.
+// the rule after accessOf, which names the player and the session.
+// Administrators' calls and public ones pass as they are. A refusal depends
+// on nothing but the player's own calls.
 func linesOf() callMiddleware {
 	policies := accessPolicies()
-	lines := &turns.Lines{Slots: playerSlots, Limit: playerLimit}
+	// sessions only counts (as many slots as places): it never makes a
+	// call wait.
+	sessions := &turns.Lines{Slots: sessionLimit, Limit: sessionLimit}
+	players := &turns.Lines{Slots: playerSlots, Limit: playerLimit, MaxWait: lineWait}
 	return func(next unaryCall) unaryCall {
 		return func(ctx context.Context, c *call) (connect.AnyResponse, error) {
 			switch policies[c.procedure] {
@@ -51,15 +62,25 @@ func linesOf() callMiddleware {
 				return next(ctx, c)
 			}
 			p := principal(ctx)
-			tu, err := lines.Wait(ctx, p.UserID)
-			if errors.Is(err, turns.ErrTooMany) {
-				return nil, problem.TooManyRequests(accounts.ErrRateLimited, time.Second)
-			}
+			st, err := sessions.Wait(ctx, p.SessionID)
 			if err != nil {
-				return nil, err
+				return nil, lineRefusal(err)
 			}
-			defer lines.Done(p.UserID, tu)
+			defer sessions.Done(p.SessionID, st)
+			tu, err := players.Wait(ctx, p.UserID)
+			if err != nil {
+				return nil, lineRefusal(err)
+			}
+			defer players.Done(p.UserID, tu)
 			return next(ctx, c)
 		}
 	}
+}
+
+// lineRefusal is what a call refused its place in a line hears.
+func lineRefusal(err error) error {
+	if errors.Is(err, turns.ErrTooMany) {
+		return problem.TooManyRequests(accounts.ErrRateLimited, time.Second)
+	}
+	return err
 }

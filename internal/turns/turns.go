@@ -3,35 +3,38 @@
 // server (holding nothing else: no database connection, no row) until one
 // of them has its answer, and past a bound the next is refused at once.
 //
-// The server uses it three times (each a Lines of its own): every signed-in
-// player's calls (internal/rpc, two at a time), a player's bets (one at a
-// time, so each draws from the pair the previous one left) and a player's
-// game actions (one at a time). Whatever a player's own requests wait for —
+// The server uses it for every signed-in player's calls (internal/rpc: two
+// at a time, with a bound per session too), a player's bets (one at a time,
+// so each draws from the pair the previous one left) and a player's game
+// actions (one at a time). Whatever a player's own requests wait for —
 // their own row, held by another of them, another replica or a slow disk —
-// they then wait for it with at most two of the pool's connections, and
-// however many they send, every other player is served.
+// they then wait for it with at most two of the pool's connections per
+// account, however many they send.
 package turns
 
 import (
 	"context"
 	"errors"
 	"sync"
+	"time"
 
 	"github.com/google/uuid"
 )
 
 // ErrTooMany is Wait's refusal of a request that finds Limit of its
-// player's requests running or waiting.
+// player's requests running or waiting, or that waited MaxWait.
 var ErrTooMany = errors.New("too many of the player's requests run or wait at once")
 
-// Lines is a line per player. The zero value is not usable: Slots must be
-// at least one.
+// Lines is a line per player (or per any id: a session's).
 type Lines struct {
-	// Slots is how many of a player's requests run at once.
+	// Slots is how many of a player's requests run at once (zero is one).
 	Slots int
 	// Limit, when above zero, is how many of a player's requests may run or
 	// wait at once: the next is refused at once (ErrTooMany).
 	Limit int
+	// MaxWait, when above zero, is how long a request waits for its turn
+	// before it is refused (ErrTooMany).
+	MaxWait time.Duration
 
 	mu   sync.Mutex
 	m    map[uuid.UUID]*Turn
@@ -45,8 +48,9 @@ type Turn struct {
 }
 
 // Wait returns userID's turn once one of its slots is the request's (or
-// ctx's cause, when ctx ends first; or ErrTooMany at once). The caller
-// passes it to Done when the request has its answer.
+// ctx's cause, when ctx ends first; or ErrTooMany, at once past Limit or
+// after MaxWait). The caller passes it to Done when the request has its
+// answer.
 func (l *Lines) Wait(ctx context.Context, userID uuid.UUID) (*Turn, error) {
 	l.mu.Lock()
 	if l.m == nil {
@@ -71,12 +75,21 @@ func (l *Lines) Wait(ctx context.Context, userID uuid.UUID) (*Turn, error) {
 		return tu, nil
 	default:
 	}
+	var expired <-chan time.Time
+	if l.MaxWait > 0 {
+		t := time.NewTimer(l.MaxWait)
+		defer t.Stop()
+		expired = t.C
+	}
 	select {
 	case tu.slots <- struct{}{}:
 		return tu, nil
 	case <-ctx.Done():
 		l.leave(userID, tu)
 		return nil, context.Cause(ctx)
+	case <-expired:
+		l.leave(userID, tu)
+		return nil, ErrTooMany
 	}
 }
 

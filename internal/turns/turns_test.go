@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 )
@@ -45,17 +46,69 @@ func TestOneAtATime(t *testing.T) {
 	}
 }
 
-// With Slots 2, two of a player's requests run at once, never three.
+// With Slots 2, two of a player's requests run at once and the third
+// waits until one of them ends; under load never more than two.
 func TestTwoAtATime(t *testing.T) {
 	l := &Lines{Slots: 2}
-	if most := mostAtOnce(t, l, uuid.New(), 64); most != 2 {
-		t.Errorf("%d requests of one player ran at once, want 2", most)
+	alice := uuid.New()
+	first, err := l.Wait(context.Background(), alice)
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := l.Wait(context.Background(), alice)
+	if err != nil {
+		t.Fatal(err)
+	}
+	third := make(chan *Turn)
+	go func() {
+		tu, err := l.Wait(context.Background(), alice)
+		if err != nil {
+			t.Error(err)
+		}
+		third <- tu
+	}()
+	for l.waiting(alice) != 3 {
+		runtime.Gosched()
+	}
+	select {
+	case <-third:
+		t.Fatal("a third request ran while two did")
+	default:
+	}
+	l.Done(alice, first)
+	l.Done(alice, <-third)
+	l.Done(alice, second)
+	if len(l.m) != 0 {
+		t.Fatalf("lines remembered after every request ended: %d", len(l.m))
+	}
+	if most := mostAtOnce(t, l, alice, 64); most > 2 {
+		t.Errorf("%d requests of one player ran at once, want at most 2", most)
 	}
 }
 
-// mostAtOnce runs n requests of one player at once, each holding its turn
-// until the next has arrived or all have, and returns the most that ran at
-// once.
+// A request that waits MaxWait for its turn is refused with ErrTooMany and
+// leaves the line as it was.
+func TestRefusedAfterMaxWait(t *testing.T) {
+	l := &Lines{Slots: 1, MaxWait: time.Millisecond}
+	alice := uuid.New()
+	first, err := l.Wait(context.Background(), alice)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.Wait(context.Background(), alice); !errors.Is(err, ErrTooMany) {
+		t.Fatalf("a request that waited MaxWait: %v, want ErrTooMany", err)
+	}
+	if n := l.waiting(alice); n != 1 {
+		t.Fatalf("%d requests counted after the refusal, want 1", n)
+	}
+	l.Done(alice, first)
+	if len(l.m) != 0 {
+		t.Fatalf("lines remembered after every request ended: %d", len(l.m))
+	}
+}
+
+// mostAtOnce runs n requests of one player at once, each yielding once
+// while it holds its turn, and returns the most that ran at once.
 func mostAtOnce(t *testing.T, l *Lines, player uuid.UUID, n int) int32 {
 	t.Helper()
 	var running, most atomic.Int32

@@ -129,7 +129,7 @@ func TestChangePasswordFloodHashesOnePasswordAtATime(t *testing.T) {
 	victim.Register("victim")
 
 	// flood sends 96 parallel streams of wrong-password changes (more than
-	// a server takes of one player's calls at once, 64, and than the
+	// a server takes of one session's calls at once, 64, and than the
 	// account's line of password computations holds, 32) until stop is
 	// closed, and reports the statuses it saw.
 	flood := func(stop <-chan struct{}) (statuses map[int]int, noRetryAfter int) {

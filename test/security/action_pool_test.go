@@ -29,7 +29,7 @@ import (
 // read waited behind them (found by a review playing a hostile player).
 // One player's actions now go through a server one at a time (as their
 // bets do), the others wait in the server without a connection, and past
-// 64 of the player's calls (rpc.linesOf) they are refused at once; another
+// 64 of a session's calls (rpc.linesOf) they are refused at once; another
 // player's bet is answered while the row stays held, and once it is free
 // every action has a clear answer and the money is exact.
 func TestOnePlayersActionsCannotTakeThePool(t *testing.T) {
@@ -55,7 +55,7 @@ func TestOnePlayersActionsCannotTakeThePool(t *testing.T) {
 		}
 	})
 
-	const n = 80 // above the pool and above the player's limit (64)
+	const n = 80 // above the pool and above a session's limit (64)
 	answers := make([]apitest.Response, n)
 	var wg sync.WaitGroup
 	for i := range n {
@@ -129,7 +129,7 @@ func TestNoPlayerTakesThePool(t *testing.T) {
 	for _, r := range apiRoutes {
 		byProcedure[r.procedure] = r
 	}
-	const n = 12 // above the pool (8), below the player's limit (64)
+	const n = 12 // above the pool (8), below a session's limit (64)
 	tried := 0
 	for _, rt := range routes.MustAll() {
 		if rt.Streaming() || rt.Access != fairplayv1.Access_ACCESS_USER && rt.Access != fairplayv1.Access_ACCESS_PLAYER {
@@ -194,6 +194,81 @@ func TestNoPlayerTakesThePool(t *testing.T) {
 	}
 	if tried < 20 {
 		t.Fatalf("only %d routes of a signed-in player", tried)
+	}
+	env.LedgerClean(t)
+}
+
+// TestAnotherSessionCannotFillTheLine: whoever holds another session's
+// token (stolen; or revoked, for an ACCESS_PLAYER call checks only the
+// token before its line) floods the player's line while their row is held.
+// A server keeps at most 64 of one session's calls (half the player's 128),
+// so the owner's own call still gets a place: it waits its turn and is
+// answered once the row is free, and it ends the other session (found by
+// a review playing a hostile player).
+func TestAnotherSessionCannotFillTheLine(t *testing.T) {
+	t.Parallel()
+	env := apitest.Start(t)
+	owner := newPlayer(t, env)
+	thief := env.Client()
+	thief.Login(owner.name, "secret123")
+	conn, watch := ownConn(t, env), ownConn(t, env)
+	hold, err := conn.Begin(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = hold.Rollback(context.Background()) }()
+	if _, err := hold.Exec(context.Background(), `SELECT 1 FROM users WHERE id = $1 FOR UPDATE`, owner.id); err != nil {
+		t.Fatal(err)
+	}
+	const flood = 160 // above the player's 128
+	statuses := make([]int, flood)
+	var answered atomic.Int32
+	var wg sync.WaitGroup
+	for i := range flood {
+		wg.Go(func() {
+			statuses[i] = thief.Do("POST", "/api/games/dice", map[string]any{"betAmount": 1, "rollTarget": 50}).Status
+			answered.Add(1)
+		})
+	}
+	awaitLockWaiters(t, watch, 1)
+	// The flood is in: each of its calls in the server (the session's 64 in
+	// the line) or refused.
+	for deadline := time.Now().Add(10 * time.Second); inFlight(t, env)+int(answered.Load()) < flood; time.Sleep(2 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the flood never settled: %d answered, %d in flight", answered.Load(), inFlight(t, env))
+		}
+	}
+	mine := make(chan apitest.Response, 1)
+	go func() {
+		mine <- owner.Do("POST", "/api/auth/revoke-other-sessions", map[string]any{"currentRefreshToken": owner.RefreshToken})
+	}()
+	for deadline := time.Now().Add(10 * time.Second); inFlight(t, env) < 65; time.Sleep(2 * time.Millisecond) {
+		select {
+		case res := <-mine:
+			t.Fatalf("the owner's call was answered while the line was full: %d %s", res.Status, res.Raw)
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the owner's call never waited in the line (%d in flight)", inFlight(t, env))
+		}
+	}
+	if err := hold.Commit(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	res := <-mine
+	if res.Status != 200 {
+		t.Fatalf("the owner's call behind another session's flood: %d %s", res.Status, res.Raw)
+	}
+	wg.Wait()
+	counts := map[int]int{}
+	for _, s := range statuses {
+		counts[s]++
+	}
+	if counts[429] != flood-64 || counts[200] != 64 {
+		t.Errorf("the other session's calls: %v, want 64 answered 200 and %d refused 429", counts, flood-64)
+	}
+	if got := thief.Do("GET", "/api/auth/user", nil); got.Status != 401 {
+		t.Errorf("the other session after the owner ended it: %d %s", got.Status, got.Raw)
 	}
 	env.LedgerClean(t)
 }
