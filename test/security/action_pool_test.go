@@ -41,19 +41,7 @@ func TestOnePlayersActionsCannotTakeThePool(t *testing.T) {
 	// The test's own connections, outside the server's pool: one holds the
 	// row, one watches (pg_stat_activity is read once per transaction).
 	conn, watch := ownConn(t, env), ownConn(t, env)
-	hold, err := conn.Begin(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := hold.Exec(context.Background(), `SELECT 1 FROM bets WHERE id = $1 FOR UPDATE`, id); err != nil {
-		t.Fatal(err)
-	}
-	released := false
-	t.Cleanup(func() {
-		if !released {
-			_ = hold.Rollback(context.Background())
-		}
-	})
+	hold := holdRow(t, conn, "bets", id)
 
 	const n = 80 // above the pool and above a session's limit (64)
 	answers := make([]apitest.Response, n)
@@ -85,7 +73,6 @@ func TestOnePlayersActionsCannotTakeThePool(t *testing.T) {
 	if err := hold.Commit(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	released = true
 	wg.Wait()
 	counts := map[string]int{}
 	for i, a := range answers {
@@ -142,14 +129,7 @@ func TestNoPlayerTakesThePool(t *testing.T) {
 			sessions := p.Do("GET", "/api/auth/sessions", nil).Get("sessions").([]any)
 			w := &hostileWorld{env: env, player: p.Client, playerID: p.id, sessionID: sessions[0].(map[string]any)["_id"].(string)}
 			path, body := r.request(r.base(w))
-			hold, err := conn.Begin(context.Background())
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer func() { _ = hold.Rollback(context.Background()) }()
-			if _, err := hold.Exec(context.Background(), `SELECT 1 FROM users WHERE id = $1 FOR UPDATE`, p.id); err != nil {
-				t.Fatal(err)
-			}
+			hold := holdRow(t, conn, "users", p.id)
 			answers := make([]apitest.Response, n)
 			var answered atomic.Int32
 			var wg sync.WaitGroup
@@ -212,14 +192,7 @@ func TestAnotherSessionCannotFillTheLine(t *testing.T) {
 	thief := env.Client()
 	thief.Login(owner.name, "secret123")
 	conn, watch := ownConn(t, env), ownConn(t, env)
-	hold, err := conn.Begin(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = hold.Rollback(context.Background()) }()
-	if _, err := hold.Exec(context.Background(), `SELECT 1 FROM users WHERE id = $1 FOR UPDATE`, owner.id); err != nil {
-		t.Fatal(err)
-	}
+	hold := holdRow(t, conn, "users", owner.id)
 	const flood = 160 // above the player's 128
 	statuses := make([]int, flood)
 	var answered atomic.Int32
@@ -304,6 +277,21 @@ func ownConn(t *testing.T, env *apitest.Env) *pgx.Conn {
 	}
 	t.Cleanup(func() { _ = conn.Close(context.Background()) })
 	return conn
+}
+
+// holdRow locks the row of table with id FOR UPDATE in a transaction on
+// conn, until the caller commits it (or the test ends).
+func holdRow(t *testing.T, conn *pgx.Conn, table, id string) pgx.Tx {
+	t.Helper()
+	hold, err := conn.Begin(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = hold.Rollback(context.Background()) })
+	if _, err := hold.Exec(context.Background(), `SELECT 1 FROM `+pgx.Identifier{table}.Sanitize()+` WHERE id = $1 FOR UPDATE`, id); err != nil {
+		t.Fatal(err)
+	}
+	return hold
 }
 
 // lockWaiters is how many of the server's statements wait for a lock.
