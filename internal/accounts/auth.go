@@ -81,14 +81,15 @@ type LoginInput struct {
 
 // Login signs an account in. Its limits follow what identity providers do
 // so that a stranger cannot lock an owner out: attempts count per client IP
-// (LoginPerIP) and per account and client IP (LoginPerAccountIP), and only
-// failures count per account from anywhere (LoginFailuresPerAccount, a
-// slower limit). The account is the user when one matches (every case of its
-// username and its email address are one account), else the lowercased
-// login, and both paths take the same steps — a lookup, the limits, the bot
-// check, one argon2 verification, counting the failure — so status, message
-// and timing do not tell which usernames exist. One verification per account
-// runs at a time; the account's other attempts wait their turn
+// (LoginPerIP) and, once past the bot check, per login and client IP
+// (LoginPerAccountIP), and only failures count per login from anywhere
+// (LoginFailuresPerAccount, a slower limit). A login counts as typed,
+// lowercased (loginKey): a username and its email address are two names, so
+// the limits cannot tell anyone that they are one account. Whether or not
+// the login names an account, it takes the same steps — a lookup, the
+// limits, the bot check, one argon2 verification, counting the failure — so
+// status, message and timing do not tell which usernames exist. One
+// verification per login runs at a time; its other attempts wait their turn
 // (passwordGate).
 func (s *Service) Login(ctx context.Context, in LoginInput, c Client) (AuthResult, error) {
 	if err := s.limit(ctx, "login:ip:"+NetworkOf(c.IP), s.cfg.LoginPerIP); err != nil {
@@ -103,15 +104,18 @@ func (s *Service) Login(ctx context.Context, in LoginInput, c Client) (AuthResul
 	if err != nil && !errors.Is(err, ErrUserNotFound) {
 		return AuthResult{}, fmt.Errorf("login: %w", err)
 	}
-	account := accountKey(cred, found, login)
+	// The bot check comes before the per-login limits: an attempt that
+	// fails it counts only against its address, so no one fills a login's
+	// budget without solving a check per attempt.
+	if err := s.checkBot(ctx, in.BotToken, c.IP); err != nil {
+		return AuthResult{}, err
+	}
+	account := loginKey(login)
 	if err := s.limit(ctx, "login:account-ip:"+account+":"+NetworkOf(c.IP), s.cfg.LoginPerAccountIP); err != nil {
 		return AuthResult{}, err
 	}
 	failures := "login:failures:" + account
 	if err := s.checkLimit(ctx, failures, s.cfg.LoginFailuresPerAccount); err != nil {
-		return AuthResult{}, err
-	}
-	if err := s.checkBot(ctx, in.BotToken, c.IP); err != nil {
 		return AuthResult{}, err
 	}
 	leave, err := s.gate.enter(ctx, account)

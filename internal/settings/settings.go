@@ -67,8 +67,8 @@ type Config struct {
 	SessionMaxLifetime time.Duration
 	// Rate limits, each "N/period" (e.g. "10/1m"); "0" disables one.
 	LoginPerIP              Rate // FAIRPLAY_RATE_LOGIN_IP, default 30/1m: sign-in attempts per client IP
-	LoginPerAccountIP       Rate // FAIRPLAY_RATE_LOGIN_ACCOUNT_IP, default 10/15m: sign-in attempts per account and client IP
-	LoginFailuresPerAccount Rate // FAIRPLAY_RATE_LOGIN_ACCOUNT_FAILURES, default 100/1h: failed sign-ins per account, from anywhere
+	LoginPerAccountIP       Rate // FAIRPLAY_RATE_LOGIN_ACCOUNT_IP, default 10/15m: sign-in attempts per login and client IP
+	LoginFailuresPerAccount Rate // FAIRPLAY_RATE_LOGIN_ACCOUNT_FAILURES, default 100/1h: failed sign-ins per login, from anywhere
 	// TwoFactorFailures bounds wrong two-factor codes per account, at sign-in
 	// and in Settings (FAIRPLAY_RATE_2FA_FAILURES, default 10/1h): a
 	// six-digit code must not be guessable by volume.
@@ -195,8 +195,8 @@ var Variables = []Variable{
 	{"FAIRPLAY_SESSION_IDLE_TIMEOUT", "720h", "sessions unused this long expire"},
 	{"FAIRPLAY_SESSION_MAX_LIFETIME", "720h", "sessions end this long after their sign-in"},
 	{"FAIRPLAY_RATE_LOGIN_IP", "30/1m", "sign-in attempts per client IP (N/period, 0 = off)"},
-	{"FAIRPLAY_RATE_LOGIN_ACCOUNT_IP", "10/15m", "sign-in attempts per account and client IP"},
-	{"FAIRPLAY_RATE_LOGIN_ACCOUNT_FAILURES", "100/1h", "failed sign-ins per account, from anywhere"},
+	{"FAIRPLAY_RATE_LOGIN_ACCOUNT_IP", "10/15m", "sign-in attempts per login and client IP"},
+	{"FAIRPLAY_RATE_LOGIN_ACCOUNT_FAILURES", "100/1h", "failed sign-ins per login, from anywhere"},
 	{"FAIRPLAY_RATE_2FA_FAILURES", "10/1h", "wrong two-factor codes per account (sign-in and Settings)"},
 	{"FAIRPLAY_RATE_PASSWORD_USER", "5/15m", "password changes per account"},
 	{"FAIRPLAY_RATE_PASSWORD_IP", "20/15m", "password changes per client IP"},
@@ -328,7 +328,7 @@ func Load(lookup func(string) (string, bool)) (Config, error) {
 	// operator believes is in force.
 	if v, _ := lookup("FAIRPLAY_RATE_LOGIN_USERNAME"); v != "" {
 		errs = append(errs, errors.New("FAIRPLAY_RATE_LOGIN_USERNAME is no longer read: use FAIRPLAY_RATE_LOGIN_ACCOUNT_IP "+
-			"(sign-in attempts per account and client IP) and FAIRPLAY_RATE_LOGIN_ACCOUNT_FAILURES (failed sign-ins per account)"))
+			"(sign-in attempts per login and client IP) and FAIRPLAY_RATE_LOGIN_ACCOUNT_FAILURES (failed sign-ins per login)"))
 	}
 	if v := get("FAIRPLAY_TRUSTED_PROXIES"); v != "" {
 		for _, p := range strings.Split(v, ",") {

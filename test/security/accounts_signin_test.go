@@ -23,10 +23,11 @@ func from(env *apitest.Env, ip string) *apitest.Client {
 }
 
 // A stranger who knows a player's username or email cannot lock the player
-// out: the attempts that count against one address are per account and
+// out: the attempts that count against one address are per login and
 // address, so ten wrong passwords from address A — through any case of the
-// username and through the email, which all name the same account — stop
-// A, and only A, while the owner signs in from address B.
+// username, which all count as one login — stop A, and only A, while the
+// owner signs in from address B. The email address is another login with
+// its own ten (TestSignInLimitsDoNotLinkAUsernameToItsEmail).
 func TestStrangerCannotLockOwnerOut(t *testing.T) {
 	t.Parallel()
 	env := apitest.Start(t, apitest.WithConfig(func(c *settings.Config) {
@@ -38,17 +39,24 @@ func TestStrangerCannotLockOwnerOut(t *testing.T) {
 	from(env, "198.51.100.20").Register("owner")
 
 	attacker := from(env, "203.0.113.66")
-	variants := []string{"owner", "OWNER", "Owner", "oWnEr", "owNER", "OwNeR", "ownER", "OWNer", "owner@example.com", "OWNER@Example.COM"}
+	variants := []string{"owner", "OWNER", "Owner", "oWnEr", "owNER", "OwNeR", "ownER", "OWNer", "oWNER", "OwNER"}
 	for i, login := range variants {
 		if res := signIn(attacker, login, "guess"+strconv.Itoa(i)); res.Status != 401 || res.Message() != "Invalid username or password" {
 			t.Fatalf("attempt %d (%s): %d %s", i+1, login, res.Status, res.Raw)
 		}
 	}
-	// The eleventh attempt from A is refused whichever name it uses, even
+	// The eleventh attempt from A is refused whichever case it uses, even
 	// with the right password.
 	expectRateLimited(t, signIn(attacker, "Owner", "guess-again"), "11th attempt from A by username")
-	expectRateLimited(t, signIn(attacker, "Owner@Example.com", "guess-again"), "12th attempt from A by email")
 	expectRateLimited(t, signIn(from(env, "203.0.113.66"), "owner", "secret123"), "A with the right password")
+	for i, login := range []string{"owner@example.com", "OWNER@Example.COM"} {
+		for j := range 5 {
+			if res := signIn(attacker, login, "guess"+strconv.Itoa(j)); res.Status != 401 {
+				t.Fatalf("attempt %d by email from A: %d %s", i*5+j+1, res.Status, res.Raw)
+			}
+		}
+	}
+	expectRateLimited(t, signIn(attacker, "Owner@Example.com", "guess-again"), "11th attempt from A by email")
 
 	// The owner, from B, signs in by username and by email.
 	if res := signIn(from(env, "198.51.100.20"), "owner", "secret123"); res.Status != 200 {
@@ -61,7 +69,7 @@ func TestStrangerCannotLockOwnerOut(t *testing.T) {
 	// A second address gets its own ten attempts, and the owner still signs in.
 	second := from(env, "192.0.2.99")
 	for i := range 10 {
-		if res := signIn(second, variants[i%len(variants)], "guess"); res.Status != 401 {
+		if res := signIn(second, variants[i], "guess"); res.Status != 401 {
 			t.Fatalf("attempt %d from a second address: %d %s", i+1, res.Status, res.Raw)
 		}
 	}
@@ -157,4 +165,81 @@ func TestSignInFailureLimitPerAccount(t *testing.T) {
 	// Now the account is refused from anywhere until failures age out —
 	// the owner too: that is the slow global limit doing its job.
 	expectRateLimited(t, signIn(from(env, "198.51.100.50"), "owner", "secret123"), "the owner after the account's failure budget is spent")
+}
+
+// The sign-in limits do not tell which email address is a username's. They
+// once counted a username and its account's email address as one: ten
+// attempts through the username (each with a bot token that failed, so free)
+// filled the budget, and the next attempt through an email address was
+// refused 429 exactly when the address was that account's — a way to learn a
+// player's email address (usernames are public in the live feed) from a list
+// of candidates. Found by a review playing a hostile player. Now each login
+// counts as typed, and an attempt that fails the bot check counts only
+// against its address.
+func TestSignInLimitsDoNotLinkAUsernameToItsEmail(t *testing.T) {
+	t.Parallel()
+	env := apitest.Start(t, apitest.WithConfig(func(c *settings.Config) {
+		trustLoopback(c)
+		c.LoginPerIP = settings.Rate{N: 1000, Period: time.Minute}
+		c.LoginPerAccountIP = settings.Rate{N: 3, Period: 15 * time.Minute}
+		c.LoginFailuresPerAccount = settings.Rate{N: 5, Period: time.Hour}
+	}))
+	from(env, "198.51.100.1").Register("victim")
+	from(env, "198.51.100.2").Register("bystander")
+	// What a probe of each candidate answers, from client c: the victim's
+	// own address must answer as the others do.
+	probe := func(c func() *apitest.Client) []string {
+		var seen []string
+		for _, email := range []string{"victim@example.com", "bystander@example.com", "nobody@example.com"} {
+			res := signIn(c(), email, "guess")
+			seen = append(seen, fmt.Sprintf("%d %s", res.Status, res.Message()))
+		}
+		return seen
+	}
+	same := func(what string, seen []string) {
+		t.Helper()
+		for _, s := range seen {
+			if s != "401 Invalid username or password" {
+				t.Fatalf("%s: the candidates answered %q, want each 401 as a wrong password", what, seen)
+			}
+		}
+	}
+
+	// The budget of a login from one address, filled through the username.
+	a := from(env, "203.0.113.10")
+	for i := range 3 {
+		if res := signIn(a, "victim", "guess"+strconv.Itoa(i)); res.Status != 401 {
+			t.Fatalf("attempt %d: %d %s", i+1, res.Status, res.Raw)
+		}
+	}
+	expectRateLimited(t, signIn(a, "victim", "guess"), "the username past its budget from A")
+	same("from A, the username's budget spent", probe(func() *apitest.Client { return a }))
+
+	// The failures of a login from anywhere (five: A's three and two more
+	// addresses'), spent through the username; each candidate probed from a
+	// fresh address.
+	for i := range 2 {
+		if res := signIn(from(env, fmt.Sprintf("203.0.114.%d", i+1)), "victim", "guess"); res.Status != 401 {
+			t.Fatalf("failure %d: %d %s", i+1, res.Status, res.Raw)
+		}
+	}
+	expectRateLimited(t, signIn(from(env, "203.0.114.99"), "victim", "guess"), "the username past its failures")
+	n := 0
+	same("the username's failures spent", probe(func() *apitest.Client {
+		n++
+		return from(env, fmt.Sprintf("203.0.115.%d", n))
+	}))
+
+	// Attempts that fail the bot check spend no login's budget: twenty of
+	// them, then the owner signs in from the same address.
+	c := from(env, "203.0.116.1")
+	for i := range 20 {
+		res := c.Do("POST", "/api/auth/login", map[string]any{"username": "bystander", "password": "guess", "turnstileToken": "junk"})
+		if res.Status != 400 || res.Message() != "Please complete the Turnstile verification" {
+			t.Fatalf("attempt %d without a bot token: %d %s", i+1, res.Status, res.Raw)
+		}
+	}
+	if res := signIn(c, "bystander", "secret123"); res.Status != 200 {
+		t.Fatalf("the owner after twenty attempts that failed the bot check: %d %s", res.Status, res.Raw)
+	}
 }
