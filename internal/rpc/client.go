@@ -15,7 +15,10 @@ type clientKey struct{}
 
 // ClientInfo is middleware that records the caller's address and user agent
 // for the handlers. X-Forwarded-For is believed only from trusted proxies:
-// the client is the right-most address not in a trusted range.
+// the client is the right-most address not in a trusted range. The header's
+// lines are one list (RFC 9110, 5.3): a proxy that appends a line of its own
+// (HAProxy's option forwardfor) puts the address it saw last, and reading
+// only the first line would have believed the one the client wrote.
 func ClientInfo(trusted []netip.Prefix) func(http.Handler) http.Handler {
 	isTrusted := func(a netip.Addr) bool {
 		for _, p := range trusted {
@@ -29,7 +32,7 @@ func ClientInfo(trusted []netip.Prefix) func(http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			ip := remoteIP(r.RemoteAddr)
 			if a, err := netip.ParseAddr(ip); err == nil && isTrusted(a) {
-				hops := strings.Split(r.Header.Get("X-Forwarded-For"), ",")
+				hops := strings.Split(strings.Join(r.Header.Values("X-Forwarded-For"), ","), ",")
 				for i := len(hops) - 1; i >= 0; i-- {
 					h, err := netip.ParseAddr(strings.TrimSpace(hops[i]))
 					if err != nil {

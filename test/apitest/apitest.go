@@ -192,7 +192,9 @@ type Client struct {
 	RefreshToken string
 	// ForwardedFor, when set, is sent as X-Forwarded-For: the client IP the
 	// server believes when the test trusts the loopback proxy
-	// (settings.Config.TrustedProxies = ["127.0.0.1/32"]).
+	// (settings.Config.TrustedProxies = ["127.0.0.1/32"]); lines separated
+	// by a newline are sent as that many header lines, as a proxy that
+	// appends its own sends them.
 	ForwardedFor string
 }
 
@@ -331,8 +333,10 @@ func (c *Client) DoContext(ctx context.Context, method, path string, body any) (
 	if c.Token != "" {
 		req.Header.Set("Authorization", "Bearer "+c.Token)
 	}
-	if c.ForwardedFor != "" {
-		req.Header.Set("X-Forwarded-For", c.ForwardedFor)
+	for line := range strings.SplitSeq(c.ForwardedFor, "\n") {
+		if line != "" {
+			req.Header.Add("X-Forwarded-For", line)
+		}
 	}
 	res, err := c.http.Do(req)
 	if err != nil {

@@ -2,6 +2,7 @@ package security_test
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -242,4 +243,47 @@ func TestSignInLimitsDoNotLinkAUsernameToItsEmail(t *testing.T) {
 	if res := signIn(c, "bystander", "secret123"); res.Status != 200 {
 		t.Fatalf("the owner after twenty attempts that failed the bot check: %d %s", res.Status, res.Raw)
 	}
+}
+
+// X-Forwarded-For's lines are one list. A proxy that appends a header line
+// of its own (HAProxy's option forwardfor) instead of extending the one the
+// client sent leaves the client's own line first; reading only that line
+// believed whatever address the client wrote, which bought a fresh
+// per-address budget for every attempt and let anyone name another player's
+// address to spend theirs. Found by a review playing a hostile player.
+func TestForwardedForLinesAreOneList(t *testing.T) {
+	t.Parallel()
+	env := apitest.Start(t, apitest.WithConfig(func(c *settings.Config) {
+		trustLoopback(c)
+		c.LoginPerIP = settings.Rate{N: 3, Period: time.Minute}
+		c.LoginPerAccountIP = settings.Rate{N: 100, Period: 15 * time.Minute}
+		c.LoginFailuresPerAccount = settings.Rate{N: 100, Period: time.Hour}
+	}))
+	from(env, "198.51.100.30").Register("proxied")
+
+	// The proxy saw 203.0.113.5; the client wrote a new address each time.
+	forged := func(i int) *apitest.Client {
+		return from(env, fmt.Sprintf("192.0.2.%d\n203.0.113.5", i+1))
+	}
+	res := signIn(forged(0), "proxied", "secret123")
+	if res.Status != 200 {
+		t.Fatalf("sign-in through the proxy: %d %s", res.Status, res.Raw)
+	}
+	c := env.Client()
+	c.Token = res.Str("token")
+	list := c.Do("GET", "/api/auth/sessions", nil)
+	var seen []any
+	sessions, _ := list.Body["sessions"].([]any)
+	for _, s := range sessions {
+		seen = append(seen, s.(map[string]any)["ipAddress"])
+	}
+	if !slices.Contains(seen, any("203.0.113.5")) || slices.Contains(seen, any("192.0.2.1")) {
+		t.Fatalf("sessions' addresses %v: want the proxy's 203.0.113.5, not the client's own 192.0.2.1", seen)
+	}
+	for i := 1; i < 3; i++ {
+		if res := signIn(forged(i), "proxied", "guess"); res.Status != 401 {
+			t.Fatalf("attempt %d: %d %s", i+1, res.Status, res.Raw)
+		}
+	}
+	expectRateLimited(t, signIn(forged(3), "proxied", "guess"), "a 4th attempt from one address that wrote another each time")
 }
