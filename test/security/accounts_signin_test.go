@@ -23,6 +23,23 @@ func from(env *apitest.Env, ip string) *apitest.Client {
 	return c
 }
 
+// signInServer starts a server that believes the test's X-Forwarded-For,
+// with sign-in limits of perIP attempts a minute per address, perLogin
+// attempts per login and address in 15 minutes and failures per login in an
+// hour, and whatever more changes.
+func signInServer(t *testing.T, perIP, perLogin, failures int, more ...func(*settings.Config)) *apitest.Env {
+	t.Helper()
+	return apitest.Start(t, apitest.WithConfig(func(c *settings.Config) {
+		trustLoopback(c)
+		c.LoginPerIP = settings.Rate{N: perIP, Period: time.Minute}
+		c.LoginPerAccountIP = settings.Rate{N: perLogin, Period: 15 * time.Minute}
+		c.LoginFailuresPerAccount = settings.Rate{N: failures, Period: time.Hour}
+		for _, f := range more {
+			f(c)
+		}
+	}))
+}
+
 // A stranger who knows a player's username or email cannot lock the player
 // out: the attempts that count against one address are per login and
 // address, so ten wrong passwords from address A — through any case of the
@@ -31,12 +48,7 @@ func from(env *apitest.Env, ip string) *apitest.Client {
 // its own ten (TestSignInLimitsDoNotLinkAUsernameToItsEmail).
 func TestStrangerCannotLockOwnerOut(t *testing.T) {
 	t.Parallel()
-	env := apitest.Start(t, apitest.WithConfig(func(c *settings.Config) {
-		trustLoopback(c)
-		c.LoginPerIP = settings.Rate{N: 1000, Period: time.Minute}
-		c.LoginPerAccountIP = settings.Rate{N: 10, Period: 15 * time.Minute}
-		c.LoginFailuresPerAccount = settings.Rate{N: 100, Period: time.Hour}
-	}))
+	env := signInServer(t, 1000, 10, 100)
 	from(env, "198.51.100.20").Register("owner")
 
 	attacker := from(env, "203.0.113.66")
@@ -86,13 +98,7 @@ func TestStrangerCannotLockOwnerOut(t *testing.T) {
 // the next /64 is another client.
 func TestAddressLimitsCountAnIPv6Network(t *testing.T) {
 	t.Parallel()
-	env := apitest.Start(t, apitest.WithConfig(func(c *settings.Config) {
-		trustLoopback(c)
-		c.LoginPerIP = settings.Rate{N: 1000, Period: time.Minute}
-		c.LoginPerAccountIP = settings.Rate{N: 3, Period: 15 * time.Minute}
-		c.LoginFailuresPerAccount = settings.Rate{N: 100, Period: time.Hour}
-		c.RegisterPerIP = settings.Rate{N: 2, Period: time.Hour}
-	}))
+	env := signInServer(t, 1000, 3, 100, func(c *settings.Config) { c.RegisterPerIP = settings.Rate{N: 2, Period: time.Hour} })
 	from(env, "198.51.100.20").Register("owner6")
 	for i := range 3 {
 		if res := signIn(from(env, fmt.Sprintf("2001:db8:7:7::%x", i+1)), "owner6", "guess"); res.Status != 401 {
@@ -122,12 +128,7 @@ func TestAddressLimitsCountAnIPv6Network(t *testing.T) {
 // one which usernames are taken.
 func TestSignInFailureLimitPerAccount(t *testing.T) {
 	t.Parallel()
-	env := apitest.Start(t, apitest.WithConfig(func(c *settings.Config) {
-		trustLoopback(c)
-		c.LoginPerIP = settings.Rate{N: 1000, Period: time.Minute}
-		c.LoginPerAccountIP = settings.Rate{N: 3, Period: 15 * time.Minute}
-		c.LoginFailuresPerAccount = settings.Rate{N: 5, Period: time.Hour}
-	}))
+	env := signInServer(t, 1000, 3, 5)
 	from(env, "198.51.100.1").Register("owner")
 
 	// Six sign-ins, more than either limit, from six devices: successes count
@@ -179,12 +180,7 @@ func TestSignInFailureLimitPerAccount(t *testing.T) {
 // against its address.
 func TestSignInLimitsDoNotLinkAUsernameToItsEmail(t *testing.T) {
 	t.Parallel()
-	env := apitest.Start(t, apitest.WithConfig(func(c *settings.Config) {
-		trustLoopback(c)
-		c.LoginPerIP = settings.Rate{N: 1000, Period: time.Minute}
-		c.LoginPerAccountIP = settings.Rate{N: 3, Period: 15 * time.Minute}
-		c.LoginFailuresPerAccount = settings.Rate{N: 5, Period: time.Hour}
-	}))
+	env := signInServer(t, 1000, 3, 5)
 	from(env, "198.51.100.1").Register("victim")
 	from(env, "198.51.100.2").Register("bystander")
 	// What a probe of each candidate answers, from client c: the victim's
@@ -253,12 +249,7 @@ func TestSignInLimitsDoNotLinkAUsernameToItsEmail(t *testing.T) {
 // address to spend theirs. Found by a review playing a hostile player.
 func TestForwardedForLinesAreOneList(t *testing.T) {
 	t.Parallel()
-	env := apitest.Start(t, apitest.WithConfig(func(c *settings.Config) {
-		trustLoopback(c)
-		c.LoginPerIP = settings.Rate{N: 3, Period: time.Minute}
-		c.LoginPerAccountIP = settings.Rate{N: 100, Period: 15 * time.Minute}
-		c.LoginFailuresPerAccount = settings.Rate{N: 100, Period: time.Hour}
-	}))
+	env := signInServer(t, 3, 100, 100)
 	from(env, "198.51.100.30").Register("proxied")
 
 	// The proxy saw 203.0.113.5; the client wrote a new address each time.
