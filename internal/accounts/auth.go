@@ -206,6 +206,9 @@ func truncate(s string, n int) string {
 // the player a live token. Sessions unused for the idle timeout or older
 // than their lifetime are refused.
 func (s *Service) Refresh(ctx context.Context, refreshToken string, c Client) (AuthResult, error) {
+	if err := s.limit(ctx, "session:ip:"+NetworkOf(c.IP), s.cfg.SessionPerIP); err != nil {
+		return AuthResult{}, err
+	}
 	if refreshToken == "" {
 		return AuthResult{}, ErrRefreshRequired
 	}
@@ -265,7 +268,10 @@ func (s *Service) revokeReused(ctx context.Context, hash []byte) (bool, error) {
 // Logout revokes the session that owns refreshToken. An unknown or already
 // revoked token is not an error: the session is over either way. A retired
 // token of the session ends it too (see Refresh).
-func (s *Service) Logout(ctx context.Context, refreshToken string) error {
+func (s *Service) Logout(ctx context.Context, refreshToken string, c Client) error {
+	if err := s.limit(ctx, "session:ip:"+NetworkOf(c.IP), s.cfg.SessionPerIP); err != nil {
+		return err
+	}
 	if refreshToken == "" {
 		return ErrRefreshRequired
 	}

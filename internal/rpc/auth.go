@@ -70,7 +70,7 @@ func (h *AuthHandler) Refresh(ctx context.Context, req *connect.Request[fairplay
 
 // Logout implements AuthService.Logout.
 func (h *AuthHandler) Logout(ctx context.Context, req *connect.Request[fairplayv1.LogoutRequest]) (*connect.Response[fairplayv1.LogoutResponse], error) {
-	if err := h.accounts.Logout(ctx, req.Msg.GetRefreshToken()); err != nil {
+	if err := h.accounts.Logout(ctx, req.Msg.GetRefreshToken(), clientFrom(ctx)); err != nil {
 		return nil, err
 	}
 	return connect.NewResponse(&fairplayv1.LogoutResponse{Message: "Logged out successfully"}), nil

@@ -76,7 +76,12 @@ type Config struct {
 	PasswordChangePerUser Rate // FAIRPLAY_RATE_PASSWORD_USER, default 5/15m: password changes per account
 	PasswordChangePerIP   Rate // FAIRPLAY_RATE_PASSWORD_IP, default 20/15m: password changes per client IP
 	RegisterPerIP         Rate // FAIRPLAY_RATE_REGISTER_IP, default 10/1h
-	BetsPerUser           Rate // FAIRPLAY_RATE_BETS_USER, default 50/1s
+	// SessionPerIP bounds refreshes and sign-outs per client IP
+	// (FAIRPLAY_RATE_SESSION_IP, default 300/1m): both are public, each a
+	// transaction on the pool, so an address sending made-up tokens is
+	// bounded as sign-in is.
+	SessionPerIP Rate
+	BetsPerUser  Rate // FAIRPLAY_RATE_BETS_USER, default 50/1s
 	// TrustedProxies lists CIDRs whose X-Forwarded-For is believed (FAIRPLAY_TRUSTED_PROXIES, comma separated).
 	TrustedProxies []string
 	// SecureCookies marks cookies Secure (FAIRPLAY_SECURE_COOKIES, default false).
@@ -201,6 +206,7 @@ var Variables = []Variable{
 	{"FAIRPLAY_RATE_PASSWORD_USER", "5/15m", "password changes per account"},
 	{"FAIRPLAY_RATE_PASSWORD_IP", "20/15m", "password changes per client IP"},
 	{"FAIRPLAY_RATE_REGISTER_IP", "10/1h", "registrations per client IP"},
+	{"FAIRPLAY_RATE_SESSION_IP", "300/1m", "token refreshes and sign-outs per client IP"},
 	{"FAIRPLAY_RATE_BETS_USER", "50/1s", "bets per player"},
 	{"FAIRPLAY_TRUSTED_PROXIES", "", "comma-separated CIDRs whose X-Forwarded-For is believed"},
 	{"FAIRPLAY_SECURE_COOKIES", "false", "served over HTTPS: Secure cookies and HSTS"},
@@ -309,6 +315,7 @@ func Load(lookup func(string) (string, bool)) (Config, error) {
 		PasswordChangePerUser:     rate("FAIRPLAY_RATE_PASSWORD_USER"),
 		PasswordChangePerIP:       rate("FAIRPLAY_RATE_PASSWORD_IP"),
 		RegisterPerIP:             rate("FAIRPLAY_RATE_REGISTER_IP"),
+		SessionPerIP:              rate("FAIRPLAY_RATE_SESSION_IP"),
 		BetsPerUser:               rate("FAIRPLAY_RATE_BETS_USER"),
 		SecureCookies:             boolean("FAIRPLAY_SECURE_COOKIES"),
 		AdminRequireTwoFactor:     boolean("FAIRPLAY_ADMIN_REQUIRE_2FA"),

@@ -102,7 +102,7 @@ func Start(t testing.TB, opts ...Option) *Env {
 	cfg.RedisPrefix = prefix
 	cfg.LoginPerIP, cfg.LoginPerAccountIP, cfg.LoginFailuresPerAccount = settings.Rate{}, settings.Rate{}, settings.Rate{}
 	cfg.PasswordChangePerUser, cfg.PasswordChangePerIP = settings.Rate{}, settings.Rate{}
-	cfg.RegisterPerIP, cfg.BetsPerUser = settings.Rate{}, settings.Rate{}
+	cfg.RegisterPerIP, cfg.BetsPerUser, cfg.SessionPerIP = settings.Rate{}, settings.Rate{}, settings.Rate{}
 	// Readiness follows an outage within a few tenths of a second, with the
 	// production hysteresis (three failures down, two answers up).
 	cfg.ReadinessInterval = 50 * time.Millisecond

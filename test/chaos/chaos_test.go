@@ -156,7 +156,7 @@ func startStack(t *testing.T, dir, dbURL string, extra ...string) *env {
 		// open while it is down), but high enough never to refuse the load.
 		"FAIRPLAY_RATE_LOGIN_IP=100000/1m", "FAIRPLAY_RATE_LOGIN_ACCOUNT_IP=100000/1m", "FAIRPLAY_RATE_LOGIN_ACCOUNT_FAILURES=100000/1m",
 		"FAIRPLAY_RATE_PASSWORD_USER=100000/1m", "FAIRPLAY_RATE_PASSWORD_IP=100000/1m",
-		"FAIRPLAY_RATE_REGISTER_IP=100000/1h", "FAIRPLAY_RATE_BETS_USER=100000/1s",
+		"FAIRPLAY_RATE_REGISTER_IP=100000/1h", "FAIRPLAY_RATE_BETS_USER=100000/1s", "FAIRPLAY_RATE_SESSION_IP=100000/1m",
 		"FAIRPLAY_LOG_FORMAT=json", "FAIRPLAY_LOG_LEVEL=info", "FAIRPLAY_SHUTDOWN_TIMEOUT=10s",
 		// A short drain (the last SIGTERM still goes through it) and quick
 		// readiness checks keep the drills short.

@@ -263,3 +263,33 @@ func TestLogoutAndRevokeOthersWithRotatedTokens(t *testing.T) {
 	expectStatus(t, desk.Do("GET", "/api/auth/user", nil), 401, "the session whose retired token was shown")
 	expectStatus(t, other.Do("GET", "/api/auth/user", nil), 200, "the other session")
 }
+
+// Refresh and sign-out are public: anyone may send made-up tokens, each
+// costing a transaction on the replica's pool. They count per client
+// address (FAIRPLAY_RATE_SESSION_IP), both in one budget, as sign-in does;
+// another address, and the owner's own refresh from it, are untouched.
+func TestRefreshAndLogoutCountPerAddress(t *testing.T) {
+	t.Parallel()
+	env := apitest.Start(t, apitest.WithConfig(func(c *settings.Config) {
+		trustLoopback(c)
+		c.SessionPerIP = settings.Rate{N: 4, Period: time.Minute}
+	}))
+	owner := from(env, "198.51.100.40")
+	owner.Register("refresher")
+
+	flood := from(env, "203.0.113.40")
+	for i := range 4 {
+		path := []string{"/api/auth/refresh", "/api/auth/logout"}[i%2]
+		res := flood.Do("POST", path, map[string]any{"refreshToken": fmt.Sprintf("made-up-%d", i)})
+		if res.Status == http.StatusTooManyRequests || res.Status >= 500 {
+			t.Fatalf("attempt %d (%s) within the budget: %d %s", i+1, path, res.Status, res.Raw)
+		}
+	}
+	expectRateLimited(t, flood.Do("POST", "/api/auth/refresh", map[string]any{"refreshToken": "made-up-5"}), "a 5th refresh")
+	expectRateLimited(t, flood.Do("POST", "/api/auth/logout", map[string]any{"refreshToken": "made-up-6"}), "a 6th, a sign-out")
+
+	expectStatus(t, refresh(t, owner), 200, "the owner's refresh from another address")
+	if res := owner.Do("POST", "/api/auth/logout", map[string]any{"refreshToken": owner.RefreshToken}); res.Status >= 300 {
+		t.Fatalf("the owner's sign-out: %d %s", res.Status, res.Raw)
+	}
+}

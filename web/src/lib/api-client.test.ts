@@ -194,6 +194,15 @@ describe('refresh on 401', () => {
     await expect(refreshSession()).resolves.toBeNull();
     expect(getRefreshToken()).toBe('refresh-1');
   });
+
+  it.each([
+    [429, 'Too many requests, please try again later'],
+    [503, 'Something went wrong. Please try again.'],
+  ])('keeps the tokens when the server answers the refresh %i', async (status, message) => {
+    mockApi({ 'POST /api/auth/refresh': () => json({ message }, status) });
+    await expect(refreshSession()).resolves.toBeNull();
+    expect(getRefreshToken()).toBe('refresh-1');
+  });
 });
 
 describe('rotating refresh tokens', () => {

@@ -210,8 +210,10 @@ async function doRefresh(): Promise<RefreshResponse | null> {
     setTokens({ token: res.token, refreshToken: res.refreshToken || refreshToken });
     return res;
   } catch (err) {
-    // Without a response (offline) the session may still be good: keep it for the next try.
-    if (!(err instanceof ApiError && err.status === 0)) clearTokens();
+    // Only a refusal ends the session. Without a response (offline), when the
+    // server asks for a pause (429) or fails (5xx, a database failing over),
+    // the session may still be good: keep it for the next try.
+    if (!(err instanceof ApiError && (err.status === 0 || err.status === 429 || err.status >= 500))) clearTokens();
     return null;
   }
 }
