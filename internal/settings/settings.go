@@ -6,6 +6,8 @@ package settings
 import (
 	"errors"
 	"fmt"
+	"net"
+	"net/netip"
 	"os"
 	"strconv"
 	"strings"
@@ -181,7 +183,7 @@ var Variables = []Variable{
 	{"REDIS_URL", "", "Redis URL, e.g. redis://127.0.0.1:6379/0 (required by serve)"},
 	{"FAIRPLAY_HTTP_ADDR", ":8080", "public listen address: web app, /api, Connect, /healthz, /readyz"},
 	{"FAIRPLAY_METRICS_ADDR", ":9090", "internal listener serving only GET /metrics"},
-	{"FAIRPLAY_DEBUG_ADDR", "", "serve Go's profiler (/debug/pprof/) here; keep it on loopback"},
+	{"FAIRPLAY_DEBUG_ADDR", "", "serve Go's profiler (/debug/pprof/) here; loopback only"},
 	{"FAIRPLAY_SIGNING_KEYS_DIR", "", "directory of Ed25519 signing keys; unset: one in-memory key"},
 	{"FAIRPLAY_SIGNING_KEY_ACTIVATION_DELAY", "3m", "a new key signs this long after its creation (at most 10m)"},
 	{"TURNSTILE_SECRET_KEY", "", "Cloudflare Turnstile secret; unset: development bot check"},
@@ -373,6 +375,13 @@ func Load(lookup func(string) (string, bool)) (Config, error) {
 		errs = append(errs, errors.New("FAIRPLAY_SIGNING_KEY_ACTIVATION_DELAY: at most 10m "+
 			"(the previous key is retired 30m after its successor: the delay, the token TTL and Secret propagation must fit in that)"))
 	}
+	if c.DebugAddr != "" && !loopback(c.DebugAddr) {
+		// The profiler has no authentication and shows internals; where a
+		// pod has no NetworkPolicy any pod could read it. kubectl
+		// port-forward reaches a pod's loopback, so nothing needs more.
+		errs = append(errs, errors.New("FAIRPLAY_DEBUG_ADDR: want a loopback address such as 127.0.0.1:6060 or [::1]:6060 "+
+			"(the profiler has no authentication; kubectl port-forward reaches it there)"))
+	}
 	c.MetricsAddr = get("FAIRPLAY_METRICS_ADDR")
 	if c.MetricsAddr == c.HTTPAddr && !strings.HasSuffix(c.HTTPAddr, ":0") {
 		errs = append(errs, errors.New("FAIRPLAY_METRICS_ADDR: must differ from FAIRPLAY_HTTP_ADDR (metrics are never served on the public port)"))
@@ -403,4 +412,18 @@ func (c Config) Require(names ...string) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// loopback reports whether addr (host:port) listens on loopback only: a
+// loopback IP or localhost, never every interface.
+func loopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.IsLoopback()
 }

@@ -86,6 +86,23 @@ func TestSigningKeyActivationDelay(t *testing.T) {
 	}
 }
 
+// The profiler listens on loopback only: it has no authentication, and a
+// pod without a NetworkPolicy would serve it to every pod of the cluster.
+func TestDebugAddrIsLoopback(t *testing.T) {
+	t.Parallel()
+	for _, good := range []string{"127.0.0.1:6060", "[::1]:6060", "localhost:6060", "127.0.0.2:0"} {
+		if c, err := load(map[string]string{"FAIRPLAY_DEBUG_ADDR": good}); err != nil || c.DebugAddr != good {
+			t.Errorf("debug address %q: %v", good, err)
+		}
+	}
+	for _, bad := range []string{":6060", "0.0.0.0:6060", "[::]:6060", "10.0.0.5:6060", "pod.example:6060", "127.0.0.1"} {
+		_, err := load(map[string]string{"FAIRPLAY_DEBUG_ADDR": bad})
+		if err == nil || !strings.Contains(err.Error(), "FAIRPLAY_DEBUG_ADDR: want a loopback address") {
+			t.Errorf("debug address %q: %v, want refused", bad, err)
+		}
+	}
+}
+
 func TestDrainAndReadinessSettings(t *testing.T) {
 	t.Parallel()
 	c, err := load(nil)
