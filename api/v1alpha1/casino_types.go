@@ -42,7 +42,9 @@ type Casino struct {
 type CasinoSpec struct {
 	// Image is the Fairplay server image (it also runs `fairplay migrate`).
 	// Changing it runs the migrations of the new image first; the Deployment
-	// rolls only once they succeed.
+	// rolls only once they succeed. Migrations run once per value of this
+	// field, so name one build only: a digest (repo@sha256:...) or an
+	// immutable tag, never a tag that is pushed again.
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=512
 	// +required
@@ -245,14 +247,17 @@ type SigningKeysSpec struct {
 	// to update a mounted Secret, so a key used earlier could reach a replica
 	// that cannot verify it yet. The previous key is kept for
 	// max(30m, activationDelay + access-token lifetime + 5m) after its
-	// successor appears. At most 10m, the server's limit (it refuses to start
-	// with more), which also keeps it well below the rotation interval (at
-	// least 1h).
+	// successor appears. At least 2m, the kubelet's time to update a mounted
+	// Secret (less and a replica would be handed tokens it cannot verify yet
+	// after every rotation; 0 would not start the server at all), and at most
+	// 10m, the server's limit (it refuses to start with more), which also
+	// keeps it well below the rotation interval (at least 1h).
 	// +kubebuilder:default="3m"
 	// +kubebuilder:validation:Type=string
 	// +kubebuilder:validation:MaxLength=32
 	// +kubebuilder:validation:Pattern=`^([0-9]+(\.[0-9]+)?(ns|us|ms|s|m|h))+$`
 	// +kubebuilder:validation:XValidation:rule="duration(self) <= duration('10m')",message="activationDelay must be at most 10m (the server's limit)"
+	// +kubebuilder:validation:XValidation:rule="duration(self) >= duration('2m')",message="activationDelay must be at least 2m (the kubelet takes up to about two minutes to update a mounted Secret on every replica)"
 	// +optional
 	ActivationDelay *metav1.Duration `json:"activationDelay,omitempty"`
 }

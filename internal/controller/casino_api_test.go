@@ -68,6 +68,14 @@ func TestCRDValidation(t *testing.T) {
 		{"negative activation delay", "negkey", func(c *casinov1alpha1.Casino) {
 			c.Spec.SigningKeys.ActivationDelay = &metav1.Duration{Duration: -time.Minute}
 		}, "spec.signingKeys.activationDelay"},
+		// 0s passed and the server refused to start; 30s passed and handed
+		// replicas tokens they could not verify yet after each rotation.
+		{"activation delay of 0s", "zerokey", func(c *casinov1alpha1.Casino) {
+			c.Spec.SigningKeys.ActivationDelay = &metav1.Duration{}
+		}, "activationDelay must be at least 2m"},
+		{"activation delay shorter than a Secret update", "fastkey", func(c *casinov1alpha1.Casino) {
+			c.Spec.SigningKeys.ActivationDelay = &metav1.Duration{Duration: 30 * time.Second}
+		}, "activationDelay must be at least 2m"},
 		// The ports, probes, Service and Ingress are wired to 8080 and 9090.
 		{"env moves the metrics listener", "metricsenv", func(c *casinov1alpha1.Casino) {
 			c.Spec.Env = []corev1.EnvVar{{Name: "FAIRPLAY_METRICS_ADDR", Value: ":8080"}}

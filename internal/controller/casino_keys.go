@@ -338,6 +338,11 @@ func validKeyPEM(raw []byte) bool {
 	return ok
 }
 
+// futureKeySkew is how far ahead of the operator's clock a key's date may
+// be: node clocks agree to within seconds (NTP), so a key dated later was
+// made by no operator's clock.
+const futureKeySkew = 5 * time.Minute
+
 // keyPlan is the pure decision of one signing-key reconcile.
 type keyPlan struct {
 	keep         []signingKey
@@ -363,8 +368,21 @@ func (p keyPlan) withPruned(pruned []string) keyPlan {
 // within a second must still give ordered, distinct key ids). The wake-up
 // is the next rotation, retirement or activation of a successor
 // (status.activeKeyID changes then).
+//
+// A key dated more than futureKeySkew after now was not made by this
+// operator (its keys are dated by its clock) and is dropped first: kept, it
+// would be the newest for good — no rotation until its date, never
+// retired, verifying whatever it signed — so a key planted in the Secret
+// under a far-future id would outlive every rotation. Found by a review.
 func planKeys(keys []signingKey, now time.Time, t keyTiming, force bool) keyPlan {
 	var p keyPlan
+	keys = slices.DeleteFunc(slices.Clone(keys), func(k signingKey) bool {
+		if k.created.After(now.Add(futureKeySkew)) {
+			p.pruned = append(p.pruned, k.id)
+			return true
+		}
+		return false
+	})
 	interval := t.interval
 	if n := len(keys); n == 0 || force || !now.Before(keys[n-1].created.Add(interval)) {
 		p.rotate = true

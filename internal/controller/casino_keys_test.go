@@ -37,6 +37,8 @@ func TestPlanKeys(t *testing.T) {
 	k0 := keyAt(t, t0)
 	k1 := keyAt(t, t0.Add(day))
 	k2 := keyAt(t, t0.Add(2*day))
+	planted := keyAt(t, t0.Add(3650*day))
+	skewed := keyAt(t, t0.Add(day+time.Minute))
 	tests := []struct {
 		name       string
 		keys       []signingKey
@@ -63,6 +65,10 @@ func TestPlanKeys(t *testing.T) {
 			wantRotate: true, wantKeep: []string{k2.id}, wantPruned: []string{k0.id, k1.id}, wantNext: t0.Add(3 * day), wantWake: time.Second},
 		{name: "two young keys stay with their elder; wake when the newest activates", keys: []signingKey{k0, k1, k2}, now: t0.Add(2*day + time.Minute),
 			wantKeep: []string{k1.id, k2.id}, wantPruned: []string{k0.id}, wantNext: t0.Add(3 * day), wantWake: 2 * time.Minute},
+		{name: "a key dated years ahead is dropped, and rotation goes on", keys: []signingKey{k0, planted}, now: t0.Add(day),
+			wantRotate: true, wantKeep: []string{k0.id}, wantPruned: []string{planted.id}, wantNext: t0.Add(day), wantWake: time.Second},
+		{name: "a key dated minutes ahead (another node's clock) stays", keys: []signingKey{k0, skewed}, now: t0.Add(day),
+			wantKeep: []string{k0.id, skewed.id}, wantNext: t0.Add(2*day + time.Minute), wantWake: 4 * time.Minute},
 		{name: "newest active: wake for the retirement", keys: []signingKey{k1, k2}, now: t0.Add(2*day + 3*time.Minute),
 			wantKeep: []string{k1.id, k2.id}, wantNext: t0.Add(3 * day), wantWake: KeyRetirementGrace - 3*time.Minute},
 	}

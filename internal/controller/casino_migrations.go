@@ -191,7 +191,13 @@ func desiredMigrationJob(casino *casinov1alpha1.Casino, name string) *batchv1.Jo
 }
 
 // deleteObsoleteMigrationJobs removes the migrations Jobs of other images
-// once spec.image runs; the current image's Job stays for its logs.
+// once spec.image runs; the current image's Job stays for its logs. A Job
+// still running stays until it ends: spec.image set back while a newer
+// image migrates (the way out of a stuck upgrade) must not stop its
+// migrations part-way — they are expand-only, so the image set back runs on
+// them whether they finish or not, and an index built concurrently for
+// half an hour is not thrown away. Its end wakes the Casino (it owns the
+// Job), which then deletes it.
 func (r *CasinoReconciler) deleteObsoleteMigrationJobs(ctx context.Context, casino *casinov1alpha1.Casino, keep string) error {
 	var jobs batchv1.JobList
 	if err := r.List(ctx, &jobs, client.InNamespace(casino.Namespace),
@@ -202,6 +208,9 @@ func (r *CasinoReconciler) deleteObsoleteMigrationJobs(ctx context.Context, casi
 	for i := range jobs.Items {
 		job := &jobs.Items[i]
 		if job.Name == keep || !metav1.IsControlledBy(job, casino) || !job.DeletionTimestamp.IsZero() {
+			continue
+		}
+		if done, _ := jobFinished(job); !done {
 			continue
 		}
 		if err := r.Delete(ctx, job, client.PropagationPolicy(metav1.DeletePropagationBackground)); client.IgnoreNotFound(err) != nil {

@@ -183,6 +183,41 @@ func TestCompletedMigrationRollsTheImage(t *testing.T) {
 	e.expectCondition("roll", casinov1alpha1.ConditionReady, metav1.ConditionTrue, casinov1alpha1.ReasonAvailable)
 }
 
+// TestImageSetBackLetsARunningMigrationFinish: spec.image set back to the
+// running image while a newer one migrates (the way out of a stuck
+// upgrade) leaves the newer image's Job running to its end; only then is it
+// deleted. Found by a review: it was deleted at once, stopping its
+// migrations part-way.
+func TestImageSetBackLetsARunningMigrationFinish(t *testing.T) {
+	t.Parallel()
+	e := deployed(t, "setback")
+	v1Job := migrationJobName(e.casino("setback"))
+
+	e.update("setback", func(c *casinov1alpha1.Casino) { c.Spec.Image = "registry.example/fairplay:v2" })
+	e.reconcile("setback")
+	v2Job := migrationJobName(e.casino("setback"))
+	e.update("setback", func(c *casinov1alpha1.Casino) { c.Spec.Image = "registry.example/fairplay:v1" })
+	e.reconcile("setback")
+	if serverImage(e.deployment("setback")) != "registry.example/fairplay:v1" {
+		t.Fatalf("deployment image = %s, want v1", serverImage(e.deployment("setback")))
+	}
+	if !e.get(v2Job, &batchv1.Job{}) {
+		t.Fatalf("the running job %s of the image set back was deleted part-way", v2Job)
+	}
+	if !e.get(v1Job, &batchv1.Job{}) {
+		t.Fatalf("the current image's job %s was deleted", v1Job)
+	}
+
+	e.finishJob(v2Job, true)
+	e.reconcile("setback")
+	if e.get(v2Job, &batchv1.Job{}) {
+		t.Errorf("the finished job %s of an image no longer wanted was kept", v2Job)
+	}
+	if serverImage(e.deployment("setback")) != "registry.example/fairplay:v1" {
+		t.Errorf("deployment image = %s after the old job ended, want v1", serverImage(e.deployment("setback")))
+	}
+}
+
 // TestMissingSecretWaitsWithoutAJob: a Casino whose database Secret does
 // not exist gets no Job (its pod could not start) and says why.
 func TestMissingSecretWaitsWithoutAJob(t *testing.T) {
