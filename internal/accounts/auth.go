@@ -86,8 +86,8 @@ type LoginInput struct {
 // (LoginFailuresPerAccount, a slower limit). A login counts as typed,
 // lowercased (loginKey): a username and its email address are two names, so
 // the limits cannot tell anyone that they are one account. Whether or not
-// the login names an account, it takes the same steps — a lookup, the
-// limits, the bot check, one argon2 verification, counting the failure — so
+// the login names an account, it takes the same steps — a lookup, the bot
+// check, the limits, one argon2 verification, counting the failure — so
 // status, message and timing do not tell which usernames exist. One
 // verification per login runs at a time; its other attempts wait their turn
 // (passwordGate).
