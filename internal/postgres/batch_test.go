@@ -132,10 +132,10 @@ func TestBetBatchAnswersEachBet(t *testing.T) {
 		if n := queryInt(t, pool, pairNonceSQL, c.p.pair.ID); n != c.nonce {
 			t.Errorf("nonce %d, want %d", n, c.nonce)
 		}
-		// The pair's own copy, which the release before migration 00028
-		// reads (the seeds panel, a rotation's last nonce).
-		if n := queryInt(t, pool, `SELECT nonce FROM seed_pairs WHERE id = $1`, c.p.pair.ID); n != c.nonce {
-			t.Errorf("the pair's copy of its nonce %d, want %d", n, c.nonce)
+		// A bet leaves the pair's own row alone (migration 00029): the
+		// player's row keeps the active pair's nonce.
+		if n := queryInt(t, pool, `SELECT nonce FROM seed_pairs WHERE id = $1`, c.p.pair.ID); n != 0 {
+			t.Errorf("a bet wrote the pair's own nonce: %d, want 0", n)
 		}
 		if n := queryInt(t, pool, `SELECT count(*) FROM ledger_entries WHERE user_id = $1`, c.p.user); n != c.entries {
 			t.Errorf("%d ledger entries, want %d", n, c.entries)

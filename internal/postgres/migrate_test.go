@@ -580,7 +580,7 @@ func TestMigration28KeepsEveryNonce(t *testing.T) {
 			('00000000-0000-0000-0000-0000000000b1', '00000000-0000-0000-0000-00000000000b', 's', 'h', 'bob', 0, NULL)`); err != nil {
 		t.Fatal(err)
 	}
-	if err := postgres.Migrate(ctx, url, slog.New(slog.NewTextHandler(io.Discard, nil))); err != nil {
+	if err := postgres.MigrateUpTo(ctx, url, 28); err != nil {
 		t.Fatal(err)
 	}
 	row := func(user string) string {
@@ -684,5 +684,96 @@ func TestMigration28DownRestoresTheFunction(t *testing.T) {
 	t.Parallel()
 	checkDownRestores(t, 27, func(_, def string) bool {
 		return strings.Contains(def, "seed_nonce = a.nonce") && !strings.Contains(def, "pairs AS MATERIALIZED")
+	}, "fairplay_place_bets")
+}
+
+// TestMigration29StopsWritingThePairsCopy: migration 00029 is 00028's
+// contract half. A bet moves its pair's nonce on in the player's row alone,
+// a reveal still keeps the nonce the pair ended at, and the way back
+// catches every active pair's copy up with its player's row and writes the
+// copies per bet again, as the release before 00028 needs.
+func TestMigration29StopsWritingThePairsCopy(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	url := pgtest.EmptyURL(t)
+	if err := postgres.MigrateUpTo(ctx, url, 28); err != nil {
+		t.Fatal(err)
+	}
+	pool, err := postgres.Open(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	store := postgres.NewPlayStore(pool)
+	ann, bob := newBatchPlayer(t, pool, "ann", 1000e8), newBatchPlayer(t, pool, "bob", 1000e8)
+	copyOf := func(p batchPlayer) int64 {
+		t.Helper()
+		return queryInt(t, pool, `SELECT nonce FROM seed_pairs WHERE id = $1`, p.pair.ID)
+	}
+	bet := func(bets ...postgres.BatchBet) {
+		t.Helper()
+		for i, r := range postgres.ExecBetBatch(store, bets) {
+			if r.Err != nil {
+				t.Fatalf("bet %d: %v", i, r.Err)
+			}
+		}
+	}
+	triggers := func() int64 {
+		t.Helper()
+		return queryInt(t, pool, `SELECT count(*) FROM pg_trigger WHERE tgname = 'seed_pairs_nonce_moved'`)
+	}
+	// 00028 writes the copy with each bet.
+	bet(ann.bet(1, 1, 0, "50.00"), bob.bet(1, 1, 0, "50.00"))
+	if a, b := copyOf(ann), copyOf(bob); a != 1 || b != 1 {
+		t.Fatalf("copies at 00028 after a bet each: %d and %d, want 1", a, b)
+	}
+	if err := postgres.Migrate(ctx, url, slog.New(slog.NewTextHandler(io.Discard, nil))); err != nil {
+		t.Fatal(err)
+	}
+	if n := triggers(); n != 0 {
+		t.Errorf("seed_pairs_nonce_moved is still there after 00029")
+	}
+	// 00029: the row moves on, the copy stays.
+	bet(ann.bet(2, 1, 0, "50.00"), bob.bet(2, 1, 0, "50.00"))
+	bet(ann.bet(3, 1, 0, "50.00"))
+	if a, b := copyOf(ann), copyOf(bob); a != 1 || b != 1 {
+		t.Errorf("copies after 00029's bets: %d and %d, want 1 (not written)", a, b)
+	}
+	for p, want := range map[batchPlayer]int64{ann: 3, bob: 2} {
+		if n := queryInt(t, pool, pairNonceSQL, p.pair.ID); n != want {
+			t.Errorf("pair %s at nonce %d, want %d", p.pair.ClientSeed, n, want)
+		}
+	}
+	// A reveal keeps the nonce the pair ended at, from the player's row.
+	mustExec(t, pool, `UPDATE seed_pairs SET revealed_at = now() WHERE id = $1`, ann.pair.ID)
+	if n := copyOf(ann); n != 3 {
+		t.Errorf("ann's revealed pair keeps nonce %d, want 3", n)
+	}
+	// Down: bob's copy catches up, and bets write it again.
+	if err := postgres.MigrateDownTo(ctx, url, 28); err != nil {
+		t.Fatalf("00029 down: %v", err)
+	}
+	if n := triggers(); n != 1 {
+		t.Errorf("seed_pairs_nonce_moved not back after 00029 down")
+	}
+	if n := copyOf(bob); n != 2 {
+		t.Errorf("bob's copy after 00029 down: %d, want 2", n)
+	}
+	bet(bob.bet(3, 1, 0, "50.00"))
+	if n := copyOf(bob); n != 3 {
+		t.Errorf("bob's copy after a bet at 00028 again: %d, want 3", n)
+	}
+	if n := copyOf(ann); n != 3 {
+		t.Errorf("ann's revealed pair after 00029 down: nonce %d, want 3", n)
+	}
+}
+
+// TestMigration29DownRestoresTheFunction: 00029's way back gives
+// fairplay_place_bets back as 00028 made it.
+func TestMigration29DownRestoresTheFunction(t *testing.T) {
+	t.Parallel()
+	checkDownRestores(t, 28, func(_, def string) bool {
+		return strings.Contains(def, "seed_nonce = a.nonce") && !strings.Contains(def, "UPDATE seed_pairs") &&
+			!strings.Contains(def, "nonce_in_row")
 	}, "fairplay_place_bets")
 }
