@@ -187,17 +187,29 @@ func (r *CasinoReconciler) observe(ctx context.Context, casino *casinov1alpha1.C
 	if err != nil {
 		return obs, fmt.Errorf("referenced secrets: %w", err)
 	}
-	if err := r.reconcileNetwork(ctx, casino); err != nil {
-		return obs, fmt.Errorf("network: %w", err)
+	// The Service, Ingress, PodDisruptionBudget and ServiceMonitor do not
+	// hold the roll up: one the API refuses (an Ingress whose host another
+	// namespace's claims, a policy engine's veto) is reported, and retried,
+	// after the migrations and the Deployment have had their turn, so a
+	// broken Ingress cannot keep a fix from rolling out.
+	netErr := r.reconcileNetwork(ctx, casino)
+	err = r.observeRollout(ctx, casino, obs)
+	if netErr != nil {
+		err = errors.Join(fmt.Errorf("network: %w", netErr), err)
 	}
+	return obs, err
+}
 
+// observeRollout is observe's steps past the network objects: the
+// migrations, the Deployment, the ledger audit and the cleanup, in order.
+func (r *CasinoReconciler) observeRollout(ctx context.Context, casino *casinov1alpha1.Casino, obs *observation) error {
 	current, err := r.currentDeployment(ctx, casino)
 	if err != nil {
-		return obs, fmt.Errorf("read deployment: %w", err)
+		return fmt.Errorf("read deployment: %w", err)
 	}
 	obs.migration, err = r.reconcileMigrations(ctx, casino, serverImage(current), obs.missingSecret == "")
 	if err != nil {
-		return obs, fmt.Errorf("migrations: %w", err)
+		return fmt.Errorf("migrations: %w", err)
 	}
 	if obs.missingSecret != "" {
 		// New pods would hang in CreateContainerConfigError: leave the
@@ -210,22 +222,22 @@ func (r *CasinoReconciler) observe(ctx context.Context, casino *casinov1alpha1.C
 		obs.deployment = current
 		obs.audit.skipped = true
 		obs.requeueAfter = minPositive(obs.requeueAfter, 30*time.Second)
-		return obs, nil
+		return nil
 	}
 	obs.deployment, err = r.reconcileDeployment(ctx, casino, current, obs.migration)
 	if err != nil {
-		return obs, fmt.Errorf("deployment: %w", err)
+		return fmt.Errorf("deployment: %w", err)
 	}
 	obs.audit, err = r.reconcileLedgerAudit(ctx, casino, serverImage(obs.deployment))
 	if err != nil {
-		return obs, fmt.Errorf("ledger audit: %w", err)
+		return fmt.Errorf("ledger audit: %w", err)
 	}
 	if obs.migration.phase == migrationSucceeded && serverImage(obs.deployment) == casino.Spec.Image {
 		if err := r.deleteObsoleteMigrationJobs(ctx, casino, obs.migration.jobName); err != nil {
-			return obs, fmt.Errorf("migrations cleanup: %w", err)
+			return fmt.Errorf("migrations cleanup: %w", err)
 		}
 	}
-	return obs, nil
+	return nil
 }
 
 // SetupWithManager registers the reconciler: it watches Casinos (spec

@@ -2,6 +2,7 @@ package controller
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 
@@ -35,27 +36,33 @@ const servicePort = 80
 // PodDisruptionBudget and ServiceMonitor, deleting the optional ones the spec
 // no longer asks for.
 func (r *CasinoReconciler) reconcileNetwork(ctx context.Context, casino *casinov1alpha1.Casino) error {
+	// Each object on its own: one the API refuses does not keep the others
+	// from being written.
+	var errs []error
 	if err := r.apply(ctx, casino, desiredService(casino)); err != nil {
-		return err
+		errs = append(errs, err)
 	}
 
 	if ing := desiredIngress(casino); ing != nil {
 		if err := r.apply(ctx, casino, ing); err != nil {
-			return err
+			errs = append(errs, err)
 		}
 	} else if err := r.deleteOwned(ctx, casino, &networkingv1.Ingress{}); err != nil {
-		return err
+		errs = append(errs, err)
 	}
 
 	if pdb := desiredPDB(casino); pdb != nil {
 		if err := r.apply(ctx, casino, pdb); err != nil {
-			return err
+			errs = append(errs, err)
 		}
 	} else if err := r.deleteOwned(ctx, casino, &policyv1.PodDisruptionBudget{}); err != nil {
-		return err
+		errs = append(errs, err)
 	}
 
-	return r.reconcileServiceMonitor(ctx, casino)
+	if err := r.reconcileServiceMonitor(ctx, casino); err != nil {
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
 }
 
 // reconcileServiceMonitor applies or deletes the ServiceMonitor when the

@@ -1,16 +1,26 @@
 package controller
 
 import (
+	"context"
+	"fmt"
+	"strings"
 	"testing"
+	"time"
 
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	casinov1alpha1 "github.com/fairplay/fairplay/api/v1alpha1"
 )
@@ -213,4 +223,123 @@ func TestMetricsStayOffThePublicPath(t *testing.T) {
 	if env["FAIRPLAY_HTTP_ADDR"] != ":8080" || env["FAIRPLAY_METRICS_ADDR"] != ":9090" {
 		t.Fatalf("server listens on %q (app) and %q (metrics), want :8080 and :9090", env["FAIRPLAY_HTTP_ADDR"], env["FAIRPLAY_METRICS_ADDR"])
 	}
+}
+
+// refuseIngressHost makes the API server refuse, in the env's namespace, an
+// Ingress for host, as a cluster's admission does for a host another
+// namespace claims (ingress-nginx's webhook, a policy engine): a
+// ValidatingAdmissionPolicy, which the API server runs itself. It returns
+// once a dry run of such an Ingress is refused, and removes the policy when
+// the test ends.
+func (e *env) refuseIngressHost(host string) {
+	e.t.Helper()
+	name := e.ns + "-host"
+	policy := &admissionregistrationv1.ValidatingAdmissionPolicy{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: admissionregistrationv1.ValidatingAdmissionPolicySpec{
+			FailurePolicy: ptr.To(admissionregistrationv1.Fail),
+			MatchConstraints: &admissionregistrationv1.MatchResources{
+				NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"kubernetes.io/metadata.name": e.ns}},
+				ResourceRules: []admissionregistrationv1.NamedRuleWithOperations{{
+					RuleWithOperations: admissionregistrationv1.RuleWithOperations{
+						Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update},
+						Rule: admissionregistrationv1.Rule{APIGroups: []string{"networking.k8s.io"}, APIVersions: []string{"v1"},
+							Resources: []string{"ingresses"}},
+					},
+				}},
+			},
+			Validations: []admissionregistrationv1.Validation{{
+				Expression: fmt.Sprintf("!has(object.spec.rules) || object.spec.rules.all(r, !has(r.host) || r.host != %q)", host),
+				Message:    "host " + host + " is already defined in ingress other/shop",
+			}},
+		},
+	}
+	binding := &admissionregistrationv1.ValidatingAdmissionPolicyBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec{PolicyName: name,
+			ValidationActions: []admissionregistrationv1.ValidationAction{admissionregistrationv1.Deny}},
+	}
+	must(e.t, k8sClient.Create(e.ctx, policy))
+	must(e.t, k8sClient.Create(e.ctx, binding))
+	e.t.Cleanup(func() {
+		_ = k8sClient.Delete(context.Background(), binding)
+		_ = k8sClient.Delete(context.Background(), policy)
+	})
+	probe := &networkingv1.Ingress{
+		ObjectMeta: metav1.ObjectMeta{Name: "probe", Namespace: e.ns},
+		Spec: networkingv1.IngressSpec{DefaultBackend: &networkingv1.IngressBackend{
+			Service: &networkingv1.IngressServiceBackend{Name: "x", Port: networkingv1.ServiceBackendPort{Number: 80}}},
+			Rules: []networkingv1.IngressRule{{Host: host}}},
+	}
+	// The API server compiles a new policy in the background.
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		err := k8sClient.Create(e.ctx, probe.DeepCopy(), client.DryRunAll)
+		if err != nil && strings.Contains(err.Error(), "already defined") {
+			return
+		}
+		if time.Now().After(deadline) {
+			e.t.Fatalf("the policy refusing host %s is not in force after 30s (last answer: %v)", host, err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// TestRefusedIngressDoesNotHoldTheRollUp: an Ingress the API server refuses
+// is reported (Degraded, a Warning, an error for the back-off) but keeps
+// neither the migrations nor the Deployment from rolling a new image: the
+// way out of a bad release must not wait on an unrelated object. Found by a
+// review: the network objects were written first and their error ended the
+// reconcile, so one refused Ingress blocked every upgrade.
+func TestRefusedIngressDoesNotHoldTheRollUp(t *testing.T) {
+	t.Parallel()
+	e := deployed(t, "refused")
+	e.refuseIngressHost("taken.example.com")
+	e.update("refused", func(c *casinov1alpha1.Casino) {
+		c.Spec.Image = "registry.example/fairplay:v2"
+		c.Spec.Ingress = &casinov1alpha1.IngressSpec{Host: "taken.example.com"}
+		c.Spec.Replicas = ptr.To[int32](1) // no PodDisruptionBudget for one replica
+	})
+	key := reconcile.Request{NamespacedName: types.NamespacedName{Namespace: e.ns, Name: "refused"}}
+	refused := func() {
+		t.Helper()
+		if _, err := e.r.Reconcile(e.ctx, key); err == nil || !strings.Contains(err.Error(), "already defined") {
+			t.Fatalf("reconcile with the Ingress refused: %v, want the refusal", err)
+		}
+	}
+	refused()
+	v2Job := migrationJobName(e.casino("refused"))
+	if !e.get(v2Job, &batchv1.Job{}) {
+		t.Fatalf("no migrations Job %s for v2 while the Ingress is refused", v2Job)
+	}
+	// The objects after the refused one are still reconciled.
+	if e.get("refused", &policyv1.PodDisruptionBudget{}) {
+		t.Errorf("the PodDisruptionBudget of two replicas is kept for one while the Ingress is refused")
+	}
+	e.finishJob(v2Job, true)
+	refused()
+	if img := serverImage(e.deployment("refused")); img != "registry.example/fairplay:v2" {
+		t.Fatalf("Deployment image %s while the Ingress is refused, want v2", img)
+	}
+	if e.get("refused", &networkingv1.Ingress{}) {
+		t.Fatalf("an Ingress exists although the API server refused it")
+	}
+	deg := e.expectCondition("refused", casinov1alpha1.ConditionDegraded, metav1.ConditionTrue, casinov1alpha1.ReasonReconcileError)
+	if !strings.Contains(deg.Message, "taken.example.com") {
+		t.Errorf("Degraded says %q, want the refused host", deg.Message)
+	}
+	if evs := e.drainEvents(); !hasEvent(evs, eventReconcileError) {
+		t.Errorf("no %s Warning for the refused Ingress: %q", eventReconcileError, evs)
+	}
+	// A host the cluster accepts: everything settles.
+	e.update("refused", func(c *casinov1alpha1.Casino) { c.Spec.Ingress.Host = "free.example.com" })
+	e.reconcile("refused")
+	var ing networkingv1.Ingress
+	if !e.get("refused", &ing) || ing.Spec.Rules[0].Host != "free.example.com" {
+		t.Fatalf("the Ingress for an accepted host is missing: %+v", ing.Spec.Rules)
+	}
+	e.markDeploymentAvailable("refused")
+	e.reconcile("refused")
+	e.expectCondition("refused", casinov1alpha1.ConditionDegraded, metav1.ConditionFalse, casinov1alpha1.ReasonAsExpected)
+	e.expectCondition("refused", casinov1alpha1.ConditionReady, metav1.ConditionTrue, casinov1alpha1.ReasonAvailable)
 }
