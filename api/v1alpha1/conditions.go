@@ -95,6 +95,14 @@ const (
 	// even when the status write that follows fails or a stale cache
 	// serves the Casino again.
 	AnnotationLastForcedRotation = "casino.fairplay.dev/last-forced-rotation"
+	// AnnotationCRDRevision on the Casino CRD is its schema's revision, a
+	// whole number raised with every change of the generated CRD (the
+	// +kubebuilder:metadata:annotations marker on Casino; a test in
+	// cmd/operator pins each revision to its schema). The chart's upgrade
+	// hook (operator apply-crds) leaves a CRD of a higher revision alone:
+	// the CRD is cluster-wide, and an older chart upgraded in another
+	// namespace must not take fields away from the newer releases' Casinos.
+	AnnotationCRDRevision = "casino.fairplay.dev/crd-revision"
 	// AnnotationImage on a migrations Job records the image it migrates.
 	AnnotationImage = "casino.fairplay.dev/image"
 	// LabelCasino on every owned object names its Casino.

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -19,6 +20,8 @@ import (
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	casinov1alpha1 "github.com/fairplay/fairplay/api/v1alpha1"
 )
 
 // crdFieldManager owns the CRD fields the upgrade hook applies.
@@ -57,6 +60,16 @@ func applyCRDs(ctx context.Context, args []string, cfg func() (*rest.Config, err
 		return fmt.Errorf("client: %w", err)
 	}
 	for _, crd := range crds {
+		keep, err := newerInCluster(ctx, c, crd)
+		if err != nil {
+			return err
+		}
+		if keep != "" {
+			if _, err := fmt.Fprintf(stdout, "customresourcedefinition %s kept: %s\n", crd.GetName(), keep); err != nil {
+				return err
+			}
+			continue
+		}
 		if err := c.Apply(ctx, client.ApplyConfigurationFromUnstructured(crd.DeepCopy()),
 			client.FieldOwner(crdFieldManager), client.ForceOwnership); err != nil {
 			return fmt.Errorf("apply CRD %s: %w", crd.GetName(), err)
@@ -69,6 +82,46 @@ func applyCRDs(ctx context.Context, args []string, cfg func() (*rest.Config, err
 		}
 	}
 	return nil
+}
+
+// newerInCluster says why the cluster's copy of crd is kept ("" when it is
+// not): its revision (casinov1alpha1.AnnotationCRDRevision) is higher than
+// the chart's. The CRD is cluster-wide, so an older chart's upgrade in one
+// namespace would otherwise take the newer fields away from every other
+// release's Casinos (the API server prunes unknown fields on their next
+// write). A copy without a revision (a chart from before revisions) or with
+// one that is not a whole number is replaced.
+func newerInCluster(ctx context.Context, c client.Client, crd *unstructured.Unstructured) (string, error) {
+	mine, err := crdRevision(crd)
+	if err != nil {
+		return "", fmt.Errorf("CRD %s in the chart: %w", crd.GetName(), err)
+	}
+	var live unstructured.Unstructured
+	live.SetGroupVersionKind(crd.GroupVersionKind())
+	if err := c.Get(ctx, client.ObjectKey{Name: crd.GetName()}, &live); apierrors.IsNotFound(err) {
+		return "", nil
+	} else if err != nil {
+		return "", fmt.Errorf("read CRD %s: %w", crd.GetName(), err)
+	}
+	theirs, err := crdRevision(&live)
+	if err != nil || theirs <= mine {
+		return "", nil
+	}
+	return fmt.Sprintf("the cluster's is revision %d, this chart's %d (a newer chart installed it; "+
+		"its additions are ignored by this release's operator)", theirs, mine), nil
+}
+
+// crdRevision reads a CRD's revision annotation: 0 when there is none.
+func crdRevision(crd *unstructured.Unstructured) (int, error) {
+	v, ok := crd.GetAnnotations()[casinov1alpha1.AnnotationCRDRevision]
+	if !ok {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 {
+		return 0, fmt.Errorf("annotation %s=%q is not a whole number above 0", casinov1alpha1.AnnotationCRDRevision, v)
+	}
+	return n, nil
 }
 
 // readCRDs decodes path (a file, or every *.yaml of a directory) and

@@ -3,8 +3,13 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -13,6 +18,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	"sigs.k8s.io/yaml"
+
+	casinov1alpha1 "github.com/fairplay/fairplay/api/v1alpha1"
 )
 
 const crdFile = "../../config/crd/bases/casino.fairplay.dev_casinos.yaml"
@@ -74,6 +81,9 @@ func TestApplyCRDsUpgradesTheCRD(t *testing.T) {
 	if err := unstructured.SetNestedSlice(crd, versions, "spec", "versions"); err != nil {
 		t.Fatal(err)
 	}
+	if err := unstructured.SetNestedField(crd, "2", "metadata", "annotations", casinov1alpha1.AnnotationCRDRevision); err != nil {
+		t.Fatal(err)
+	}
 	next, err := yaml.Marshal(crd)
 	if err != nil {
 		t.Fatal(err)
@@ -120,6 +130,66 @@ func TestApplyCRDsUpgradesTheCRD(t *testing.T) {
 	}
 	if again := getCRD(t, c); again.GetResourceVersion() != rv {
 		t.Fatalf("re-applying the same CRD wrote it again (resourceVersion %s -> %s)", rv, again.GetResourceVersion())
+	}
+
+	// An older chart upgraded in another namespace (revision 1, without the
+	// field): the cluster's newer CRD is kept, so the Casino's field is
+	// neither unserved nor pruned on its next write.
+	out.Reset()
+	if err := applyCRDs(t.Context(), []string{"-f", crdFile}, load, &out); err != nil {
+		t.Fatalf("apply-crds of the older chart: %v", err)
+	}
+	if !strings.Contains(out.String(), "casinos.casino.fairplay.dev kept: the cluster's is revision 2, this chart's 1") {
+		t.Fatalf("output: %q", out.String())
+	}
+	if again := getCRD(t, c); again.GetResourceVersion() != rv {
+		t.Fatalf("the older chart's apply wrote the newer CRD (resourceVersion %s -> %s)", rv, again.GetResourceVersion())
+	}
+	if err := unstructured.SetNestedField(casino.Object, "v3", "spec", "image"); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Update(t.Context(), casino); err != nil {
+		t.Fatal(err)
+	}
+	if v, _, _ := unstructured.NestedString(casino.Object, "spec", "newField"); v != "kept" {
+		t.Fatalf("spec.newField = %q after the older chart's upgrade and a write: pruned", v)
+	}
+}
+
+// crdSchemas pins each CRD revision (casinov1alpha1.AnnotationCRDRevision)
+// to the SHA-256 of its generated spec, as JSON. The upgrade hook keeps a
+// CRD of a higher revision than its chart's, so a change of the CRD under
+// the same revision would never reach a cluster that has that revision.
+var crdSchemas = map[int]string{
+	1: "112bd77ef1eb1933367ce872ff74c6bc096bdc8f1be3ae5cc351da5c0dfb909a",
+}
+
+// TestCRDRevisionFollowsTheSchema: the generated CRD's revision is the
+// highest pinned, and its spec is the one pinned for it. A change of the
+// CRD fails here until the revision is raised.
+func TestCRDRevisionFollowsTheSchema(t *testing.T) {
+	t.Parallel()
+	crds, err := readCRDs(crdFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rev, err := crdRevision(crds[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, err := json.Marshal(crds[0].Object["spec"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := fmt.Sprintf("%x", sha256.Sum256(spec))
+	top := slices.Max(slices.Collect(maps.Keys(crdSchemas)))
+	switch {
+	case rev != top:
+		t.Fatalf("the CRD is revision %d, the highest pinned is %d", rev, top)
+	case crdSchemas[rev] != sum:
+		t.Fatalf("the CRD changed under revision %d: raise the revision in the +kubebuilder:metadata:annotations "+
+			"marker on Casino (api/v1alpha1/casino_types.go) to %d, run make manifests, and pin %d: %q here",
+			rev, rev+1, rev+1, sum)
 	}
 }
 
