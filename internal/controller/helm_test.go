@@ -23,6 +23,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	"sigs.k8s.io/yaml"
 )
 
@@ -301,4 +302,63 @@ func runtimeFromUnstructured(u *unstructured.Unstructured, into any) error {
 		return err
 	}
 	return yaml.Unmarshal(raw, into)
+}
+
+// chartNotes renders the chart's NOTES.txt as `helm install` prints it: a
+// server-side dry run against the envtest API server (helm template does
+// not render notes, and a client-side dry run still asks a cluster for its
+// version), as a cluster admin.
+func chartNotes(t *testing.T, namespace string, args ...string) string {
+	t.Helper()
+	helm, err := filepath.Abs("../../bin/helm")
+	must(t, err)
+	user, err := testEnv.AddUser(envtest.User{Name: "chart-notes", Groups: []string{"system:masters"}}, restConfig)
+	must(t, err)
+	kubeconfig, err := user.KubeConfig()
+	must(t, err)
+	path := filepath.Join(t.TempDir(), "kubeconfig")
+	must(t, os.WriteFile(path, kubeconfig, 0o600))
+	cmd := exec.Command(helm, append([]string{"install", "fairplay", chartDir, "--namespace", namespace,
+		"--dry-run=server", "--kubeconfig", path}, args...)...)
+	cmd.Env = append(os.Environ(), "HELM_CACHE_HOME="+t.TempDir(), "HELM_CONFIG_HOME="+t.TempDir(), "HELM_DATA_HOME="+t.TempDir())
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("helm install --dry-run=server: %v\n%s", err, stderr.String())
+	}
+	_, notes, ok := strings.Cut(string(out), "\nNOTES:\n")
+	if !ok {
+		t.Fatalf("no NOTES in helm's output:\n%s", out)
+	}
+	return notes
+}
+
+// TestChartNotesWarnOfAnIngressWithoutTLS: an Ingress without a TLS Secret
+// means cookies without Secure and no HSTS (the operator sets
+// FAIRPLAY_SECURE_COOKIES only for a TLS Ingress), which the install notes
+// say, with the way to turn them on when TLS ends in front of the Ingress.
+func TestChartNotesWarnOfAnIngressWithoutTLS(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	const warning = "WARNING: the Ingress has no TLS Secret"
+	for _, tc := range []struct {
+		name string
+		args []string
+		warn bool
+	}{
+		{"no Ingress", nil, false},
+		{"Ingress without TLS", []string{"--set", "casino.ingress.enabled=true"}, true},
+		{"Ingress with TLS", []string{"--set", "casino.ingress.enabled=true", "--set", "casino.ingress.tlsSecretName=play-tls"}, false},
+		{"TLS in front, said in env", []string{"--set", "casino.ingress.enabled=true",
+			"--set", "casino.env[0].name=FAIRPLAY_SECURE_COOKIES", "--set-string", "casino.env[0].value=true"}, false},
+	} {
+		notes := chartNotes(t, e.ns, tc.args...)
+		if got := strings.Contains(notes, warning); got != tc.warn {
+			t.Errorf("%s: warning shown %v, want %v:\n%s", tc.name, got, tc.warn, notes)
+		}
+		if tc.warn && !strings.Contains(notes, "name: FAIRPLAY_SECURE_COOKIES") {
+			t.Errorf("%s: the warning does not say how to turn Secure cookies on:\n%s", tc.name, notes)
+		}
+	}
 }
