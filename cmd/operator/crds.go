@@ -104,7 +104,10 @@ func newerInCluster(ctx context.Context, c client.Client, crd *unstructured.Unst
 		return "", fmt.Errorf("read CRD %s: %w", crd.GetName(), err)
 	}
 	theirs, err := crdRevision(&live)
-	if err != nil || theirs <= mine {
+	switch {
+	case err != nil:
+		return "", nil //nolint:nilerr // a revision that is not a whole number is no chart's: replaced
+	case theirs <= mine:
 		return "", nil
 	}
 	return fmt.Sprintf("the cluster's is revision %d, this chart's %d (a newer chart installed it; "+
