@@ -96,7 +96,18 @@ func (s *Service) EnableTwoFactor(ctx context.Context, p Principal, code, passwo
 	if err != nil {
 		return nil, err
 	}
-	if err := s.store.EnableTwoFactor(ctx, p.UserID, keys.Pending, step, hashes); err != nil {
+	// Every other session ends, as with a new password: a player turns it on
+	// because someone else may have the password, and an intruder's session
+	// opened with the password alone must not outlive that (nor pass as a
+	// two-factor session for FAIRPLAY_ADMIN_REQUIRE_2FA). Found by a review.
+	err = s.store.InTx(ctx, func(tx Store) error {
+		if err := tx.EnableTwoFactor(ctx, p.UserID, keys.Pending, step, hashes); err != nil {
+			return err
+		}
+		_, err := tx.RevokeOtherSessions(ctx, p.UserID, p.SessionID, s.now())
+		return err
+	})
+	if err != nil {
 		return nil, err
 	}
 	return codes, nil
@@ -125,7 +136,18 @@ func twoFactorFailures(userID uuid.UUID) string { return "2fa:failures:" + userI
 // recorded) or an unused recovery code (spent), else returns wrong. Wrong
 // codes and replays count against FAIRPLAY_RATE_2FA_FAILURES, which refuses
 // every code (right ones too) once spent.
+//
+// An account's codes are checked one at a time in this process (the
+// password gate's line for the account's codes): the limit is checked
+// before a code and counted after it, so parallel guesses would otherwise
+// all pass the check before the first failure was counted. Found by a
+// review: 5,000 wrong codes sent at once were all checked.
 func (s *Service) secondFactor(ctx context.Context, userID uuid.UUID, code string, wrong error) (err error) {
+	leave, err := s.gate.enter(ctx, "2fa:"+userID.String())
+	if err != nil {
+		return err
+	}
+	defer leave()
 	failures := twoFactorFailures(userID)
 	if err := s.checkLimit(ctx, failures, s.cfg.TwoFactorFailures); err != nil {
 		return err

@@ -1,7 +1,9 @@
 package security_test
 
 import (
+	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -100,5 +102,81 @@ func TestStolenSessionCannotTurnOnTwoFactor(t *testing.T) {
 	if res := env.Client().Do("POST", "/api/auth/login", map[string]any{"username": "victim", "password": "secret123",
 		"turnstileToken": apitest.BotToken}); res.Status != 200 || res.Str("token") == "" {
 		t.Fatalf("the owner's sign-in without a code: %d %s", res.Status, res.Raw)
+	}
+}
+
+// TestTwoFactorGuessesInParallelStayBounded: wrong codes sent all at once
+// count as they would one after another. The limit was checked before a
+// code and counted after it, so a stolen session could send thousands of
+// guesses to /api/auth/2fa/disable at once and have them all checked
+// (found by a review). With the limit at 5, at most 5 of 40 parallel wrong
+// codes are judged; the rest are refused 429 (or busy, the same answer).
+func TestTwoFactorGuessesInParallelStayBounded(t *testing.T) {
+	t.Parallel()
+	env := apitest.Start(t, apitest.WithConfig(func(c *settings.Config) {
+		c.TwoFactorFailures = settings.Rate{N: 5, Period: time.Hour}
+	}))
+	owner := env.Client()
+	owner.Register("parallel")
+	secret := owner.Do("POST", "/api/auth/2fa/setup", map[string]any{}).Str("secret")
+	code, err := accounts.TOTPCode(secret, env.Clock.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res := owner.Do("POST", "/api/auth/2fa/enable", map[string]any{"code": code, "password": "secret123"}); res.Status != 200 {
+		t.Fatalf("enable: %d %s", res.Status, res.Raw)
+	}
+	const guesses = 40
+	statuses := make(chan int, guesses)
+	var wg sync.WaitGroup
+	for i := range guesses {
+		wg.Go(func() {
+			statuses <- owner.Do("POST", "/api/auth/2fa/disable", map[string]any{"code": fmt.Sprintf("%06d", 100000+i)}).Status
+		})
+	}
+	wg.Wait()
+	close(statuses)
+	judged := map[int]int{}
+	for s := range statuses {
+		judged[s]++
+	}
+	if judged[400] > 5 || judged[400]+judged[429] != guesses {
+		t.Fatalf("40 parallel wrong codes with a limit of 5 answered %v: want at most 5 judged (400), the rest 429", judged)
+	}
+	if res := owner.Do("GET", "/api/auth/2fa", nil); res.Get("enabled") != true {
+		t.Fatalf("two-factor sign-in is off after wrong codes: %s", res.Raw)
+	}
+}
+
+// TestTurningOnTwoFactorEndsOtherSessions: a session opened elsewhere with
+// the password alone (an intruder's) ends when the owner turns two-factor
+// sign-in on, as with a new password; the owner's own stays. Found by a
+// review: it lived on, and with FAIRPLAY_ADMIN_REQUIRE_2FA an admin's
+// intruder got the dashboard the moment the admin turned 2FA on.
+func TestTurningOnTwoFactorEndsOtherSessions(t *testing.T) {
+	t.Parallel()
+	env := apitest.Start(t, apitest.WithConfig(func(c *settings.Config) { c.AdminRequireTwoFactor = true }))
+	if _, _, err := env.App.Accounts.CreateAdmin(t.Context(), "boss", "boss@example.com", "secret123", false); err != nil {
+		t.Fatal(err)
+	}
+	owner, intruder := env.Client(), env.Client()
+	owner.Login("boss", "secret123")
+	intruder.Login("boss", "secret123")
+	if res := intruder.Do("GET", "/api/auth/stats/users", nil); res.Status != 403 {
+		t.Fatalf("admin without 2FA: %d %s", res.Status, res.Raw)
+	}
+	secret := owner.Do("POST", "/api/auth/2fa/setup", map[string]any{}).Str("secret")
+	code, err := accounts.TOTPCode(secret, env.Clock.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res := owner.Do("POST", "/api/auth/2fa/enable", map[string]any{"code": code, "password": "secret123"}); res.Status != 200 {
+		t.Fatalf("enable: %d %s", res.Status, res.Raw)
+	}
+	if res := intruder.Do("GET", "/api/auth/stats/users", nil); res.Status != 401 {
+		t.Fatalf("the password-only session after the owner turned 2FA on: %d %s, want 401", res.Status, res.Raw)
+	}
+	if res := owner.Do("GET", "/api/auth/stats/users", nil); res.Status != 200 {
+		t.Fatalf("the owner's session after turning 2FA on: %d %s", res.Status, res.Raw)
 	}
 }
