@@ -18,8 +18,8 @@ func adminCreate(fs *flag.FlagSet) func(context.Context, io.Writer) error {
 	username := fs.String("username", "admin", "username")
 	email := fs.String("email", "", "email (default <username>@fairplay.local)")
 	password := fs.String("password", "", "password (default FAIRPLAY_ADMIN_PASSWORD, else generated and printed)")
-	ifMissing := fs.Bool("if-missing", false, "when the user exists, make it an administrator instead of failing")
-	resetPassword := fs.Bool("reset-password", false, "with --if-missing: also set the existing user's password")
+	ifMissing := fs.Bool("if-missing", false, "when the user exists with this email, make it an administrator instead of failing")
+	resetPassword := fs.Bool("reset-password", false, "with --if-missing: also set the existing user's password (ending their sessions)")
 	return func(ctx context.Context, stdout io.Writer) error {
 		return withAccounts(ctx, func(cfg settings.Config, svc *accounts.Service) error {
 			if *email == "" {

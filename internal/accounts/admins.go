@@ -4,14 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/google/uuid"
 )
 
 // CreateAdmin creates an administrator account without a bot check, for
 // `fairplay admin create` and the development admin of `make run`. With
-// ifMissing set, an existing live account of that username is made an
-// administrator instead (its password is left alone).
+// ifMissing set, an existing live account of that username and email is
+// made an administrator instead (its password is left alone); one with
+// another email is refused.
 func (s *Service) CreateAdmin(ctx context.Context, username, email, password string, ifMissing bool) (User, bool, error) {
 	if err := ValidateUsername(username); err != nil {
 		return User{}, false, err
@@ -29,6 +31,18 @@ func (s *Service) CreateAdmin(ctx context.Context, username, email, password str
 	u, err := s.store.CreateUser(ctx, NewUser{ID: uuid.Must(uuid.NewV7()), Username: username, Email: email,
 		PasswordHash: hash, Grant: s.cfg.StartingBalance, IsAdmin: true, CreatedAt: s.now()})
 	if errors.Is(err, ErrUsernameTaken) && ifMissing {
+		// Only the account this command made before: anyone may register
+		// a username first (the default "admin", or a deleted admin's freed
+		// name), and promoting that account would hand its owner's session
+		// the dashboard. Found by a review.
+		cred, err := s.store.CredentialsByLogin(ctx, username)
+		if err != nil {
+			return User{}, false, fmt.Errorf("create admin: %w", err)
+		}
+		if !strings.EqualFold(cred.Email, email) {
+			return User{}, false, fmt.Errorf("create admin: username %q belongs to an account with another email; "+
+				"not made an administrator (if it is yours, use `fairplay admin promote`)", username)
+		}
 		u, err := s.store.SetAdmin(ctx, username, true)
 		return u, false, err
 	}
@@ -48,7 +62,8 @@ func (s *Service) Promote(ctx context.Context, username string) (User, error) {
 }
 
 // SetPassword replaces a user's password without the change-password rules
-// (an operator's tool: `fairplay admin create --reset-password`).
+// (an operator's tool: `fairplay admin create --reset-password`) and ends
+// every session of theirs.
 func (s *Service) SetPassword(ctx context.Context, username, password string) error {
 	if err := validateRegisterPassword(password); err != nil {
 		return err
@@ -61,7 +76,15 @@ func (s *Service) SetPassword(ctx context.Context, username, password string) er
 	if err != nil {
 		return err
 	}
-	return s.store.UpdatePassword(ctx, cred.ID, hash)
+	// Every session ends with the old password, as with a player's own
+	// change: whoever signed in with it is out.
+	return s.store.InTx(ctx, func(tx Store) error {
+		if err := tx.UpdatePassword(ctx, cred.ID, hash); err != nil {
+			return err
+		}
+		_, err := tx.RevokeOtherSessions(ctx, cred.ID, uuid.Nil, s.now())
+		return err
+	})
 }
 
 // ResetTwoFactor turns two-factor sign-in off for the live user named by
