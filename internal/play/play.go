@@ -172,7 +172,9 @@ type Placed struct {
 }
 
 // BetWithSeeds is a bet with its seed pair (whose server seed the caller may
-// show only once the pair is revealed).
+// show only once the pair is revealed). The bet's own Nonce is the one it
+// was drawn at; a stored bet's Pair.Nonce is the pair's row, which for the
+// active pair lags its bets (the player's row keeps that one).
 type BetWithSeeds struct {
 	Bet
 	Pair SeedPair

@@ -132,6 +132,11 @@ func (s *PlayStore) HasActiveGame(ctx context.Context, userID uuid.UUID) (bool, 
 	return ok, err
 }
 
+// betColumns are a bet's columns and its pair's. The pair's nonce is its
+// row's: the nonce a revealed pair ended at, but for the active pair the one
+// it had when made or last given a client seed (migration 00029 moves it on
+// in the player's row). Nothing reads a bet's Pair.Nonce: a bet's fairness
+// is its own nonce (b.nonce).
 const betColumns = `b.id, b.user_id, b.game, b.status, b.amount, b.multiplier, b.payout, b.seed_pair_id, b.client_seed,
 	b.nonce, b.params, b.state, b.created_at, b.settled_at, ` +
 	`p.id, p.user_id, p.server_seed, p.server_seed_hash, p.client_seed, p.nonce, p.created_at, p.revealed_at`

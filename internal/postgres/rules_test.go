@@ -183,6 +183,27 @@ var betRules = []betRule{
 		now.Nonce = 3
 		return p.bet(3, 100, 0, "50.00"), now
 	}},
+	// Since migration 00029 a bet moves the nonce on in the player's row
+	// alone: the stale answer is the row's, on every path (the lone bet of
+	// the releases before 00013 too, migration 00030).
+	{name: "nonce already used, the pair's row behind", err: play.ErrStalePair, setup: func(t *testing.T, pool *pgxpool.Pool, _ string, p batchPlayer) (postgres.BatchBet, play.SeedPair) {
+		mustExec(t, pool, `UPDATE users SET seed_nonce = 3 WHERE id = $1`, p.user)
+		now := p.pair
+		now.Nonce = 3
+		return p.bet(1, 100, 0, "50.00"), now
+	}},
+	// A new client seed after such bets: the pair's row takes the row's
+	// nonce (00028's seed_pairs_nonce trigger), and the answer is it.
+	{name: "client seed changed, the pair's row behind", err: play.ErrStalePair, setup: func(t *testing.T, pool *pgxpool.Pool, _ string, p batchPlayer) (postgres.BatchBet, play.SeedPair) {
+		mustExec(t, pool, `UPDATE users SET seed_nonce = 4 WHERE id = $1`, p.user)
+		mustExec(t, pool, `UPDATE seed_pairs SET client_seed = 'changed' WHERE id = $1`, p.pair.ID)
+		if n := queryInt(t, pool, `SELECT nonce FROM seed_pairs WHERE id = $1`, p.pair.ID); n != 4 {
+			t.Errorf("the pair's row after a new client seed: nonce %d, want the player's row's 4", n)
+		}
+		now := p.pair
+		now.ClientSeed, now.Nonce = "changed", 4
+		return p.bet(5, 100, 0, "50.00"), now
+	}},
 	{name: "client seed changed", err: play.ErrStalePair, setup: func(t *testing.T, pool *pgxpool.Pool, _ string, p batchPlayer) (postgres.BatchBet, play.SeedPair) {
 		mustExec(t, pool, `UPDATE seed_pairs SET client_seed = 'changed' WHERE id = $1`, p.pair.ID)
 		now := p.pair

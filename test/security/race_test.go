@@ -157,7 +157,11 @@ func TestConcurrentSeedChangesNeverFail(t *testing.T) {
 				t.Errorf("active pair %s: the seeds panel shows nonce %s, its bets end at %s", hash, got, want)
 			}
 			// The pair's own row is not the active pair's nonce: bets move it
-			// on in the player's row (migrations 00028 and 00029).
+			// on in the player's row (migrations 00028 and 00029). It keeps
+			// the nonce of the pair's last new client seed, never past its bets.
+			if kept > top {
+				t.Errorf("active pair %s: its row's nonce %d is past its bets' %d", hash, kept, top)
+			}
 			continue
 		}
 		if got, ok := revealed[hash]; ok && got != want {

@@ -11,9 +11,12 @@
 -- a reveal or a new client seed takes it from there into the pair's row
 -- (00028's seed_pairs_nonce trigger), so nothing it runs reads the copy.
 -- Rolling back past the release before this one is no longer rolling back
--- the image (docs/upgrades.md): a release before 00028 would draw from a
--- nonce the pair's row no longer keeps up with, and every bet of it would
--- be refused as stale.
+-- the image (docs/upgrades.md): a release before 00028 reads the nonce
+-- from the pair's row, which no longer keeps up with the bets. Its bets
+-- are refused as stale once and drawn again from the nonce the refusal
+-- answers (its lone bet's answer since 00030), but its seeds panel shows
+-- the pair's nonce as it was when the pair was made or last given a
+-- client seed.
 --
 -- Also gone: seed_pairs_nonce_moved, which moved the player's row on after
 -- a bet of 00024's function that began before 00028 committed. No such
@@ -21,7 +24,13 @@
 --
 -- make bench-sql, instructions per bet in fairplay_place_bets (batches of
 -- 32 dice bets): see README's "Measuring".
-SET LOCAL lock_timeout = '10s';
+--
+-- Dropping the trigger locks seed_pairs whole for a moment; behind a long
+-- read of it (a report, a dump) it would wait, and every bet with it (a bet
+-- reads its pair). So it gives up after 5 seconds, changing nothing, and
+-- the migration is run again (the operator's migrations Job tries three
+-- times), as 00016 and 00021 do.
+SET LOCAL lock_timeout = '5s';
 DROP TRIGGER seed_pairs_nonce_moved ON seed_pairs;
 DROP FUNCTION fairplay_seed_pair_nonce_moved();
 COMMENT ON COLUMN seed_pairs.nonce IS
@@ -159,9 +168,15 @@ $$;
 -- above and leaves its pair's copy one behind; the next bet of that pair
 -- writes the copy whole (SET nonce = the bet's nonce), and the release
 -- before 00028 would refuse a bet drawn from the copy as stale and draw it
--- again from the pair as the row has it.
+-- again from the pair as the row has it. Both tables are taken in one
+-- statement before anything is written, as 00028's way back takes them:
+-- with users alone, the catch-up's writes of seed_pairs would wait behind a
+-- new client seed that itself waits for users (00028's seed_pairs_nonce
+-- trigger takes the pair's row, then its player's), a deadlock. A change of
+-- a pair that starts between the two locks can still meet this halfway;
+-- Postgres then ends one of the two, and a failed way back is run again.
 SET LOCAL lock_timeout = '10s';
-LOCK TABLE users IN EXCLUSIVE MODE;
+LOCK TABLE users, seed_pairs IN EXCLUSIVE MODE;
 UPDATE seed_pairs p SET nonce = u.seed_nonce FROM users u
 WHERE u.seed_pair = p.id AND p.revealed_at IS NULL AND p.nonce <> u.seed_nonce;
 COMMENT ON COLUMN seed_pairs.nonce IS NULL;
