@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/fairplay/fairplay/internal/accounts"
 	"github.com/fairplay/fairplay/internal/postgres"
 	"github.com/fairplay/fairplay/internal/postgres/pgtest"
@@ -58,10 +60,41 @@ func TestAdminCommands(t *testing.T) {
 	if err := run(ctx, []string{"admin", "promote", "--username", "carl"}, io.Discard); err != nil || !isAdmin("carl") {
 		t.Fatalf("promote: %v", err)
 	}
+	if err := run(ctx, []string{"admin", "promote", "--username", "carl"}, io.Discard); err != nil {
+		t.Fatalf("promote again: %v", err)
+	}
+	if err := run(ctx, []string{"admin", "create", "--username", "ops", "--if-missing", "--reset-password",
+		"--password", "another123"}, io.Discard); err != nil {
+		t.Fatalf("reset password: %v", err)
+	}
 	var ue usageError
 	if err := run(ctx, []string{"admin", "demote"}, io.Discard); !errors.As(err, &ue) {
 		t.Fatalf("unknown subcommand: %v", err)
 	}
+	// Each change is in the audit log with no administrator as its actor
+	// (migration 00031); a command that changed nothing (create
+	// --if-missing of an administrator, a second promote) wrote nothing.
+	if got := auditLog(t, pool); got != "create_admin ops {} {\"email\": \"ops@fairplay.local\", \"isAdmin\": true, \"username\": \"ops\"}\n"+
+		"create_admin ops2 {} {\"email\": \"ops2@fairplay.local\", \"isAdmin\": true, \"username\": \"ops2\"}\n"+
+		"promote carl {\"isAdmin\": false} {\"isAdmin\": true}\n"+
+		"set_password ops {} {\"sessionsRevoked\": 0}\n" {
+		t.Errorf("audit log:\n%s", got)
+	}
+}
+
+// auditLog is admin_audit oldest first, one row a line (action, target,
+// before, after), for the rows of operator commands: no actor.
+func auditLog(t *testing.T, pool interface {
+	QueryRow(context.Context, string, ...any) pgx.Row
+}) string {
+	t.Helper()
+	var s string
+	if err := pool.QueryRow(context.Background(), `
+		SELECT coalesce(string_agg(concat_ws(' ', a.action, u.username, a.before, a.after) || E'\n', '' ORDER BY a.id), '')
+		FROM admin_audit a JOIN users u ON u.id = a.target_user_id WHERE a.actor_id IS NULL`).Scan(&s); err != nil {
+		t.Fatal(err)
+	}
+	return s
 }
 
 // TestUserResetTwoFactor runs `fairplay user reset-2fa` against a real
@@ -116,6 +149,9 @@ func TestUserResetTwoFactor(t *testing.T) {
 	}
 	if secret, codes, live := state("other"); !secret || codes != 1 || live != 2 {
 		t.Errorf("another user after the reset: key %v, %d recovery codes, %d live sessions; want untouched", secret, codes, live)
+	}
+	if got := auditLog(t, pool); got != "reset_2fa lost {\"twoFactor\": true} {\"twoFactor\": false, \"sessionsRevoked\": 2}\n" {
+		t.Errorf("audit log: %q", got)
 	}
 	if err := run(ctx, []string{"user", "reset-2fa", "--username", "ghost"}, io.Discard); !errors.Is(err, accounts.ErrUserNotFound) {
 		t.Errorf("an unknown user: %v, want ErrUserNotFound", err)

@@ -156,6 +156,29 @@ type Store interface {
 	RecoveryCodesLeft(ctx context.Context, userID uuid.UUID) (int, error)
 	// DisableTwoFactor turns two-factor sign-in off and drops the codes.
 	DisableTwoFactor(ctx context.Context, userID uuid.UUID) error
+	// InsertOperatorAudit records an operator's command in the admin audit
+	// log, with no administrator as its actor.
+	InsertOperatorAudit(ctx context.Context, e OperatorAudit) error
+}
+
+// The audit log's actions of the operator's commands (the log's own, an
+// administrator's, are in package admin).
+const (
+	AuditCreateAdmin = "create_admin"
+	AuditPromote     = "promote"
+	AuditSetPassword = "set_password"
+	AuditResetTwoFA  = "reset_2fa"
+)
+
+// OperatorAudit is one audit row of an operator's command: `fairplay admin
+// ...` and `fairplay user ...` run with the database's credentials, not as
+// an administrator. Before and After are the target's fields, marshalled
+// as JSON objects.
+type OperatorAudit struct {
+	Action        string
+	UserID        uuid.UUID
+	Before, After map[string]any
+	At            time.Time
 }
 
 // Liveness is what keeps a session alive: not revoked, used at or after

@@ -28,8 +28,17 @@ func (s *Service) CreateAdmin(ctx context.Context, username, email, password str
 	if err != nil {
 		return User{}, false, err
 	}
-	u, err := s.store.CreateUser(ctx, NewUser{ID: uuid.Must(uuid.NewV7()), Username: username, Email: email,
-		PasswordHash: hash, Grant: s.cfg.StartingBalance, IsAdmin: true, CreatedAt: s.now()})
+	var u User
+	err = s.store.InTx(ctx, func(tx Store) error {
+		var err error
+		at := s.now()
+		if u, err = tx.CreateUser(ctx, NewUser{ID: uuid.Must(uuid.NewV7()), Username: username, Email: email,
+			PasswordHash: hash, Grant: s.cfg.StartingBalance, IsAdmin: true, CreatedAt: at}); err != nil {
+			return err
+		}
+		return tx.InsertOperatorAudit(ctx, OperatorAudit{Action: AuditCreateAdmin, UserID: u.ID, At: at,
+			After: map[string]any{"username": u.Username, "email": u.Email, "isAdmin": true}})
+	})
 	if errors.Is(err, ErrUsernameTaken) && ifMissing {
 		// Only the account this command made before: anyone may register
 		// a username first (the default "admin", or a deleted admin's freed
@@ -43,8 +52,11 @@ func (s *Service) CreateAdmin(ctx context.Context, username, email, password str
 			return User{}, false, fmt.Errorf("create admin: username %q belongs to an account with another email; "+
 				"not made an administrator (if it is yours, use `fairplay admin promote`)", username)
 		}
-		u, err := s.store.SetAdmin(ctx, username, true)
-		return u, false, err
+		u, err := s.promote(ctx, cred.User)
+		if err != nil {
+			return User{}, false, fmt.Errorf("create admin: %w", err)
+		}
+		return u, false, nil
 	}
 	if err != nil {
 		return User{}, false, fmt.Errorf("create admin: %w", err)
@@ -54,11 +66,35 @@ func (s *Service) CreateAdmin(ctx context.Context, username, email, password str
 
 // Promote makes an existing user an administrator.
 func (s *Service) Promote(ctx context.Context, username string) (User, error) {
-	u, err := s.store.SetAdmin(ctx, username, true)
-	if err != nil {
-		return User{}, fmt.Errorf("promote: %w", err)
+	cred, err := s.store.CredentialsByLogin(ctx, username)
+	if err == nil && !strings.EqualFold(cred.Username, username) {
+		// By username only, as the command's flag says: an email names an
+		// account just as well, but a typo of one user's name must not be
+		// another's email.
+		err = ErrUserNotFound
 	}
-	return u, nil
+	if err == nil {
+		var u User
+		if u, err = s.promote(ctx, cred.User); err == nil {
+			return u, nil
+		}
+	}
+	return User{}, fmt.Errorf("promote: %w", err)
+}
+
+// promote sets the administrator flag of the user cred (as read before) and,
+// when that changes it, writes the audit row in the same transaction.
+func (s *Service) promote(ctx context.Context, cred User) (User, error) {
+	var u User
+	err := s.store.InTx(ctx, func(tx Store) error {
+		var err error
+		if u, err = tx.SetAdmin(ctx, cred.Username, true); err != nil || cred.IsAdmin {
+			return err
+		}
+		return tx.InsertOperatorAudit(ctx, OperatorAudit{Action: AuditPromote, UserID: u.ID, At: s.now(),
+			Before: map[string]any{"isAdmin": false}, After: map[string]any{"isAdmin": true}})
+	})
+	return u, err
 }
 
 // SetPassword replaces a user's password without the change-password rules
@@ -82,8 +118,13 @@ func (s *Service) SetPassword(ctx context.Context, username, password string) er
 		if err := tx.UpdatePassword(ctx, cred.ID, hash); err != nil {
 			return err
 		}
-		_, err := tx.RevokeOtherSessions(ctx, cred.ID, uuid.Nil, s.now())
-		return err
+		at := s.now()
+		ended, err := tx.RevokeOtherSessions(ctx, cred.ID, uuid.Nil, at)
+		if err != nil {
+			return err
+		}
+		return tx.InsertOperatorAudit(ctx, OperatorAudit{Action: AuditSetPassword, UserID: cred.ID, At: at,
+			After: map[string]any{"sessionsRevoked": ended}})
 	})
 }
 
@@ -104,8 +145,13 @@ func (s *Service) ResetTwoFactor(ctx context.Context, login string) (User, int, 
 		if err := tx.DisableTwoFactor(ctx, cred.ID); err != nil {
 			return err
 		}
-		ended, err = tx.RevokeOtherSessions(ctx, cred.ID, uuid.Nil, s.now())
-		return err
+		at := s.now()
+		if ended, err = tx.RevokeOtherSessions(ctx, cred.ID, uuid.Nil, at); err != nil {
+			return err
+		}
+		return tx.InsertOperatorAudit(ctx, OperatorAudit{Action: AuditResetTwoFA, UserID: cred.ID, At: at,
+			Before: map[string]any{"twoFactor": cred.TwoFactor},
+			After:  map[string]any{"twoFactor": false, "sessionsRevoked": ended}})
 	})
 	if err != nil {
 		return User{}, 0, fmt.Errorf("reset two-factor: %w", err)

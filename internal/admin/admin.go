@@ -69,7 +69,9 @@ const (
 // AuditEntry is one administrator action. Before and After are JSON objects
 // with the target's relevant fields.
 type AuditEntry struct {
-	ID             int64
+	ID int64
+	// ActorID is the administrator; uuid.Nil for an operator's command
+	// (package accounts' Audit* actions).
 	ActorID        uuid.UUID
 	ActorUsername  string
 	Action         string

@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -102,6 +103,31 @@ func (s *AccountStore) SetAdmin(ctx context.Context, username string, admin bool
 		UPDATE users SET is_admin = $2 WHERE lower(username) = lower($1) AND deleted_at IS NULL
 		RETURNING `+userColumns, username, admin))
 	return c.User, err
+}
+
+// InsertOperatorAudit records an operator's command in admin_audit, with
+// no actor (migration 00031).
+func (s *AccountStore) InsertOperatorAudit(ctx context.Context, e accounts.OperatorAudit) error {
+	object := func(m map[string]any) ([]byte, error) {
+		if m == nil {
+			return []byte("{}"), nil
+		}
+		return json.Marshal(m)
+	}
+	before, err := object(e.Before)
+	if err != nil {
+		return fmt.Errorf("audit: %w", err)
+	}
+	after, err := object(e.After)
+	if err != nil {
+		return fmt.Errorf("audit: %w", err)
+	}
+	if _, err := s.db.Exec(ctx, `
+		INSERT INTO admin_audit (actor_id, action, target_user_id, before, after, created_at)
+		VALUES (NULL, $1, $2, $3, $4, $5)`, e.Action, e.UserID, before, after, e.At); err != nil {
+		return fmt.Errorf("audit %s: %w", e.Action, err)
+	}
+	return nil
 }
 
 // UpdatePreferences changes a live user's preferences; a nil field stays.

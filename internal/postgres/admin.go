@@ -452,10 +452,10 @@ func (s *AdminStore) ListAudit(ctx context.Context, target uuid.UUID, offset int
 		return nil, 0, fmt.Errorf("count audit entries: %w", err)
 	}
 	rows, err := s.db.Query(ctx, `
-		SELECT a.id, a.actor_id, actor.username, a.action, a.target_user_id, coalesce(target.username, ''),
+		SELECT a.id, a.actor_id, coalesce(actor.username, ''), a.action, a.target_user_id, coalesce(target.username, ''),
 		       a.before, a.after, a.created_at
 		FROM admin_audit a
-		JOIN users actor ON actor.id = a.actor_id
+		LEFT JOIN users actor ON actor.id = a.actor_id
 		LEFT JOIN users target ON target.id = a.target_user_id
 		WHERE $1::uuid IS NULL OR a.target_user_id = $1
 		ORDER BY a.id DESC OFFSET $2 LIMIT $3`, targetArg, offset, limit)
@@ -464,9 +464,12 @@ func (s *AdminStore) ListAudit(ctx context.Context, target uuid.UUID, offset int
 	}
 	entries, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (admin.AuditEntry, error) {
 		var e admin.AuditEntry
-		var tgt *uuid.UUID
+		var actor, tgt *uuid.UUID
 		var before, after []byte
-		err := r.Scan(&e.ID, &e.ActorID, &e.ActorUsername, &e.Action, &tgt, &e.TargetUsername, &before, &after, &e.CreatedAt)
+		err := r.Scan(&e.ID, &actor, &e.ActorUsername, &e.Action, &tgt, &e.TargetUsername, &before, &after, &e.CreatedAt)
+		if actor != nil {
+			e.ActorID = *actor
+		}
 		if tgt != nil {
 			e.TargetUserID = *tgt
 		}

@@ -809,3 +809,58 @@ func TestMigration30DownRestoresTheFunction(t *testing.T) {
 		return strings.Contains(def, "pair.nonce := r.nonce")
 	}, "fairplay_place_bet")
 }
+
+// TestMigration31AuditsOperatorCommands: after migration 00031 an audit row
+// without an actor is an operator's command, and only such an action may
+// lack one; its way back refuses while the log holds one (the log is never
+// rewritten), and otherwise restores the log's rules.
+func TestMigration31AuditsOperatorCommands(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	for _, withRow := range []bool{true, false} {
+		url := pgtest.EmptyURL(t)
+		if err := postgres.MigrateUpTo(ctx, url, 31); err != nil {
+			t.Fatal(err)
+		}
+		pool, err := postgres.Open(ctx, url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer pool.Close()
+		mustExec(t, pool, `INSERT INTO users (id, username, email, password_hash) VALUES
+			('00000000-0000-0000-0000-00000000000a', 'ann', 'a@x.io', 'h')`)
+		insert := func(action string) error {
+			_, err := pool.Exec(ctx, `INSERT INTO admin_audit (actor_id, action, target_user_id)
+				VALUES (NULL, $1, '00000000-0000-0000-0000-00000000000a')`, action)
+			return err
+		}
+		if err := insert("adjust_balance"); !isConstraint(err, "admin_audit_actor_check") {
+			t.Errorf("an administrator's action without an actor: %v, want admin_audit_actor_check", err)
+		}
+		if withRow {
+			if err := insert("promote"); err != nil {
+				t.Fatal(err)
+			}
+			if err := postgres.MigrateDownTo(ctx, url, 30); err == nil || !strings.Contains(err.Error(), "cannot be undone") {
+				t.Errorf("00031 down with an operator's row: %v, want a refusal", err)
+			}
+			if n := queryInt(t, pool, `SELECT count(*) FROM admin_audit`); n != 1 {
+				t.Errorf("%d audit rows after the refused way back, want 1", n)
+			}
+			continue
+		}
+		if err := postgres.MigrateDownTo(ctx, url, 30); err != nil {
+			t.Fatalf("00031 down: %v", err)
+		}
+		if err := insert("promote"); err == nil {
+			t.Error("an audit row without an actor after 00031 down")
+		}
+	}
+}
+
+// isConstraint tells whether err is Postgres refusing a row by the named
+// constraint.
+func isConstraint(err error, name string) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && pgErr.ConstraintName == name
+}

@@ -156,9 +156,13 @@ func toProtoUsers(us []accounts.User) []*fairplayv1.User {
 
 func toProtoAuditEntry(e admin.AuditEntry) *fairplayv1.AuditEntry {
 	pe := &fairplayv1.AuditEntry{
-		Id: e.ID, ActorId: e.ActorID.String(), ActorUsername: e.ActorUsername, Action: e.Action,
+		Id: e.ID, ActorUsername: e.ActorUsername, Action: e.Action,
 		TargetUsername: e.TargetUsername, Before: string(e.Before), After: string(e.After),
 		CreatedAt: e.CreatedAt.UTC().Format(time.RFC3339),
+	}
+	// An operator's command has no administrator (migration 00031).
+	if e.ActorID != uuid.Nil {
+		pe.ActorId = e.ActorID.String()
 	}
 	if e.TargetUserID != uuid.Nil {
 		pe.TargetUserId = e.TargetUserID.String()

@@ -140,7 +140,7 @@ func TestAdminRoutesRequireAnAdministrator(t *testing.T) {
 	if res := victim.Do("GET", "/api/auth/user", nil); res.Status != 200 {
 		t.Fatalf("victim after refused delete: %d", res.Status)
 	}
-	if n := dbInt(t, env, `SELECT count(*) FROM admin_audit`); n != 0 {
+	if n := dbInt(t, env, `SELECT count(*) FROM admin_audit WHERE actor_id IS NOT NULL`); n != 0 {
 		t.Fatalf("refused calls were audited: %d", n)
 	}
 	// The administrator gets through on every route.

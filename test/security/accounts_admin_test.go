@@ -1,6 +1,8 @@
 package security_test
 
 import (
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -41,5 +43,74 @@ func TestAdminCreateDoesNotPromoteASquatter(t *testing.T) {
 	}
 	if res := old.Do("GET", "/api/auth/stats/users", nil); res.Status != 401 {
 		t.Fatalf("a session opened with the old password after --reset-password: %d %s, want 401", res.Status, res.Raw)
+	}
+}
+
+// TestOperatorCommandsAreAudited: the operator's commands change who is an
+// administrator and who is signed in, but wrote log lines only, so the
+// audit log could not tell how an account became an administrator. They
+// now write audit rows with no administrator as their actor (migration
+// 00031), in the transaction of the change; a refused command writes none.
+// Found by a review.
+func TestOperatorCommandsAreAudited(t *testing.T) {
+	t.Parallel()
+	env := apitest.Start(t)
+	ctx := t.Context()
+	svc := env.App.Accounts
+	squatter := env.Client()
+	squatterID := squatter.Register("admin").Str("user._id")
+	if _, _, err := svc.CreateAdmin(ctx, "admin", "ops@example.com", "secret123", true); err == nil {
+		t.Fatal("admin create --if-missing over a player's account was not refused")
+	}
+	if _, _, err := svc.CreateAdmin(ctx, "ops", "ops@example.com", "secret123", false); err != nil {
+		t.Fatal(err)
+	}
+	player := env.Client()
+	playerID := player.Register("mallory").Str("user._id")
+	if _, err := svc.Promote(ctx, "mallory"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.Promote(ctx, "mallory"); err != nil {
+		t.Fatal(err)
+	}
+	if err := svc.SetPassword(ctx, "mallory", "another123"); err != nil {
+		t.Fatal(err)
+	}
+	env.Client().Login("mallory", "another123")
+	if _, _, err := svc.ResetTwoFactor(ctx, "mallory"); err != nil {
+		t.Fatal(err)
+	}
+	ops := env.Client()
+	ops.Login("ops", "secret123")
+	res := ops.Do("GET", "/api/auth/audit", nil)
+	if res.Status != 200 {
+		t.Fatalf("audit log: %d %s", res.Status, res.Raw)
+	}
+	var got []string
+	entries, _ := res.Get("entries").([]any)
+	for i := range entries {
+		e := fmt.Sprint(i)
+		got = append(got, strings.Join([]string{res.Str("entries." + e + ".action"), res.Str("entries." + e + ".targetUsername"),
+			res.Str("entries." + e + ".actorId"), res.Str("entries." + e + ".actorUsername"),
+			res.Str("entries." + e + ".after")}, " "))
+	}
+	want := []string{
+		`reset_2fa mallory   {"twoFactor": false, "sessionsRevoked": 1}`,
+		`set_password mallory   {"sessionsRevoked": 1}`,
+		`promote mallory   {"isAdmin": true}`,
+		`create_admin ops   {"email": "ops@example.com", "isAdmin": true, "username": "ops"}`,
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("audit log, newest first:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	for _, c := range []struct {
+		who, id string
+		n       int
+	}{{"the squatter", squatterID, 0}, {"the promoted player", playerID, 3}} {
+		res := ops.Do("GET", "/api/auth/audit?userId="+c.id, nil)
+		n, _ := res.Get("entries").([]any)
+		if c.id == "" || res.Status != 200 || len(n) != c.n {
+			t.Errorf("audit log of %s (%q): %d entries (%d), want %d: %s", c.who, c.id, len(n), res.Status, c.n, res.Raw)
+		}
 	}
 }

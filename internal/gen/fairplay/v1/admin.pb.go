@@ -1022,11 +1022,15 @@ type AuditEntry struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// id orders the entries; a later action has a larger id.
 	Id int64 `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
-	// actor_id is the administrator who acted.
+	// actor_id is the administrator who acted; empty for an operator's
+	// command (`fairplay admin ...`, `fairplay user ...`), which runs with the
+	// database's credentials.
 	ActorId string `protobuf:"bytes,2,opt,name=actor_id,json=actorId,proto3" json:"actor_id,omitempty"`
-	// actor_username is that administrator's username.
+	// actor_username is that administrator's username; empty with actor_id.
 	ActorUsername string `protobuf:"bytes,3,opt,name=actor_username,json=actorUsername,proto3" json:"actor_username,omitempty"`
-	// action is adjust_balance or delete_user.
+	// action is adjust_balance or delete_user (an administrator's), or
+	// create_admin, promote, set_password or reset_2fa (an operator's
+	// command).
 	Action string `protobuf:"bytes,4,opt,name=action,proto3" json:"action,omitempty"`
 	// target_user_id is the account acted on.
 	TargetUserId string `protobuf:"bytes,5,opt,name=target_user_id,json=targetUserId,proto3" json:"target_user_id,omitempty"`

@@ -1008,21 +1008,25 @@ export type AuditEntry = Message<"fairplay.v1.AuditEntry"> & {
   id: bigint;
 
   /**
-   * actor_id is the administrator who acted.
+   * actor_id is the administrator who acted; empty for an operator's
+   * command (`fairplay admin ...`, `fairplay user ...`), which runs with the
+   * database's credentials.
    *
    * @generated from field: string actor_id = 2;
    */
   actorId: string;
 
   /**
-   * actor_username is that administrator's username.
+   * actor_username is that administrator's username; empty with actor_id.
    *
    * @generated from field: string actor_username = 3;
    */
   actorUsername: string;
 
   /**
-   * action is adjust_balance or delete_user.
+   * action is adjust_balance or delete_user (an administrator's), or
+   * create_admin, promote, set_password or reset_2fa (an operator's
+   * command).
    *
    * @generated from field: string action = 4;
    */
@@ -1079,21 +1083,25 @@ export type AuditEntryJson = {
   id?: string;
 
   /**
-   * actor_id is the administrator who acted.
+   * actor_id is the administrator who acted; empty for an operator's
+   * command (`fairplay admin ...`, `fairplay user ...`), which runs with the
+   * database's credentials.
    *
    * @generated from field: string actor_id = 2;
    */
   actorId?: string;
 
   /**
-   * actor_username is that administrator's username.
+   * actor_username is that administrator's username; empty with actor_id.
    *
    * @generated from field: string actor_username = 3;
    */
   actorUsername?: string;
 
   /**
-   * action is adjust_balance or delete_user.
+   * action is adjust_balance or delete_user (an administrator's), or
+   * create_admin, promote, set_password or reset_2fa (an operator's
+   * command).
    *
    * @generated from field: string action = 4;
    */
