@@ -70,6 +70,9 @@ const (
 // with the target's relevant fields.
 type AuditEntry struct {
 	ID int64
+	// RequestID is the id the administrator's client gave the request (a
+	// balance adjustment's), or uuid.Nil.
+	RequestID uuid.UUID
 	// ActorID is the administrator; uuid.Nil for an operator's command
 	// (package accounts' Audit* actions).
 	ActorID        uuid.UUID
@@ -110,8 +113,11 @@ type Store interface {
 	// SoftDeleteUser marks a live user deleted and revokes all their
 	// sessions, returning how many it revoked.
 	SoftDeleteUser(ctx context.Context, id uuid.UUID, at time.Time) (int, error)
-	// InsertAudit records an action and returns its id.
+	// InsertAudit records an action and returns its id;
+	// ErrRequestIDReused when the actor's RequestID is recorded already.
 	InsertAudit(ctx context.Context, e AuditEntry) (int64, error)
+	// AuditByRequest finds the actor's entry with this request id.
+	AuditByRequest(ctx context.Context, actor, requestID uuid.UUID) (AuditEntry, bool, error)
 	// ListAudit returns a page of the audit log, newest first, optionally only
 	// about one target, and how many entries match in all.
 	ListAudit(ctx context.Context, target uuid.UUID, offset int64, limit int) ([]AuditEntry, int64, error)
@@ -133,6 +139,11 @@ var (
 	ErrBalanceTooLarge = problem.Invalid(fmt.Sprintf("Balance cannot go above %s", play.MaxBalance))
 	ErrDeleteSelf      = problem.Invalid("You cannot delete your own account")
 	ErrDeleteLastAdmin = problem.Conflict("Cannot delete the last administrator")
+	// ErrRequestIDInvalid refuses a request id that is not a UUID.
+	ErrRequestIDInvalid = problem.Invalid("Invalid request id")
+	// ErrRequestIDReused refuses a request id the administrator gave
+	// another adjustment (another user, amount or note).
+	ErrRequestIDReused = problem.Conflict("This request id was already used for another adjustment")
 )
 
 // Service runs the admin use cases.

@@ -139,7 +139,12 @@ func parseAdjustment(s string) (money.Amount, error) {
 // to a live user's balance. In one transaction it locks the user, refuses a
 // result below zero, writes the admin_adjustment ledger entry naming the
 // administrator, and records the change in the audit log.
-func (s *Service) AdjustBalance(ctx context.Context, p accounts.Principal, userID, amount, note string) (accounts.User, error) {
+//
+// requestID, when not empty, is a UUID the client made for this
+// adjustment: an adjustment the administrator already made with it (the
+// same user, amount and note) is answered with the user as they are now,
+// changing nothing, and another one with it is refused.
+func (s *Service) AdjustBalance(ctx context.Context, p accounts.Principal, userID, amount, note, requestID string) (accounts.User, error) {
 	if err := requireAdmin(p); err != nil {
 		return accounts.User{}, err
 	}
@@ -155,11 +160,33 @@ func (s *Service) AdjustBalance(ctx context.Context, p accounts.Principal, userI
 	if utf8.RuneCountInString(note) > MaxNoteLength {
 		return accounts.User{}, ErrNoteTooLong
 	}
+	var request uuid.UUID
+	if requestID != "" {
+		if request, err = uuid.Parse(requestID); err != nil || request == uuid.Nil {
+			return accounts.User{}, ErrRequestIDInvalid
+		}
+	}
 	var out accounts.User
+	replayed := false
 	err = s.store.InTx(ctx, func(tx Store) error {
 		u, err := tx.LockLiveUser(ctx, id)
 		if err != nil {
 			return err
+		}
+		if request != uuid.Nil {
+			// After the lock: a second request with the id waits for the
+			// first's transaction and finds its row.
+			done, found, err := tx.AuditByRequest(ctx, p.UserID, request)
+			if err != nil {
+				return err
+			}
+			if found {
+				if !sameAdjustment(done, id, delta, note) {
+					return ErrRequestIDReused
+				}
+				out, replayed = u, true
+				return nil
+			}
 		}
 		next, err := u.Balance.Add(delta)
 		if err != nil {
@@ -177,7 +204,7 @@ func (s *Service) AdjustBalance(ctx context.Context, p accounts.Principal, userI
 			return err
 		}
 		if _, err := tx.InsertAudit(ctx, AuditEntry{
-			ActorID: p.UserID, Action: ActionAdjustBalance, TargetUserID: id, CreatedAt: at,
+			ActorID: p.UserID, Action: ActionAdjustBalance, TargetUserID: id, CreatedAt: at, RequestID: request,
 			Before: mustJSON(map[string]any{"balance": u.Balance.String()}),
 			After: mustJSON(map[string]any{"balance": bal.String(), "amount": delta.String(),
 				"ledgerEntryId": entryID, "note": note}),
@@ -191,8 +218,26 @@ func (s *Service) AdjustBalance(ctx context.Context, p accounts.Principal, userI
 	if err != nil {
 		return accounts.User{}, fmt.Errorf("adjust balance: %w", err)
 	}
+	if replayed {
+		s.log.InfoContext(ctx, "balance adjustment repeated, not applied again", "admin_id", p.UserID, "user_id", id,
+			"request_id", request)
+		return out, nil
+	}
 	s.log.InfoContext(ctx, "balance adjusted by admin", "admin_id", p.UserID, "user_id", id, "amount", delta.String())
 	return out, nil
+}
+
+// sameAdjustment tells whether the audit entry done is the adjustment of
+// user by delta with note.
+func sameAdjustment(done AuditEntry, user uuid.UUID, delta money.Amount, note string) bool {
+	var after struct {
+		Amount string `json:"amount"`
+		Note   string `json:"note"`
+	}
+	if done.Action != ActionAdjustBalance || done.TargetUserID != user || json.Unmarshal(done.After, &after) != nil {
+		return false
+	}
+	return after.Amount == delta.String() && after.Note == note
 }
 
 // Deletion is the result of DeleteUser.

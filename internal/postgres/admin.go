@@ -429,15 +429,45 @@ func (s *AdminStore) InsertAudit(ctx context.Context, e admin.AuditEntry) (int64
 	if e.TargetUserID != uuid.Nil {
 		target = &e.TargetUserID
 	}
+	var request *uuid.UUID
+	if e.RequestID != uuid.Nil {
+		request = &e.RequestID
+	}
 	var id int64
 	err := s.db.QueryRow(ctx, `
-		INSERT INTO admin_audit (actor_id, action, target_user_id, before, after, created_at)
-		VALUES ($1, $2, $3, $4, $5, $6) RETURNING id`,
-		e.ActorID, e.Action, target, []byte(e.Before), []byte(e.After), e.CreatedAt).Scan(&id)
+		INSERT INTO admin_audit (actor_id, action, target_user_id, before, after, created_at, request_id)
+		VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id`,
+		e.ActorID, e.Action, target, []byte(e.Before), []byte(e.After), e.CreatedAt, request).Scan(&id)
+	if constraintError(err, codeUniqueViolation) == "admin_audit_request_key" {
+		return 0, admin.ErrRequestIDReused
+	}
 	if err != nil {
 		return 0, fmt.Errorf("insert audit entry: %w", err)
 	}
 	return id, nil
+}
+
+// AuditByRequest finds the actor's audit entry with the request id
+// (admin_audit_request_key, migration 00032).
+func (s *AdminStore) AuditByRequest(ctx context.Context, actor, requestID uuid.UUID) (admin.AuditEntry, bool, error) {
+	e := admin.AuditEntry{ActorID: actor, RequestID: requestID}
+	var tgt *uuid.UUID
+	var before, after []byte
+	err := s.db.QueryRow(ctx, `
+		SELECT id, action, target_user_id, before, after, created_at FROM admin_audit
+		WHERE actor_id = $1 AND request_id = $2`, actor, requestID).
+		Scan(&e.ID, &e.Action, &tgt, &before, &after, &e.CreatedAt)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return admin.AuditEntry{}, false, nil
+	}
+	if err != nil {
+		return admin.AuditEntry{}, false, fmt.Errorf("audit entry of request %s: %w", requestID, err)
+	}
+	if tgt != nil {
+		e.TargetUserID = *tgt
+	}
+	e.Before, e.After = before, after
+	return e, true, nil
 }
 
 // ListAudit returns a page of the audit log, newest first.

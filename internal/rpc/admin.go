@@ -105,7 +105,7 @@ func (h *AdminHandler) SearchUsers(ctx context.Context, req *connect.Request[fai
 // AdjustBalance implements AdminService.AdjustBalance.
 func (h *AdminHandler) AdjustBalance(ctx context.Context, req *connect.Request[fairplayv1.AdjustBalanceRequest]) (*connect.Response[fairplayv1.AdjustBalanceResponse], error) {
 	p := principal(ctx)
-	u, err := h.admin.AdjustBalance(ctx, p, req.Msg.GetUserId(), req.Msg.GetAmount(), req.Msg.GetNote())
+	u, err := h.admin.AdjustBalance(ctx, p, req.Msg.GetUserId(), req.Msg.GetAmount(), req.Msg.GetNote(), req.Msg.GetRequestId())
 	if err != nil {
 		return nil, err
 	}

@@ -740,7 +740,13 @@ type AdjustBalanceRequest struct {
 	Amount string `protobuf:"bytes,2,opt,name=amount,proto3" json:"amount,omitempty"`
 	// note is an optional reason, at most 200 characters, kept in the ledger
 	// entry and the audit log.
-	Note          string `protobuf:"bytes,3,opt,name=note,proto3" json:"note,omitempty"`
+	Note string `protobuf:"bytes,3,opt,name=note,proto3" json:"note,omitempty"`
+	// request_id is optional: a UUID the client makes for this adjustment and
+	// sends again when it retries it. An adjustment the same administrator
+	// already made with it (the same user, amount and note) is answered with
+	// the account as it is now and is not applied again; another one with it
+	// is refused (409).
+	RequestId     string `protobuf:"bytes,4,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -792,6 +798,13 @@ func (x *AdjustBalanceRequest) GetAmount() string {
 func (x *AdjustBalanceRequest) GetNote() string {
 	if x != nil {
 		return x.Note
+	}
+	return ""
+}
+
+func (x *AdjustBalanceRequest) GetRequestId() string {
+	if x != nil {
+		return x.RequestId
 	}
 	return ""
 }
@@ -1352,11 +1365,13 @@ const file_fairplay_v1_admin_proto_rawDesc = "" +
 	"\x04page\x18\x03 \x01(\x05R\x04page\x12\x1f\n" +
 	"\vtotal_users\x18\x04 \x01(\x03R\n" +
 	"totalUsers\x12!\n" +
-	"\ftotal_capped\x18\x05 \x01(\bR\vtotalCapped\"\xc1\x01\n" +
+	"\ftotal_capped\x18\x05 \x01(\bR\vtotalCapped\"\xe0\x01\n" +
 	"\x14AdjustBalanceRequest\x12\x17\n" +
 	"\auser_id\x18\x01 \x01(\tR\x06userId\x12\x1c\n" +
 	"\x06amount\x18\x02 \x01(\tB\x04\x88\xb5\x18\x01R\x06amount\x12\x12\n" +
-	"\x04note\x18\x03 \x01(\tR\x04note:^\x9a\xb5\x18Z{\"userId\": \"00000000-0000-4000-8000-000000000000\", \"amount\": 100, \"note\": \"welcome bonus\"}\"X\n" +
+	"\x04note\x18\x03 \x01(\tR\x04note\x12\x1d\n" +
+	"\n" +
+	"request_id\x18\x04 \x01(\tR\trequestId:^\x9a\xb5\x18Z{\"userId\": \"00000000-0000-4000-8000-000000000000\", \"amount\": 100, \"note\": \"welcome bonus\"}\"X\n" +
 	"\x15AdjustBalanceResponse\x12%\n" +
 	"\x04user\x18\x01 \x01(\v2\x11.fairplay.v1.UserR\x04user\x12\x18\n" +
 	"\amessage\x18\x02 \x01(\tR\amessage\"d\n" +

@@ -30,8 +30,11 @@ export type WageringStats = ApiJson<typeof GetWageringStatsResponseSchema>;
 /** ActivityStats is GET /api/auth/stats/activity: each game over the last 24 hours (rtp values are percentages) and the players active in the last 15 minutes. */
 export type ActivityStats = ApiJson<typeof GetActivityStatsResponseSchema>;
 
-/** AdjustBalanceBody is the body of PATCH /api/auth/users/{id}/balance (the id travels in the path). */
-export type AdjustBalanceBody = Pick<ApiRequest<typeof AdjustBalanceRequestSchema>, 'amount'>;
+/**
+ * AdjustBalanceBody is the body of PATCH /api/auth/users/{id}/balance (the id travels in the path); requestId names
+ * the adjustment, so sending it again after a lost answer does not apply it twice.
+ */
+export type AdjustBalanceBody = Pick<ApiRequest<typeof AdjustBalanceRequestSchema>, 'amount' | 'requestId'>;
 
 /** AdjustBalanceResponse carries the user with the new balance. */
 export type AdjustBalanceResponse = ApiJson<typeof AdjustBalanceResponseSchema>;

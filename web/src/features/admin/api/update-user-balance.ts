@@ -7,8 +7,8 @@ import type { AdjustBalanceBody, AdjustBalanceResponse } from './types';
 /** amount is added to the balance; negative values subtract. */
 export type UpdateBalanceInput = AdjustBalanceBody & { userId: string };
 
-export function updateUserBalance({ userId, amount }: UpdateBalanceInput): Promise<AdjustBalanceResponse> {
-  const body: AdjustBalanceBody = { amount };
+export function updateUserBalance({ userId, amount, requestId }: UpdateBalanceInput): Promise<AdjustBalanceResponse> {
+  const body: AdjustBalanceBody = { amount, requestId };
   return apiRequest<AdjustBalanceResponse>(`/auth/users/${encodeURIComponent(userId)}/balance`, {
     method: 'PATCH',
     body,

@@ -250,7 +250,17 @@ describe('Manage User modal', () => {
     await user.click(update);
 
     expect(await screen.findByText("Successfully updated bob's balance")).toBeInTheDocument();
-    expect(server.calls('PATCH /api/auth/users/u-bob/balance')[0]?.body).toEqual({ amount: -12.5 });
+    const {
+      amount: sent,
+      requestId,
+      ...rest
+    } = server.calls('PATCH /api/auth/users/u-bob/balance')[0]?.body as {
+      amount: number;
+      requestId: string;
+    };
+    expect(sent).toBe(-12.5);
+    expect(requestId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(rest).toEqual({});
     expect(within(dialog).getByText('$2,488.00')).toBeInTheDocument();
     await waitFor(() => {
       expect(server.calls('GET /api/auth/users').length).toBeGreaterThan(1);
@@ -264,6 +274,33 @@ describe('Manage User modal', () => {
     await user.type(within(dialog).getByLabelText('Amount to Add/Remove'), '5');
     await user.click(within(dialog).getByRole('button', { name: 'Update Balance' }));
     expect(await screen.findByText('Failed to update balance')).toBeInTheDocument();
+  });
+
+  it('sends a retried adjustment with its id, and the next one with a new id', async () => {
+    let failures = 1;
+    const { dialog, user, server } = await openManage({
+      'PATCH /api/auth/users/u-bob/balance': () =>
+        failures-- > 0 ? json({}, 502) : json({ user: { ...bob, balance: 2505.5 } }),
+    });
+    const amount = within(dialog).getByLabelText('Amount to Add/Remove');
+    const update = within(dialog).getByRole('button', { name: 'Update Balance' });
+    await user.type(amount, '5');
+    await user.click(update);
+    expect(await screen.findByText('Failed to update balance')).toBeInTheDocument();
+    await user.click(update);
+    expect(await screen.findByText("Successfully updated bob's balance")).toBeInTheDocument();
+    await user.type(amount, '5');
+    await user.clear(amount);
+    await user.type(amount, '7');
+    await user.click(update);
+    await waitFor(() => {
+      expect(server.calls('PATCH /api/auth/users/u-bob/balance')).toHaveLength(3);
+    });
+    const ids = server
+      .calls('PATCH /api/auth/users/u-bob/balance')
+      .map((c) => (c.body as { requestId: string }).requestId);
+    expect(ids[1]).toBe(ids[0]);
+    expect(ids[2]).not.toBe(ids[0]);
   });
 
   it('deletes after confirmation', async () => {

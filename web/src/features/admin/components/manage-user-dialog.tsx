@@ -3,6 +3,7 @@ import { Button } from '@/components/ui/button';
 import { Dialog, DialogClose, DialogContent } from '@/components/ui/dialog';
 import { errorMessage } from '@/lib/api-client';
 import { formatMoney } from '@/lib/format';
+import { newRequestId } from '@/lib/request-id';
 import { toast } from '@/lib/toast';
 import { useDeleteUser } from '../api/delete-user';
 import type { AdminUser } from '../api/types';
@@ -25,6 +26,9 @@ export function ManageUserDialog({ user, onClose }: ManageUserDialogProps) {
   const amountId = useId();
   const [step, setStep] = useState<'manage' | 'confirm-delete'>('manage');
   const [amountText, setAmountText] = useState('');
+  // The adjustment's id: kept while it may have been applied without an answer (a failure), so pressing the button
+  // again cannot apply it twice; a new one for the next adjustment or another amount.
+  const [requestId, setRequestId] = useState(newRequestId);
   const [balance, setBalance] = useState(user.balance);
   const update = useUpdateUserBalance();
   const remove = useDeleteUser();
@@ -35,11 +39,12 @@ export function ManageUserDialog({ user, onClose }: ManageUserDialogProps) {
     event.preventDefault();
     if (amount === 0 || busy) return;
     update.mutate(
-      { userId: user._id, amount },
+      { userId: user._id, amount, requestId },
       {
         onSuccess: (res) => {
           setBalance(res.user.balance);
           setAmountText('');
+          setRequestId(newRequestId());
           toast.success(`Successfully updated ${user.username}'s balance`);
         },
         onError: (err) => {
@@ -105,6 +110,7 @@ export function ManageUserDialog({ user, onClose }: ManageUserDialogProps) {
                 value={amountText}
                 onChange={(event) => {
                   setAmountText(event.target.value);
+                  setRequestId(newRequestId());
                 }}
               />
               <p id={`${amountId}-hint`} className={styles.hint}>

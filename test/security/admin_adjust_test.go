@@ -1,0 +1,103 @@
+package security_test
+
+import (
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/google/uuid"
+
+	"github.com/fairplay/fairplay/test/apitest"
+)
+
+// TestRetriedBalanceAdjustmentIsAppliedOnce: a balance adjustment retried
+// after its answer was lost (a proxy's timeout, the button pressed again)
+// credited twice; only the audit log showed it. With the request id the
+// dashboard now sends, the same administrator's second request is answered
+// with the account and changes nothing, a different adjustment under the
+// same id is refused, and many copies at once apply once. Found by a
+// review.
+func TestRetriedBalanceAdjustmentIsAppliedOnce(t *testing.T) {
+	t.Parallel()
+	env := apitest.Start(t)
+	ctx := t.Context()
+	for _, name := range []string{"boss", "chief"} {
+		if _, _, err := env.App.Accounts.CreateAdmin(ctx, name, name+"@example.com", "secret123", false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	boss, chief := env.Client(), env.Client()
+	boss.Login("boss", "secret123")
+	chief.Login("chief", "secret123")
+	player, other := env.Client(), env.Client()
+	playerID := player.Register("player").Str("user._id")
+	otherID := other.Register("other").Str("user._id")
+	count := func(sql string, args ...any) int64 {
+		t.Helper()
+		var n int64
+		if err := env.App.Postgres.QueryRow(ctx, sql, args...).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	entries := func() int64 {
+		t.Helper()
+		return count(`SELECT count(*) FROM ledger_entries WHERE kind = 'admin_adjustment' AND user_id = $1`, playerID)
+	}
+	adjust := func(c *apitest.Client, user, amount, request string) apitest.Response {
+		t.Helper()
+		body := map[string]any{"amount": amount}
+		if request != "" {
+			body["requestId"] = request
+		}
+		return c.Do("PATCH", "/api/auth/users/"+user+"/balance", body)
+	}
+	want := func(res apitest.Response, status int, text string) {
+		t.Helper()
+		got := res.Message()
+		if status == 200 {
+			got = fmt.Sprint(res.Get("user.balance"))
+		}
+		if res.Status != status || got != text {
+			t.Errorf("%d %s, want %d %s", res.Status, res.Raw, status, text)
+		}
+	}
+
+	id := uuid.NewString()
+	want(adjust(boss, playerID, "25", id), 200, "1025")
+	want(adjust(boss, playerID, "25", id), 200, "1025")
+	if n := entries(); n != 1 {
+		t.Errorf("%d adjustments after a retry, want 1", n)
+	}
+	// The same id for another adjustment: refused, changing nothing.
+	want(adjust(boss, playerID, "30", id), 409, "This request id was already used for another adjustment")
+	want(adjust(boss, otherID, "25", id), 409, "This request id was already used for another adjustment")
+	want(adjust(boss, playerID, "25", "not-a-uuid"), 400, "Invalid request id")
+	// Ids are each administrator's own.
+	want(adjust(chief, playerID, "25", id), 200, "1050")
+	// Many copies at once: one applies, every one is answered with it.
+	id = uuid.NewString()
+	var wg sync.WaitGroup
+	answers := make(chan apitest.Response, 12)
+	for range 12 {
+		wg.Go(func() { answers <- adjust(boss, playerID, "-0.5", id) })
+	}
+	wg.Wait()
+	close(answers)
+	for res := range answers {
+		want(res, 200, "1049.5")
+	}
+	// Without an id every request is an adjustment of its own.
+	want(adjust(boss, playerID, "1", ""), 200, "1050.5")
+	want(adjust(boss, playerID, "1", ""), 200, "1051.5")
+	if n := entries(); n != 5 {
+		t.Errorf("%d adjustments, want 5", n)
+	}
+	if n := count(`SELECT count(*) FROM admin_audit WHERE action = 'adjust_balance'`); n != 5 {
+		t.Errorf("%d audit rows of adjustments, want 5", n)
+	}
+	if b := other.Do("GET", "/api/auth/user", nil).Get("user.balance"); fmt.Sprint(b) != "1000" {
+		t.Errorf("the other player's balance: %v, want 1000", b)
+	}
+	env.LedgerClean(t)
+}
