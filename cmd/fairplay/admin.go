@@ -19,7 +19,7 @@ func adminCreate(fs *flag.FlagSet) func(context.Context, io.Writer) error {
 	email := fs.String("email", "", "email (default <username>@fairplay.local)")
 	password := fs.String("password", "", "password (default FAIRPLAY_ADMIN_PASSWORD, else generated and printed)")
 	ifMissing := fs.Bool("if-missing", false, "when the user exists with this email, make it an administrator instead of failing")
-	resetPassword := fs.Bool("reset-password", false, "with --if-missing: also set the existing user's password (ending their sessions)")
+	resetPassword := fs.Bool("reset-password", false, "with --if-missing: also set the existing user's password (ending their sessions; a password it has already is left)")
 	return func(ctx context.Context, stdout io.Writer) error {
 		return withAccounts(ctx, func(cfg settings.Config, svc *accounts.Service) error {
 			if *email == "" {
@@ -40,10 +40,15 @@ func adminCreate(fs *flag.FlagSet) func(context.Context, io.Writer) error {
 			}
 			if !created {
 				if *resetPassword {
-					if err := svc.SetPassword(ctx, u.Username, pw); err != nil {
+					changed, err := svc.SetPassword(ctx, u.Username, pw)
+					if err != nil {
 						return err
 					}
-					say(stdout, "administrator %s already exists; password set\n", u.Username)
+					if !changed {
+						say(stdout, "administrator %s already exists with this password\n", u.Username)
+						return nil
+					}
+					say(stdout, "administrator %s already exists; password set (their sessions ended)\n", u.Username)
 					return nil
 				}
 				say(stdout, "administrator %s already exists (password unchanged)\n", u.Username)

@@ -63,16 +63,19 @@ func TestAdminCommands(t *testing.T) {
 	if err := run(ctx, []string{"admin", "promote", "--username", "carl"}, io.Discard); err != nil {
 		t.Fatalf("promote again: %v", err)
 	}
-	if err := run(ctx, []string{"admin", "create", "--username", "ops", "--if-missing", "--reset-password",
-		"--password", "another123"}, io.Discard); err != nil {
-		t.Fatalf("reset password: %v", err)
+	for i, want := range []string{"password set (their sessions ended)", "already exists with this password"} {
+		var out strings.Builder
+		if err := run(ctx, []string{"admin", "create", "--username", "ops", "--if-missing", "--reset-password",
+			"--password", "another123"}, &out); err != nil || !strings.Contains(out.String(), want) {
+			t.Fatalf("reset password, run %d: %q, %v; want %q", i+1, out.String(), err, want)
+		}
 	}
 	var ue usageError
 	if err := run(ctx, []string{"admin", "demote"}, io.Discard); !errors.As(err, &ue) {
 		t.Fatalf("unknown subcommand: %v", err)
 	}
 	// Each change is in the audit log with no administrator as its actor
-	// (migration 00031); a command that changed nothing (create
+	// (migration 00030); a command that changed nothing (create
 	// --if-missing of an administrator, a second promote) wrote nothing.
 	if got := auditLog(t, pool); got != "create_admin ops {} {\"email\": \"ops@fairplay.local\", \"isAdmin\": true, \"username\": \"ops\"}\n"+
 		"create_admin ops2 {} {\"email\": \"ops2@fairplay.local\", \"isAdmin\": true, \"username\": \"ops2\"}\n"+

@@ -104,8 +104,10 @@ type Store interface {
 	CredentialsByLogin(ctx context.Context, login string) (Credentials, error)
 	// CredentialsByID finds a live user by id.
 	CredentialsByID(ctx context.Context, id uuid.UUID) (Credentials, error)
-	// SetAdmin sets or clears the admin flag of a live user by username.
-	SetAdmin(ctx context.Context, username string, admin bool) (User, error)
+	// SetAdmin sets or clears the admin flag of the live user id, locking
+	// the row, and returns the user and whether they were an administrator
+	// before; ErrUserNotFound when there is none.
+	SetAdmin(ctx context.Context, id uuid.UUID, admin bool) (u User, was bool, err error)
 	// UpdatePreferences changes a live user's preferences (nil fields stay)
 	// and returns the user; ErrUserNotFound when there is none.
 	UpdatePreferences(ctx context.Context, userID uuid.UUID, p Preferences) (User, error)

@@ -48,11 +48,11 @@ func (s *Service) CreateAdmin(ctx context.Context, username, email, password str
 		if err != nil {
 			return User{}, false, fmt.Errorf("create admin: %w", err)
 		}
-		if !strings.EqualFold(cred.Email, email) {
+		u, err := s.promote(ctx, cred.ID, email)
+		if errors.Is(err, errAnotherEmail) {
 			return User{}, false, fmt.Errorf("create admin: username %q belongs to an account with another email; "+
 				"not made an administrator (if it is yours, use `fairplay admin promote`)", username)
 		}
-		u, err := s.promote(ctx, cred.User)
 		if err != nil {
 			return User{}, false, fmt.Errorf("create admin: %w", err)
 		}
@@ -75,21 +75,34 @@ func (s *Service) Promote(ctx context.Context, username string) (User, error) {
 	}
 	if err == nil {
 		var u User
-		if u, err = s.promote(ctx, cred.User); err == nil {
+		if u, err = s.promote(ctx, cred.ID, ""); err == nil {
 			return u, nil
 		}
 	}
 	return User{}, fmt.Errorf("promote: %w", err)
 }
 
-// promote sets the administrator flag of the user cred (as read before) and,
-// when that changes it, writes the audit row in the same transaction.
-func (s *Service) promote(ctx context.Context, cred User) (User, error) {
+// errAnotherEmail is promote's refusal of an account whose email is not
+// the one given.
+var errAnotherEmail = errors.New("another email")
+
+// promote sets the administrator flag of the live user id and, when that
+// changes it, writes the audit row, in one transaction holding the user's
+// row: when email is set, the row must have it, so an account deleted and
+// its name registered again since the caller read it is refused.
+func (s *Service) promote(ctx context.Context, id uuid.UUID, email string) (User, error) {
 	var u User
 	err := s.store.InTx(ctx, func(tx Store) error {
+		var was bool
 		var err error
-		if u, err = tx.SetAdmin(ctx, cred.Username, true); err != nil || cred.IsAdmin {
+		if u, was, err = tx.SetAdmin(ctx, id, true); err != nil {
 			return err
+		}
+		if email != "" && !strings.EqualFold(u.Email, email) {
+			return errAnotherEmail
+		}
+		if was {
+			return nil
 		}
 		return tx.InsertOperatorAudit(ctx, OperatorAudit{Action: AuditPromote, UserID: u.ID, At: s.now(),
 			Before: map[string]any{"isAdmin": false}, After: map[string]any{"isAdmin": true}})
@@ -99,22 +112,27 @@ func (s *Service) promote(ctx context.Context, cred User) (User, error) {
 
 // SetPassword replaces a user's password without the change-password rules
 // (an operator's tool: `fairplay admin create --reset-password`) and ends
-// every session of theirs.
-func (s *Service) SetPassword(ctx context.Context, username, password string) error {
+// every session of theirs, and tells whether it changed it: a password the
+// account has already is left, with its sessions (make run sets the
+// development admin's at every start).
+func (s *Service) SetPassword(ctx context.Context, username, password string) (bool, error) {
 	if err := validateRegisterPassword(password); err != nil {
-		return err
+		return false, err
 	}
 	cred, err := s.store.CredentialsByLogin(ctx, username)
 	if err != nil {
-		return fmt.Errorf("set password: %w", err)
+		return false, fmt.Errorf("set password: %w", err)
+	}
+	if same, err := s.hasher.Verify(ctx, password, cred.PasswordHash); err != nil || same {
+		return false, err
 	}
 	hash, err := s.hasher.Hash(ctx, password)
 	if err != nil {
-		return err
+		return false, err
 	}
 	// Every session ends with the old password, as with a player's own
 	// change: whoever signed in with it is out.
-	return s.store.InTx(ctx, func(tx Store) error {
+	return true, s.store.InTx(ctx, func(tx Store) error {
 		if err := tx.UpdatePassword(ctx, cred.ID, hash); err != nil {
 			return err
 		}

@@ -98,15 +98,28 @@ func (s *AccountStore) CredentialsByID(ctx context.Context, id uuid.UUID) (accou
 }
 
 // SetAdmin sets the admin flag of a live user.
-func (s *AccountStore) SetAdmin(ctx context.Context, username string, admin bool) (accounts.User, error) {
-	c, err := scanCredentials(s.db.QueryRow(ctx, `
-		UPDATE users SET is_admin = $2 WHERE lower(username) = lower($1) AND deleted_at IS NULL
-		RETURNING `+userColumns, username, admin))
-	return c.User, err
+func (s *AccountStore) SetAdmin(ctx context.Context, id uuid.UUID, admin bool) (accounts.User, bool, error) {
+	var c accounts.Credentials
+	var bal int64
+	var was bool
+	err := s.db.QueryRow(ctx, `
+		WITH old AS (SELECT id, is_admin FROM users WHERE id = $1 AND deleted_at IS NULL FOR NO KEY UPDATE)
+		UPDATE users u SET is_admin = $2 FROM old WHERE u.id = old.id
+		RETURNING u.id, u.username, u.email, u.balance, u.is_admin, u.created_at, u.hide_username,
+		          u.totp_secret IS NOT NULL, old.is_admin`, id, admin).
+		Scan(&c.ID, &c.Username, &c.Email, &bal, &c.IsAdmin, &c.CreatedAt, &c.HideUsername, &c.TwoFactor, &was)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return accounts.User{}, false, accounts.ErrUserNotFound
+	}
+	if err != nil {
+		return accounts.User{}, false, fmt.Errorf("set admin: %w", err)
+	}
+	c.Balance = money.Amount(bal)
+	return c.User, was, nil
 }
 
 // InsertOperatorAudit records an operator's command in admin_audit, with
-// no actor (migration 00031).
+// no actor (migration 00030).
 func (s *AccountStore) InsertOperatorAudit(ctx context.Context, e accounts.OperatorAudit) error {
 	object := func(m map[string]any) ([]byte, error) {
 		if m == nil {

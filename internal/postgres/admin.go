@@ -448,7 +448,7 @@ func (s *AdminStore) InsertAudit(ctx context.Context, e admin.AuditEntry) (int64
 }
 
 // AuditByRequest finds the actor's audit entry with the request id
-// (admin_audit_request_key, migration 00032).
+// (admin_audit_request_key, migration 00031).
 func (s *AdminStore) AuditByRequest(ctx context.Context, actor, requestID uuid.UUID) (admin.AuditEntry, bool, error) {
 	e := admin.AuditEntry{ActorID: actor, RequestID: requestID}
 	var tgt *uuid.UUID

@@ -800,26 +800,17 @@ func TestMigration29DownRestoresTheFunction(t *testing.T) {
 	}, "fairplay_place_bets")
 }
 
-// TestMigration30DownRestoresTheFunction: 00030's way back gives
-// fairplay_place_bet back as 00013 made it. Its new answer is checked on
-// every bet path by TestBetRulesOnEveryPath ("the pair's row behind").
-func TestMigration30DownRestoresTheFunction(t *testing.T) {
-	t.Parallel()
-	checkDownRestores(t, 29, func(_, def string) bool {
-		return strings.Contains(def, "pair.nonce := r.nonce")
-	}, "fairplay_place_bet")
-}
-
-// TestMigration31AuditsOperatorCommands: after migration 00031 an audit row
+// TestMigration30AuditsOperatorCommands: after migration 00030 an audit row
 // without an actor is an operator's command, and only such an action may
 // lack one; its way back refuses while the log holds one (the log is never
-// rewritten), and otherwise restores the log's rules.
-func TestMigration31AuditsOperatorCommands(t *testing.T) {
+// rewritten), and otherwise restores the log's rules: every row has an
+// actor again.
+func TestMigration30AuditsOperatorCommands(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	for _, withRow := range []bool{true, false} {
 		url := pgtest.EmptyURL(t)
-		if err := postgres.MigrateUpTo(ctx, url, 31); err != nil {
+		if err := postgres.MigrateUpTo(ctx, url, 30); err != nil {
 			t.Fatal(err)
 		}
 		pool, err := postgres.Open(ctx, url)
@@ -841,20 +832,68 @@ func TestMigration31AuditsOperatorCommands(t *testing.T) {
 			if err := insert("promote"); err != nil {
 				t.Fatal(err)
 			}
-			if err := postgres.MigrateDownTo(ctx, url, 30); err == nil || !strings.Contains(err.Error(), "cannot be undone") {
-				t.Errorf("00031 down with an operator's row: %v, want a refusal", err)
+			if err := postgres.MigrateDownTo(ctx, url, 29); err == nil || !strings.Contains(err.Error(), "cannot be undone") {
+				t.Errorf("00030 down with an operator's row: %v, want a refusal", err)
 			}
 			if n := queryInt(t, pool, `SELECT count(*) FROM admin_audit`); n != 1 {
 				t.Errorf("%d audit rows after the refused way back, want 1", n)
 			}
 			continue
 		}
-		if err := postgres.MigrateDownTo(ctx, url, 30); err != nil {
-			t.Fatalf("00031 down: %v", err)
+		if err := postgres.MigrateDownTo(ctx, url, 29); err != nil {
+			t.Fatalf("00030 down: %v", err)
+		}
+		// An action the log knew before, without an actor: the column is
+		// NOT NULL again (23502), not only the actions' check.
+		var pgErr *pgconn.PgError
+		if err := insert("adjust_balance"); !errors.As(err, &pgErr) || pgErr.Code != "23502" {
+			t.Errorf("an audit row without an actor after 00030 down: %v, want a not-null violation", err)
 		}
 		if err := insert("promote"); err == nil {
-			t.Error("an audit row without an actor after 00031 down")
+			t.Error("an operator's action after 00030 down")
 		}
+	}
+}
+
+// TestMigration31RequestIDs: migration 00031 keeps an adjustment's request
+// id on its audit row, one per administrator and id, and its way back drops
+// the column and its index.
+func TestMigration31RequestIDs(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	url := pgtest.EmptyURL(t)
+	if err := postgres.MigrateUpTo(ctx, url, 31); err != nil {
+		t.Fatal(err)
+	}
+	pool, err := postgres.Open(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	mustExec(t, pool, `INSERT INTO users (id, username, email, password_hash) VALUES
+		('00000000-0000-0000-0000-00000000000a', 'ann', 'a@x.io', 'h'),
+		('00000000-0000-0000-0000-00000000000b', 'bob', 'b@x.io', 'h')`)
+	insert := func(actor string) error {
+		_, err := pool.Exec(ctx, `INSERT INTO admin_audit (actor_id, action, target_user_id, request_id)
+			VALUES ($1, 'adjust_balance', '00000000-0000-0000-0000-00000000000a', '00000000-0000-0000-0000-0000000000ee')`,
+			"00000000-0000-0000-0000-00000000000"+actor)
+		return err
+	}
+	if err := insert("a"); err != nil {
+		t.Fatal(err)
+	}
+	if err := insert("a"); !isConstraint(err, "admin_audit_request_key") {
+		t.Errorf("an administrator's request id twice: %v, want admin_audit_request_key", err)
+	}
+	if err := insert("b"); err != nil {
+		t.Errorf("another administrator's same request id: %v", err)
+	}
+	if err := postgres.MigrateDownTo(ctx, url, 30); err != nil {
+		t.Fatalf("00031 down: %v", err)
+	}
+	if n := queryInt(t, pool, `SELECT count(*) FROM information_schema.columns
+		WHERE table_name = 'admin_audit' AND column_name = 'request_id'`); n != 0 {
+		t.Error("admin_audit.request_id is still there after 00031 down")
 	}
 }
 

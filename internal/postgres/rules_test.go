@@ -25,6 +25,9 @@ type betPath struct {
 	place func(t *testing.T, store *postgres.PlayStore, pool *pgxpool.Pool, prefix string, b postgres.BatchBet) postgres.BatchAnswer
 }
 
+// olderReleasePath is the name of the path of the releases before 00013.
+const olderReleasePath = "fairplay_place_bet of older releases"
+
 // betPaths are every path a bet can take: in a batch with other players'
 // bets, in a batch of its own, on its own (the lone path, which waits for
 // its rows), and through fairplay_place_bet as the releases before
@@ -46,7 +49,7 @@ var betPaths = []betPath{
 	{"lone", func(_ *testing.T, store *postgres.PlayStore, _ *pgxpool.Pool, _ string, b postgres.BatchBet) postgres.BatchAnswer {
 		return postgres.PlaceLone(store, b)
 	}},
-	{"fairplay_place_bet of older releases", func(_ *testing.T, store *postgres.PlayStore, _ *pgxpool.Pool, _ string, b postgres.BatchBet) postgres.BatchAnswer {
+	{olderReleasePath, func(_ *testing.T, store *postgres.PlayStore, _ *pgxpool.Pool, _ string, b postgres.BatchBet) postgres.BatchAnswer {
 		return postgres.PlaceAsAnOlderRelease(store, b)
 	}},
 }
@@ -65,6 +68,8 @@ type betRule struct {
 	err        error
 	refusal    string
 	constraint string
+	// sinceBatch leaves out the path of the releases before 00013.
+	sinceBatch bool
 }
 
 // limited sets columns of p's row (migration 00015's limits, break,
@@ -184,9 +189,11 @@ var betRules = []betRule{
 		return p.bet(3, 100, 0, "50.00"), now
 	}},
 	// Since migration 00029 a bet moves the nonce on in the player's row
-	// alone: the stale answer is the row's, on every path (the lone bet of
-	// the releases before 00013 too, migration 00030).
-	{name: "nonce already used, the pair's row behind", err: play.ErrStalePair, setup: func(t *testing.T, pool *pgxpool.Pool, _ string, p batchPlayer) (postgres.BatchBet, play.SeedPair) {
+	// alone: the stale answer is the row's. Not on the path of the releases
+	// before 00013 (sinceBatch): they move the pair's own nonce with their
+	// own statements and cannot run on a schema since 00029 at all
+	// (docs/upgrades.md).
+	{name: "nonce already used, the pair's row behind", err: play.ErrStalePair, sinceBatch: true, setup: func(t *testing.T, pool *pgxpool.Pool, _ string, p batchPlayer) (postgres.BatchBet, play.SeedPair) {
 		mustExec(t, pool, `UPDATE users SET seed_nonce = 3 WHERE id = $1`, p.user)
 		now := p.pair
 		now.Nonce = 3
@@ -358,6 +365,9 @@ func TestBetRulesOnEveryPath(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			var firstConstraint string
 			for pi, path := range betPaths {
+				if c.sinceBatch && path.name == olderReleasePath {
+					continue
+				}
 				prefix := fmt.Sprintf("r%02d_%d", ci, pi)
 				balance := c.balance
 				if balance == 0 {

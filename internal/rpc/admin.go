@@ -160,7 +160,7 @@ func toProtoAuditEntry(e admin.AuditEntry) *fairplayv1.AuditEntry {
 		TargetUsername: e.TargetUsername, Before: string(e.Before), After: string(e.After),
 		CreatedAt: e.CreatedAt.UTC().Format(time.RFC3339),
 	}
-	// An operator's command has no administrator (migration 00031).
+	// An operator's command has no administrator (migration 00030).
 	if e.ActorID != uuid.Nil {
 		pe.ActorId = e.ActorID.String()
 	}

@@ -44,13 +44,20 @@ func TestRetriedBalanceAdjustmentIsAppliedOnce(t *testing.T) {
 		t.Helper()
 		return count(`SELECT count(*) FROM ledger_entries WHERE kind = 'admin_adjustment' AND user_id = $1`, playerID)
 	}
-	adjust := func(c *apitest.Client, user, amount, request string) apitest.Response {
+	adjustWith := func(c *apitest.Client, user, amount, request, note string) apitest.Response {
 		t.Helper()
 		body := map[string]any{"amount": amount}
 		if request != "" {
 			body["requestId"] = request
 		}
+		if note != "" {
+			body["note"] = note
+		}
 		return c.Do("PATCH", "/api/auth/users/"+user+"/balance", body)
+	}
+	adjust := func(c *apitest.Client, user, amount, request string) apitest.Response {
+		t.Helper()
+		return adjustWith(c, user, amount, request, "")
 	}
 	want := func(res apitest.Response, status int, text string) {
 		t.Helper()
@@ -66,12 +73,14 @@ func TestRetriedBalanceAdjustmentIsAppliedOnce(t *testing.T) {
 	id := uuid.NewString()
 	want(adjust(boss, playerID, "25", id), 200, "1025")
 	want(adjust(boss, playerID, "25", id), 200, "1025")
+	want(adjust(boss, playerID, "25.00", id), 200, "1025") // the same amount, written otherwise
 	if n := entries(); n != 1 {
 		t.Errorf("%d adjustments after a retry, want 1", n)
 	}
 	// The same id for another adjustment: refused, changing nothing.
 	want(adjust(boss, playerID, "30", id), 409, "This request id was already used for another adjustment")
 	want(adjust(boss, otherID, "25", id), 409, "This request id was already used for another adjustment")
+	want(adjustWith(boss, playerID, "25", id, "bonus"), 409, "This request id was already used for another adjustment")
 	want(adjust(boss, playerID, "25", "not-a-uuid"), 400, "Invalid request id")
 	// Ids are each administrator's own.
 	want(adjust(chief, playerID, "25", id), 200, "1050")
@@ -96,8 +105,42 @@ func TestRetriedBalanceAdjustmentIsAppliedOnce(t *testing.T) {
 	if n := count(`SELECT count(*) FROM admin_audit WHERE action = 'adjust_balance'`); n != 5 {
 		t.Errorf("%d audit rows of adjustments, want 5", n)
 	}
-	if b := other.Do("GET", "/api/auth/user", nil).Get("user.balance"); fmt.Sprint(b) != "1000" {
-		t.Errorf("the other player's balance: %v, want 1000", b)
+	// One id sent for two users at once: each request locks its own user's
+	// row, so both may miss the other's row; the unique index then refuses
+	// the second (409, not a 500), and one applies.
+	for i := range 10 {
+		id := uuid.NewString()
+		var wg sync.WaitGroup
+		var a, b apitest.Response
+		wg.Go(func() { a = adjust(boss, playerID, "0.01", id) })
+		wg.Go(func() { b = adjust(boss, otherID, "0.01", id) })
+		wg.Wait()
+		if a.Status+b.Status != 200+409 {
+			t.Errorf("round %d: %d %s and %d %s, want one 200 and one 409", i, a.Status, a.Raw, b.Status, b.Raw)
+		}
 	}
+	if n := count(`SELECT count(*) FROM admin_audit WHERE action = 'adjust_balance'`); n != 15 {
+		t.Errorf("%d audit rows of adjustments after the rounds, want 15", n)
+	}
+	var total int64
+	for _, c := range []*apitest.Client{player, other} {
+		var b float64
+		if _, err := fmt.Sscan(fmt.Sprint(c.Do("GET", "/api/auth/user", nil).Get("user.balance")), &b); err != nil {
+			t.Fatal(err)
+		}
+		total += int64(b*100 + 0.5)
+	}
+	if total != (1051.5+1000+0.1)*100 {
+		t.Errorf("the two players' balances add to %d cents, want %d", total, int64((1051.5+1000+0.1)*100))
+	}
+	// A repeat of an adjustment to a user deleted since: 404, nothing changes.
+	id = uuid.NewString()
+	if res := adjust(boss, otherID, "1", id); res.Status != 200 {
+		t.Fatalf("adjust: %d %s", res.Status, res.Raw)
+	}
+	if res := boss.Do("DELETE", "/api/auth/users/"+otherID, nil); res.Status != 200 {
+		t.Fatalf("delete: %d %s", res.Status, res.Raw)
+	}
+	want(adjust(boss, otherID, "1", id), 404, "User not found")
 	env.LedgerClean(t)
 }

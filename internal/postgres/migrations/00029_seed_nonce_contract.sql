@@ -11,16 +11,18 @@
 -- a reveal or a new client seed takes it from there into the pair's row
 -- (00028's seed_pairs_nonce trigger), so nothing it runs reads the copy.
 -- Rolling back past the release before this one is no longer rolling back
--- the image (docs/upgrades.md): a release before 00028 reads the nonce
--- from the pair's row, which no longer keeps up with the bets. Its bets
--- are refused as stale once and drawn again from the nonce the refusal
--- answers (its lone bet's answer since 00030), but its seeds panel shows
--- the pair's nonce as it was when the pair was made or last given a
--- client seed.
+-- the image (docs/upgrades.md): a release from 00013 to 00027 reads the
+-- nonce from the pair's row, which no longer keeps up with the bets. Its
+-- bets are refused as stale once and drawn again from the nonce the
+-- refusal answers, but its seeds panel shows the pair's nonce as it was
+-- when the pair was made or last given a client seed. A release before
+-- 00013 moves the pair's nonce with statements of its own, which nothing
+-- carries to the player's row any more: it cannot run on this schema.
 --
 -- Also gone: seed_pairs_nonce_moved, which moved the player's row on after
 -- a bet of 00024's function that began before 00028 committed. No such
--- function is left to call, and nothing else writes a pair's nonce alone.
+-- function is left to call, and no release since 00013 writes a pair's
+-- nonce alone.
 --
 -- make bench-sql, instructions per bet in fairplay_place_bets (batches of
 -- 32 dice bets): see README's "Measuring".
@@ -172,9 +174,12 @@ $$;
 -- statement before anything is written, as 00028's way back takes them:
 -- with users alone, the catch-up's writes of seed_pairs would wait behind a
 -- new client seed that itself waits for users (00028's seed_pairs_nonce
--- trigger takes the pair's row, then its player's), a deadlock. A change of
--- a pair that starts between the two locks can still meet this halfway;
--- Postgres then ends one of the two, and a failed way back is run again.
+-- trigger takes the pair's row, then its player's), a deadlock. The LOCK
+-- itself takes users first and can still meet a change of a pair already
+-- running halfway (a new client seed holding seed_pairs and waiting for
+-- users; in the other order, a rotation holding users and waiting for
+-- seed_pairs): Postgres then ends one of the two, and a failed way back is
+-- run again.
 SET LOCAL lock_timeout = '10s';
 LOCK TABLE users, seed_pairs IN EXCLUSIVE MODE;
 UPDATE seed_pairs p SET nonce = u.seed_nonce FROM users u

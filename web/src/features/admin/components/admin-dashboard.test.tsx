@@ -276,31 +276,56 @@ describe('Manage User modal', () => {
     expect(await screen.findByText('Failed to update balance')).toBeInTheDocument();
   });
 
-  it('sends a retried adjustment with its id, and the next one with a new id', async () => {
+  it('sends a retried adjustment with its id, even after reopening the dialog, and the next one with a new id', async () => {
     let failures = 1;
     const { dialog, user, server } = await openManage({
       'PATCH /api/auth/users/u-bob/balance': () =>
         failures-- > 0 ? json({}, 502) : json({ user: { ...bob, balance: 2505.5 } }),
     });
-    const amount = within(dialog).getByLabelText('Amount to Add/Remove');
-    const update = within(dialog).getByRole('button', { name: 'Update Balance' });
-    await user.type(amount, '5');
-    await user.click(update);
+    await user.type(within(dialog).getByLabelText('Amount to Add/Remove'), '5');
+    await user.click(within(dialog).getByRole('button', { name: 'Update Balance' }));
     expect(await screen.findByText('Failed to update balance')).toBeInTheDocument();
+    // The answer was lost: the administrator closes the dialog, opens it again and sends the same amount.
+    await user.click(within(dialog).getByRole('button', { name: 'Cancel' }));
+    await user.click(await screen.findByRole('button', { name: 'Manage bob' }));
+    const again = await screen.findByRole('dialog', { name: 'Manage User' });
+    const amount = within(again).getByLabelText('Amount to Add/Remove');
+    const update = within(again).getByRole('button', { name: 'Update Balance' });
+    await user.type(amount, '5');
     await user.click(update);
     expect(await screen.findByText("Successfully updated bob's balance")).toBeInTheDocument();
+    // Answered: the same amount again is another adjustment, and so is another amount.
     await user.type(amount, '5');
+    await user.click(update);
     await user.clear(amount);
     await user.type(amount, '7');
     await user.click(update);
     await waitFor(() => {
-      expect(server.calls('PATCH /api/auth/users/u-bob/balance')).toHaveLength(3);
+      expect(server.calls('PATCH /api/auth/users/u-bob/balance')).toHaveLength(4);
     });
     const ids = server
       .calls('PATCH /api/auth/users/u-bob/balance')
       .map((c) => (c.body as { requestId: string }).requestId);
     expect(ids[1]).toBe(ids[0]);
-    expect(ids[2]).not.toBe(ids[0]);
+    expect(new Set(ids).size).toBe(3);
+  });
+
+  it('sends a refused adjustment again with a new id', async () => {
+    const { dialog, user, server } = await openManage({
+      'PATCH /api/auth/users/u-bob/balance': () => json({ message: 'Balance cannot go below 0' }, 400),
+    });
+    const update = within(dialog).getByRole('button', { name: 'Update Balance' });
+    await user.type(within(dialog).getByLabelText('Amount to Add/Remove'), '-9999');
+    await user.click(update);
+    expect(await screen.findByText('Balance cannot go below 0')).toBeInTheDocument();
+    await user.click(update);
+    await waitFor(() => {
+      expect(server.calls('PATCH /api/auth/users/u-bob/balance')).toHaveLength(2);
+    });
+    const ids = server
+      .calls('PATCH /api/auth/users/u-bob/balance')
+      .map((c) => (c.body as { requestId: string }).requestId);
+    expect(ids[1]).not.toBe(ids[0]);
   });
 
   it('deletes after confirmation', async () => {

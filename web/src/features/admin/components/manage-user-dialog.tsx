@@ -3,7 +3,6 @@ import { Button } from '@/components/ui/button';
 import { Dialog, DialogClose, DialogContent } from '@/components/ui/dialog';
 import { errorMessage } from '@/lib/api-client';
 import { formatMoney } from '@/lib/format';
-import { newRequestId } from '@/lib/request-id';
 import { toast } from '@/lib/toast';
 import { useDeleteUser } from '../api/delete-user';
 import type { AdminUser } from '../api/types';
@@ -26,9 +25,6 @@ export function ManageUserDialog({ user, onClose }: ManageUserDialogProps) {
   const amountId = useId();
   const [step, setStep] = useState<'manage' | 'confirm-delete'>('manage');
   const [amountText, setAmountText] = useState('');
-  // The adjustment's id: kept while it may have been applied without an answer (a failure), so pressing the button
-  // again cannot apply it twice; a new one for the next adjustment or another amount.
-  const [requestId, setRequestId] = useState(newRequestId);
   const [balance, setBalance] = useState(user.balance);
   const update = useUpdateUserBalance();
   const remove = useDeleteUser();
@@ -39,12 +35,11 @@ export function ManageUserDialog({ user, onClose }: ManageUserDialogProps) {
     event.preventDefault();
     if (amount === 0 || busy) return;
     update.mutate(
-      { userId: user._id, amount, requestId },
+      { userId: user._id, amount },
       {
         onSuccess: (res) => {
           setBalance(res.user.balance);
           setAmountText('');
-          setRequestId(newRequestId());
           toast.success(`Successfully updated ${user.username}'s balance`);
         },
         onError: (err) => {
@@ -110,7 +105,6 @@ export function ManageUserDialog({ user, onClose }: ManageUserDialogProps) {
                 value={amountText}
                 onChange={(event) => {
                   setAmountText(event.target.value);
-                  setRequestId(newRequestId());
                 }}
               />
               <p id={`${amountId}-hint`} className={styles.hint}>

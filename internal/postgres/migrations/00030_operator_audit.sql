@@ -24,7 +24,7 @@ ALTER TABLE admin_audit
         CHECK (actor_id IS NOT NULL OR action IN ('create_admin', 'promote', 'set_password', 'reset_2fa'));
 COMMENT ON COLUMN admin_audit.actor_id IS
     'The administrator who acted; NULL for an operator''s command (fairplay admin ..., fairplay user ...), '
-    'run with the database''s credentials (migration 00031).';
+    'run with the database''s credentials (migration 00030).';
 
 -- +goose Down
 -- The operator's rows cannot go back to a log whose every row has an
@@ -36,8 +36,8 @@ DO $$
 BEGIN
     IF EXISTS (SELECT 1 FROM admin_audit WHERE actor_id IS NULL
                                              OR action NOT IN ('adjust_balance', 'delete_user')) THEN
-        RAISE EXCEPTION 'admin_audit holds rows of operator commands (migration 00031); the log is never rewritten, '
-                        'so 00031 cannot be undone';
+        RAISE EXCEPTION 'admin_audit holds rows of operator commands (migration 00030); the log is never rewritten, '
+                        'so 00030 cannot be undone';
     END IF;
 END
 $$;

@@ -16,7 +16,7 @@ ALTER TABLE admin_audit ADD COLUMN request_id uuid;
 CREATE UNIQUE INDEX admin_audit_request_key ON admin_audit (actor_id, request_id) WHERE request_id IS NOT NULL;
 COMMENT ON COLUMN admin_audit.request_id IS
     'The id the administrator''s client gave the request (a balance adjustment''s request_id): a second request with it '
-    'is answered without acting again (migration 00032).';
+    'is answered without acting again (migration 00031).';
 
 -- +goose Down
 DROP INDEX admin_audit_request_key;
