@@ -171,12 +171,29 @@ func migratedDatabase(t *testing.T) (string, *pgxpool.Pool) {
 	if err := postgres.Migrate(ctx, url, slog.New(slog.NewTextHandler(io.Discard, nil))); err != nil {
 		t.Fatal(err)
 	}
-	pool, err := postgres.Open(ctx, url)
+	return url, openPool(t, url)
+}
+
+// databaseAt is a new database migrated up to version, and a pool on it,
+// for the tests of one migration.
+func databaseAt(t *testing.T, version int64) (string, *pgxpool.Pool) {
+	t.Helper()
+	url := pgtest.EmptyURL(t)
+	if err := postgres.MigrateUpTo(context.Background(), url, version); err != nil {
+		t.Fatal(err)
+	}
+	return url, openPool(t, url)
+}
+
+// openPool opens a pool on url, closed when the test ends.
+func openPool(t *testing.T, url string) *pgxpool.Pool {
+	t.Helper()
+	pool, err := postgres.Open(context.Background(), url)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(pool.Close)
-	return url, pool
+	return pool
 }
 
 // A rollback of spec.image runs the previous release against a database a
@@ -580,15 +597,7 @@ func TestMigration27DownRestoresTheFunction(t *testing.T) {
 func TestMigration28KeepsEveryNonce(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	url := pgtest.EmptyURL(t)
-	if err := postgres.MigrateUpTo(ctx, url, 27); err != nil {
-		t.Fatal(err)
-	}
-	pool, err := postgres.Open(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pool.Close()
+	url, pool := databaseAt(t, 27)
 	// Ann: a revealed pair at nonce 7 and an active one at 3. Bob: an active
 	// pair at 0. Cid: no pair yet.
 	if _, err := pool.Exec(ctx, `
@@ -717,15 +726,7 @@ func TestMigration28DownRestoresTheFunction(t *testing.T) {
 func TestMigration29StopsWritingThePairsCopy(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	url := pgtest.EmptyURL(t)
-	if err := postgres.MigrateUpTo(ctx, url, 28); err != nil {
-		t.Fatal(err)
-	}
-	pool, err := postgres.Open(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pool.Close()
+	url, pool := databaseAt(t, 28)
 	store := postgres.NewPlayStore(pool)
 	ann, bob := newBatchPlayer(t, pool, "ann", 1000e8), newBatchPlayer(t, pool, "bob", 1000e8)
 	copyOf := func(p batchPlayer) int64 {
@@ -809,15 +810,7 @@ func TestMigration30AuditsOperatorCommands(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	for _, withRow := range []bool{true, false} {
-		url := pgtest.EmptyURL(t)
-		if err := postgres.MigrateUpTo(ctx, url, 30); err != nil {
-			t.Fatal(err)
-		}
-		pool, err := postgres.Open(ctx, url)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer pool.Close()
+		url, pool := databaseAt(t, 30)
 		mustExec(t, pool, `INSERT INTO users (id, username, email, password_hash) VALUES
 			('00000000-0000-0000-0000-00000000000a', 'ann', 'a@x.io', 'h')`)
 		insert := func(action string) error {
@@ -861,15 +854,7 @@ func TestMigration30AuditsOperatorCommands(t *testing.T) {
 func TestMigration31RequestIDs(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	url := pgtest.EmptyURL(t)
-	if err := postgres.MigrateUpTo(ctx, url, 31); err != nil {
-		t.Fatal(err)
-	}
-	pool, err := postgres.Open(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pool.Close()
+	url, pool := databaseAt(t, 31)
 	mustExec(t, pool, `INSERT INTO users (id, username, email, password_hash) VALUES
 		('00000000-0000-0000-0000-00000000000a', 'ann', 'a@x.io', 'h'),
 		('00000000-0000-0000-0000-00000000000b', 'bob', 'b@x.io', 'h')`)
