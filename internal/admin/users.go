@@ -161,7 +161,7 @@ func (s *Service) AdjustBalance(ctx context.Context, p accounts.Principal, userI
 		return accounts.User{}, ErrNoteTooLong
 	}
 	var request uuid.UUID
-	if requestID != "" {
+	if requestID = strings.TrimSpace(requestID); requestID != "" {
 		if request, err = uuid.Parse(requestID); err != nil || request == uuid.Nil {
 			return accounts.User{}, ErrRequestIDInvalid
 		}
@@ -237,7 +237,10 @@ func sameAdjustment(done AuditEntry, user uuid.UUID, delta money.Amount, note st
 	if done.Action != ActionAdjustBalance || done.TargetUserID != user || json.Unmarshal(done.After, &after) != nil {
 		return false
 	}
-	return after.Amount == delta.String() && after.Note == note
+	// The amount as a number, not as text: the text follows money's
+	// formatting, which may change between the two requests' releases.
+	amount, err := money.Parse(after.Amount)
+	return err == nil && amount == delta && after.Note == note
 }
 
 // Deletion is the result of DeleteUser.

@@ -73,7 +73,8 @@ func TestRetriedBalanceAdjustmentIsAppliedOnce(t *testing.T) {
 	id := uuid.NewString()
 	want(adjust(boss, playerID, "25", id), 200, "1025")
 	want(adjust(boss, playerID, "25", id), 200, "1025")
-	want(adjust(boss, playerID, "25.00", id), 200, "1025") // the same amount, written otherwise
+	want(adjust(boss, playerID, "25.00", id), 200, "1025")      // the same amount, written otherwise
+	want(adjust(boss, playerID, "25", " "+id+" "), 200, "1025") // the id with spaces around it
 	if n := entries(); n != 1 {
 		t.Errorf("%d adjustments after a retry, want 1", n)
 	}
