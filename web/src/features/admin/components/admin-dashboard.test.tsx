@@ -30,6 +30,11 @@ const userStats = {
   usersLastWeekPercentChange: -50,
 };
 
+/** sentRequestIds are the request ids of the balance adjustments sent, in order. */
+function sentRequestIds(server: ReturnType<typeof mockApi>) {
+  return server.calls('PATCH /api/auth/users/u-bob/balance').map((c) => (c.body as { requestId: string }).requestId);
+}
+
 function query(req: RecordedRequest) {
   return Object.fromEntries(new URL(req.url, 'http://localhost').searchParams);
 }
@@ -303,9 +308,7 @@ describe('Manage User modal', () => {
     await waitFor(() => {
       expect(server.calls('PATCH /api/auth/users/u-bob/balance')).toHaveLength(4);
     });
-    const ids = server
-      .calls('PATCH /api/auth/users/u-bob/balance')
-      .map((c) => (c.body as { requestId: string }).requestId);
+    const ids = sentRequestIds(server);
     expect(ids[1]).toBe(ids[0]);
     expect(new Set(ids).size).toBe(3);
   });
@@ -322,9 +325,7 @@ describe('Manage User modal', () => {
     await waitFor(() => {
       expect(server.calls('PATCH /api/auth/users/u-bob/balance')).toHaveLength(2);
     });
-    const ids = server
-      .calls('PATCH /api/auth/users/u-bob/balance')
-      .map((c) => (c.body as { requestId: string }).requestId);
+    const ids = sentRequestIds(server);
     expect(ids[1]).not.toBe(ids[0]);
   });
 
