@@ -237,8 +237,12 @@ func TestAnotherSessionCannotFillTheLine(t *testing.T) {
 	for _, s := range statuses {
 		counts[s]++
 	}
-	if counts[429] != flood-64 || counts[200] != 64 {
-		t.Errorf("the other session's calls: %v, want 64 answered 200 and %d refused 429", counts, flood-64)
+	// The line runs two of the player's calls at a time, so the owner's
+	// call may run beside the last of the other session's and end that
+	// session before it is checked: that one call is then refused 401.
+	if counts[429] != flood-64 || counts[200]+counts[401] != 64 || counts[401] > 1 {
+		t.Errorf("the other session's calls: %v, want 64 answered (200, or 401 for at most one run beside the owner's) "+
+			"and %d refused 429", counts, flood-64)
 	}
 	if got := thief.Do("GET", "/api/auth/user", nil); got.Status != 401 {
 		t.Errorf("the other session after the owner ended it: %d %s", got.Status, got.Raw)
