@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -100,6 +101,31 @@ func auditLog(t *testing.T, pool interface {
 	return s
 }
 
+// waitForLockWait returns once a statement of another connection waits for a
+// row lock, and fails the test if done answers first.
+func waitForLockWait(t *testing.T, pool interface {
+	QueryRow(context.Context, string, ...any) pgx.Row
+}, done <-chan error) {
+	t.Helper()
+	for range 500 {
+		select {
+		case err := <-done:
+			t.Fatalf("finished without waiting for the row: %v", err)
+		default:
+		}
+		var n int
+		if err := pool.QueryRow(context.Background(), `SELECT count(*) FROM pg_stat_activity
+			WHERE datname = current_database() AND pid <> pg_backend_pid() AND wait_event_type = 'Lock'`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n > 0 {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatal("nothing waited for the row within 5 s")
+}
+
 // TestUserResetTwoFactor runs `fairplay user reset-2fa` against a real
 // database: the user's two-factor keys and recovery codes are gone and every
 // session of theirs is ended, another user's are untouched, and an unknown
@@ -155,6 +181,38 @@ func TestUserResetTwoFactor(t *testing.T) {
 	}
 	if got := auditLog(t, pool); got != "reset_2fa lost {\"twoFactor\": true} {\"twoFactor\": false, \"sessionsRevoked\": 2}\n" {
 		t.Errorf("audit log: %q", got)
+	}
+	// The audit row's "before" is the row the reset changed: "other", its
+	// 2FA off, turns it on in a transaction that the reset waits behind, so
+	// a read made before the reset's own would say off.
+	if _, err := pool.Exec(ctx, `UPDATE users SET totp_secret = NULL WHERE username = 'other'`); err != nil {
+		t.Fatal(err)
+	}
+	tx, err := pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = tx.Rollback(ctx) }()
+	if _, err := tx.Exec(ctx, `UPDATE users SET totp_secret = '\x0102' WHERE username = 'other'`); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- run(ctx, []string{"user", "reset-2fa", "--username", "other"}, io.Discard) }()
+	waitForLockWait(t, pool, done)
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("reset-2fa of other: %v", err)
+	}
+	// And a reset of an account whose 2FA is already off says so.
+	if err := run(ctx, []string{"user", "reset-2fa", "--username", "lost"}, io.Discard); err != nil {
+		t.Fatalf("reset-2fa of lost again: %v", err)
+	}
+	if got, want := auditLog(t, pool), "reset_2fa lost {\"twoFactor\": true} {\"twoFactor\": false, \"sessionsRevoked\": 2}\n"+
+		"reset_2fa other {\"twoFactor\": true} {\"twoFactor\": false, \"sessionsRevoked\": 2}\n"+
+		"reset_2fa lost {\"twoFactor\": false} {\"twoFactor\": false, \"sessionsRevoked\": 0}\n"; got != want {
+		t.Errorf("audit log:\n%s\nwant:\n%s", got, want)
 	}
 	if err := run(ctx, []string{"user", "reset-2fa", "--username", "ghost"}, io.Discard); !errors.Is(err, accounts.ErrUserNotFound) {
 		t.Errorf("an unknown user: %v, want ErrUserNotFound", err)

@@ -157,7 +157,8 @@ type Store interface {
 	// RecoveryCodesLeft counts the unused recovery codes.
 	RecoveryCodesLeft(ctx context.Context, userID uuid.UUID) (int, error)
 	// DisableTwoFactor turns two-factor sign-in off and drops the codes.
-	DisableTwoFactor(ctx context.Context, userID uuid.UUID) error
+	// It returns whether it was on, as the change found the row.
+	DisableTwoFactor(ctx context.Context, userID uuid.UUID) (bool, error)
 	// InsertOperatorAudit records an operator's command in the admin audit
 	// log, with no administrator as its actor.
 	InsertOperatorAudit(ctx context.Context, e OperatorAudit) error

@@ -160,7 +160,8 @@ func (s *Service) ResetTwoFactor(ctx context.Context, login string) (User, int, 
 	}
 	ended := 0
 	err = s.store.InTx(ctx, func(tx Store) error {
-		if err := tx.DisableTwoFactor(ctx, cred.ID); err != nil {
+		was, err := tx.DisableTwoFactor(ctx, cred.ID)
+		if err != nil {
 			return err
 		}
 		at := s.now()
@@ -168,7 +169,7 @@ func (s *Service) ResetTwoFactor(ctx context.Context, login string) (User, int, 
 			return err
 		}
 		return tx.InsertOperatorAudit(ctx, OperatorAudit{Action: AuditResetTwoFA, UserID: cred.ID, At: at,
-			Before: map[string]any{"twoFactor": cred.TwoFactor},
+			Before: map[string]any{"twoFactor": was},
 			After:  map[string]any{"twoFactor": false, "sessionsRevoked": ended}})
 	})
 	if err != nil {

@@ -122,7 +122,8 @@ func (s *Service) DisableTwoFactor(ctx context.Context, p Principal, code string
 	if err := s.secondFactor(ctx, p.UserID, code, ErrTwoFactorCode); err != nil {
 		return err
 	}
-	return s.store.DisableTwoFactor(ctx, p.UserID)
+	_, err := s.store.DisableTwoFactor(ctx, p.UserID)
+	return err
 }
 
 // RecoveryCodesLeft counts the signed-in user's unused recovery codes.

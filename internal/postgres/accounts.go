@@ -370,12 +370,21 @@ func (s *AccountStore) RecoveryCodesLeft(ctx context.Context, userID uuid.UUID) 
 	return n, err
 }
 
-// DisableTwoFactor turns 2FA off and drops the recovery codes.
-func (s *AccountStore) DisableTwoFactor(ctx context.Context, userID uuid.UUID) error {
-	_, err := s.db.Exec(ctx, `
-		WITH u AS (
-			UPDATE users SET totp_secret = NULL, totp_pending = NULL, totp_last_step = 0 WHERE id = $1 RETURNING id
+// DisableTwoFactor turns 2FA off and drops the recovery codes, and returns
+// whether it was on: read from the row as the update locks it, so an
+// operator's audit row says what this change undid, not what a read just
+// before it saw.
+func (s *AccountStore) DisableTwoFactor(ctx context.Context, userID uuid.UUID) (bool, error) {
+	var was bool
+	err := s.db.QueryRow(ctx, `
+		WITH o AS (
+			SELECT id, totp_secret IS NOT NULL AS was FROM users WHERE id = $1 FOR NO KEY UPDATE
+		), u AS (
+			UPDATE users SET totp_secret = NULL, totp_pending = NULL, totp_last_step = 0
+			FROM o WHERE users.id = o.id RETURNING users.id
+		), d AS (
+			DELETE FROM recovery_codes WHERE user_id IN (SELECT id FROM u)
 		)
-		DELETE FROM recovery_codes WHERE user_id IN (SELECT id FROM u)`, userID)
-	return err
+		SELECT coalesce((SELECT was FROM o), false)`, userID).Scan(&was)
+	return was, err
 }
