@@ -44,6 +44,23 @@ type Credentials struct {
 	PasswordHash string
 }
 
+// Checked is what a sign-in checked: the password hash it verified the
+// password against, and the two-factor key it checked a code against (nil
+// when two-factor sign-in was off and no code was asked).
+type Checked struct {
+	PasswordHash string
+	TwoFactorKey []byte
+}
+
+// SessionOpened is OpenSession's answer: whether the session was stored and,
+// when it was not, whether the user is still live with the checked password
+// hash and whether two-factor sign-in is on now.
+type SessionOpened struct {
+	Opened       bool
+	SamePassword bool
+	TwoFactor    bool
+}
+
 // Session is one signed-in device of a user.
 type Session struct {
 	ID         uuid.UUID
@@ -115,6 +132,12 @@ type Store interface {
 	UpdatePassword(ctx context.Context, userID uuid.UUID, hash string) error
 	// CreateSession stores a session with the hash of its refresh token.
 	CreateSession(ctx context.Context, s Session, refreshHash []byte) error
+	// OpenSession stores a session for a sign-in that checked the user's
+	// credentials as they were: only while the user is live with that
+	// password hash and that confirmed two-factor key (nil: off), waiting for
+	// a change of them under way. Otherwise it stores nothing and says what
+	// the user has now.
+	OpenSession(ctx context.Context, s Session, refreshHash []byte, checked Checked) (SessionOpened, error)
 	// SessionByRefreshHash finds the live session whose current refresh
 	// token has this hash.
 	SessionByRefreshHash(ctx context.Context, refreshHash []byte, live Liveness) (Session, error)

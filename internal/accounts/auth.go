@@ -136,22 +136,40 @@ func (s *Service) Login(ctx context.Context, in LoginInput, c Client) (AuthResul
 		s.count(ctx, failures, s.cfg.LoginFailuresPerAccount)
 		return AuthResult{}, ErrBadCredentials
 	}
+	checked := Checked{PasswordHash: cred.PasswordHash}
 	if cred.TwoFactor {
 		// Only the password's holder learns that a code is asked for. A
 		// wrong code counts as a failed sign-in, under the same limits.
 		if normalizeCode(in.TwoFactorCode) == "" {
 			return AuthResult{TwoFactorRequired: true}, nil
 		}
-		if err := s.secondFactor(ctx, cred.ID, in.TwoFactorCode, ErrTwoFactorLogin); err != nil {
+		key, err := s.secondFactor(ctx, cred.ID, in.TwoFactorCode, ErrTwoFactorLogin)
+		if err != nil {
 			s.count(ctx, failures, s.cfg.LoginFailuresPerAccount)
 			return AuthResult{}, err
 		}
+		checked.TwoFactorKey = key
 	}
-	res, err := s.openSession(ctx, s.store, cred.User, c)
+	// The credentials were read before the wait for the password check: a
+	// new password, 2FA turned on or reset, or the account deleted since
+	// then ended every session, and this one must not begin after it. The
+	// session is stored only if the account is still as checked; otherwise
+	// the sign-in is answered as it would be now (the password the player
+	// typed no longer opens it, or a code is asked for).
+	res, opened, err := s.openCheckedSession(ctx, cred.User, checked, c)
 	if err != nil {
 		return AuthResult{}, fmt.Errorf("login: %w", err)
 	}
-	return res, nil
+	switch {
+	case opened.Opened:
+		return res, nil
+	case !opened.SamePassword:
+		return AuthResult{}, ErrBadCredentials
+	case opened.TwoFactor && checked.TwoFactorKey == nil:
+		return AuthResult{TwoFactorRequired: true}, nil
+	default:
+		return AuthResult{}, ErrTwoFactorLogin
+	}
 }
 
 // fallbackDummyHash is verified against when a login names no account and
@@ -172,17 +190,45 @@ func (s *Service) openSession(ctx context.Context, st Store, u User, c Client) (
 	if err != nil {
 		return AuthResult{}, err
 	}
-	now := s.now()
-	sess := Session{ID: uuid.Must(uuid.NewV7()), UserID: u.ID, IPAddress: c.IP, UserAgent: truncate(c.UserAgent, 512),
-		CreatedAt: now, LastUsedAt: now}
+	sess := s.newSession(u, c)
 	if err := st.CreateSession(ctx, sess, hash); err != nil {
 		return AuthResult{}, err
 	}
-	access, err := s.tokens.Issue(u.ID, sess.ID, s.sessionEnd(now))
+	return s.issue(u, sess, refresh)
+}
+
+// newSession is a session of u's beginning now, on c's device.
+func (s *Service) newSession(u User, c Client) Session {
+	now := s.now()
+	return Session{ID: uuid.Must(uuid.NewV7()), UserID: u.ID, IPAddress: c.IP, UserAgent: truncate(c.UserAgent, 512),
+		CreatedAt: now, LastUsedAt: now}
+}
+
+// issue answers a stored session with its first access token and the
+// refresh token whose hash it was stored with.
+func (s *Service) issue(u User, sess Session, refresh string) (AuthResult, error) {
+	access, err := s.tokens.Issue(u.ID, sess.ID, s.sessionEnd(sess.CreatedAt))
 	if err != nil {
 		return AuthResult{}, err
 	}
 	return AuthResult{AccessToken: access, RefreshToken: refresh, User: u}, nil
+}
+
+// openCheckedSession is openSession for a sign-in: the session is stored
+// only if the user's credentials are still the checked ones
+// (Store.OpenSession).
+func (s *Service) openCheckedSession(ctx context.Context, u User, checked Checked, c Client) (AuthResult, SessionOpened, error) {
+	refresh, hash, err := newRefreshToken()
+	if err != nil {
+		return AuthResult{}, SessionOpened{}, err
+	}
+	sess := s.newSession(u, c)
+	opened, err := s.store.OpenSession(ctx, sess, hash, checked)
+	if err != nil || !opened.Opened {
+		return AuthResult{}, opened, err
+	}
+	res, err := s.issue(u, sess, refresh)
+	return res, opened, err
 }
 
 func truncate(s string, n int) string {

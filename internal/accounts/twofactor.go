@@ -119,7 +119,7 @@ func (s *Service) DisableTwoFactor(ctx context.Context, p Principal, code string
 	if normalizeCode(code) == "" {
 		return ErrTwoFactorCodeRequired
 	}
-	if err := s.secondFactor(ctx, p.UserID, code, ErrTwoFactorCode); err != nil {
+	if _, err := s.secondFactor(ctx, p.UserID, code, ErrTwoFactorCode); err != nil {
 		return err
 	}
 	_, err := s.store.DisableTwoFactor(ctx, p.UserID)
@@ -134,24 +134,25 @@ func (s *Service) RecoveryCodesLeft(ctx context.Context, p Principal) (int, erro
 func twoFactorFailures(userID uuid.UUID) string { return "2fa:failures:" + userID.String() }
 
 // secondFactor accepts a TOTP code of the user's key (once: its step is
-// recorded) or an unused recovery code (spent), else returns wrong. Wrong
-// codes and replays count against FAIRPLAY_RATE_2FA_FAILURES, which refuses
-// every code (right ones too) once spent.
+// recorded) or an unused recovery code (spent) and returns the key it read,
+// else returns wrong. Wrong codes and replays count against
+// FAIRPLAY_RATE_2FA_FAILURES, which refuses every code (right ones too) once
+// spent.
 //
 // An account's codes are checked one at a time in this process (the
 // password gate's line for the account's codes): the limit is checked
 // before a code and counted after it, so parallel guesses would otherwise
 // all pass the check before the first failure was counted. Found by a
 // review: 5,000 wrong codes sent at once were all checked.
-func (s *Service) secondFactor(ctx context.Context, userID uuid.UUID, code string, wrong error) (err error) {
+func (s *Service) secondFactor(ctx context.Context, userID uuid.UUID, code string, wrong error) (key []byte, err error) {
 	leave, err := s.gate.enter(ctx, "2fa:"+userID.String())
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer leave()
 	failures := twoFactorFailures(userID)
 	if err := s.checkLimit(ctx, failures, s.cfg.TwoFactorFailures); err != nil {
-		return err
+		return nil, err
 	}
 	defer func() {
 		if err == wrong || err == ErrTwoFactorReplay { //nolint:errorlint // the sentinels themselves
@@ -160,31 +161,31 @@ func (s *Service) secondFactor(ctx context.Context, userID uuid.UUID, code strin
 	}()
 	keys, err := s.store.TwoFactorKeys(ctx, userID)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if keys.Secret == nil {
-		return ErrTwoFactorOff
+		return nil, ErrTwoFactorOff
 	}
 	if step, ok := matchTOTP(keys.Secret, code, s.now()); ok {
 		fresh, err := s.store.UseTwoFactorStep(ctx, userID, step)
 		if err != nil {
-			return fmt.Errorf("two-factor step: %w", err)
+			return nil, fmt.Errorf("two-factor step: %w", err)
 		}
 		if !fresh {
-			return ErrTwoFactorReplay
+			return nil, ErrTwoFactorReplay
 		}
-		return nil
+		return keys.Secret, nil
 	}
 	if c := normalizeCode(code); len(c) == 10 {
 		spent, err := s.store.UseRecoveryCode(ctx, userID, hashRecoveryCode(c), s.now())
 		if err != nil {
-			return fmt.Errorf("recovery code: %w", err)
+			return nil, fmt.Errorf("recovery code: %w", err)
 		}
 		if spent {
-			return nil
+			return keys.Secret, nil
 		}
 	}
-	return wrong
+	return nil, wrong
 }
 
 // AdminAllowed applies FAIRPLAY_ADMIN_REQUIRE_2FA to an admin principal.

@@ -178,6 +178,36 @@ func (s *AccountStore) CreateSession(ctx context.Context, ss accounts.Session, r
 	return nil
 }
 
+// OpenSession stores the session only if the user is live with the checked
+// password hash and two-factor key. FOR SHARE waits for a change of the row
+// under way (a new password, 2FA turned on or reset, the account deleted:
+// each updates the row, then ends the sessions, in one transaction) and
+// reads the row as that change left it; and a change that comes later waits
+// for this session to be stored, so its revocation ends it too. Without it,
+// a sign-in that read the old credentials before the change opened a session
+// after the change had ended the others (found by a review).
+func (s *AccountStore) OpenSession(ctx context.Context, ss accounts.Session, refreshHash []byte, checked accounts.Checked) (accounts.SessionOpened, error) {
+	var o accounts.SessionOpened
+	err := s.db.QueryRow(ctx, `
+		WITH u AS (
+			SELECT id, password_hash = $8 AS same_password, totp_secret IS NOT NULL AS two_factor,
+			       totp_secret IS NOT DISTINCT FROM $9 AS same_key
+			FROM users WHERE id = $2 AND deleted_at IS NULL FOR SHARE
+		), s AS (
+			INSERT INTO sessions (id, user_id, refresh_hash, ip_address, user_agent, created_at, last_used_at)
+			SELECT $1, u.id, $3, $4, $5, $6, $7 FROM u WHERE u.same_password AND u.same_key
+			RETURNING id
+		)
+		SELECT EXISTS (SELECT 1 FROM s), coalesce((SELECT same_password FROM u), false),
+		       coalesce((SELECT two_factor FROM u), false)`,
+		ss.ID, ss.UserID, refreshHash, ss.IPAddress, ss.UserAgent, ss.CreatedAt, ss.LastUsedAt,
+		checked.PasswordHash, checked.TwoFactorKey).Scan(&o.Opened, &o.SamePassword, &o.TwoFactor)
+	if err != nil {
+		return o, fmt.Errorf("insert session: %w", err)
+	}
+	return o, nil
+}
+
 const sessionColumns = `id, user_id, ip_address, user_agent, created_at, last_used_at`
 
 func scanSession(row pgx.Row) (accounts.Session, error) {
