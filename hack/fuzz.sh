@@ -47,7 +47,9 @@ for t in $targets; do
     shutdown_race "$log" || break
   done
   [ "$result" = FAIL ] && status=1
-  execs=$(grep -o 'execs: [0-9]*' "$log" | tail -1 | cut -d' ' -f2)
+  # A run that failed before fuzzing (building, or the baseline) has no
+  # count; that must not end the script before its log is printed.
+  execs=$(grep -o 'execs: [0-9]*' "$log" | tail -1 | cut -d' ' -f2 || true)
   printf '%-4s %-28s %-20s %8s execs %4ss\n' "${result%2}" "$pkg" "$name" "${execs:-?}" $((SECONDS - start))
   if [ "$result" = ok2 ]; then echo "     (the first run hit Go's end-of-fuzztime race, go.dev/issue/75804: run again)"; fi
   if [ "$result" = FAIL ]; then sed 's/^/    /' "$log"; fi
