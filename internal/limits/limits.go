@@ -150,10 +150,11 @@ const maxLimit = money.Amount(10_000_000_000 * money.Scale)
 
 const cent = money.Amount(money.Scale / 100)
 
-// ParseLimit reads one limit: nil or "" is none, else a positive amount in
-// whole cents.
+// ParseLimit reads one limit: nil (absent or null) is none, else a
+// positive amount in whole cents. A blank string is refused, not read as
+// none: a request to set a limit that lost its value must not lift it.
 func ParseLimit(s *string) (money.Amount, error) {
-	if s == nil || strings.TrimSpace(*s) == "" {
+	if s == nil {
 		return 0, nil
 	}
 	a, err := money.Parse(strings.TrimSpace(*s))

@@ -89,8 +89,8 @@ func TestParseLimit(t *testing.T) {
 		err  error
 	}{
 		{nil, 0, nil},
-		{str(""), 0, nil},
-		{str("  "), 0, nil},
+		{str(""), 0, ErrLimitAmount},
+		{str("  "), 0, ErrLimitAmount},
 		{str("50"), usd(5000), nil},
 		{str(" 12.34 "), usd(1234), nil},
 		{str("0.01"), usd(1), nil},

@@ -5,20 +5,25 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"mime"
 	"net/http"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
 
 	"connectrpc.com/connect"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/reflect/protoregistry"
 
 	"github.com/fairplay/fairplay/internal/accounts"
+	fairplayv1 "github.com/fairplay/fairplay/internal/gen/fairplay/v1"
 	"github.com/fairplay/fairplay/internal/gen/fairplay/v1/fairplayv1connect"
+	"github.com/fairplay/fairplay/internal/problem"
 	"github.com/fairplay/fairplay/internal/routes"
 )
 
@@ -29,6 +34,46 @@ const maxBody = 64 << 10
 // message cannot express, by procedure, applied before it is decoded.
 var jsonChecks = map[string]func(map[string]any) error{
 	fairplayv1connect.AuthServiceChangePasswordProcedure: checkChangePassword,
+	// POST /api/limits replaces the player's whole set of limits, and a
+	// limit it does not name is none: a misspelt key ("daily" for "day",
+	// "realityCheck") read as a request to lift every limit, loosened in
+	// 24 hours, and the reality check off at once (found by a review). Its
+	// keys are held to the message's fields.
+	fairplayv1connect.WalletServiceSetLimitsProcedure: knownKeys((&fairplayv1.SetLimitsRequest{}).ProtoReflect().Descriptor()),
+}
+
+// knownKeys refuses an object with a key that is not a field of md (by its
+// JSON or proto name), in md's message fields too: 400 'Unknown field
+// "loss.daily"'. Other requests ignore unknown keys (clients send extras
+// such as confirmPassword); this is for requests where a key left out
+// means something.
+func knownKeys(md protoreflect.MessageDescriptor) func(map[string]any) error {
+	return func(obj map[string]any) error { return unknownKey(md, obj, "") }
+}
+
+func unknownKey(md protoreflect.MessageDescriptor, obj map[string]any, prefix string) error {
+	fields := md.Fields()
+	// In sorted order, so the answer names the same key every time.
+	keys := make([]string, 0, len(obj))
+	for key := range obj {
+		keys = append(keys, key)
+	}
+	sort.Strings(keys)
+	for _, key := range keys {
+		fd := fields.ByJSONName(key)
+		if fd == nil {
+			fd = fields.ByTextName(key)
+		}
+		if fd == nil {
+			return problem.Invalid(fmt.Sprintf("Unknown field %q", prefix+key))
+		}
+		if sub, ok := obj[key].(map[string]any); ok && fd.Kind() == protoreflect.MessageKind && !fd.IsList() && !fd.IsMap() {
+			if err := unknownKey(fd.Message(), sub, prefix+key+"."); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // checkChangePassword applies SPEC.md §5's JSON-level rule that the new

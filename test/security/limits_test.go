@@ -1,0 +1,105 @@
+package security_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/fairplay/fairplay/test/apitest"
+)
+
+// TestLimitsRequestWithAMisspeltOrBlankLimitChangesNothing: POST
+// /api/limits replaces the player's whole set of limits, and a limit it
+// leaves out is none. A misspelt key ("daily" for "day", "losses",
+// "realityCheck") or a blank amount was read as leaving it out: a player
+// tightening a limit lifted every limit (in 24 hours) and turned the
+// reality check off at once, answered 200. Now such a request is refused
+// with the key or the amount named, and the settings stay as they were.
+// Found by a review.
+func TestLimitsRequestWithAMisspeltOrBlankLimitChangesNothing(t *testing.T) {
+	t.Parallel()
+	env := apitest.Start(t)
+	c := env.Client()
+	c.Register("careful")
+	set := c.Do("POST", "/api/limits", `{"loss": {"day": 10}, "wager": {"week": 50}, "realityCheckMinutes": 30}`)
+	if set.Status != 200 {
+		t.Fatalf("set the limits: %d %s", set.Status, set.Raw)
+	}
+	before := c.Do("GET", "/api/limits", nil)
+	const amount = "A limit is an amount of at least 0.01 with at most two decimal places"
+	for _, tc := range []struct{ body, msg string }{
+		{`{"loss": {"daily": 5}, "wager": {"week": 50}, "realityCheckMinutes": 30}`, `Unknown field "loss.daily"`},
+		{`{"losses": {"day": 5}, "wager": {"week": 50}, "realityCheckMinutes": 30}`, `Unknown field "losses"`},
+		{`{"loss": {"day": 5}, "wager": {"week": 50}, "realityCheck": 30}`, `Unknown field "realityCheck"`},
+		{`{"loss": {"day": ""}, "wager": {"week": 50}, "realityCheckMinutes": 30}`, amount},
+		{`{"loss": {"day": "  "}, "wager": {"week": 50}, "realityCheckMinutes": 30}`, amount},
+	} {
+		res := c.Do("POST", "/api/limits", tc.body)
+		if res.Status != 400 || res.Str("message") != tc.msg {
+			t.Errorf("POST /api/limits %s: %d %s; want 400 %q", tc.body, res.Status, res.Raw, tc.msg)
+		}
+	}
+	if after := c.Do("GET", "/api/limits", nil); string(after.Raw) != string(before.Raw) {
+		t.Fatalf("a refused request changed the limits:\nbefore %s\nafter  %s", before.Raw, after.Raw)
+	}
+	// What the documentation names still works: a field's proto name, and
+	// null for no limit (a looser set, so pending).
+	res := c.Do("POST", "/api/limits", `{"loss": {"day": 5, "week": null}, "wager": {"week": 50}, "reality_check_minutes": 30}`)
+	if res.Status != 200 || fmt.Sprint(res.Get("limits.loss.day")) != "5" {
+		t.Fatalf("a valid request: %d %s", res.Status, res.Raw)
+	}
+}
+
+// TestDeletingAnAccountDoesNotLiftItsBreakOrExclusion: no route lifts a
+// break or a self-exclusion, but an administrator's deletion of the account
+// ("delete my data") did: the player registered again under the same
+// username and email and bet at once. Now a new account with the email of
+// a deleted, restricted one takes its restriction over; a deleted account
+// without one leaves a new account free to bet. Found by a review.
+func TestDeletingAnAccountDoesNotLiftItsBreakOrExclusion(t *testing.T) {
+	t.Parallel()
+	env := apitest.Start(t)
+	if _, _, err := env.App.Accounts.CreateAdmin(t.Context(), "boss", "boss@example.com", "secret123", false); err != nil {
+		t.Fatal(err)
+	}
+	admin := env.Client()
+	admin.Login("boss", "secret123")
+	dice := `{"betAmount": 1, "rollTarget": 50}`
+
+	type restricted struct {
+		name, path, body string
+	}
+	msgs := map[string]string{}
+	for _, r := range []restricted{
+		{"excluded", "/api/limits/self-exclusion", `{"duration": "permanent"}`},
+		{"resting", "/api/limits/break", `{"days": 7}`},
+		{"free", "", ""},
+	} {
+		c := env.Client()
+		id := c.Register(r.name).Str("user._id")
+		if r.path != "" {
+			if res := c.Do("POST", r.path, r.body); res.Status != 200 {
+				t.Fatalf("%s: %d %s", r.path, res.Status, res.Raw)
+			}
+			res := c.Do("POST", "/api/games/dice", dice)
+			if res.Status != 400 {
+				t.Fatalf("%s bet before the deletion: %d %s", r.name, res.Status, res.Raw)
+			}
+			msgs[r.name] = res.Str("message")
+		}
+		if res := admin.Do("DELETE", "/api/auth/users/"+id, nil); res.Status != 200 {
+			t.Fatalf("delete %s: %d %s", r.name, res.Status, res.Raw)
+		}
+	}
+	for _, name := range []string{"excluded", "resting", "free"} {
+		c := env.Client()
+		c.Register(name) // the same username and email
+		res := c.Do("POST", "/api/games/dice", dice)
+		switch msg, was := msgs[name]; {
+		case was && (res.Status != 400 || res.Str("message") != msg):
+			t.Errorf("%s's new account bet: %d %s; want 400 %q", name, res.Status, res.Raw, msg)
+		case !was && res.Status != 200:
+			t.Errorf("%s's new account, never restricted: %d %s", name, res.Status, res.Raw)
+		}
+	}
+	env.LedgerClean(t)
+}
