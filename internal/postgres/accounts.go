@@ -51,14 +51,22 @@ func scanCredentials(row pgx.Row) (accounts.Credentials, error) {
 	return c, err
 }
 
-// CreateUser inserts the user and its signup grant in the ledger.
+// CreateUser inserts the user and its signup grant in the ledger. A break
+// or self-exclusion of a deleted account with the same email carries over
+// to the new one (the later end of each, by the database's clock): deleting
+// an account does not lift them (migration 00032).
 func (s *AccountStore) CreateUser(ctx context.Context, u accounts.NewUser) (accounts.User, error) {
 	var out accounts.User
 	err := s.InTx(ctx, func(st accounts.Store) error {
 		db := st.(*AccountStore).db
 		c, err := scanCredentials(db.QueryRow(ctx, `
-			INSERT INTO users (id, username, email, password_hash, balance, is_admin, created_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7)
+			INSERT INTO users (id, username, email, password_hash, balance, is_admin, created_at, break_until,
+			                   excluded_until)
+			SELECT $1, $2, $3, $4, $5, $6, $7, max(d.break_until) FILTER (WHERE d.break_until > now()),
+			       max(d.excluded_until) FILTER (WHERE d.excluded_until > now())
+			FROM users d
+			WHERE lower(d.email) = lower($3::text) AND d.deleted_at IS NOT NULL
+			  AND (d.break_until IS NOT NULL OR d.excluded_until IS NOT NULL)
 			RETURNING `+userColumns,
 			u.ID, u.Username, u.Email, u.PasswordHash, int64(u.Grant), u.IsAdmin, u.CreatedAt))
 		switch constraintError(err, codeUniqueViolation) {
