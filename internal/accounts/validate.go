@@ -2,6 +2,7 @@ package accounts
 
 import (
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -20,7 +21,11 @@ func ValidateUsername(u string) error {
 }
 
 // ValidateEmail checks the local part (at most 64), the domain (at most 255)
-// and the overall shape of an address.
+// and the overall shape of an address. Every character must be visible:
+// an invisible one (a zero-width space, a right-to-left override, a
+// control character, a space of any kind) let one account's address look
+// exactly like another's in the admin dashboard's list and search, where
+// an administrator picks whom to credit or delete (found by a review).
 func ValidateEmail(e string) error {
 	at := strings.LastIndexByte(e, '@')
 	if at < 0 {
@@ -37,6 +42,12 @@ func ValidateEmail(e string) error {
 		strings.Contains(local, "@") || !strings.Contains(domain, ".") ||
 		strings.HasPrefix(domain, ".") || strings.HasSuffix(domain, ".") || strings.Contains(domain, "..") {
 		return ErrEmailInvalid
+	}
+	for _, r := range e {
+		if r >= utf8.RuneSelf && (!unicode.IsGraphic(r) || unicode.IsSpace(r) || r == utf8.RuneError) ||
+			r < ' ' || r == 0x7f {
+			return ErrEmailInvalid
+		}
 	}
 	return nil
 }

@@ -33,6 +33,11 @@ func TestValidateEmail(t *testing.T) {
 		"a@" + strings.Repeat("d", 256):   accounts.ErrEmailDomain,
 		"plain":                           accounts.ErrEmailInvalid, "@x.io": accounts.ErrEmailInvalid, "a@": accounts.ErrEmailInvalid,
 		"a@localhost": accounts.ErrEmailInvalid, "a b@x.io": accounts.ErrEmailInvalid, "a@x..io": accounts.ErrEmailInvalid,
+		// Visible letters of any script pass; invisible characters do not.
+		"jürgen@bücher.de": nil, "用户@例え.jp": nil,
+		"boss@example.com\u200b": accounts.ErrEmailInvalid, "a\u202emoc@x.io": accounts.ErrEmailInvalid,
+		"a\u00a0b@x.io": accounts.ErrEmailInvalid, "a\x01b@x.io": accounts.ErrEmailInvalid, "ab\x7f@x.io": accounts.ErrEmailInvalid,
+		"a\ufeff@x.io": accounts.ErrEmailInvalid, "a\u2066b@x.io": accounts.ErrEmailInvalid, "a\xffb@x.io": accounts.ErrEmailInvalid,
 	} {
 		if got := accounts.ValidateEmail(in); got != want {
 			t.Errorf("%q: got %v, want %v", in, got, want)
