@@ -21,17 +21,27 @@ type csrfKey struct{}
 // method must echo the cookie's value in X-CSRF-Token, else 403
 // {"message": "Invalid CSRF token"}. A forging site can make the browser send
 // the cookie but cannot read it to set the header.
+//
+// A request may carry more than one fairplay_csrf cookie: one planted by a
+// sibling subdomain or over plain http (Domain=.parent, a longer Path) is
+// sent before the server's own. The header may match any of them; checking
+// only the first let a planted cookie fail every bet and game action of
+// that browser until its cookies were cleared (found by a review). It
+// gives a forger nothing: whoever plants a cookie still cannot set the
+// header cross-site.
 func CSRF(secure bool) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			cookie, err := r.Cookie(CSRFCookie)
-			valid := err == nil && len(cookie.Value) >= 32
 			switch r.Method {
 			case http.MethodGet, http.MethodHead, http.MethodOptions:
 				token := ""
-				if valid {
-					token = cookie.Value
-				} else {
+				for _, c := range r.CookiesNamed(CSRFCookie) {
+					if len(c.Value) >= 32 {
+						token = c.Value
+						break
+					}
+				}
+				if token == "" {
 					b := make([]byte, 32)
 					_, _ = rand.Read(b)
 					token = base64.RawURLEncoding.EncodeToString(b)
@@ -40,8 +50,7 @@ func CSRF(secure bool) func(http.Handler) http.Handler {
 				}
 				r = r.WithContext(context.WithValue(r.Context(), csrfKey{}, token))
 			default:
-				header := r.Header.Get(CSRFHeader)
-				if !valid || subtle.ConstantTimeCompare([]byte(header), []byte(cookie.Value)) != 1 {
+				if !csrfMatches(r) {
 					writeMessage(w, http.StatusForbidden, "Invalid CSRF token")
 					return
 				}
@@ -49,6 +58,22 @@ func CSRF(secure bool) func(http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 		})
 	}
+}
+
+// csrfMatches reports whether X-CSRF-Token is the value of one of the
+// request's fairplay_csrf cookies (of at least 32 characters).
+func csrfMatches(r *http.Request) bool {
+	header := []byte(r.Header.Get(CSRFHeader))
+	if len(header) < 32 {
+		return false
+	}
+	ok := false
+	for _, c := range r.CookiesNamed(CSRFCookie) {
+		if len(c.Value) >= 32 && subtle.ConstantTimeCompare(header, []byte(c.Value)) == 1 {
+			ok = true
+		}
+	}
+	return ok
 }
 
 // csrfToken serves GET /api/csrf: {"csrfToken": "..."}, the cookie's value.
