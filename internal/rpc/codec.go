@@ -20,7 +20,7 @@ import (
 // sends every procedure a body of each kind that does not decode.
 //
 // Everything else is connect-go's: unknown JSON fields are discarded (a
-// client of a newer schema still works), an empty JSON body is refused,
+// client of a newer schema still works) but in strictRequests, an empty JSON body is refused,
 // and "json; charset=utf-8" is the JSON codec under its other name. Stable
 // marshalling (connect-go's clients' GET requests) is not a handler's: it
 // is left out.
@@ -90,5 +90,5 @@ func (jsonCodec) Unmarshal(data []byte, v any) error {
 	if len(data) == 0 {
 		return errors.New("zero-length payload is not a valid JSON object")
 	}
-	return protojson.UnmarshalOptions{DiscardUnknown: true}.Unmarshal(data, m)
+	return protojson.UnmarshalOptions{DiscardUnknown: !strictRequests[m.ProtoReflect().Descriptor().FullName()]}.Unmarshal(data, m)
 }

@@ -34,12 +34,17 @@ const maxBody = 64 << 10
 // message cannot express, by procedure, applied before it is decoded.
 var jsonChecks = map[string]func(map[string]any) error{
 	fairplayv1connect.AuthServiceChangePasswordProcedure: checkChangePassword,
-	// POST /api/limits replaces the player's whole set of limits, and a
-	// limit it does not name is none: a misspelt key ("daily" for "day",
-	// "realityCheck") read as a request to lift every limit, loosened in
-	// 24 hours, and the reality check off at once (found by a review). Its
-	// keys are held to the message's fields.
-	fairplayv1connect.WalletServiceSetLimitsProcedure: knownKeys((&fairplayv1.SetLimitsRequest{}).ProtoReflect().Descriptor()),
+}
+
+// strictRequests are the requests whose JSON may hold only their fields:
+// an unknown key is refused on /api (knownKeys) and over Connect (the JSON
+// codec) instead of being ignored. POST /api/limits replaces the player's
+// whole set of limits, and a limit it does not name is none: a misspelt key
+// ("daily" for "day", "realityCheck") read as a request to lift every
+// limit, loosened in 24 hours, with the reality check off at once (found by
+// a review).
+var strictRequests = map[protoreflect.FullName]bool{
+	(&fairplayv1.SetLimitsRequest{}).ProtoReflect().Descriptor().FullName(): true,
 }
 
 // knownKeys refuses an object with a key that is not a field of md (by its
@@ -105,6 +110,12 @@ func transcode(rt routes.Route, invoke unaryCall, log *slog.Logger) http.Handler
 	}
 	path := rt.ConnectPath()
 	check := jsonChecks[path]
+	if strictRequests[in.Descriptor().FullName()] {
+		if check != nil {
+			panic("rpc: " + path + " has a JSON check and is strict")
+		}
+		check = knownKeys(in.Descriptor())
+	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		obj, err := readObject(r)
 		if err != nil {

@@ -38,6 +38,17 @@ func TestLimitsRequestWithAMisspeltOrBlankLimitChangesNothing(t *testing.T) {
 			t.Errorf("POST /api/limits %s: %d %s; want 400 %q", tc.body, res.Status, res.Raw, tc.msg)
 		}
 	}
+	// The same over Connect, whose JSON ignores unknown fields elsewhere.
+	for _, fields := range []map[string]any{
+		{"loss": map[string]any{"daily": "5"}, "wager": map[string]any{"week": "50"}, "realityCheckMinutes": 30},
+		{"loss": map[string]any{"day": "5"}, "wager": map[string]any{"week": "50"}, "realityCheck": 30},
+		{"loss": map[string]any{"day": ""}, "wager": map[string]any{"week": "50"}, "realityCheckMinutes": 30},
+	} {
+		if status, body := connectCall(t, env, c, "fairplay.v1.WalletService.SetLimits", fields); status != 400 ||
+			body["code"] != "invalid_argument" {
+			t.Errorf("Connect SetLimits %v: %d %v; want 400 invalid_argument", fields, status, body)
+		}
+	}
 	if after := c.Do("GET", "/api/limits", nil); string(after.Raw) != string(before.Raw) {
 		t.Fatalf("a refused request changed the limits:\nbefore %s\nafter  %s", before.Raw, after.Raw)
 	}
