@@ -283,10 +283,17 @@ func ledgerAuditJobToCasino(_ context.Context, obj client.Object) []reconcile.Re
 }
 
 // CacheOptions are the manager's cache settings the reconciler relies on:
-// only the operator's own Secrets (the signing keys, labelled
-// app.kubernetes.io/managed-by=fairplay-operator) are cached and watched, so
-// a cluster's other Secrets are neither held in memory nor streamed to the
-// operator. Referenced Secrets are read through APIReader when needed.
+// of every kind it owns — Secrets (the signing keys), Deployments, Jobs,
+// CronJobs, Services, Ingresses, PodDisruptionBudgets — only the objects
+// labelled app.kubernetes.io/managed-by=fairplay-operator (every object it
+// makes carries the label) are cached and watched, so a cluster's other
+// Secrets are neither held in memory nor streamed to the operator, and a
+// tenant who fills their own namespace with large Jobs or Deployments does
+// not grow a cluster-wide operator's memory to its limit, which would stop
+// every Casino's reconciling and key rotation (found by a review).
+// Referenced Secrets are read through APIReader when needed; an object
+// named like one of the operator's but made by someone else is not in the
+// cache, and its owner is checked on the API server before any write.
 //
 // With watchNamespaces (the --watch-namespace flag of a namespaced install)
 // every list and watch is limited to those namespaces, so the operator
@@ -295,12 +302,13 @@ func ledgerAuditJobToCasino(_ context.Context, obj client.Object) []reconcile.Re
 func CacheOptions(watchNamespaces ...string) cache.Options {
 	opts := cache.Options{
 		// Nothing reads the cached objects' managedFields (the applies send
-		// whole intents), which are often the larger part of an object: a
-		// cluster-wide operator caches every Deployment, Job, Service...
+		// whole intents), which are often the larger part of an object.
 		DefaultTransform: cache.TransformStripManagedFields(),
-		ByObject: map[client.Object]cache.ByObject{
-			&corev1.Secret{}: {Label: labels.SelectorFromSet(labels.Set{labelManagedBy: ManagedByValue})},
-		},
+		ByObject:         map[client.Object]cache.ByObject{},
+	}
+	ours := labels.SelectorFromSet(labels.Set{labelManagedBy: ManagedByValue})
+	for _, obj := range ownedKinds() {
+		opts.ByObject[obj] = cache.ByObject{Label: ours}
 	}
 	for _, ns := range watchNamespaces {
 		if opts.DefaultNamespaces == nil {
@@ -309,6 +317,13 @@ func CacheOptions(watchNamespaces ...string) cache.Options {
 		opts.DefaultNamespaces[ns] = cache.Config{}
 	}
 	return opts
+}
+
+// ownedKinds are the kinds the reconciler makes, watches and reads from its
+// cache (ServiceMonitors are read from the API server).
+func ownedKinds() []client.Object {
+	return []client.Object{&corev1.Secret{}, &appsv1.Deployment{}, &batchv1.Job{}, &batchv1.CronJob{},
+		&corev1.Service{}, &networkingv1.Ingress{}, &policyv1.PodDisruptionBudget{}}
 }
 
 // ParseWatchNamespaces splits a --watch-namespace value (comma-separated

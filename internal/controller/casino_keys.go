@@ -288,6 +288,15 @@ func (r *CasinoReconciler) forcedRotation(casino *casinov1alpha1.Casino, secret 
 	// comparison is the same after a round trip through either.
 	req.at = at.UTC().Truncate(time.Second)
 	req.due = req.honoured == nil || req.at.After(*req.honoured)
+	if !req.due && req.at.Before(*req.honoured) {
+		// An earlier time (a Git revert) is not a request; but it may be
+		// one made in good faith after a request dated ahead of it (within
+		// the skew allowed), which would otherwise be swallowed without a
+		// word (found by a review).
+		r.event(casino, corev1.EventTypeWarning, eventInvalidRotationRequest, "RotateKeys",
+			"Annotation %s=%s is earlier than the last rotation it asked for (%s); nothing was rotated (set a time after that one)",
+			casinov1alpha1.AnnotationRotateKeysAt, v, req.honoured.Format(time.RFC3339))
+	}
 	return req
 }
 

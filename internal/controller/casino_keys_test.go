@@ -359,8 +359,50 @@ func TestForcedRotationByAnnotation(t *testing.T) {
 	if keys := e.casino("force").Status.KeyIDs; len(keys) != 3 {
 		t.Fatalf("an earlier rotate-keys-at rotated: %v", keys)
 	}
-	if evs := e.drainEvents(); !strings.Contains(strings.Join(evs, "\n"), "requested by annotation "+casinov1alpha1.AnnotationRotateKeysAt) {
+	evs := strings.Join(e.drainEvents(), "\n")
+	if !strings.Contains(evs, "requested by annotation "+casinov1alpha1.AnnotationRotateKeysAt) {
 		t.Fatalf("events do not say the rotation was requested: %q", evs)
+	}
+	// ...and says so: it may be a request made after one dated ahead of it.
+	if !strings.Contains(evs, "Warning "+eventInvalidRotationRequest) || !strings.Contains(evs, "is earlier than the last rotation it asked for") {
+		t.Fatalf("an earlier rotate-keys-at rotated nothing without a word: %q", evs)
+	}
+}
+
+// TestForcedRotationAfterARequestDatedAhead: a request dated a few minutes
+// ahead (within the clock skew allowed) is honoured at its own time; a
+// request made after it with the then current time, earlier than the
+// first's, rotates nothing, and said nothing about it: an incident
+// responder's `$(date)` was swallowed. Now a Warning Event says so and
+// names the time to beat; a time after it rotates. Found by a review.
+func TestForcedRotationAfterARequestDatedAhead(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.createSecrets()
+	e.newCasino("ahead", "registry.example/fairplay:v1")
+	e.reconcile("ahead")
+	e.clock.Step(time.Hour)
+	ahead := e.clock.Now().Add(4 * time.Minute).UTC().Truncate(time.Second)
+	e.annotateRotation("ahead", ahead.Format(time.RFC3339))
+	e.reconcile("ahead")
+	if keys := e.casino("ahead").Status.KeyIDs; len(keys) != 2 {
+		t.Fatalf("a request 4 minutes ahead: keys %v", keys)
+	}
+	e.drainEvents()
+	e.clock.Step(time.Minute)
+	e.annotateRotation("ahead", e.clock.Now().UTC().Format(time.RFC3339))
+	e.reconcile("ahead")
+	if keys := e.casino("ahead").Status.KeyIDs; len(keys) != 2 {
+		t.Fatalf("a request earlier than the one honoured rotated: keys %v", keys)
+	}
+	evs := strings.Join(e.drainEvents(), "\n")
+	if !strings.Contains(evs, "Warning "+eventInvalidRotationRequest) || !strings.Contains(evs, ahead.Format(time.RFC3339)) {
+		t.Fatalf("the swallowed request was not reported with the time to beat: %q", evs)
+	}
+	e.annotateRotation("ahead", ahead.Add(time.Second).Format(time.RFC3339))
+	e.reconcile("ahead")
+	if keys := e.casino("ahead").Status.KeyIDs; len(keys) != 3 {
+		t.Fatalf("a request after the one honoured: keys %v", keys)
 	}
 }
 

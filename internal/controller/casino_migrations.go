@@ -92,7 +92,22 @@ func (r *CasinoReconciler) reconcileMigrations(ctx context.Context, casino *casi
 		if err := controllerutil.SetControllerReference(casino, job, r.Scheme); err != nil {
 			return st, err
 		}
-		if err := r.Create(ctx, job, client.FieldOwner(FieldManager)); err != nil && !apierrors.IsAlreadyExists(err) {
+		err := r.Create(ctx, job, client.FieldOwner(FieldManager))
+		if apierrors.IsAlreadyExists(err) {
+			// Not in the cache, which holds only the operator's labelled
+			// objects: one made by someone else, or ours not cached yet.
+			var found batchv1.Job
+			if err := r.APIReader.Get(ctx, types.NamespacedName{Namespace: casino.Namespace, Name: name}, &found); err != nil {
+				return st, fmt.Errorf("get job %s: %w", name, err)
+			}
+			if !metav1.IsControlledBy(&found, casino) {
+				return st, fmt.Errorf("job %s exists and does not belong to this Casino", name)
+			}
+			st.phase = migrationRunning
+			st.message = migrationRunningMessage(name, image, runningImage)
+			return st, nil
+		}
+		if err != nil {
 			return st, fmt.Errorf("create job %s: %w", name, err)
 		}
 		r.event(casino, corev1.EventTypeNormal, eventMigrationStarted, "Migrate",

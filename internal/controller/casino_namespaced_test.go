@@ -11,11 +11,14 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/clock"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
@@ -46,14 +49,23 @@ func TestCacheOptionsWatchNamespaces(t *testing.T) {
 	if got := slices.Sorted(maps.Keys(opts.DefaultNamespaces)); !slices.Equal(got, []string{"games", "ops"}) {
 		t.Errorf("namespaces = %v", got)
 	}
-	var secretSelector string
-	for obj, by := range opts.ByObject {
-		if _, ok := obj.(*corev1.Secret); ok {
-			secretSelector = by.Label.String()
+	// Every kind the reconciler owns is cached only where the operator's
+	// label is: not a cluster's other Secrets, nor a tenant's Jobs or
+	// Deployments, which a cluster-wide operator would otherwise hold in
+	// memory until it reached its limit (found by a review).
+	for _, opts := range []cache.Options{CacheOptions(), CacheOptions("games")} {
+		selectors := map[string]string{}
+		for obj, by := range opts.ByObject {
+			if by.Label != nil {
+				selectors[fmt.Sprintf("%T", obj)] = by.Label.String()
+			}
 		}
-	}
-	if secretSelector != labelManagedBy+"="+ManagedByValue {
-		t.Errorf("secret selector = %q: the cache must hold only the operator's own Secrets", secretSelector)
+		for _, kind := range []client.Object{&corev1.Secret{}, &appsv1.Deployment{}, &batchv1.Job{}, &batchv1.CronJob{},
+			&corev1.Service{}, &networkingv1.Ingress{}, &policyv1.PodDisruptionBudget{}} {
+			if got := selectors[fmt.Sprintf("%T", kind)]; got != labelManagedBy+"="+ManagedByValue {
+				t.Errorf("%T selector = %q: the cache must hold only the operator's own objects", kind, got)
+			}
+		}
 	}
 }
 

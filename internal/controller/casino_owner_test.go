@@ -3,10 +3,16 @@ package controller
 import (
 	"strings"
 	"testing"
+	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	casinov1alpha1 "github.com/fairplay/fairplay/api/v1alpha1"
@@ -81,5 +87,60 @@ func TestCasinoLeavesOthersObjectsAlone(t *testing.T) {
 	var own corev1.Service
 	if !e.get("shop", &own) || !metav1.IsControlledBy(&own, e.casino("shop")) {
 		t.Fatal("the Casino did not make its Service once the name was free")
+	}
+}
+
+// TestCasinoLeavesOthersMigrationJobAlone: the operator caches only the
+// objects carrying its managed-by label (CacheOptions), so a Job someone
+// else made under the name of a Casino's migration Job is not in its cache.
+// Creating its own then finds the name taken: the Casino reports the clash
+// (Degraded) from the Job the API server holds, rolls nothing out, and
+// leaves the Job as it was, as it did when it could see it in the cache.
+func TestCasinoLeavesOthersMigrationJobAlone(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.createSecrets()
+	// The reconciler reads through a cache as the manager's (CacheOptions),
+	// writes and reads uncached objects through the API server.
+	c, err := cache.New(restConfig, func() cache.Options {
+		o := CacheOptions(e.ns)
+		o.Scheme = testScheme
+		return o
+	}())
+	must(t, err)
+	go func() { _ = c.Start(e.ctx) }()
+	if !c.WaitForCacheSync(e.ctx) {
+		t.Fatal("cache did not sync")
+	}
+	cached, err := client.New(restConfig, client.Options{Scheme: testScheme, Cache: &client.CacheOptions{Reader: c}})
+	must(t, err)
+	e.r.Client = cached
+	name := migrationJobName(e.newCasino("till", "registry.example/fairplay:v1"))
+	theirs := &batchv1.Job{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: e.ns, Labels: map[string]string{"team": "a"}},
+		Spec: batchv1.JobSpec{Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{
+			RestartPolicy: corev1.RestartPolicyNever,
+			Containers:    []corev1.Container{{Name: "work", Image: "registry.example/team-a:v1"}},
+		}}},
+	}
+	must(t, k8sClient.Create(e.ctx, theirs))
+	time.Sleep(time.Second) // a cache that held it would have it by now
+	if err := cached.Get(e.ctx, types.NamespacedName{Namespace: e.ns, Name: name}, &batchv1.Job{}); !apierrors.IsNotFound(err) {
+		t.Fatalf("another team's Job in the operator's cache: %v", err)
+	}
+	_, err = e.r.Reconcile(e.ctx, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: e.ns, Name: "till"}})
+	want := "job " + name + " exists and does not belong to this Casino"
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("reconcile: %v, want %q", err, want)
+	}
+	e.expectCondition("till", casinov1alpha1.ConditionDegraded, metav1.ConditionTrue, casinov1alpha1.ReasonReconcileError)
+	var got batchv1.Job
+	if !e.get(name, &got) || got.Labels["team"] != "a" || len(got.OwnerReferences) != 0 ||
+		got.Spec.Template.Spec.Containers[0].Image != "registry.example/team-a:v1" {
+		t.Fatalf("the other team's Job was changed: labels %v owners %v", got.Labels, got.OwnerReferences)
+	}
+	var d appsv1.Deployment
+	if e.get("till", &d) {
+		t.Fatal("a Deployment was made without the Casino's migrations")
 	}
 }
