@@ -54,19 +54,19 @@ func scanCredentials(row pgx.Row) (accounts.Credentials, error) {
 // CreateUser inserts the user and its signup grant in the ledger. A break
 // or self-exclusion of a deleted account with the same email carries over
 // to the new one (the later end of each, by the database's clock): deleting
-// an account does not lift them (migration 00032).
+// an account does not lift them (migration 00032). The carry-over is its
+// own statement after the insert: an insert whose email was still a live
+// account's when it began waits on the unique index for that account's
+// deletion to commit, and only a statement begun after it sees the
+// deletion (one statement's snapshot, taken before the wait, did not:
+// found by a review).
 func (s *AccountStore) CreateUser(ctx context.Context, u accounts.NewUser) (accounts.User, error) {
 	var out accounts.User
 	err := s.InTx(ctx, func(st accounts.Store) error {
 		db := st.(*AccountStore).db
 		c, err := scanCredentials(db.QueryRow(ctx, `
-			INSERT INTO users (id, username, email, password_hash, balance, is_admin, created_at, break_until,
-			                   excluded_until)
-			SELECT $1, $2, $3, $4, $5, $6, $7, max(d.break_until) FILTER (WHERE d.break_until > now()),
-			       max(d.excluded_until) FILTER (WHERE d.excluded_until > now())
-			FROM users d
-			WHERE lower(d.email) = lower($3::text) AND d.deleted_at IS NOT NULL
-			  AND (d.break_until IS NOT NULL OR d.excluded_until IS NOT NULL)
+			INSERT INTO users (id, username, email, password_hash, balance, is_admin, created_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7)
 			RETURNING `+userColumns,
 			u.ID, u.Username, u.Email, u.PasswordHash, int64(u.Grant), u.IsAdmin, u.CreatedAt))
 		switch constraintError(err, codeUniqueViolation) {
@@ -77,6 +77,16 @@ func (s *AccountStore) CreateUser(ctx context.Context, u accounts.NewUser) (acco
 		}
 		if err != nil {
 			return fmt.Errorf("insert user: %w", err)
+		}
+		if _, err := db.Exec(ctx, `
+			UPDATE users u SET break_until = d.break_until, excluded_until = d.excluded_until
+			FROM (SELECT max(break_until) FILTER (WHERE break_until > now()) AS break_until,
+			             max(excluded_until) FILTER (WHERE excluded_until > now()) AS excluded_until
+			      FROM users
+			      WHERE lower(email) = lower($2::text) AND deleted_at IS NOT NULL
+			        AND (break_until IS NOT NULL OR excluded_until IS NOT NULL)) d
+			WHERE u.id = $1 AND (d.break_until IS NOT NULL OR d.excluded_until IS NOT NULL)`, u.ID, u.Email); err != nil {
+			return fmt.Errorf("carry a deleted account's restrictions over: %w", err)
 		}
 		if u.Grant > 0 {
 			if _, err := db.Exec(ctx, `

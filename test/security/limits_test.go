@@ -1,6 +1,7 @@
 package security_test
 
 import (
+	"context"
 	"fmt"
 	"testing"
 
@@ -113,4 +114,58 @@ func TestDeletingAnAccountDoesNotLiftItsBreakOrExclusion(t *testing.T) {
 		}
 	}
 	env.LedgerClean(t)
+}
+
+// TestRegistrationWaitingOnADeletionTakesItsRestrictionOver: a registration
+// with the email of an account whose deletion is under way waits on the
+// email's unique index until the deletion commits, then goes on. The
+// carry-over of the deleted account's exclusion read the accounts as they
+// were when the registration's statement began, when the account was
+// still live, so the new account came out free to bet. Now the carry-over
+// is a statement of its own after the insert. Found by a review of the
+// fix for TestDeletingAnAccountDoesNotLiftItsBreakOrExclusion.
+func TestRegistrationWaitingOnADeletionTakesItsRestrictionOver(t *testing.T) {
+	t.Parallel()
+	env := apitest.Start(t)
+	ctx := t.Context()
+	old := env.Client()
+	id := old.Register("racer").Str("user._id")
+	if res := old.Do("POST", "/api/limits/self-exclusion", `{"duration": "permanent"}`); res.Status != 200 {
+		t.Fatalf("self-exclusion: %d %s", res.Status, res.Raw)
+	}
+	// The deletion, held open as a slow administrator's transaction.
+	conn := ownConn(t, env)
+	deletion, err := conn.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = deletion.Rollback(context.Background()) })
+	if _, err := deletion.Exec(ctx, `UPDATE users SET deleted_at = now() WHERE id = $1`, id); err != nil {
+		t.Fatal(err)
+	}
+	c := env.Client()
+	type answer struct {
+		res apitest.Response
+		err error
+	}
+	done := make(chan answer, 1)
+	go func() {
+		res, err := c.DoContext(ctx, "POST", "/api/auth/register", map[string]any{"username": "racer2",
+			"email": "racer@example.com", "password": "secret123", "turnstileToken": apitest.BotToken})
+		done <- answer{res, err}
+	}()
+	watch := ownConn(t, env)
+	awaitLockWaiters(t, watch, 1)
+	if err := deletion.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	a := <-done
+	if a.err != nil || a.res.Status != 200 {
+		t.Fatalf("register after the deletion: %v %d %s", a.err, a.res.Status, a.res.Raw)
+	}
+	c.Token = a.res.Str("token")
+	res := c.Do("POST", "/api/games/dice", `{"betAmount": 1, "rollTarget": 50}`)
+	if res.Status != 400 || res.Str("message") != "You have excluded yourself from betting permanently" {
+		t.Fatalf("the new account's bet: %d %s", res.Status, res.Raw)
+	}
 }
