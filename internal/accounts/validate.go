@@ -4,6 +4,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // ValidateUsername checks a username as SPEC.md §5 says: 3 to 20 characters
@@ -44,12 +46,26 @@ func ValidateEmail(e string) error {
 		return ErrEmailInvalid
 	}
 	for _, r := range e {
-		if r >= utf8.RuneSelf && (!unicode.IsGraphic(r) || unicode.IsSpace(r) || r == utf8.RuneError) ||
-			r < ' ' || r == 0x7f {
+		if r < ' ' || r == 0x7f || r >= utf8.RuneSelf && invisible(r) {
 			return ErrEmailInvalid
 		}
 	}
+	// One spelling per look: "é" composed, not "e" and a combining accent,
+	// which lower() and the unique index would take for another address.
+	if !norm.NFC.IsNormalString(e) {
+		return ErrEmailInvalid
+	}
 	return nil
+}
+
+// invisible reports a character that shows as nothing, or as a blank: a
+// format character (zero-width space and joiners, bidi controls), a
+// variation selector, another default-ignorable code point (the combining
+// grapheme joiner, Hangul fillers), a space of any kind, the braille blank,
+// an unassigned or private-use one, and a bad byte.
+func invisible(r rune) bool {
+	return !unicode.IsGraphic(r) || unicode.IsSpace(r) || r == utf8.RuneError || r == '\u2800' ||
+		unicode.In(r, unicode.Variation_Selector, unicode.Other_Default_Ignorable_Code_Point, unicode.Co)
 }
 
 // passwordSpecials are the special characters SPEC.md §5 accepts.

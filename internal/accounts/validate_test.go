@@ -38,6 +38,10 @@ func TestValidateEmail(t *testing.T) {
 		"boss@example.com\u200b": accounts.ErrEmailInvalid, "a\u202emoc@x.io": accounts.ErrEmailInvalid,
 		"a\u00a0b@x.io": accounts.ErrEmailInvalid, "a\x01b@x.io": accounts.ErrEmailInvalid, "ab\x7f@x.io": accounts.ErrEmailInvalid,
 		"a\ufeff@x.io": accounts.ErrEmailInvalid, "a\u2066b@x.io": accounts.ErrEmailInvalid, "a\xffb@x.io": accounts.ErrEmailInvalid,
+		"a\ufe0f@x.io": accounts.ErrEmailInvalid, "a\U000e0100@x.io": accounts.ErrEmailInvalid, "a\u034fb@x.io": accounts.ErrEmailInvalid,
+		"a\u3164@x.io": accounts.ErrEmailInvalid, "a\u115fb@x.io": accounts.ErrEmailInvalid, "a\uffa0@x.io": accounts.ErrEmailInvalid,
+		"a\u17b4@x.io": accounts.ErrEmailInvalid, "a\u2800@x.io": accounts.ErrEmailInvalid, "a\ue000@x.io": accounts.ErrEmailInvalid,
+		"jose\u0301@x.io": accounts.ErrEmailInvalid, "jos\u00e9@x.io": nil,
 	} {
 		if got := accounts.ValidateEmail(in); got != want {
 			t.Errorf("%q: got %v, want %v", in, got, want)
