@@ -62,6 +62,37 @@ describe('apiRequest', () => {
     expect(api.calls('GET /api/csrf')).toHaveLength(1);
   });
 
+  it('passes over a planted short or undecodable cookie, and retries with the token the server read', async () => {
+    // Cookies planted for the parent domain come first in document.cookie.
+    const cookies = vi.spyOn(document, 'cookie', 'get');
+    try {
+      cookies.mockReturnValue(`fairplay_csrf=%; fairplay_csrf=short; fairplay_csrf=${CSRF}`);
+      const api = mockApi({ 'POST /api/auth/logout': () => json({ message: 'ok' }) });
+      await apiRequest('/auth/logout', { method: 'POST', body: { refreshToken: 'r' } });
+      expect(api.calls('POST /api/auth/logout')[0]?.headers['x-csrf-token']).toBe(CSRF);
+
+      // A long planted one the server does not accept: the retry takes the
+      // token GET /api/csrf answers, not the first cookie again.
+      const served = 'served-token-value-that-is-long-enough-000';
+      cookies.mockReturnValue(`fairplay_csrf=planted-token-value-that-is-long-enough-00; fairplay_csrf=${served}`);
+      let attempts = 0;
+      const retry = mockApi({
+        'GET /api/csrf': () => json({ csrfToken: served }),
+        'POST /api/auth/logout': (req) => {
+          attempts++;
+          return req.headers['x-csrf-token'] === served
+            ? json({ message: 'ok' })
+            : json({ message: 'Invalid CSRF token' }, 403);
+        },
+      });
+      await apiRequest('/auth/logout', { method: 'POST', body: { refreshToken: 'r' } });
+      expect(attempts).toBe(2);
+      expect(retry.calls('POST /api/auth/logout')[1]?.headers['x-csrf-token']).toBe(served);
+    } finally {
+      cookies.mockRestore();
+    }
+  });
+
   it('turns an error body into an ApiError with the server message', async () => {
     mockApi({ 'GET /api/auth/sessions': () => json({ message: 'Nope' }, 500) });
     const err: unknown = await apiRequest('/auth/sessions').catch((e: unknown) => e);

@@ -47,10 +47,26 @@ export interface RequestOptions {
   signal?: AbortSignal;
 }
 
-function readCookie(name: string): string | null {
+/** CSRF_MIN is the shortest anti-forgery token the server accepts. */
+const CSRF_MIN = 32;
+
+/**
+ * readCsrfCookie is the first anti-forgery cookie that can be the server's:
+ * a browser may hold more than one (a sibling subdomain, or anyone on a
+ * plain-http path, can plant one for the parent domain), and the server
+ * accepts a header matching any of those it is sent; a short or undecodable
+ * one is passed over rather than sent or thrown on.
+ */
+function readCsrfCookie(): string | null {
   for (const part of document.cookie.split(';')) {
     const [key, ...rest] = part.trim().split('=');
-    if (key === name) return decodeURIComponent(rest.join('='));
+    if (key !== CSRF_COOKIE) continue;
+    try {
+      const value = decodeURIComponent(rest.join('='));
+      if (value.length >= CSRF_MIN) return value;
+    } catch {
+      // Not URI-encoded text: not the server's.
+    }
   }
   return null;
 }
@@ -59,7 +75,7 @@ let csrfRequest: Promise<string> | null = null;
 
 /** csrfToken returns the anti-forgery cookie's value, asking the server for one when it is missing. */
 async function csrfToken(force = false): Promise<string> {
-  const cookie = force ? null : readCookie(CSRF_COOKIE);
+  const cookie = force ? null : readCsrfCookie();
   if (cookie) return cookie;
   if (!csrfRequest) {
     const request = fetchCsrfToken();
@@ -81,9 +97,11 @@ async function fetchCsrfToken(): Promise<string> {
   }
   const body = await readBody(res);
   if (!res.ok) throw new ApiError(res.status, messageOf(body));
-  // Prefer the cookie (it is what the server compares against); fall back to the body.
+  // The body's token is a cookie the server was just sent (or has just set),
+  // so it matches whatever other cookies the browser holds; the cookie is
+  // the fallback.
   const fromBody = typeof body === 'object' && body !== null ? (body as { csrfToken?: unknown }).csrfToken : undefined;
-  return readCookie(CSRF_COOKIE) ?? (typeof fromBody === 'string' ? fromBody : '');
+  return typeof fromBody === 'string' && fromBody.length >= CSRF_MIN ? fromBody : (readCsrfCookie() ?? '');
 }
 
 async function readBody(res: Response): Promise<unknown> {
