@@ -88,33 +88,28 @@ func (r *CasinoReconciler) reconcileMigrations(ctx context.Context, casino *casi
 		st.message = fmt.Sprintf("The migrations of %s wait for the referenced Secrets", image)
 		return st, nil
 	case apierrors.IsNotFound(err):
-		job := desiredMigrationJob(casino, name)
-		if err := controllerutil.SetControllerReference(casino, job, r.Scheme); err != nil {
+		created := desiredMigrationJob(casino, name)
+		if err := controllerutil.SetControllerReference(casino, created, r.Scheme); err != nil {
 			return st, err
 		}
-		err := r.Create(ctx, job, client.FieldOwner(FieldManager))
-		if apierrors.IsAlreadyExists(err) {
-			// Not in the cache, which holds only the operator's labelled
-			// objects: one made by someone else, or ours not cached yet.
-			var found batchv1.Job
-			if err := r.APIReader.Get(ctx, types.NamespacedName{Namespace: casino.Namespace, Name: name}, &found); err != nil {
-				return st, fmt.Errorf("get job %s: %w", name, err)
+		err := r.Create(ctx, created, client.FieldOwner(FieldManager))
+		if !apierrors.IsAlreadyExists(err) {
+			if err != nil {
+				return st, fmt.Errorf("create job %s: %w", name, err)
 			}
-			if !metav1.IsControlledBy(&found, casino) {
-				return st, fmt.Errorf("job %s exists and does not belong to this Casino", name)
-			}
+			r.event(casino, corev1.EventTypeNormal, eventMigrationStarted, "Migrate",
+				"Created Job %s to migrate the database for %s", name, image)
 			st.phase = migrationRunning
 			st.message = migrationRunningMessage(name, image, runningImage)
 			return st, nil
 		}
-		if err != nil {
-			return st, fmt.Errorf("create job %s: %w", name, err)
+		// Not in the cache, which holds only the operator's labelled
+		// objects: one made by someone else, ours not cached yet, or ours
+		// with its label taken off. The API server's copy is judged below
+		// as a cached one would be.
+		if err := r.APIReader.Get(ctx, types.NamespacedName{Namespace: casino.Namespace, Name: name}, &job); err != nil {
+			return st, fmt.Errorf("get job %s: %w", name, err)
 		}
-		r.event(casino, corev1.EventTypeNormal, eventMigrationStarted, "Migrate",
-			"Created Job %s to migrate the database for %s", name, image)
-		st.phase = migrationRunning
-		st.message = migrationRunningMessage(name, image, runningImage)
-		return st, nil
 	case err != nil:
 		return st, fmt.Errorf("get job %s: %w", name, err)
 	}
