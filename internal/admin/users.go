@@ -169,6 +169,19 @@ func (s *Service) AdjustBalance(ctx context.Context, p accounts.Principal, userI
 	var out accounts.User
 	replayed := false
 	err = s.store.InTx(ctx, func(tx Store) error {
+		// The caller must still be a live administrator when the money
+		// moves: an adjustment queued behind another on the player's row
+		// passed the access check before its administrator was deleted, and
+		// went through after (found by a review). The administrators are
+		// locked first, in id order, as a deletion locks them, so the two
+		// wait for each other and never deadlock.
+		admins, err := tx.LockAdmins(ctx)
+		if err != nil {
+			return err
+		}
+		if !containsID(admins, p.UserID) {
+			return accounts.ErrAdminRequired
+		}
 		u, err := tx.LockLiveUser(ctx, id)
 		if err != nil {
 			return err

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -143,5 +144,94 @@ func TestRetriedBalanceAdjustmentIsAppliedOnce(t *testing.T) {
 		t.Fatalf("delete: %d %s", res.Status, res.Raw)
 	}
 	want(adjust(boss, otherID, "1", id), 404, "User not found")
+	env.LedgerClean(t)
+}
+
+// TestDeletedAdminCannotFinishAnAdjustment: an administrator's balance
+// adjustment passes the access check before its transaction, then waits
+// for the player's row. One queued there while another administrator
+// deleted its author went through after the deletion: money moved in the
+// name of an administrator who no longer was one. Now an adjustment locks
+// the administrators first, as a deletion does, and requires its author
+// among them: it either commits before the deletion or is refused with
+// 403 and moves nothing. Found by a review.
+func TestDeletedAdminCannotFinishAnAdjustment(t *testing.T) {
+	t.Parallel()
+	env := apitest.Start(t)
+	ctx := t.Context()
+	for _, name := range []string{"boss", "chief"} {
+		if _, _, err := env.App.Accounts.CreateAdmin(ctx, name, name+"@example.com", "secret123", false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	boss, chief := env.Client(), env.Client()
+	boss.Login("boss", "secret123")
+	chiefID := chief.Login("chief", "secret123").Str("user._id")
+	player := env.Client()
+	playerID := player.Register("player").Str("user._id")
+
+	conn := ownConn(t, env)
+	hold := holdRow(t, conn, "users", playerID)
+	type answer struct {
+		res apitest.Response
+		err error
+	}
+	adjusted, deleted := make(chan answer, 1), make(chan answer, 1)
+	go func() {
+		res, err := chief.DoContext(ctx, "PATCH", "/api/auth/users/"+playerID+"/balance", map[string]any{"amount": "100"})
+		adjusted <- answer{res, err}
+	}()
+	watch := ownConn(t, env)
+	awaitLockWaiters(t, watch, 1)
+	go func() {
+		res, err := boss.DoContext(ctx, "DELETE", "/api/auth/users/"+chiefID, nil)
+		deleted <- answer{res, err}
+	}()
+	// The deletion either finishes (nothing holds the administrators) or
+	// waits for the adjustment that holds them.
+	var del *answer
+	for deadline := time.Now().Add(10 * time.Second); del == nil && lockWaiters(t, watch) < 2; time.Sleep(5 * time.Millisecond) {
+		select {
+		case a := <-deleted:
+			del = &a
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the deletion neither finished nor waited:\n%s", activity(t, watch))
+		}
+	}
+	if err := hold.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	adj := <-adjusted
+	if del == nil {
+		a := <-deleted
+		del = &a
+	}
+	if del.err != nil || del.res.Status != 200 {
+		t.Fatalf("delete chief: %v %d %s", del.err, del.res.Status, del.res.Raw)
+	}
+	if adj.err != nil {
+		t.Fatal(adj.err)
+	}
+	var adjustments int
+	var adjustedAt, deletedAt int64
+	if err := env.App.Postgres.QueryRow(ctx, `SELECT count(*) FILTER (WHERE action = 'adjust_balance'),
+		coalesce(max(id) FILTER (WHERE action = 'adjust_balance'), 0), coalesce(max(id) FILTER (WHERE action = 'delete_user'), 0)
+		FROM admin_audit`).Scan(&adjustments, &adjustedAt, &deletedAt); err != nil {
+		t.Fatal(err)
+	}
+	switch adj.res.Status {
+	case 200:
+		if adjustments != 1 || adjustedAt > deletedAt {
+			t.Fatalf("chief's adjustment went through after chief's deletion (audit %d, deletion %d)", adjustedAt, deletedAt)
+		}
+	case 403:
+		if adjustments != 0 || adj.res.Message() != "Admin access required" {
+			t.Fatalf("refused adjustment: %d audit rows, %s", adjustments, adj.res.Raw)
+		}
+	default:
+		t.Fatalf("chief's adjustment: %d %s", adj.res.Status, adj.res.Raw)
+	}
 	env.LedgerClean(t)
 }
