@@ -2,6 +2,7 @@ package v1alpha1
 
 import (
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -18,7 +19,7 @@ import (
 // +kubebuilder:subresource:status
 // +kubebuilder:subresource:scale:specpath=.spec.replicas,statuspath=.status.replicas,selectorpath=.status.selector
 // +kubebuilder:resource:path=casinos,singular=casino,categories=fairplay
-// +kubebuilder:metadata:annotations="casino.fairplay.dev/crd-revision=1"
+// +kubebuilder:metadata:annotations="casino.fairplay.dev/crd-revision=2"
 // +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
 // +kubebuilder:printcolumn:name="Reason",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].reason`,priority=1
 // +kubebuilder:printcolumn:name="Image",type=string,JSONPath=`.spec.image`
@@ -305,6 +306,21 @@ type IngressSpec struct {
 	// Annotations of the Ingress (for example cert-manager's issuer).
 	// +optional
 	Annotations map[string]string `json:"annotations,omitempty"`
+
+	// From are the only peers that may reach the server's app port: the
+	// Ingress controller's pods (and a load balancer's addresses, if one
+	// bypasses it). With an Ingress the server believes X-Forwarded-For from
+	// the private address ranges pod networks use, for per-address limits;
+	// any pod that can reach the app port could then name its own address.
+	// When From is set the operator makes a NetworkPolicy <name>-app that
+	// admits the app port only from these peers (the metrics port stays
+	// open to all; the policy takes effect where the CNI enforces
+	// NetworkPolicy). When it is empty a Warning Event says the trust is
+	// unguarded, unless spec.env sets FAIRPLAY_TRUSTED_PROXIES.
+	// +kubebuilder:validation:MaxItems=20
+	// +listType=atomic
+	// +optional
+	From []networkingv1.NetworkPolicyPeer `json:"from,omitempty"`
 }
 
 // ServiceMonitorSpec configures the prometheus-operator ServiceMonitor.

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -81,7 +82,11 @@ func TestApplyCRDsUpgradesTheCRD(t *testing.T) {
 	if err := unstructured.SetNestedSlice(crd, versions, "spec", "versions"); err != nil {
 		t.Fatal(err)
 	}
-	if err := unstructured.SetNestedField(crd, "2", "metadata", "annotations", casinov1alpha1.AnnotationCRDRevision); err != nil {
+	cur, err := crdRevision(&unstructured.Unstructured{Object: crd})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := unstructured.SetNestedField(crd, strconv.Itoa(cur+1), "metadata", "annotations", casinov1alpha1.AnnotationCRDRevision); err != nil {
 		t.Fatal(err)
 	}
 	next, err := yaml.Marshal(crd)
@@ -132,14 +137,14 @@ func TestApplyCRDsUpgradesTheCRD(t *testing.T) {
 		t.Fatalf("re-applying the same CRD wrote it again (resourceVersion %s -> %s)", rv, again.GetResourceVersion())
 	}
 
-	// An older chart upgraded in another namespace (revision 1, without the
-	// field): the cluster's newer CRD is kept, so the Casino's field is
+	// An older chart upgraded in another namespace (this revision, without
+	// the field): the cluster's newer CRD is kept, so the Casino's field is
 	// neither unserved nor pruned on its next write.
 	out.Reset()
 	if err := applyCRDs(t.Context(), []string{"-f", crdFile}, load, &out); err != nil {
 		t.Fatalf("apply-crds of the older chart: %v", err)
 	}
-	if !strings.Contains(out.String(), "casinos.casino.fairplay.dev kept: the cluster's is revision 2, this chart's 1") {
+	if !strings.Contains(out.String(), fmt.Sprintf("casinos.casino.fairplay.dev kept: the cluster's is revision %d, this chart's %d", cur+1, cur)) {
 		t.Fatalf("output: %q", out.String())
 	}
 	if again := getCRD(t, c); again.GetResourceVersion() != rv {
@@ -162,6 +167,7 @@ func TestApplyCRDsUpgradesTheCRD(t *testing.T) {
 // the same revision would never reach a cluster that has that revision.
 var crdSchemas = map[int]string{
 	1: "112bd77ef1eb1933367ce872ff74c6bc096bdc8f1be3ae5cc351da5c0dfb909a",
+	2: "5e9a3bf8437edb76a9b5672db02a9613c813f7e81eabcb7268f40ee14cdddf1a", // spec.ingress.from
 }
 
 // TestCRDRevisionFollowsTheSchema: the generated CRD's revision is the

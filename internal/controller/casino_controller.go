@@ -85,6 +85,7 @@ const (
 	eventReconcileError         = "ReconcileError"
 	eventMigrationJobsCollected = "MigrationJobsDeleted"
 	eventInvalidRotationRequest = "InvalidRotationRequest"
+	eventProxiesUnguarded       = "ProxiesUnguarded"
 )
 
 // CasinoReconciler keeps the objects of a Casino in shape: the signing-key
@@ -116,6 +117,7 @@ type CasinoReconciler struct {
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 // +kubebuilder:rbac:groups=monitoring.coreos.com,resources=servicemonitors,verbs=get;create;patch;delete
 // +kubebuilder:rbac:groups=networking.k8s.io,resources=ingresses,verbs=get;list;watch;create;patch;delete
+// +kubebuilder:rbac:groups=networking.k8s.io,resources=networkpolicies,verbs=get;list;watch;create;patch;delete
 // +kubebuilder:rbac:groups=policy,resources=poddisruptionbudgets,verbs=get;list;watch;create;patch;delete
 
 // Reconcile brings one Casino's objects to its spec and records what it saw:
@@ -267,6 +269,7 @@ func (r *CasinoReconciler) SetupWithManager(mgr manager.Manager) error {
 		Owns(&corev1.Secret{}, builder.OnlyMetadata).
 		Owns(&corev1.Service{}).
 		Owns(&networkingv1.Ingress{}).
+		Owns(&networkingv1.NetworkPolicy{}).
 		Owns(&policyv1.PodDisruptionBudget{}).
 		Named("casino").
 		Complete(r)
@@ -323,7 +326,7 @@ func CacheOptions(watchNamespaces ...string) cache.Options {
 // cache (ServiceMonitors are read from the API server).
 func ownedKinds() []client.Object {
 	return []client.Object{&corev1.Secret{}, &appsv1.Deployment{}, &batchv1.Job{}, &batchv1.CronJob{},
-		&corev1.Service{}, &networkingv1.Ingress{}, &policyv1.PodDisruptionBudget{}}
+		&corev1.Service{}, &networkingv1.Ingress{}, &networkingv1.NetworkPolicy{}, &policyv1.PodDisruptionBudget{}}
 }
 
 // ParseWatchNamespaces splits a --watch-namespace value (comma-separated

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
@@ -49,6 +50,21 @@ func (r *CasinoReconciler) reconcileNetwork(ctx context.Context, casino *casinov
 		}
 	} else if err := r.deleteOwned(ctx, casino, &networkingv1.Ingress{}); err != nil {
 		errs = append(errs, err)
+	}
+
+	if np := desiredNetworkPolicy(casino); np != nil {
+		if err := r.apply(ctx, casino, np); err != nil {
+			errs = append(errs, err)
+		}
+	} else if err := r.deleteOwnedNamed(ctx, casino, &networkingv1.NetworkPolicy{}, networkPolicyName(casino)); err != nil {
+		errs = append(errs, err)
+	}
+	if trustsUnguardedProxies(casino) {
+		r.event(casino, corev1.EventTypeWarning, eventProxiesUnguarded, "Reconcile",
+			"spec.ingress has no from: the server believes X-Forwarded-For from every private address range (%s), "+
+				"so any pod that can reach its app port can name its own address for the per-address limits; set "+
+				"spec.ingress.from to the Ingress controller's pods, or FAIRPLAY_TRUSTED_PROXIES in spec.env to its pod CIDR",
+			IngressTrustedProxies)
 	}
 
 	if pdb := desiredPDB(casino); pdb != nil {
@@ -107,7 +123,12 @@ func serviceMonitorInstalled(mapper meta.RESTMapper) (bool, error) {
 // deleteOwned deletes the object named like the Casino of obj's kind when the
 // Casino controls it (an object someone else made is left alone).
 func (r *CasinoReconciler) deleteOwned(ctx context.Context, casino *casinov1alpha1.Casino, obj client.Object) error {
-	key := types.NamespacedName{Namespace: casino.Namespace, Name: casino.Name}
+	return r.deleteOwnedNamed(ctx, casino, obj, casino.Name)
+}
+
+// deleteOwnedNamed is deleteOwned for an object of another name.
+func (r *CasinoReconciler) deleteOwnedNamed(ctx context.Context, casino *casinov1alpha1.Casino, obj client.Object, name string) error {
+	key := types.NamespacedName{Namespace: casino.Namespace, Name: name}
 	var err error
 	if _, ok := obj.(*unstructured.Unstructured); ok {
 		err = r.APIReader.Get(ctx, key, obj) // not cached: ServiceMonitors are not watched
@@ -184,6 +205,53 @@ func desiredIngress(casino *casinov1alpha1.Casino) *networkingv1.Ingress {
 		ing.Spec.TLS = []networkingv1.IngressTLS{{Hosts: []string{spec.Host}, SecretName: spec.TLSSecretName}}
 	}
 	return ing
+}
+
+// networkPolicyName is the name of the Casino's NetworkPolicy: not the
+// Casino's own, which the chart's policy for its Casino has.
+func networkPolicyName(casino *casinov1alpha1.Casino) string { return casino.Name + "-app" }
+
+// desiredNetworkPolicy admits the server pods' app port only from
+// spec.ingress.from, the peers whose X-Forwarded-For the server believes
+// (IngressTrustedProxies), and leaves the metrics port open to all, as it
+// is without a policy; nil without an Ingress or without from.
+func desiredNetworkPolicy(casino *casinov1alpha1.Casino) *networkingv1.NetworkPolicy {
+	spec := casino.Spec.Ingress
+	if spec == nil || len(spec.From) == 0 {
+		return nil
+	}
+	tcp := ptr.To(corev1.ProtocolTCP)
+	return &networkingv1.NetworkPolicy{
+		ObjectMeta: metav1.ObjectMeta{Name: networkPolicyName(casino), Namespace: casino.Namespace,
+			Labels: labelsFor(casino, componentServer)},
+		Spec: networkingv1.NetworkPolicySpec{
+			PodSelector: metav1.LabelSelector{MatchLabels: selectorLabels(casino)},
+			PolicyTypes: []networkingv1.PolicyType{networkingv1.PolicyTypeIngress},
+			Ingress: []networkingv1.NetworkPolicyIngressRule{
+				{
+					From:  slices.Clone(spec.From),
+					Ports: []networkingv1.NetworkPolicyPort{{Protocol: tcp, Port: ptr.To(intstr.FromString(serverPortName))}},
+				},
+				{Ports: []networkingv1.NetworkPolicyPort{{Protocol: tcp, Port: ptr.To(intstr.FromString(metricsPortName))}}},
+			},
+		},
+	}
+}
+
+// trustsUnguardedProxies reports a Casino whose server believes
+// X-Forwarded-For from every private range (an Ingress, and
+// FAIRPLAY_TRUSTED_PROXIES not set in spec.env) with no policy of its own
+// saying who may reach the app port.
+func trustsUnguardedProxies(casino *casinov1alpha1.Casino) bool {
+	if casino.Spec.Ingress == nil || len(casino.Spec.Ingress.From) > 0 {
+		return false
+	}
+	for _, e := range casino.Spec.Env {
+		if e.Name == "FAIRPLAY_TRUSTED_PROXIES" {
+			return false
+		}
+	}
+	return true
 }
 
 // desiredPDB keeps all but one server pod through voluntary disruptions

@@ -343,3 +343,78 @@ func TestRefusedIngressDoesNotHoldTheRollUp(t *testing.T) {
 	e.expectCondition("refused", casinov1alpha1.ConditionDegraded, metav1.ConditionFalse, casinov1alpha1.ReasonAsExpected)
 	e.expectCondition("refused", casinov1alpha1.ConditionReady, metav1.ConditionTrue, casinov1alpha1.ReasonAvailable)
 }
+
+// TestIngressFromGuardsTheTrustedProxies: with an Ingress the server
+// believes X-Forwarded-For from every private range, so any pod that could
+// reach its app port could name its own address for the per-address
+// limits (sign-in, registration), and nothing but the chart's policy said
+// who could. Now spec.ingress.from makes the Casino's own NetworkPolicy
+// (<name>-app: the app port from those peers alone, the metrics port open
+// as before), removed again with from; without it, and without
+// FAIRPLAY_TRUSTED_PROXIES in spec.env, a Warning Event says the trust is
+// unguarded. Found by a review playing a tenant of another namespace.
+func TestIngressFromGuardsTheTrustedProxies(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.createSecrets()
+	e.newCasino("gate", "registry.example/fairplay:v1", func(c *casinov1alpha1.Casino) {
+		c.Spec.Ingress = &casinov1alpha1.IngressSpec{Host: "gate.example.com"}
+	})
+	e.reconcile("gate")
+	warned := func() bool {
+		t.Helper()
+		return strings.Contains(strings.Join(e.drainEvents(), "\n"), "Warning "+eventProxiesUnguarded)
+	}
+	if !warned() {
+		t.Fatal("an Ingress without from: no Warning that X-Forwarded-For is believed unguarded")
+	}
+	if e.get("gate-app", &networkingv1.NetworkPolicy{}) {
+		t.Fatal("a NetworkPolicy without from")
+	}
+
+	controller := networkingv1.NetworkPolicyPeer{
+		NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"kubernetes.io/metadata.name": "ingress-nginx"}},
+		PodSelector:       &metav1.LabelSelector{MatchLabels: map[string]string{"app.kubernetes.io/name": "ingress-nginx"}},
+	}
+	e.update("gate", func(c *casinov1alpha1.Casino) { c.Spec.Ingress.From = []networkingv1.NetworkPolicyPeer{controller} })
+	e.reconcile("gate")
+	if warned() {
+		t.Fatal("a Warning with from set")
+	}
+	var np networkingv1.NetworkPolicy
+	if !e.get("gate-app", &np) || !metav1.IsControlledBy(&np, e.casino("gate")) {
+		t.Fatal("no NetworkPolicy gate-app of the Casino's")
+	}
+	c := e.casino("gate")
+	if fmt.Sprint(np.Spec.PodSelector.MatchLabels) != fmt.Sprint(selectorLabels(c)) ||
+		len(np.Spec.PolicyTypes) != 1 || np.Spec.PolicyTypes[0] != networkingv1.PolicyTypeIngress || len(np.Spec.Ingress) != 2 {
+		t.Fatalf("policy = %+v", np.Spec)
+	}
+	app, metrics := np.Spec.Ingress[0], np.Spec.Ingress[1]
+	if len(app.From) != 1 || fmt.Sprint(app.From[0].NamespaceSelector.MatchLabels) != fmt.Sprint(controller.NamespaceSelector.MatchLabels) ||
+		fmt.Sprint(app.From[0].PodSelector.MatchLabels) != fmt.Sprint(controller.PodSelector.MatchLabels) ||
+		len(app.Ports) != 1 || app.Ports[0].Port.String() != "http" {
+		t.Fatalf("app rule = %+v", app)
+	}
+	if len(metrics.From) != 0 || len(metrics.Ports) != 1 || metrics.Ports[0].Port.String() != "metrics" {
+		t.Fatalf("metrics rule = %+v", metrics)
+	}
+
+	// Without from the policy goes, and the Warning comes back; a
+	// FAIRPLAY_TRUSTED_PROXIES of the spec's own silences it.
+	e.update("gate", func(c *casinov1alpha1.Casino) { c.Spec.Ingress.From = nil })
+	e.reconcile("gate")
+	if e.get("gate-app", &networkingv1.NetworkPolicy{}) {
+		t.Fatal("the NetworkPolicy outlived from")
+	}
+	if !warned() {
+		t.Fatal("no Warning after from was removed")
+	}
+	e.update("gate", func(c *casinov1alpha1.Casino) {
+		c.Spec.Env = []corev1.EnvVar{{Name: "FAIRPLAY_TRUSTED_PROXIES", Value: "10.244.0.0/16"}}
+	})
+	e.reconcile("gate")
+	if warned() {
+		t.Fatal("a Warning with FAIRPLAY_TRUSTED_PROXIES in spec.env")
+	}
+}
