@@ -105,6 +105,17 @@ type CasinoSpec struct {
 	// +optional
 	Ingress *IngressSpec `json:"ingress,omitempty"`
 
+	// NetworkPolicy, when set, makes the NetworkPolicy <name>-app: the app
+	// port only from appFrom, the metrics port only from metricsFrom. With
+	// an Ingress the server believes X-Forwarded-For from the private
+	// address ranges pod networks use, so any pod that can reach the app
+	// port could name its own address for the per-address limits; without
+	// this, a Warning Event says so unless spec.env sets
+	// FAIRPLAY_TRUSTED_PROXIES. It takes effect where the CNI enforces
+	// NetworkPolicy.
+	// +optional
+	NetworkPolicy *ServerNetworkPolicySpec `json:"networkPolicy,omitempty"`
+
 	// ServiceMonitor, when enabled, makes a prometheus-operator ServiceMonitor
 	// that scrapes /metrics on the Service's "metrics" port (9090; the app's
 	// port does not serve metrics). It is skipped while the
@@ -306,21 +317,32 @@ type IngressSpec struct {
 	// Annotations of the Ingress (for example cert-manager's issuer).
 	// +optional
 	Annotations map[string]string `json:"annotations,omitempty"`
+}
 
-	// From are the only peers that may reach the server's app port: the
-	// Ingress controller's pods (and a load balancer's addresses, if one
-	// bypasses it). With an Ingress the server believes X-Forwarded-For from
-	// the private address ranges pod networks use, for per-address limits;
-	// any pod that can reach the app port could then name its own address.
-	// When From is set the operator makes a NetworkPolicy <name>-app that
-	// admits the app port only from these peers (the metrics port stays
-	// open to all; the policy takes effect where the CNI enforces
-	// NetworkPolicy). When it is empty a Warning Event says the trust is
-	// unguarded, unless spec.env sets FAIRPLAY_TRUSTED_PROXIES.
+// ServerNetworkPolicySpec says who may reach the server pods: the operator
+// makes the NetworkPolicy <name>-app of it. NetworkPolicies add up: this
+// one only admits, and another policy selecting the same pods (the chart's)
+// may admit more.
+// +kubebuilder:validation:XValidation:rule="self.appFrom.all(p, has(p.ipBlock) != (has(p.podSelector) || has(p.namespaceSelector)))",message="each appFrom peer has an ipBlock or selectors, not both and not neither"
+// +kubebuilder:validation:XValidation:rule="!has(self.metricsFrom) || self.metricsFrom.all(p, has(p.ipBlock) != (has(p.podSelector) || has(p.namespaceSelector)))",message="each metricsFrom peer has an ipBlock or selectors, not both and not neither"
+type ServerNetworkPolicySpec struct {
+	// AppFrom are the only peers that may reach the app port: the Ingress
+	// controller's pods (and a load balancer's addresses, if one bypasses
+	// it). They are the peers whose X-Forwarded-For the server believes
+	// behind an Ingress.
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=20
+	// +listType=atomic
+	// +required
+	AppFrom []networkingv1.NetworkPolicyPeer `json:"appFrom"`
+
+	// MetricsFrom are the only peers that may reach the metrics port
+	// (Prometheus); empty leaves it open to every source, as without a
+	// policy.
 	// +kubebuilder:validation:MaxItems=20
 	// +listType=atomic
 	// +optional
-	From []networkingv1.NetworkPolicyPeer `json:"from,omitempty"`
+	MetricsFrom []networkingv1.NetworkPolicyPeer `json:"metricsFrom,omitempty"`
 }
 
 // ServiceMonitorSpec configures the prometheus-operator ServiceMonitor.

@@ -167,7 +167,7 @@ func TestApplyCRDsUpgradesTheCRD(t *testing.T) {
 // the same revision would never reach a cluster that has that revision.
 var crdSchemas = map[int]string{
 	1: "112bd77ef1eb1933367ce872ff74c6bc096bdc8f1be3ae5cc351da5c0dfb909a",
-	2: "5e9a3bf8437edb76a9b5672db02a9613c813f7e81eabcb7268f40ee14cdddf1a", // spec.ingress.from
+	2: "45e9c12cca4d9c67f4c8078f6e656e338a3bb54af39efcb6ade142417c8c5e4b", // spec.networkPolicy
 }
 
 // TestCRDRevisionFollowsTheSchema: the generated CRD's revision is the

@@ -136,9 +136,12 @@ func parseAdjustment(s string) (money.Amount, error) {
 }
 
 // AdjustBalance adds amount (negative to subtract; at most 2 decimals, not 0)
-// to a live user's balance. In one transaction it locks the user, refuses a
-// result below zero, writes the admin_adjustment ledger entry naming the
-// administrator, and records the change in the audit log.
+// to a live user's balance. In one transaction it locks the live
+// administrators (and requires the caller among them), then the user,
+// refuses a result below zero, writes the admin_adjustment ledger entry
+// naming the administrator, and records the change in the audit log. While
+// it waits for a busy player's row it holds every administrator's row, so
+// administrators' own bets and sign-ins wait too: adjustments are rare.
 //
 // requestID, when not empty, is a UUID the client made for this
 // adjustment: an adjustment the administrator already made with it (the

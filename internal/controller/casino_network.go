@@ -61,9 +61,9 @@ func (r *CasinoReconciler) reconcileNetwork(ctx context.Context, casino *casinov
 	}
 	if trustsUnguardedProxies(casino) {
 		r.event(casino, corev1.EventTypeWarning, eventProxiesUnguarded, "Reconcile",
-			"spec.ingress has no from: the server believes X-Forwarded-For from every private address range (%s), "+
+			"spec.ingress without spec.networkPolicy: the server believes X-Forwarded-For from every private address range (%s), "+
 				"so any pod that can reach its app port can name its own address for the per-address limits; set "+
-				"spec.ingress.from to the Ingress controller's pods, or FAIRPLAY_TRUSTED_PROXIES in spec.env to its pod CIDR",
+				"spec.networkPolicy.appFrom to the Ingress controller's pods, or FAIRPLAY_TRUSTED_PROXIES in spec.env to its pod CIDR",
 			IngressTrustedProxies)
 	}
 
@@ -212,15 +212,19 @@ func desiredIngress(casino *casinov1alpha1.Casino) *networkingv1.Ingress {
 func networkPolicyName(casino *casinov1alpha1.Casino) string { return casino.Name + "-app" }
 
 // desiredNetworkPolicy admits the server pods' app port only from
-// spec.ingress.from, the peers whose X-Forwarded-For the server believes
-// (IngressTrustedProxies), and leaves the metrics port open to all, as it
-// is without a policy; nil without an Ingress or without from.
+// spec.networkPolicy.appFrom (the peers whose X-Forwarded-For the server
+// believes behind an Ingress: IngressTrustedProxies) and their metrics port
+// only from metricsFrom, or from every source when it is empty, as without a
+// policy; nil without spec.networkPolicy.
 func desiredNetworkPolicy(casino *casinov1alpha1.Casino) *networkingv1.NetworkPolicy {
-	spec := casino.Spec.Ingress
-	if spec == nil || len(spec.From) == 0 {
+	spec := casino.Spec.NetworkPolicy
+	if spec == nil {
 		return nil
 	}
 	tcp := ptr.To(corev1.ProtocolTCP)
+	port := func(name string) []networkingv1.NetworkPolicyPort {
+		return []networkingv1.NetworkPolicyPort{{Protocol: tcp, Port: ptr.To(intstr.FromString(name))}}
+	}
 	return &networkingv1.NetworkPolicy{
 		ObjectMeta: metav1.ObjectMeta{Name: networkPolicyName(casino), Namespace: casino.Namespace,
 			Labels: labelsFor(casino, componentServer)},
@@ -228,11 +232,8 @@ func desiredNetworkPolicy(casino *casinov1alpha1.Casino) *networkingv1.NetworkPo
 			PodSelector: metav1.LabelSelector{MatchLabels: selectorLabels(casino)},
 			PolicyTypes: []networkingv1.PolicyType{networkingv1.PolicyTypeIngress},
 			Ingress: []networkingv1.NetworkPolicyIngressRule{
-				{
-					From:  slices.Clone(spec.From),
-					Ports: []networkingv1.NetworkPolicyPort{{Protocol: tcp, Port: ptr.To(intstr.FromString(serverPortName))}},
-				},
-				{Ports: []networkingv1.NetworkPolicyPort{{Protocol: tcp, Port: ptr.To(intstr.FromString(metricsPortName))}}},
+				{From: slices.Clone(spec.AppFrom), Ports: port(serverPortName)},
+				{From: slices.Clone(spec.MetricsFrom), Ports: port(metricsPortName)},
 			},
 		},
 	}
@@ -243,7 +244,7 @@ func desiredNetworkPolicy(casino *casinov1alpha1.Casino) *networkingv1.NetworkPo
 // FAIRPLAY_TRUSTED_PROXIES not set in spec.env) with no policy of its own
 // saying who may reach the app port.
 func trustsUnguardedProxies(casino *casinov1alpha1.Casino) bool {
-	if casino.Spec.Ingress == nil || len(casino.Spec.Ingress.From) > 0 {
+	if casino.Spec.Ingress == nil || casino.Spec.NetworkPolicy != nil {
 		return false
 	}
 	for _, e := range casino.Spec.Env {

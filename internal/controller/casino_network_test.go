@@ -344,16 +344,18 @@ func TestRefusedIngressDoesNotHoldTheRollUp(t *testing.T) {
 	e.expectCondition("refused", casinov1alpha1.ConditionReady, metav1.ConditionTrue, casinov1alpha1.ReasonAvailable)
 }
 
-// TestIngressFromGuardsTheTrustedProxies: with an Ingress the server
+// TestNetworkPolicyGuardsTheTrustedProxies: with an Ingress the server
 // believes X-Forwarded-For from every private range, so any pod that could
 // reach its app port could name its own address for the per-address
 // limits (sign-in, registration), and nothing but the chart's policy said
-// who could. Now spec.ingress.from makes the Casino's own NetworkPolicy
-// (<name>-app: the app port from those peers alone, the metrics port open
-// as before), removed again with from; without it, and without
-// FAIRPLAY_TRUSTED_PROXIES in spec.env, a Warning Event says the trust is
-// unguarded. Found by a review playing a tenant of another namespace.
-func TestIngressFromGuardsTheTrustedProxies(t *testing.T) {
+// who could. Now spec.networkPolicy makes the Casino's own NetworkPolicy
+// (<name>-app: the app port from appFrom alone, the metrics port from
+// metricsFrom, or from all when it is empty), removed again with it;
+// without it, and without FAIRPLAY_TRUSTED_PROXIES in spec.env, a Warning
+// Event says the trust is unguarded. A peer that is neither an ipBlock nor
+// selectors is refused by the API. Found by a review playing a tenant of
+// another namespace.
+func TestNetworkPolicyGuardsTheTrustedProxies(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	e.createSecrets()
@@ -366,49 +368,76 @@ func TestIngressFromGuardsTheTrustedProxies(t *testing.T) {
 		return strings.Contains(strings.Join(e.drainEvents(), "\n"), "Warning "+eventProxiesUnguarded)
 	}
 	if !warned() {
-		t.Fatal("an Ingress without from: no Warning that X-Forwarded-For is believed unguarded")
+		t.Fatal("an Ingress without spec.networkPolicy: no Warning that X-Forwarded-For is believed unguarded")
 	}
 	if e.get("gate-app", &networkingv1.NetworkPolicy{}) {
-		t.Fatal("a NetworkPolicy without from")
+		t.Fatal("a NetworkPolicy without spec.networkPolicy")
 	}
 
-	controller := networkingv1.NetworkPolicyPeer{
-		NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"kubernetes.io/metadata.name": "ingress-nginx"}},
-		PodSelector:       &metav1.LabelSelector{MatchLabels: map[string]string{"app.kubernetes.io/name": "ingress-nginx"}},
+	peer := func(ns, app string) networkingv1.NetworkPolicyPeer {
+		return networkingv1.NetworkPolicyPeer{
+			NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"kubernetes.io/metadata.name": ns}},
+			PodSelector:       &metav1.LabelSelector{MatchLabels: map[string]string{"app.kubernetes.io/name": app}},
+		}
 	}
-	e.update("gate", func(c *casinov1alpha1.Casino) { c.Spec.Ingress.From = []networkingv1.NetworkPolicyPeer{controller} })
+	controller, prometheus := peer("ingress-nginx", "ingress-nginx"), peer("monitoring", "prometheus")
+	e.update("gate", func(c *casinov1alpha1.Casino) {
+		c.Spec.NetworkPolicy = &casinov1alpha1.ServerNetworkPolicySpec{AppFrom: []networkingv1.NetworkPolicyPeer{controller}}
+	})
 	e.reconcile("gate")
 	if warned() {
-		t.Fatal("a Warning with from set")
+		t.Fatal("a Warning with spec.networkPolicy set")
 	}
-	var np networkingv1.NetworkPolicy
-	if !e.get("gate-app", &np) || !metav1.IsControlledBy(&np, e.casino("gate")) {
-		t.Fatal("no NetworkPolicy gate-app of the Casino's")
+	policy := func() networkingv1.NetworkPolicy {
+		t.Helper()
+		var np networkingv1.NetworkPolicy
+		if !e.get("gate-app", &np) || !metav1.IsControlledBy(&np, e.casino("gate")) {
+			t.Fatal("no NetworkPolicy gate-app of the Casino's")
+		}
+		if fmt.Sprint(np.Spec.PodSelector.MatchLabels) != fmt.Sprint(selectorLabels(e.casino("gate"))) ||
+			len(np.Spec.PolicyTypes) != 1 || np.Spec.PolicyTypes[0] != networkingv1.PolicyTypeIngress || len(np.Spec.Ingress) != 2 {
+			t.Fatalf("policy = %+v", np.Spec)
+		}
+		return np
 	}
-	c := e.casino("gate")
-	if fmt.Sprint(np.Spec.PodSelector.MatchLabels) != fmt.Sprint(selectorLabels(c)) ||
-		len(np.Spec.PolicyTypes) != 1 || np.Spec.PolicyTypes[0] != networkingv1.PolicyTypeIngress || len(np.Spec.Ingress) != 2 {
-		t.Fatalf("policy = %+v", np.Spec)
+	rule := func(r networkingv1.NetworkPolicyIngressRule, port string, from ...networkingv1.NetworkPolicyPeer) {
+		t.Helper()
+		if len(r.Ports) != 1 || r.Ports[0].Port.String() != port || fmt.Sprint(r.From) != fmt.Sprint(from) {
+			t.Fatalf("%s rule = %+v, want from %v", port, r, from)
+		}
 	}
-	app, metrics := np.Spec.Ingress[0], np.Spec.Ingress[1]
-	if len(app.From) != 1 || fmt.Sprint(app.From[0].NamespaceSelector.MatchLabels) != fmt.Sprint(controller.NamespaceSelector.MatchLabels) ||
-		fmt.Sprint(app.From[0].PodSelector.MatchLabels) != fmt.Sprint(controller.PodSelector.MatchLabels) ||
-		len(app.Ports) != 1 || app.Ports[0].Port.String() != "http" {
-		t.Fatalf("app rule = %+v", app)
-	}
-	if len(metrics.From) != 0 || len(metrics.Ports) != 1 || metrics.Ports[0].Port.String() != "metrics" {
-		t.Fatalf("metrics rule = %+v", metrics)
+	np := policy()
+	rule(np.Spec.Ingress[0], "http", controller)
+	rule(np.Spec.Ingress[1], "metrics") // open to all, as without a policy
+	e.update("gate", func(c *casinov1alpha1.Casino) {
+		c.Spec.NetworkPolicy.MetricsFrom = []networkingv1.NetworkPolicyPeer{prometheus}
+	})
+	e.reconcile("gate")
+	np = policy()
+	rule(np.Spec.Ingress[0], "http", controller)
+	rule(np.Spec.Ingress[1], "metrics", prometheus)
+
+	// A peer that is neither, or both: refused, nothing changes.
+	for _, bad := range []networkingv1.NetworkPolicyPeer{
+		{},
+		{IPBlock: &networkingv1.IPBlock{CIDR: "10.0.0.0/8"}, PodSelector: controller.PodSelector},
+	} {
+		c := e.casino("gate")
+		c.Spec.NetworkPolicy.AppFrom = []networkingv1.NetworkPolicyPeer{bad}
+		if err := k8sClient.Update(e.ctx, c); err == nil || !strings.Contains(err.Error(), "each appFrom peer has an ipBlock or selectors") {
+			t.Fatalf("a Casino with appFrom peer %+v: %v", bad, err)
+		}
 	}
 
-	// Without from the policy goes, and the Warning comes back; a
+	// Without it the policy goes, and the Warning comes back; a
 	// FAIRPLAY_TRUSTED_PROXIES of the spec's own silences it.
-	e.update("gate", func(c *casinov1alpha1.Casino) { c.Spec.Ingress.From = nil })
+	e.update("gate", func(c *casinov1alpha1.Casino) { c.Spec.NetworkPolicy = nil })
 	e.reconcile("gate")
 	if e.get("gate-app", &networkingv1.NetworkPolicy{}) {
-		t.Fatal("the NetworkPolicy outlived from")
+		t.Fatal("the NetworkPolicy outlived spec.networkPolicy")
 	}
 	if !warned() {
-		t.Fatal("no Warning after from was removed")
+		t.Fatal("no Warning after spec.networkPolicy was removed")
 	}
 	e.update("gate", func(c *casinov1alpha1.Casino) {
 		c.Spec.Env = []corev1.EnvVar{{Name: "FAIRPLAY_TRUSTED_PROXIES", Value: "10.244.0.0/16"}}
