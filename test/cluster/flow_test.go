@@ -137,8 +137,14 @@ func TestFairplayOnARealNode(t *testing.T) {
 		if err := kube.List(context.Background(), &policies, client.InNamespace(namespace)); err != nil {
 			t.Fatal(err)
 		}
-		if len(policies.Items) != 2 {
-			t.Fatalf("%d NetworkPolicies in %s, want the operator's and the Casino's", len(policies.Items), namespace)
+		// The chart's two (the operator's pods, the Casino's pods) and the
+		// one the operator makes of the Casino's spec.networkPolicy.
+		names := map[string]bool{}
+		for _, np := range policies.Items {
+			names[np.Name] = true
+		}
+		if len(policies.Items) != 3 || !names[casinoName+"-app"] || !names[casinoName] {
+			t.Fatalf("NetworkPolicies in %s: %v, want the operator's, the Casino's and %s-app", namespace, names, casinoName)
 		}
 		for _, np := range policies.Items {
 			t.Logf("NetworkPolicy %s: %d ingress, %d egress rules (installed; not enforced by this node's bridge CNI)", np.Name, len(np.Spec.Ingress), len(np.Spec.Egress))

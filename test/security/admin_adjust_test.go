@@ -11,6 +11,21 @@ import (
 	"github.com/fairplay/fairplay/test/apitest"
 )
 
+// twoAdmins makes the administrators boss and chief and signs each in; it
+// returns their clients and chief's id.
+func twoAdmins(t *testing.T, env *apitest.Env) (boss, chief *apitest.Client, chiefID string) {
+	t.Helper()
+	for _, name := range []string{"boss", "chief"} {
+		if _, _, err := env.App.Accounts.CreateAdmin(t.Context(), name, name+"@example.com", "secret123", false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	boss, chief = env.Client(), env.Client()
+	boss.Login("boss", "secret123")
+	chiefID = chief.Login("chief", "secret123").Str("user._id")
+	return boss, chief, chiefID
+}
+
 // TestRetriedBalanceAdjustmentIsAppliedOnce: a balance adjustment retried
 // after its answer was lost (a proxy's timeout, the button pressed again)
 // credited twice; only the audit log showed it. With the request id the
@@ -22,14 +37,7 @@ func TestRetriedBalanceAdjustmentIsAppliedOnce(t *testing.T) {
 	t.Parallel()
 	env := apitest.Start(t)
 	ctx := t.Context()
-	for _, name := range []string{"boss", "chief"} {
-		if _, _, err := env.App.Accounts.CreateAdmin(ctx, name, name+"@example.com", "secret123", false); err != nil {
-			t.Fatal(err)
-		}
-	}
-	boss, chief := env.Client(), env.Client()
-	boss.Login("boss", "secret123")
-	chief.Login("chief", "secret123")
+	boss, chief, _ := twoAdmins(t, env)
 	player, other := env.Client(), env.Client()
 	playerID := player.Register("player").Str("user._id")
 	otherID := other.Register("other").Str("user._id")
@@ -159,14 +167,7 @@ func TestDeletedAdminCannotFinishAnAdjustment(t *testing.T) {
 	t.Parallel()
 	env := apitest.Start(t)
 	ctx := t.Context()
-	for _, name := range []string{"boss", "chief"} {
-		if _, _, err := env.App.Accounts.CreateAdmin(ctx, name, name+"@example.com", "secret123", false); err != nil {
-			t.Fatal(err)
-		}
-	}
-	boss, chief := env.Client(), env.Client()
-	boss.Login("boss", "secret123")
-	chiefID := chief.Login("chief", "secret123").Str("user._id")
+	boss, chief, chiefID := twoAdmins(t, env)
 	player := env.Client()
 	playerID := player.Register("player").Str("user._id")
 
