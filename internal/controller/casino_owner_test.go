@@ -116,15 +116,25 @@ func TestCasinoLeavesOthersMigrationJobAlone(t *testing.T) {
 	must(t, err)
 	e.r.Client = cached
 	name := migrationJobName(e.newCasino("till", "registry.example/fairplay:v1"))
-	theirs := &batchv1.Job{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: e.ns, Labels: map[string]string{"team": "a"}},
-		Spec: batchv1.JobSpec{Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{
-			RestartPolicy: corev1.RestartPolicyNever,
-			Containers:    []corev1.Container{{Name: "work", Image: "registry.example/team-a:v1"}},
-		}}},
+	job := func(name string, labels map[string]string) *batchv1.Job {
+		return &batchv1.Job{
+			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: e.ns, Labels: labels},
+			Spec: batchv1.JobSpec{Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{
+				RestartPolicy: corev1.RestartPolicyNever,
+				Containers:    []corev1.Container{{Name: "work", Image: "registry.example/team-a:v1"}},
+			}}},
+		}
 	}
-	must(t, k8sClient.Create(e.ctx, theirs))
-	time.Sleep(time.Second) // a cache that held it would have it by now
+	must(t, k8sClient.Create(e.ctx, job(name, map[string]string{"team": "a"})))
+	// A labelled Job made after theirs: once the cache holds it, it has
+	// seen every Job event before it, theirs too had it matched.
+	sentinel := job("sentinel", map[string]string{labelManagedBy: ManagedByValue})
+	must(t, k8sClient.Create(e.ctx, sentinel))
+	for deadline := time.Now().Add(10 * time.Second); cached.Get(e.ctx, client.ObjectKeyFromObject(sentinel), &batchv1.Job{}) != nil; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the cache never saw a labelled Job")
+		}
+	}
 	if err := cached.Get(e.ctx, types.NamespacedName{Namespace: e.ns, Name: name}, &batchv1.Job{}); !apierrors.IsNotFound(err) {
 		t.Fatalf("another team's Job in the operator's cache: %v", err)
 	}
