@@ -20,14 +20,7 @@ type clientKey struct{}
 // (HAProxy's option forwardfor) puts the address it saw last, and reading
 // only the first line would have believed the one the client wrote.
 func ClientInfo(trusted []netip.Prefix) func(http.Handler) http.Handler {
-	isTrusted := func(a netip.Addr) bool {
-		for _, p := range trusted {
-			if p.Contains(a.Unmap()) {
-				return true
-			}
-		}
-		return false
-	}
+	isTrusted := trustedIn(trusted)
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			ip := remoteIP(r.RemoteAddr)
@@ -47,6 +40,27 @@ func ClientInfo(trusted []netip.Prefix) func(http.Handler) http.Handler {
 			c := accounts.Client{IP: ip, UserAgent: cleanUserAgent(r.UserAgent())}
 			next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), clientKey{}, c)))
 		})
+	}
+}
+
+// FromTrustedProxy reports whether a request's peer is one of the trusted
+// proxies, whose X-Forwarded-For ClientInfo believes.
+func FromTrustedProxy(trusted []netip.Prefix) func(*http.Request) bool {
+	isTrusted := trustedIn(trusted)
+	return func(r *http.Request) bool {
+		a, err := netip.ParseAddr(remoteIP(r.RemoteAddr))
+		return err == nil && isTrusted(a)
+	}
+}
+
+func trustedIn(trusted []netip.Prefix) func(netip.Addr) bool {
+	return func(a netip.Addr) bool {
+		for _, p := range trusted {
+			if p.Contains(a.Unmap()) {
+				return true
+			}
+		}
+		return false
 	}
 }
 

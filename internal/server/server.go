@@ -17,6 +17,7 @@ import (
 	"net/http"
 	"net/netip"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -28,7 +29,11 @@ import (
 	"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/trace"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/reflect/protoregistry"
 
+	"github.com/fairplay/fairplay/internal/routes"
 	"github.com/fairplay/fairplay/internal/rpc"
 	"github.com/fairplay/fairplay/internal/telemetry"
 )
@@ -105,14 +110,16 @@ func New(d Deps) *Server {
 	var h http.Handler = mux
 	h = rpc.ClientInfo(d.TrustedProxies)(h)
 	h = s.accessLog(h)
+	// A caller's trace context is believed only from the proxies whose
+	// X-Forwarded-For is: anyone else could pick the sampling decision
+	// (hiding its requests from a parent-based sampler, or having every
+	// one recorded with its statements) and the trace its spans and log
+	// lines join. Theirs becomes a link of a trace of our own.
+	fromProxy := rpc.FromTrustedProxy(d.TrustedProxies)
 	if d.Tracing {
-		h = otelhttp.NewHandler(h, "http", otelhttp.WithSpanNameFormatter(func(_ string, r *http.Request) string {
-			return r.Method + " " + r.URL.Path
-		}), otelhttp.WithFilter(func(r *http.Request) bool {
-			return r.URL.Path != "/healthz" && r.URL.Path != "/readyz"
-		}))
+		h = traced(h, fromProxy)
 	} else {
-		h = propagateTrace(h)
+		h = propagateTrace(fromProxy, h)
 	}
 	h = s.recoverer(h)
 	h = requestID(h)
@@ -299,6 +306,10 @@ func (s *Server) instrument(pattern string, next http.Handler) http.Handler {
 	// A Connect service prefix: label by procedure, which is a bounded set
 	// once unknown paths (404) are folded together.
 	byProcedure := route[0] == '/' && route != "/api/"
+	var procedures map[string]struct{}
+	if byProcedure {
+		procedures = proceduresOf(route)
+	}
 	var children sync.Map // routeKey -> *routeMetrics
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
@@ -313,11 +324,22 @@ func (s *Server) instrument(pattern string, next http.Handler) http.Handler {
 			if code == 0 {
 				code = http.StatusOK
 			}
-			key := routeKey{route: route, method: r.Method, code: code}
+			key := routeKey{route: route, method: methodLabel(r.Method), code: code}
 			if byProcedure {
-				key.route = r.URL.Path
-				if code == http.StatusNotFound {
-					key.route = "unmatched"
+				// Only a procedure the service has names a series: any
+				// other path under the prefix (a made-up one answered 400
+				// by the GET check before connect-go's 404, or not valid
+				// UTF-8) would grow the registry for good.
+				key.route = "unmatched"
+				if _, ok := procedures[r.URL.Path]; ok && code != http.StatusNotFound {
+					key.route = r.URL.Path
+				}
+			}
+			if span := trace.SpanFromContext(r.Context()); span.IsRecording() {
+				if strings.Contains(key.route, " ") { // an /api route's pattern names its method
+					span.SetName(key.route)
+				} else {
+					span.SetName(key.method + " " + key.route)
 				}
 			}
 			rm, ok := children.Load(key)
@@ -335,10 +357,41 @@ func (s *Server) instrument(pattern string, next http.Handler) http.Handler {
 	})
 }
 
+// proceduresOf lists the procedures of the Connect service served under
+// prefix ("/fairplay.v1.GameService/"), as their paths.
+func proceduresOf(prefix string) map[string]struct{} {
+	name := protoreflect.FullName(strings.Trim(prefix, "/"))
+	d, err := protoregistry.GlobalFiles.FindDescriptorByName(name)
+	if err != nil {
+		panic("server: no service " + string(name) + " for " + prefix)
+	}
+	sd, ok := d.(protoreflect.ServiceDescriptor)
+	if !ok {
+		panic("server: " + string(name) + " is not a service")
+	}
+	out := make(map[string]struct{}, sd.Methods().Len())
+	for i := range sd.Methods().Len() {
+		out[routes.ConnectPath(sd.Methods().Get(i))] = struct{}{}
+	}
+	return out
+}
+
+// methodLabel is a request's method as the metrics and span names carry it:
+// one of HTTP's own methods, or "other". Patterns without a method (the web
+// app, /api/, a Connect service) are handed every token a client writes as
+// its method, and each would otherwise be a series of its own.
+func methodLabel(m string) string {
+	switch m {
+	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch,
+		http.MethodDelete, http.MethodOptions, http.MethodConnect, http.MethodTrace:
+		return m
+	}
+	return "other"
+}
+
 // routeKey is one label set of the request metrics. Its values are bounded
-// like the metrics' own: a handler's pattern or a known procedure, the
-// methods the mux routes there, the status codes the server writes. A
-// method the mux does not route is answered 405 before any handler.
+// like the metrics' own: a handler's pattern or a procedure of its service,
+// an HTTP method or "other", the status codes the server writes.
 type routeKey struct {
 	route, method string
 	code          int
@@ -349,12 +402,28 @@ type routeMetrics struct {
 	latency  prometheus.Observer
 }
 
-// propagateTrace puts a caller's W3C traceparent into the request's context
-// when spans are not exported, so its trace id still reaches the logs
-// (telemetry's log handler reads it) without a span per request.
-func propagateTrace(next http.Handler) http.Handler {
+// traced gives each request a server span. A caller's trace context is its
+// parent only from a trusted proxy; anyone else's is a link of a new trace.
+func traced(next http.Handler, fromProxy func(*http.Request) bool, opts ...otelhttp.Option) http.Handler {
+	return otelhttp.NewHandler(next, "http", append([]otelhttp.Option{
+		otelhttp.WithPublicEndpointFn(func(r *http.Request) bool { return !fromProxy(r) }),
+		otelhttp.WithSpanNameFormatter(func(_ string, r *http.Request) string {
+			// instrument names the span by its route once the mux has
+			// chosen one; the path a client writes is not a name.
+			return methodLabel(r.Method)
+		}),
+		otelhttp.WithFilter(func(r *http.Request) bool {
+			return r.URL.Path != "/healthz" && r.URL.Path != "/readyz"
+		}),
+	}, opts...)...)
+}
+
+// propagateTrace puts a trusted proxy's W3C traceparent into the request's
+// context when spans are not exported, so its trace id still reaches the
+// logs (telemetry's log handler reads it) without a span per request.
+func propagateTrace(fromProxy func(*http.Request) bool, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Header.Get("Traceparent") == "" {
+		if r.Header.Get("Traceparent") == "" || !fromProxy(r) {
 			next.ServeHTTP(w, r)
 			return
 		}
@@ -369,7 +438,10 @@ func (s *Server) accessLog(next http.Handler) http.Handler {
 	log := s.deps.Logger
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		sw := &statusWriter{ResponseWriter: w}
+		sw, ok := w.(*statusWriter)
+		if !ok {
+			sw = &statusWriter{ResponseWriter: w}
+		}
 		next.ServeHTTP(sw, r)
 		lvl := slog.LevelDebug
 		if sw.status >= 500 {
@@ -386,12 +458,21 @@ func (s *Server) accessLog(next http.Handler) http.Handler {
 // recoverer turns a panic into a 500 and a log line.
 func (s *Server) recoverer(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// The same statusWriter serves accessLog and instrument below
+		// (without tracing, nothing wraps it in between): one per request.
+		sw := &statusWriter{ResponseWriter: w}
+		w = sw
 		defer func() {
 			if v := recover(); v != nil {
 				if err, ok := v.(error); ok && errors.Is(err, http.ErrAbortHandler) {
 					panic(v)
 				}
 				s.deps.Logger.ErrorContext(r.Context(), "panic serving request", "panic", fmt.Sprint(v), "path", r.URL.Path)
+				if sw.status != 0 {
+					// An answer has begun: a second one would be read as
+					// its end. The connection is cut instead.
+					panic(http.ErrAbortHandler)
+				}
 				// As every /api error: JSON, never stored.
 				h := w.Header()
 				h.Set("Content-Type", "application/json")

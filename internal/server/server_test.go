@@ -1,35 +1,53 @@
 package server
 
 import (
+	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
+	"strings"
 	"testing"
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
+	"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/propagation"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/fairplay/fairplay/internal/rpc"
 	"github.com/fairplay/fairplay/internal/telemetry"
 )
 
 // Without exported spans there is no otelhttp span per request, but a
-// caller's traceparent still reaches the context (and so the logs).
-func TestPropagateTraceKeepsTheCallersTraceID(t *testing.T) {
+// trusted proxy's traceparent still reaches the context (and so the logs);
+// anyone else's does not.
+func TestPropagateTraceKeepsTheProxysTraceID(t *testing.T) {
 	prev := otel.GetTextMapPropagator()
 	otel.SetTextMapPropagator(propagation.TraceContext{})
 	t.Cleanup(func() { otel.SetTextMapPropagator(prev) })
 
 	var got trace.SpanContext
-	h := propagateTrace(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
-		got = trace.SpanContextFromContext(r.Context())
-	}))
+	h := propagateTrace(rpc.FromTrustedProxy([]netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}),
+		http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
+			got = trace.SpanContextFromContext(r.Context())
+		}))
 
 	req := httptest.NewRequest(http.MethodGet, "/api/me", nil)
+	req.RemoteAddr = "10.1.2.3:5000"
 	req.Header.Set("traceparent", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")
 	h.ServeHTTP(httptest.NewRecorder(), req)
 	if got.TraceID().String() != "4bf92f3577b34da6a3ce929d0e0e4736" {
-		t.Fatalf("trace id in the context = %q, want the caller's", got.TraceID())
+		t.Fatalf("trace id in the context = %q, want the proxy's", got.TraceID())
+	}
+
+	got = trace.SpanContext{}
+	req.RemoteAddr = "192.0.2.7:5000"
+	h.ServeHTTP(httptest.NewRecorder(), req)
+	if got.IsValid() {
+		t.Fatalf("a client's own traceparent reached the context: %v", got.TraceID())
 	}
 
 	got = trace.SpanContext{}
@@ -69,6 +87,89 @@ func TestInstrumentCountsPerLabelSet(t *testing.T) {
 	} {
 		if got := testutil.ToFloat64(m.Requests.WithLabelValues(c.route, http.MethodPost, c.code)); got != c.want {
 			t.Errorf("requests{route=%q, code=%s} = %v, want %v", c.route, c.code, got, c.want)
+		}
+	}
+}
+
+// A panic before any answer is answered 500 in JSON; one after an answer
+// has begun cuts the connection rather than append a second answer to it.
+func TestRecovererAnswersOnce(t *testing.T) {
+	s := &Server{deps: Deps{Logger: slog.New(slog.DiscardHandler)}}
+	wrote := false
+	srv := httptest.NewServer(s.recoverer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		if wrote {
+			w.WriteHeader(http.StatusBadRequest)
+			_, _ = io.WriteString(w, `{"message":"first"}`)
+		}
+		panic("boom")
+	})))
+	defer srv.Close()
+
+	res, err := http.Get(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != http.StatusInternalServerError || !strings.Contains(string(body), "Something went wrong") {
+		t.Fatalf("a panic before the answer: %d %s", res.StatusCode, body)
+	}
+
+	wrote = true
+	res, err = http.Get(srv.URL)
+	if err != nil {
+		return // cut before the client saw the status line: also one answer at most
+	}
+	body, err = io.ReadAll(res.Body)
+	res.Body.Close()
+	if err == nil || strings.Contains(string(body), "went wrong") {
+		t.Fatalf("a panic after the answer began: %d %q (read error %v), want the connection cut", res.StatusCode, body, err)
+	}
+}
+
+// With spans exported, a caller's traceparent is the server span's parent
+// only from a trusted proxy: anyone else would pick the sampling decision
+// (an unsampled parent hides its requests from a parent-based sampler) and
+// the trace its spans join. Theirs becomes a link of a new trace. The span
+// is named by the route the mux chose, never by the path the client wrote.
+func TestTracedTrustsOnlyTheProxysTraceContext(t *testing.T) {
+	rec := tracetest.NewSpanRecorder()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
+	t.Cleanup(func() { _ = tp.Shutdown(t.Context()) })
+	s := &Server{deps: Deps{Metrics: telemetry.NewMetrics()}}
+	inner := s.instrument("/fairplay.v1.GameService/", http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.WriteHeader(http.StatusNotFound)
+	}))
+	h := traced(inner, rpc.FromTrustedProxy([]netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}),
+		otelhttp.WithTracerProvider(tp), otelhttp.WithPropagators(propagation.TraceContext{}))
+
+	const callers = "4bf92f3577b34da6a3ce929d0e0e4736"
+	for _, c := range []struct {
+		peer, flags string
+		parented    bool
+	}{
+		{"192.0.2.7:5000", "00", false}, // unsampled: still recorded, as a trace of its own
+		{"192.0.2.7:5000", "01", false},
+		{"10.1.2.3:5000", "01", true},
+	} {
+		rec.Reset()
+		req := httptest.NewRequest("XMADEUP", "/fairplay.v1.GameService/"+strings.Repeat("x", 100), nil)
+		req.RemoteAddr = c.peer
+		req.Header.Set("traceparent", "00-"+callers+"-00f067aa0ba902b7-"+c.flags)
+		h.ServeHTTP(httptest.NewRecorder(), req)
+		spans := rec.Ended()
+		if len(spans) != 1 {
+			t.Fatalf("%s %s: %d spans recorded, want 1", c.peer, c.flags, len(spans))
+		}
+		sp := spans[0]
+		if got := sp.SpanContext().TraceID().String() == callers; got != c.parented {
+			t.Errorf("%s %s: the span is in the caller's trace: %v, want %v", c.peer, c.flags, got, c.parented)
+		}
+		if !c.parented && (len(sp.Links()) != 1 || sp.Links()[0].SpanContext.TraceID().String() != callers) {
+			t.Errorf("%s %s: links %v, want the caller's span", c.peer, c.flags, sp.Links())
+		}
+		if sp.Name() != "other unmatched" {
+			t.Errorf("%s %s: span named %q", c.peer, c.flags, sp.Name())
 		}
 	}
 }
