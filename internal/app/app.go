@@ -143,14 +143,15 @@ func New(ctx context.Context, cfg settings.Config, log *slog.Logger, o Options) 
 	a.Limits = rglimits.NewService(postgres.NewLimitsStore(pool))
 	a.Admin = admin.NewService(admin.Options{Store: postgres.NewAdminStore(pool), Limits: a.Limits, Logger: log, Now: o.Now})
 	a.Metrics.RegisterActivity(activityMetrics(a.Admin), 15*time.Second)
-	var trusted []netip.Prefix
-	for _, p := range cfg.TrustedProxies {
-		pfx, err := netip.ParsePrefix(p)
-		if err != nil {
-			a.Close()
-			return nil, fmt.Errorf("FAIRPLAY_TRUSTED_PROXIES: %w", err)
-		}
-		trusted = append(trusted, pfx)
+	trusted, err := parsePrefixes("FAIRPLAY_TRUSTED_PROXIES", cfg.TrustedProxies)
+	if err != nil {
+		a.Close()
+		return nil, err
+	}
+	traceParents, err := parsePrefixes("FAIRPLAY_TRACE_PARENTS", cfg.TraceParents)
+	if err != nil {
+		a.Close()
+		return nil, err
 	}
 	a.Server = server.New(server.Deps{
 		Handlers: rpc.Handlers{
@@ -168,6 +169,7 @@ func New(ctx context.Context, cfg settings.Config, log *slog.Logger, o Options) 
 		Metrics:        a.Metrics,
 		Logger:         log,
 		TrustedProxies: trusted,
+		TraceParents:   traceParents,
 		SecureCookies:  cfg.SecureCookies,
 		Tracing:        telemetry.TracingEnabled(),
 		Readiness: server.ReadinessPolicy{
@@ -220,4 +222,17 @@ func (a *App) Close() {
 	if a.Postgres != nil {
 		a.Postgres.Close()
 	}
+}
+
+// parsePrefixes parses a setting's CIDRs.
+func parsePrefixes(name string, list []string) ([]netip.Prefix, error) {
+	out := make([]netip.Prefix, 0, len(list))
+	for _, p := range list {
+		pfx, err := netip.ParsePrefix(p)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		out = append(out, pfx)
+	}
+	return out, nil
 }

@@ -43,10 +43,10 @@ func ClientInfo(trusted []netip.Prefix) func(http.Handler) http.Handler {
 	}
 }
 
-// FromTrustedProxy reports whether a request's peer is one of the trusted
-// proxies, whose X-Forwarded-For ClientInfo believes.
-func FromTrustedProxy(trusted []netip.Prefix) func(*http.Request) bool {
-	isTrusted := trustedIn(trusted)
+// PeerIn reports whether a request's peer (the address it came from, not
+// one a header names) is in one of prefixes.
+func PeerIn(prefixes []netip.Prefix) func(*http.Request) bool {
+	isTrusted := trustedIn(prefixes)
 	return func(r *http.Request) bool {
 		a, err := netip.ParseAddr(remoteIP(r.RemoteAddr))
 		return err == nil && isTrusted(a)

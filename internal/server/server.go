@@ -51,6 +51,9 @@ type Deps struct {
 	Logger        *slog.Logger
 	// TrustedProxies are the CIDRs whose X-Forwarded-For is believed.
 	TrustedProxies []netip.Prefix
+	// TraceParents are the CIDRs whose traceparent a request's trace
+	// continues (a tracing proxy that starts its own span).
+	TraceParents []netip.Prefix
 	// SecureCookies marks the anti-forgery cookie Secure.
 	SecureCookies bool
 	// Readiness is how the background checks (Run) judge Postgres; zero
@@ -110,16 +113,18 @@ func New(d Deps) *Server {
 	var h http.Handler = mux
 	h = rpc.ClientInfo(d.TrustedProxies)(h)
 	h = s.accessLog(h)
-	// A caller's trace context is believed only from the proxies whose
-	// X-Forwarded-For is: anyone else could pick the sampling decision
-	// (hiding its requests from a parent-based sampler, or having every
-	// one recorded with its statements) and the trace its spans and log
-	// lines join. Theirs becomes a link of a trace of our own.
-	fromProxy := rpc.FromTrustedProxy(d.TrustedProxies)
+	// A caller's trace context is believed only from TraceParents: anyone
+	// else could pick the sampling decision (hiding its requests from a
+	// parent-based sampler, or having every one recorded with its
+	// statements) and the trace its spans and log lines join. Theirs
+	// becomes a link of a trace of our own. Not TrustedProxies: a proxy
+	// believed for X-Forwarded-For passes a client's traceparent on as it
+	// came unless it starts a span of its own.
+	tracePeer := rpc.PeerIn(d.TraceParents)
 	if d.Tracing {
-		h = traced(h, fromProxy)
+		h = traced(h, tracePeer)
 	} else {
-		h = propagateTrace(fromProxy, h)
+		h = propagateTrace(tracePeer, h)
 	}
 	h = s.recoverer(h)
 	h = requestID(h)
@@ -287,11 +292,17 @@ func (w *statusWriter) Write(b []byte) (int, error) {
 
 func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
-// Flush lets streaming handlers flush through the wrapper.
-func (w *statusWriter) Flush() {
-	if f, ok := w.ResponseWriter.(http.Flusher); ok {
-		f.Flush()
+// Flush lets streaming handlers flush through the wrapper. A flush sends
+// the header (200 unless one was written).
+func (w *statusWriter) Flush() { _ = w.FlushError() }
+
+// FlushError is Flush with the error of a client that has gone, which
+// http.ResponseController's Flush returns.
+func (w *statusWriter) FlushError() error {
+	if w.status == 0 {
+		w.status = http.StatusOK
 	}
+	return http.NewResponseController(w.ResponseWriter).Flush()
 }
 
 // instrument records request count and latency labelled with the route pattern.
@@ -318,11 +329,15 @@ func (s *Server) instrument(pattern string, next http.Handler) http.Handler {
 		if !ok {
 			sw = &statusWriter{ResponseWriter: w}
 		}
+		done := false
 		defer func() {
 			m.InFlight.Dec()
 			code := sw.status
 			if code == 0 {
 				code = http.StatusOK
+				if !done {
+					code = http.StatusInternalServerError // a panic the recoverer answers
+				}
 			}
 			key := routeKey{route: route, method: methodLabel(r.Method), code: code}
 			if byProcedure {
@@ -331,15 +346,19 @@ func (s *Server) instrument(pattern string, next http.Handler) http.Handler {
 				// by the GET check before connect-go's 404, or not valid
 				// UTF-8) would grow the registry for good.
 				key.route = "unmatched"
-				if _, ok := procedures[r.URL.Path]; ok && code != http.StatusNotFound {
+				if _, ok := procedures[r.URL.Path]; ok {
 					key.route = r.URL.Path
 				}
 			}
 			if span := trace.SpanFromContext(r.Context()); span.IsRecording() {
-				if strings.Contains(key.route, " ") { // an /api route's pattern names its method
-					span.SetName(key.route)
-				} else {
-					span.SetName(key.method + " " + key.route)
+				_, path, found := strings.Cut(key.route, " ") // an /api route's pattern names its method
+				if !found {
+					path = key.route
+				}
+				name := key.method + " " + path
+				span.SetName(name)
+				if n, ok := r.Context().Value(spanNameKey{}).(*string); ok {
+					*n = name
 				}
 			}
 			rm, ok := children.Load(key)
@@ -354,6 +373,7 @@ func (s *Server) instrument(pattern string, next http.Handler) http.Handler {
 			c.latency.Observe(time.Since(start).Seconds())
 		}()
 		next.ServeHTTP(sw, r)
+		done = true
 	})
 }
 
@@ -403,20 +423,32 @@ type routeMetrics struct {
 }
 
 // traced gives each request a server span. A caller's trace context is its
-// parent only from a trusted proxy; anyone else's is a link of a new trace.
-func traced(next http.Handler, fromProxy func(*http.Request) bool, opts ...otelhttp.Option) http.Handler {
-	return otelhttp.NewHandler(next, "http", append([]otelhttp.Option{
-		otelhttp.WithPublicEndpointFn(func(r *http.Request) bool { return !fromProxy(r) }),
+// parent only from a peer tracePeer accepts; anyone else's is a link of a
+// new trace. The span is named by the route the mux chose (instrument
+// writes it into the request's spanName), never by the path a client
+// wrote: otelhttp names it when it starts and again, if the mux set the
+// request's pattern, after the handler.
+func traced(next http.Handler, tracePeer func(*http.Request) bool, opts ...otelhttp.Option) http.Handler {
+	h := otelhttp.NewHandler(next, "http", append([]otelhttp.Option{
+		otelhttp.WithPublicEndpointFn(func(r *http.Request) bool { return !tracePeer(r) }),
 		otelhttp.WithSpanNameFormatter(func(_ string, r *http.Request) string {
-			// instrument names the span by its route once the mux has
-			// chosen one; the path a client writes is not a name.
+			if n, ok := r.Context().Value(spanNameKey{}).(*string); ok && *n != "" {
+				return *n
+			}
 			return methodLabel(r.Method)
 		}),
 		otelhttp.WithFilter(func(r *http.Request) bool {
 			return r.URL.Path != "/healthz" && r.URL.Path != "/readyz"
 		}),
 	}, opts...)...)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), spanNameKey{}, new(string))))
+	})
 }
+
+// spanNameKey holds, in a traced request's context, the name instrument
+// gives its span.
+type spanNameKey struct{}
 
 // propagateTrace puts a trusted proxy's W3C traceparent into the request's
 // context when spans are not exported, so its trace id still reaches the

@@ -30,7 +30,7 @@ func TestPropagateTraceKeepsTheProxysTraceID(t *testing.T) {
 	t.Cleanup(func() { otel.SetTextMapPropagator(prev) })
 
 	var got trace.SpanContext
-	h := propagateTrace(rpc.FromTrustedProxy([]netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}),
+	h := propagateTrace(rpc.PeerIn([]netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}),
 		http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
 			got = trace.SpanContextFromContext(r.Context())
 		}))
@@ -75,6 +75,10 @@ func TestInstrumentCountsPerLabelSet(t *testing.T) {
 	status = http.StatusNotFound
 	serve("/fairplay.v1.GameService/Nope1")
 	serve("/fairplay.v1.GameService/Nope2")
+	serve("/fairplay.v1.GameService/GetBet") // a procedure answering not_found
+	status = http.StatusBadRequest
+	serve("/fairplay.v1.GameService/Nope3") // a made-up procedure the GET check refuses first
+	serve("/fairplay.v1.GameService/\xff")
 
 	for _, c := range []struct {
 		route, code string
@@ -84,6 +88,9 @@ func TestInstrumentCountsPerLabelSet(t *testing.T) {
 		{"/fairplay.v1.GameService/PlayKeno", "200", 1},
 		{"unmatched", "404", 2},
 		{"/fairplay.v1.GameService/Nope1", "404", 0},
+		{"/fairplay.v1.GameService/GetBet", "404", 1},
+		{"unmatched", "400", 2},
+		{"/fairplay.v1.GameService/Nope3", "400", 0},
 	} {
 		if got := testutil.ToFloat64(m.Requests.WithLabelValues(c.route, http.MethodPost, c.code)); got != c.want {
 			t.Errorf("requests{route=%q, code=%s} = %v, want %v", c.route, c.code, got, c.want)
@@ -128,48 +135,77 @@ func TestRecovererAnswersOnce(t *testing.T) {
 }
 
 // With spans exported, a caller's traceparent is the server span's parent
-// only from a trusted proxy: anyone else would pick the sampling decision
-// (an unsampled parent hides its requests from a parent-based sampler) and
-// the trace its spans join. Theirs becomes a link of a new trace. The span
-// is named by the route the mux chose, never by the path the client wrote.
-func TestTracedTrustsOnlyTheProxysTraceContext(t *testing.T) {
+// only from FAIRPLAY_TRACE_PARENTS: anyone else would pick the sampling
+// decision (an unsampled parent hides its requests from a parent-based
+// sampler) and the trace its spans join. Theirs becomes a link of a new
+// trace. The span is named by the route the mux chose, never by the path or
+// method the client wrote, also when otelhttp names it again after the
+// handler (it does when the mux set the request's pattern, as here).
+func TestTracedTrustsOnlyTheTraceParents(t *testing.T) {
 	rec := tracetest.NewSpanRecorder()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
 	t.Cleanup(func() { _ = tp.Shutdown(t.Context()) })
 	s := &Server{deps: Deps{Metrics: telemetry.NewMetrics()}}
-	inner := s.instrument("/fairplay.v1.GameService/", http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		w.WriteHeader(http.StatusNotFound)
-	}))
-	h := traced(inner, rpc.FromTrustedProxy([]netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}),
+	ok := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) })
+	mux := http.NewServeMux()
+	mux.Handle("/fairplay.v1.GameService/", s.instrument("/fairplay.v1.GameService/", ok))
+	mux.Handle("GET /api/auth/user", s.instrument("GET /api/auth/user", ok))
+	h := traced(mux, rpc.PeerIn([]netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}),
 		otelhttp.WithTracerProvider(tp), otelhttp.WithPropagators(propagation.TraceContext{}))
 
 	const callers = "4bf92f3577b34da6a3ce929d0e0e4736"
 	for _, c := range []struct {
-		peer, flags string
-		parented    bool
+		method, path, peer, flags string
+		parented                  bool
+		name                      string
 	}{
-		{"192.0.2.7:5000", "00", false}, // unsampled: still recorded, as a trace of its own
-		{"192.0.2.7:5000", "01", false},
-		{"10.1.2.3:5000", "01", true},
+		// Unsampled: still recorded, as a trace of its own.
+		{"XMADEUP", "/fairplay.v1.GameService/" + strings.Repeat("x", 100), "192.0.2.7:5000", "00", false,
+			"other unmatched"},
+		{"POST", "/fairplay.v1.GameService/PlayDice", "192.0.2.7:5000", "01", false,
+			"POST /fairplay.v1.GameService/PlayDice"},
+		{"HEAD", "/api/auth/user", "192.0.2.7:5000", "01", false, "HEAD /api/auth/user"},
+		{"POST", "/fairplay.v1.GameService/PlayDice", "10.1.2.3:5000", "01", true,
+			"POST /fairplay.v1.GameService/PlayDice"},
 	} {
 		rec.Reset()
-		req := httptest.NewRequest("XMADEUP", "/fairplay.v1.GameService/"+strings.Repeat("x", 100), nil)
+		req := httptest.NewRequest(c.method, c.path, nil)
 		req.RemoteAddr = c.peer
 		req.Header.Set("traceparent", "00-"+callers+"-00f067aa0ba902b7-"+c.flags)
 		h.ServeHTTP(httptest.NewRecorder(), req)
 		spans := rec.Ended()
 		if len(spans) != 1 {
-			t.Fatalf("%s %s: %d spans recorded, want 1", c.peer, c.flags, len(spans))
+			t.Fatalf("%s %s from %s: %d spans recorded, want 1", c.method, c.path, c.peer, len(spans))
 		}
 		sp := spans[0]
 		if got := sp.SpanContext().TraceID().String() == callers; got != c.parented {
-			t.Errorf("%s %s: the span is in the caller's trace: %v, want %v", c.peer, c.flags, got, c.parented)
+			t.Errorf("%s %s from %s: the span is in the caller's trace: %v, want %v", c.method, c.path, c.peer,
+				got, c.parented)
 		}
 		if !c.parented && (len(sp.Links()) != 1 || sp.Links()[0].SpanContext.TraceID().String() != callers) {
-			t.Errorf("%s %s: links %v, want the caller's span", c.peer, c.flags, sp.Links())
+			t.Errorf("%s %s from %s: links %v, want the caller's span", c.method, c.path, c.peer, sp.Links())
 		}
-		if sp.Name() != "other unmatched" {
-			t.Errorf("%s %s: span named %q", c.peer, c.flags, sp.Name())
+		if sp.Name() != c.name {
+			t.Errorf("%s %s from %s: span named %q, want %q", c.method, c.path, c.peer, sp.Name(), c.name)
+		}
+	}
+}
+
+// A panic is counted as the 500 the recoverer answers, not as a 200.
+func TestInstrumentCountsAPanicAs500(t *testing.T) {
+	m := telemetry.NewMetrics()
+	s := &Server{deps: Deps{Metrics: m, Logger: slog.New(slog.DiscardHandler)}}
+	h := s.recoverer(s.instrument("GET /api/auth/user", http.HandlerFunc(func(http.ResponseWriter, *http.Request) {
+		panic("boom")
+	})))
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/api/auth/user", nil))
+	if rec.Code != http.StatusInternalServerError {
+		t.Fatalf("answered %d", rec.Code)
+	}
+	for code, want := range map[string]float64{"500": 1, "200": 0} {
+		if got := testutil.ToFloat64(m.Requests.WithLabelValues("GET /api/auth/user", "GET", code)); got != want {
+			t.Errorf("requests{code=%s} = %v, want %v", code, got, want)
 		}
 	}
 }

@@ -86,6 +86,10 @@ type Config struct {
 	BetsPerUser  Rate // FAIRPLAY_RATE_BETS_USER, default 50/1s
 	// TrustedProxies lists CIDRs whose X-Forwarded-For is believed (FAIRPLAY_TRUSTED_PROXIES, comma separated).
 	TrustedProxies []string
+	// TraceParents lists CIDRs whose W3C traceparent is believed
+	// (FAIRPLAY_TRACE_PARENTS, comma separated); anyone else's request
+	// starts a trace of its own.
+	TraceParents []string
 	// SecureCookies marks cookies Secure (FAIRPLAY_SECURE_COOKIES, default false).
 	SecureCookies bool
 	// AdminRequireTwoFactor refuses the admin dashboard's procedures to an
@@ -211,6 +215,7 @@ var Variables = []Variable{
 	{"FAIRPLAY_RATE_SESSION_IP", "300/1m", "token refreshes and sign-outs per client IP"},
 	{"FAIRPLAY_RATE_BETS_USER", "50/1s", "bets per player"},
 	{"FAIRPLAY_TRUSTED_PROXIES", "", "comma-separated CIDRs whose X-Forwarded-For is believed"},
+	{"FAIRPLAY_TRACE_PARENTS", "", "comma-separated CIDRs whose traceparent a request's trace continues"},
 	{"FAIRPLAY_SECURE_COOKIES", "false", "served over HTTPS: Secure cookies and HSTS"},
 	{"FAIRPLAY_ADMIN_REQUIRE_2FA", "false", "admins must turn on two-factor sign-in before using the dashboard"},
 	{"FAIRPLAY_REDIS_PREFIX", "fairplay:", "prefix of every Redis key"},
@@ -339,13 +344,8 @@ func Load(lookup func(string) (string, bool)) (Config, error) {
 		errs = append(errs, errors.New("FAIRPLAY_RATE_LOGIN_USERNAME is no longer read: use FAIRPLAY_RATE_LOGIN_ACCOUNT_IP "+
 			"(sign-in attempts per login and client IP) and FAIRPLAY_RATE_LOGIN_ACCOUNT_FAILURES (failed sign-ins per login)"))
 	}
-	if v := get("FAIRPLAY_TRUSTED_PROXIES"); v != "" {
-		for _, p := range strings.Split(v, ",") {
-			if p = strings.TrimSpace(p); p != "" {
-				c.TrustedProxies = append(c.TrustedProxies, p)
-			}
-		}
-	}
+	c.TrustedProxies = cidrList(get("FAIRPLAY_TRUSTED_PROXIES"))
+	c.TraceParents = cidrList(get("FAIRPLAY_TRACE_PARENTS"))
 	bal, err := money.Parse(get("FAIRPLAY_STARTING_BALANCE"))
 	if err != nil || bal < 0 {
 		errs = append(errs, errors.New("FAIRPLAY_STARTING_BALANCE: want a non-negative amount such as 1000"))
@@ -426,4 +426,16 @@ func loopback(addr string) bool {
 	}
 	ip, err := netip.ParseAddr(host)
 	return err == nil && ip.IsLoopback()
+}
+
+// cidrList splits a comma-separated list, dropping blanks (the caller
+// parses each).
+func cidrList(v string) []string {
+	var out []string
+	for p := range strings.SplitSeq(v, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
 }

@@ -81,8 +81,7 @@ func TestRequestMetricsStayBounded(t *testing.T) {
 		t.Errorf("a path that is not UTF-8: %d %s", status, body)
 	}
 	var v any
-	if err := json.NewDecoder(strings.NewReader(body)).Decode(&v); err != nil || strings.Contains(body, "went wrong") ||
-		strings.Count(body, "{") != strings.Count(strings.TrimSpace(body), "{") {
+	if err := json.NewDecoder(strings.NewReader(body)).Decode(&v); err != nil || strings.Contains(body, "went wrong") {
 		t.Errorf("a path that is not UTF-8 is answered %q", body)
 	}
 	if dec := json.NewDecoder(strings.NewReader(body)); dec.Decode(&v) == nil && dec.More() {
