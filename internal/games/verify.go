@@ -181,6 +181,55 @@ type BlackjackReplay struct {
 	Return money.Multiplier `json:"return,omitempty"`
 }
 
+// AppendJSON appends r as json.Marshal writes it, without its reflection
+// (TestBlackjackAppendJSONIsMarshal). A settled game's outcome is recorded
+// this way into a buffer its longest fits, so that recording it allocates
+// the same whatever the cards: Marshal left out a zero return (omitempty)
+// without calling its MarshalJSON, so a deal that paid took an allocation
+// more than one that lost (internal/play's TestDealDoesTheSameWork).
+func (r *BlackjackReplay) AppendJSON(b []byte) []byte {
+	b = append(b, `{"deck":`...)
+	if r.Deck == nil {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, '[')
+		for i, c := range r.Deck {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = jsontext.AppendString(b, c)
+		}
+		b = append(b, ']')
+	}
+	b = append(b, `,"player":`...)
+	b = jsontext.AppendString(b, r.Player)
+	b = append(b, `,"dealer":`...)
+	b = jsontext.AppendString(b, r.Dealer)
+	b = append(b, `,"result":`...)
+	b = jsontext.AppendString(b, r.Result)
+	b = append(b, `,"stakes":`...)
+	b = r.Stakes.AppendJSON(b)
+	b = append(b, `,"multiplier":`...)
+	b = r.Multiplier.AppendJSON(b)
+	if r.Rules != 0 {
+		b = append(b, `,"rules":`...)
+		b = strconv.AppendInt(b, int64(r.Rules), 10)
+	}
+	if r.Second != "" {
+		b = append(b, `,"second":`...)
+		b = jsontext.AppendString(b, r.Second)
+	}
+	if r.Insurance != "" {
+		b = append(b, `,"insurance":`...)
+		b = jsontext.AppendString(b, string(r.Insurance))
+	}
+	if r.Return != 0 {
+		b = append(b, `,"return":`...)
+		b = r.Return.AppendJSON(b)
+	}
+	return append(b, '}')
+}
+
 // Replay reproduces a bet of the named game from its float stream src (normally
 // fair.NewStream(serverSeed, clientSeed, nonce)) and its parameters.
 func Replay(game Name, src event.Source, p Params) (Outcome, error) {
@@ -341,6 +390,7 @@ func replayBlackjack(src event.Source, p Params) (*BlackjackReplay, error) {
 			r.Second = blackjack.FormatHand(g.Second)
 		}
 	}
+	r.Deck = make([]string, 0, len(deck))
 	for _, c := range deck {
 		r.Deck = append(r.Deck, c.String())
 	}

@@ -3,6 +3,7 @@ package games_test
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -245,4 +246,45 @@ func BenchmarkParamsJSON(b *testing.B) {
 			_ = p.AppendJSON(make([]byte, 0, 64))
 		}
 	})
+}
+
+// TestBlackjackAppendJSONIsMarshal: replayed games under both rule sets,
+// with every kind of action a game allows at each point (hits until bust,
+// doubles, splits, insurance and even money taken or declined), written as
+// json.Marshal writes them; and the zero value and texts Marshal escapes.
+func TestBlackjackAppendJSONIsMarshal(t *testing.T) {
+	t.Parallel()
+	check := func(r *games.BlackjackReplay) {
+		t.Helper()
+		want, err := json.Marshal(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := r.AppendJSON([]byte("x")); string(got) != "x"+string(want) {
+			t.Fatalf("%+v:\n%s\nwant x%s", r, got, want)
+		}
+	}
+	seen := map[string]bool{}
+	for nonce := range uint64(400) {
+		for _, rules := range []int{0, 1} {
+			for _, actions := range []string{"", "s", "h", "hh", "hhh", "d", "ps", "pss", "pds", "psd", "i", "n",
+				"is", "ns", "ih", "nd", "ipss", "npds"} {
+				o, err := games.Replay(games.Blackjack, fair.NewStream("server", "client", nonce),
+					games.Params{Actions: actions, Rules: rules})
+				if err != nil {
+					continue // an action this deal does not allow
+				}
+				r := o.Blackjack
+				check(r)
+				seen[fmt.Sprintf("rules %d, second %v, insurance %q, return %v, result %v", r.Rules, r.Second != "",
+					r.Insurance, r.Return != 0, r.Result != "")] = true
+			}
+		}
+	}
+	if len(seen) < 15 {
+		t.Fatalf("only %d kinds of outcome replayed: %v", len(seen), seen)
+	}
+	check(&games.BlackjackReplay{})
+	check(&games.BlackjackReplay{Deck: []string{}, Player: `<a&"b">`, Dealer: "\u2028\x00", Result: "é",
+		Second: "\xff", Insurance: "x<y", Rules: -3, Return: 1, Stakes: -1, Multiplier: 25000})
 }

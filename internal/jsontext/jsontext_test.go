@@ -8,7 +8,8 @@ import (
 )
 
 var texts = []string{"", "low", "50.5", "hhsdp", `a"b`, `a\b`, "<script>", "a&b", "x>y", "tab\there", "\x00", "\x1f",
-	"\x7f", "é", "日本", "\u2028\u2029", "\xff", "a\xc3", "\U0001F600"}
+	"\x7f", "é", "日本", "\u2028\u2029", "\xff", "a\xc3", "\U0001F600",
+	"10♥", "A♠ 10♥ (21, soft)", "\ufffd", "a\u2028", "\ufeff", "\xed\xa0\x80", "\xf4\x90\x80\x80", "♥\x80"}
 
 func TestAppendStringIsMarshal(t *testing.T) {
 	t.Parallel()

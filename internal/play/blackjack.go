@@ -25,6 +25,11 @@ var blackjackKind = kind[blackjack.Game]{
 	stateSize: 1024, // 52 cards of up to eight bytes, and the hands: under 800 bytes
 }
 
+// blackjackOutcomeSize is at least the longest recorded outcome of a
+// Blackjack game (checkStateSize), which is encoded into a buffer of that
+// capacity (marshalOutcome).
+const blackjackOutcomeSize = 1024
+
 // Errors of Blackjack that users see.
 var (
 	ErrCannotDouble          = problem.Invalid(blackjack.ErrCannotDouble.Error())

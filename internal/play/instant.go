@@ -124,7 +124,7 @@ func recordedOutcome(o games.Outcome) any {
 }
 
 // marshalOutcome is json.Marshal(recordedOutcome(o)), with the instant
-// games' outcomes written without reflection (their AppendJSON methods are
+// games' and Blackjack's outcomes written without reflection (their AppendJSON methods are
 // held to Marshal's bytes by their tests), each into a buffer its longest
 // outcome fits: one allocation whatever was drawn (drawInstant).
 func marshalOutcome(o games.Outcome) ([]byte, error) {
@@ -135,6 +135,10 @@ func marshalOutcome(o games.Outcome) ([]byte, error) {
 		return o.Plinko.AppendJSON(make([]byte, 0, 160)), nil
 	case o.Keno != nil:
 		return o.Keno.AppendJSON(make([]byte, 0, 256)), nil // the longest (ten picks, ten hits) is under 200 bytes
+	case o.Blackjack != nil:
+		// The deck's 52 cards take at most 436 bytes, and the longest two
+		// split hands with the rest under 400 (checkStateSize).
+		return o.Blackjack.AppendJSON(make([]byte, 0, blackjackOutcomeSize)), nil
 	}
 	return json.Marshal(recordedOutcome(o))
 }

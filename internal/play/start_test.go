@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/fairplay/fairplay/internal/games"
+	"github.com/fairplay/fairplay/internal/games/blackjack"
 	"github.com/fairplay/fairplay/internal/games/event"
 	"github.com/fairplay/fairplay/internal/games/mines"
 	"github.com/fairplay/fairplay/internal/games/pump"
@@ -104,4 +105,53 @@ func bytesPerRun(runs int, f func()) uint64 {
 		least = min(least, (after.TotalAlloc-before.TotalAlloc)/uint64(runs))
 	}
 	return least
+}
+
+// TestDealDoesTheSameWork: a Blackjack deal is drawn before Postgres checks
+// its stake too, and record does the same work whether the deal ended the
+// game or not (evenWork); nor may that work depend on the cards themselves.
+// A review playing a hostile player found that a hand of an ace and a ten,
+// the player's or the dealer's (its hole card included), took one more
+// allocation than any other: its text ("A♠ 10♥ (21, soft)") outgrew the
+// buffer FormatHand had reserved, which counted four bytes a card and a ten
+// takes five. The settlement's outcome was encoded by json.Marshal, whose
+// copy is sized to the encoding. The classes here are every length of the
+// two hands' texts and of the state, with and without the game ended.
+func TestDealDoesTheSameWork(t *testing.T) {
+	if raceDetector {
+		t.Skip("the race detector's sync.Pool makes allocations random: make test runs this test without it")
+	}
+	l := DefaultLimits()
+	now := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+	bet := Bet{Status: StatusActive, Amount: money.Dollars(1), CreatedAt: now}
+	params := games.Params{Rules: int(blackjack.RulesSplit)}
+	deal := func(src event.Source) (*blackjack.Game, error) {
+		return blackjack.Deal(blackjack.NewDeck(src), blackjack.RulesSplit)
+	}
+	pair := SeedPair{ServerSeed: "0d6c1fe2a7b34c5d8e9f00112233445566778899aabbccddeeff001122334455", ClientSeed: "hostile"}
+	runs := map[string]func(){}
+	for n := int64(1); n <= 3000; n++ {
+		pair.Nonce = n
+		r, err := open(blackjackKind, l, bet, params, pair, now, deal)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := fmt.Sprintf("over %v, hands of %d and %d bytes, state of %d bytes", r.Over(),
+			len(blackjack.FormatHand(r.Game.Player)), len(blackjack.FormatHand(r.Game.Dealer)), len(r.Bet.State))
+		if runs[c] == nil {
+			p := pair
+			runs[c] = func() { _, _ = open(blackjackKind, l, bet, params, p, now, deal) }
+		}
+	}
+	if len(runs) < 10 {
+		t.Fatalf("%d classes of deal: too few to compare", len(runs))
+	}
+	work := map[string][]string{}
+	for c, run := range runs {
+		w := fmt.Sprintf("%v allocations, %d bytes", testing.AllocsPerRun(50, run), bytesPerRun(200, run))
+		work[w] = append(work[w], c)
+	}
+	if len(work) != 1 {
+		t.Fatalf("a deal's work tells its cards apart: %v", work)
+	}
 }

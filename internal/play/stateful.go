@@ -327,7 +327,7 @@ func settle[G any](k kind[G], r *Round[G], now time.Time) error {
 		}
 		payout = money.MulFloorCapped(base, ret, r.maxPayout)
 	}
-	if r.Bet.State, err = json.Marshal(recordedOutcome(replayed)); err != nil {
+	if r.Bet.State, err = marshalOutcome(replayed); err != nil {
 		return err
 	}
 	r.Bet.Status, r.Bet.Multiplier, r.Bet.Payout, r.Bet.SettledAt = StatusSettled, mult, payout, &now

@@ -252,13 +252,19 @@ func playout[G any](t testing.TB, c chooser, tb table[G], answers map[string]str
 const overLimits = "over the limits"
 
 // checkStateSize checks that a running game's state fits the buffer its
-// kind encodes it into (encodeState), so that its encoding allocates the
-// same whatever the hidden layout.
+// kind encodes it into (encodeState), and a settled Blackjack game's outcome
+// its own (marshalOutcome), so that their encoding allocates the same
+// whatever the hidden layout.
 func checkStateSize[G any](t testing.TB, what string, k kind[G], b Bet) {
 	t.Helper()
 	if b.Status == StatusActive && (len(b.State) > k.stateSize || cap(b.State) != k.stateSize) {
 		t.Fatalf("%s: a state of %d bytes (capacity %d) for a buffer of %d", what, len(b.State), cap(b.State),
 			k.stateSize)
+	}
+	if k.game == Blackjack && b.Status == StatusSettled &&
+		(len(b.State) > blackjackOutcomeSize || cap(b.State) != blackjackOutcomeSize) {
+		t.Fatalf("%s: an outcome of %d bytes (capacity %d) for a buffer of %d", what, len(b.State), cap(b.State),
+			blackjackOutcomeSize)
 	}
 }
 

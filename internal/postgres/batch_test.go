@@ -841,3 +841,52 @@ func TestBatchArraysReachPostgresAsTheyAre(t *testing.T) {
 		t.Errorf("arrays read back on the server's connection: %v %v (%v)", ids, nums, err)
 	}
 }
+
+// TestRefusedBetsStateIsNeverRead: the bet statement reads a bet's params
+// and state as JSON only for a bet it places. A bet is drawn before the
+// statement checks it, and one refused (a short balance, a stale pair) moves
+// no nonce and can be asked again: parsing its state, which for a Blackjack
+// deal is ~520 bytes when the deal ends the game at once and ~240 when it
+// does not, made a refused natural take longer (migration 00033). Here the
+// refused bets' params and state are not JSON at all, and the statement
+// still answers each and places the third.
+func TestRefusedBetsStateIsNeverRead(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool := pgtest.New(t)
+	short := newBatchPlayer(t, pool, "short_raw", 1e8)
+	stale := newBatchPlayer(t, pool, "stale_raw", 1000e8)
+	ok := newBatchPlayer(t, pool, "placed_raw", 1000e8)
+	rows, err := pool.Query(ctx, `SELECT ord, status FROM fairplay_place_bets(
+		ARRAY[$1, $2, $3]::uuid[], ARRAY[$4, $5, $6]::uuid[], ARRAY[now() - interval '1 hour', now() - interval '1 hour',
+		now() - interval '1 hour'], ARRAY[$7, $8, $9]::uuid[], ARRAY[$10, $11, $12], ARRAY[1, 5, 1]::bigint[],
+		ARRAY[gen_random_uuid(), gen_random_uuid(), gen_random_uuid()], ARRAY['blackjack', 'blackjack', 'dice'],
+		ARRAY['active', 'active', 'settled'], ARRAY[500000000, 100, 100]::bigint[], ARRAY[0, 0, 0]::bigint[],
+		ARRAY[0, 0, 0]::bigint[], ARRAY['{"rules":', 'not json', '{"target":"50"}'],
+		ARRAY['{"deck":["A', 'not json either', '{"roll":"7.00"}'], ARRAY[now(), now(), now()],
+		ARRAY[false, false, true], false) ORDER BY ord`,
+		short.user, stale.user, ok.user, short.session, stale.session, ok.session, short.pair.ID, stale.pair.ID,
+		ok.pair.ID, short.pair.ClientSeed, stale.pair.ClientSeed, ok.pair.ClientSeed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (s string, err error) {
+		var ord int64
+		err = r.Scan(&ord, &s)
+		return fmt.Sprint(ord, " ", s), err
+	})
+	if err != nil {
+		t.Fatalf("a refused bet's state was read: %v", err)
+	}
+	if want := []string{"1 insufficient", "2 stale", "3 placed"}; !slices.Equal(got, want) {
+		t.Fatalf("answers %q, want %q", got, want)
+	}
+	var params, state string
+	if err := pool.QueryRow(ctx, `SELECT params::text, state::text FROM bets WHERE user_id = $1`, ok.user).
+		Scan(&params, &state); err != nil {
+		t.Fatal(err)
+	}
+	if params != `{"target": "50"}` || state != `{"roll": "7.00"}` {
+		t.Fatalf("the placed bet was stored with params %s, state %s", params, state)
+	}
+}

@@ -801,6 +801,17 @@ func TestMigration29DownRestoresTheFunction(t *testing.T) {
 	}, "fairplay_place_bets")
 }
 
+// TestMigration33DownRestoresTheFunction: migration 00033 reads a bet's
+// params and state as JSON only in the insert of the bets placed, and its
+// way back gives fairplay_place_bets back as 00029 made it.
+func TestMigration33DownRestoresTheFunction(t *testing.T) {
+	t.Parallel()
+	checkDownRestores(t, 32, func(_, def string) bool {
+		return strings.Contains(def, "c.nonce, c.params::jsonb, c.state::jsonb, c.at") &&
+			!strings.Contains(def, "state::jsonb AS state")
+	}, "fairplay_place_bets")
+}
+
 // TestMigration30AuditsOperatorCommands: after migration 00030 an audit row
 // without an actor is an operator's command, and only such an action may
 // lack one; its way back refuses while the log holds one (the log is never

@@ -57,6 +57,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/fairplay/fairplay/internal/games/event"
 	"github.com/fairplay/fairplay/internal/money"
@@ -129,7 +130,22 @@ func (c Card) NumericValue() int {
 }
 
 // String returns the card as rank and suit symbol, "10♥" or "A♠".
-func (c Card) String() string { return c.Value() + symbols[c.Suit()] }
+func (c Card) String() string {
+	if int(c) < DeckSize {
+		return cardNames[c]
+	}
+	return c.Value() + symbols[c.Suit()]
+}
+
+// cardNames are the cards' texts, made once: a text made per call took an
+// allocation whose size told a ten (five bytes) from another rank.
+var cardNames = func() (n [DeckSize]string) {
+	for i := range n {
+		c := Card(i)
+		n[i] = c.Value() + symbols[c.Suit()]
+	}
+	return n
+}()
 
 // MarshalJSON writes the card as its index. (Having it also keeps encoding/json from
 // writing a []Card as base64, as it would for other byte slices.)
@@ -744,18 +760,27 @@ func (g *Game) View() View {
 
 // FormatHand renders a hand for logs and the verifier: "A♠ 10♥ (21, soft)".
 func FormatHand(cards []Card) string {
-	b := make([]byte, 0, 4*len(cards)+12)
+	// One allocation, sized by the number of cards alone, with room for
+	// the longest text: a ten takes five bytes ("10♥"), a space one, and
+	// " (21, soft)" eleven. A deal's hands are formatted before Postgres
+	// checks its stake, so neither how many allocations nor how large may
+	// depend on the cards (internal/play's TestDealDoesTheSameWork): a text
+	// that outgrew a smaller buffer took one more, and a copy sized to the
+	// text told an ace and a ten apart.
+	var b strings.Builder
+	b.Grow(6*len(cards) + 12)
 	for i, c := range cards {
 		if i > 0 {
-			b = append(b, ' ')
+			b.WriteByte(' ')
 		}
-		b = append(b, c.String()...)
+		b.WriteString(c.String())
 	}
 	total, soft := Value(cards)
-	b = append(b, " ("...)
-	b = strconv.AppendInt(b, int64(total), 10)
+	b.WriteString(" (")
+	b.WriteString(strconv.Itoa(total)) // a total under 100: no allocation
 	if soft {
-		b = append(b, ", soft"...)
+		b.WriteString(", soft")
 	}
-	return string(append(b, ')'))
+	b.WriteByte(')')
+	return b.String()
 }
