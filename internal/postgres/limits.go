@@ -203,24 +203,18 @@ func (s *LimitsStore) Exclude(ctx context.Context, userID uuid.UUID, e limits.Ex
 		WHERE id = $1 AND deleted_at IS NULL`)
 }
 
-// RealityCheck implements limits.Store: bets_user_idx serves the sum.
+// RealityCheck implements limits.Store: fairplay_reality_check (migration
+// 00034) sums the session's bets, each read once: the session keeps the
+// sums of those already read, and a call reads only the bets since the
+// last, the last two minutes of play and the running games.
 func (s *LimitsStore) RealityCheck(ctx context.Context, userID, sessionID uuid.UUID) (limits.RealityCheck, error) {
 	var (
 		rc           limits.RealityCheck
 		wagered, net int64
 		interval     int32
 	)
-	err := s.pool.QueryRow(ctx, `
-		SELECT s.created_at, count(b.id),
-		       -- numeric sums, clamped to bigint as the period counts are
-		       -- (migration 00027): a long session's wagers can pass it.
-		       least(coalesce(sum(b.amount), 0), 9223372036854775807)::bigint,
-		       greatest(least(coalesce(sum(b.payout - b.amount), 0), 9223372036854775807), -9223372036854775807)::bigint,
-		       coalesce(u.reality_check_minutes, 0)
-		FROM sessions s JOIN users u ON u.id = s.user_id AND u.deleted_at IS NULL
-		LEFT JOIN bets b ON b.user_id = s.user_id AND b.created_at >= s.created_at
-		WHERE s.id = $2 AND s.user_id = $1
-		GROUP BY s.created_at, u.reality_check_minutes`, id16(userID), id16(sessionID)).
+	err := s.pool.QueryRow(ctx, `SELECT signed_in, bets, wagered, net, minutes FROM fairplay_reality_check($1, $2)`,
+		id16(userID), id16(sessionID)).
 		Scan(&rc.SignedInAt, &rc.Bets, &wagered, &net, &interval)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return rc, limits.ErrNoPlayer

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -13,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/fairplay/fairplay/internal/limits"
 	"github.com/fairplay/fairplay/internal/money"
 	"github.com/fairplay/fairplay/internal/play"
 	"github.com/fairplay/fairplay/internal/postgres"
@@ -665,5 +667,136 @@ func TestRealityCheckSumsStopAtTheEndsOfBigint(t *testing.T) {
 	}
 	if rc.Bets != 2 || int64(rc.Wagered) != most || int64(rc.Net) != -most {
 		t.Errorf("reality check %+v: want 2 bets, wagers %d and net %d", rc, most, -most)
+	}
+}
+
+// TestRealityCheckReadsEachBetOnce: the reality check's sums are every bet
+// the player placed since the session signed in, running games as they are
+// now, whatever was kept by earlier calls; and a call reads only the bets
+// since the last, the last two minutes of play and the running games. It
+// summed every bet since sign-in on every call, read from the table: with a
+// million bets behind a session a call took ~260 ms of a pool connection,
+// two at a time per player (found by a review playing a hostile player;
+// migration 00034).
+func TestRealityCheckReadsEachBetOnce(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool := pgtest.New(t)
+	p := newBatchPlayer(t, pool, "marathon", 1000e8)
+	signedIn := time.Now().UTC().Add(-2 * time.Hour).Truncate(time.Microsecond)
+	mustExec(t, pool, `UPDATE sessions SET created_at = $2 WHERE id = $1`, p.session, signedIn)
+	store := postgres.NewLimitsStore(pool)
+	nonce := int64(0)
+	insert := func(n int, status string, at time.Time, game string) []uuid.UUID {
+		t.Helper()
+		ids := make([]uuid.UUID, n)
+		for i := range ids {
+			nonce++
+			ids[i] = uuid.New()
+			payout := int64(0)
+			if nonce%3 == 0 {
+				payout = 2 * nonce
+			}
+			var settled any
+			if status == "settled" {
+				settled = at
+			}
+			mustExec(t, pool, `INSERT INTO bets (id, user_id, game, status, amount, payout, seed_pair_id, client_seed,
+				nonce, created_at, settled_at) VALUES ($1, $2, $3, $4, $5, $6, $7, 'c', $8, $9, $10)`,
+				ids[i], p.user, game, status, nonce, payout, p.pair.ID, nonce, at.Add(time.Duration(i)*time.Millisecond),
+				settled)
+		}
+		return ids
+	}
+	// What the check must answer: every bet since sign-in, summed now.
+	truth := func() limits.RealityCheck {
+		t.Helper()
+		var rc limits.RealityCheck
+		var wagered, net int64
+		if err := pool.QueryRow(ctx, `SELECT count(*), coalesce(sum(amount), 0), coalesce(sum(payout - amount), 0)
+			FROM bets WHERE user_id = $1 AND created_at >= $2`, p.user, signedIn).Scan(&rc.Bets, &wagered, &net); err != nil {
+			t.Fatal(err)
+		}
+		rc.Wagered, rc.Net = money.Amount(wagered), money.Amount(net)
+		return rc
+	}
+	// check calls the reality check in a transaction of its own and
+	// returns how many bet rows it read.
+	check := func(what string) int64 {
+		t.Helper()
+		tx, err := pool.Begin(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer func() { _ = tx.Rollback(ctx) }()
+		// The backend's counts not yet flushed, which hold earlier
+		// transactions' too: the call's are what it adds.
+		reads := func() int64 {
+			var n int64
+			if err := tx.QueryRow(ctx, `SELECT coalesce(sum(coalesce(idx_tup_fetch, 0) + coalesce(seq_tup_read, 0)), 0)
+				FROM pg_stat_xact_user_tables WHERE relname = 'bets'`).Scan(&n); err != nil {
+				t.Fatal(err)
+			}
+			return n
+		}
+		before := reads()
+		var rc limits.RealityCheck
+		var wagered, net int64
+		if err := tx.QueryRow(ctx, `SELECT bets, wagered, net FROM fairplay_reality_check($1, $2)`, p.user, p.session).
+			Scan(&rc.Bets, &wagered, &net); err != nil {
+			t.Fatal(err)
+		}
+		rc.Wagered, rc.Net = money.Amount(wagered), money.Amount(net)
+		read := reads() - before
+		if err := tx.Commit(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if want := truth(); rc.Bets != want.Bets || rc.Wagered != want.Wagered || rc.Net != want.Net {
+			t.Fatalf("%s: reality check %d bets, %s wagered, %s net; want %d, %s, %s", what, rc.Bets, rc.Wagered,
+				rc.Net, want.Bets, want.Wagered, want.Net)
+		}
+		return read
+	}
+
+	insert(5, "settled", signedIn.Add(-time.Hour), "dice") // before sign-in: not this session's
+	mines := insert(1, "active", signedIn.Add(time.Minute), "mines")
+	insert(2000, "settled", signedIn.Add(2*time.Minute), "dice")
+	pump := insert(1, "active", signedIn.Add(90*time.Minute), "pump")
+	now := time.Now().UTC()
+	insert(20, "settled", now.Add(-time.Minute), "dice") // the last two minutes of play
+	if read := check("first call"); read < 2000 {
+		t.Fatalf("the first call read %d bets, want every one since sign-in", read)
+	}
+	if read := check("again"); read > 60 {
+		t.Fatalf("a second call read %d bets: the kept ones again", read)
+	}
+
+	// The running games settle, a stake grows; more bets, some old enough
+	// to be kept.
+	mustExec(t, pool, `UPDATE bets SET status = 'settled', payout = 500, settled_at = now() WHERE id = $1`, mines[0])
+	mustExec(t, pool, `UPDATE bets SET amount = amount + 7 WHERE id = $1`, pump[0])
+	insert(30, "settled", now.Add(30*time.Second), "plinko")
+	if read := check("after the games moved"); read > 120 {
+		t.Fatalf("read %d bets", read)
+	}
+	mustExec(t, pool, `UPDATE bets SET status = 'settled', payout = 1, settled_at = now() WHERE id = $1`, pump[0])
+	insert(10, "settled", now.Add(10*time.Minute), "keno") // the last two minutes move on
+	check("after both settled")
+
+	// Calls at once keep each bet once.
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			if _, err := store.RealityCheck(ctx, p.user, p.session); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	check("after calls at once")
+	var pending int
+	if err := pool.QueryRow(ctx, `SELECT cardinality(rc_pending) FROM sessions WHERE id = $1`, p.session).
+		Scan(&pending); err != nil || pending != 0 {
+		t.Fatalf("%d games left pending (%v) after both settled", pending, err)
 	}
 }
