@@ -7,6 +7,7 @@ import (
 	"connectrpc.com/connect"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/fairplay/fairplay/internal/accounts"
 	"github.com/fairplay/fairplay/internal/gen/fairplay/v1/fairplayv1direct"
 )
 
@@ -16,6 +17,10 @@ type call struct {
 	procedure string // the Connect path, /fairplay.v1.GameService/PlayDice
 	header    http.Header
 	msg       proto.Message
+	// claims is the caller's token as linesOf verified it (signature,
+	// issuer, expiry; its session not looked up), for accessOf.
+	claims    accounts.Principal
+	hasClaims bool
 }
 
 // unaryCall runs a call; callMiddleware is one rule around it (errors,

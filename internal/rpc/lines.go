@@ -44,11 +44,17 @@ const (
 )
 
 // linesOf lets each signed-in player's unary calls (ACCESS_USER and
-// ACCESS_PLAYER procedures) through playerSlots at a time (turns.Lines):
-// the rule after accessOf, which names the player and the session.
-// Administrators' calls and public ones pass as they are. A refusal depends
-// on nothing but the player's own calls.
-func linesOf() callMiddleware {
+// ACCESS_PLAYER procedures) through playerSlots at a time (turns.Lines),
+// before accessOf: the token's claims (its signature, checked in memory)
+// name the player and the session, and an ACCESS_USER call's session is
+// looked up in Postgres only once the call has its turn. It was looked up
+// before the line, so a player's flood of calls, each refused 429 by the
+// line, still cost a query apiece on the shared pool (found by a review
+// playing a hostile player; TestUserCallsQueryNothingBeforeTheirTurn). A
+// token that does not verify passes to accessOf, which refuses it without a
+// query. Administrators' calls and public ones pass as they are. A refusal
+// depends on nothing but the player's own calls.
+func linesOf(svc *accounts.Service) callMiddleware {
 	policies := accessPolicies()
 	// sessions only counts (as many slots as places): it never makes a
 	// call wait.
@@ -61,7 +67,11 @@ func linesOf() callMiddleware {
 			default:
 				return next(ctx, c)
 			}
-			p := principal(ctx)
+			p, err := svc.Claims(bearer(c.header))
+			if err != nil {
+				return next(ctx, c) // accessOf answers it
+			}
+			c.claims, c.hasClaims = p, true
 			st, err := sessions.Wait(ctx, p.SessionID)
 			if err != nil {
 				return nil, lineRefusal(err)

@@ -34,7 +34,7 @@ func Mount(mux *http.ServeMux, h Handlers, log *slog.Logger, csrf func(http.Hand
 	handle func(pattern string, h http.Handler) http.Handler) []string {
 	// The rules around every unary call, the first outermost: Connect runs
 	// them as interceptors, /api calls them directly (invoker).
-	rules := []callMiddleware{errorsOf(log), textRule, accessOf(h.Auth.accounts), linesOf()}
+	rules := []callMiddleware{errorsOf(log), textRule, linesOf(h.Auth.accounts), accessOf(h.Auth.accounts)}
 	interceptors := make([]connect.Interceptor, len(rules))
 	for i, rule := range rules {
 		interceptors[i] = asInterceptor(rule)
