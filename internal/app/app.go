@@ -115,7 +115,8 @@ func New(ctx context.Context, cfg settings.Config, log *slog.Logger, o Options) 
 	a.LiveFeed = cache.NewLiveFeed(a.Redis, cfg.RedisPrefix, a.Live, log)
 	a.Metrics.RegisterLive(func() telemetry.LiveStats {
 		h, f := a.Live.Stats(), a.LiveFeed.Stats()
-		return telemetry.LiveStats{Watchers: h.Watchers, WatchersDropped: h.Dropped, Published: f.Published, Dropped: f.Dropped}
+		return telemetry.LiveStats{Watchers: h.Watchers, WatchersDropped: h.Dropped, WatchersDisplaced: h.Displaced,
+			Published: f.Published, Dropped: f.Dropped}
 	})
 	playStore := postgres.NewPlayStore(pool)
 	playStore.SetLogger(log)

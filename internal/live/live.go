@@ -60,6 +60,9 @@ var (
 	ErrClosed = errors.New("live: the feed has closed")
 	// ErrTooSlow ends a watcher that stopped taking its bets.
 	ErrTooSlow = errors.New("live: the watcher fell behind")
+	// ErrDisplaced ends the oldest watcher of the client holding the most
+	// places of a full hub, whose place goes to a client holding fewer.
+	ErrDisplaced = errors.New("live: the place went to another client")
 )
 
 // Tuning of the hub; HubOptions' zero fields take these.
@@ -99,9 +102,11 @@ type Hub struct {
 	mu        sync.Mutex
 	watchers  map[*Watcher]struct{}
 	perClient map[string]int // watchers by client, those with any
+	seq       uint64         // the last watcher's number
 	closed    bool
 
-	dropped atomic.Int64 // watchers disconnected for falling behind
+	dropped   atomic.Int64 // watchers disconnected for falling behind
+	displaced atomic.Int64 // watchers whose place went to another client
 }
 
 // NewHub returns a hub.
@@ -127,6 +132,9 @@ type HubStats struct {
 	Watchers int
 	// Dropped counts watchers disconnected for falling behind.
 	Dropped int64
+	// Displaced counts watchers whose place in a full hub went to a
+	// client holding fewer.
+	Displaced int64
 }
 
 // Stats returns the hub's figures.
@@ -134,13 +142,22 @@ func (h *Hub) Stats() HubStats {
 	h.mu.Lock()
 	n := len(h.watchers)
 	h.mu.Unlock()
-	return HubStats{Watchers: n, Dropped: h.dropped.Load()}
+	return HubStats{Watchers: n, Dropped: h.dropped.Load(), Displaced: h.displaced.Load()}
 }
 
 // Watch adds a watcher for client (whom the caller names: an address, say;
-// "" is one client too); ErrClientFull beyond the client's limit, ErrFull
-// beyond the hub's, ErrClosed once the hub has closed. The caller must Stop
-// it.
+// "" is one client too); ErrClientFull beyond the client's limit, ErrClosed
+// once the hub has closed. A full hub gives the new watcher the place of
+// the oldest watcher of the client holding the most, if that client holds
+// at least two more than the new watcher's (ErrDisplaced ends it), and
+// refuses it otherwise (ErrFull). The caller must Stop it.
+//
+// Without that, a few clients at their own limit took every place for as
+// long as they liked (25 addresses, or 25 /64s of one IPv6 /56, at 20 each
+// fill 500; a heartbeat keeps a stream that never reads alive) and every
+// other visitor was refused (found by a review playing a hostile client).
+// Now they keep at most an even share: a client with a stream or two keeps
+// it, and a newcomer gets in as long as someone holds more than its share.
 func (h *Hub) Watch(f Filter, client string) (*Watcher, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -149,10 +166,11 @@ func (h *Hub) Watch(f Filter, client string) (*Watcher, error) {
 		return nil, ErrClosed
 	case h.opt.MaxPerClient > 0 && h.perClient[client] >= h.opt.MaxPerClient:
 		return nil, ErrClientFull
-	case h.opt.MaxWatchers > 0 && len(h.watchers) >= h.opt.MaxWatchers:
+	case h.opt.MaxWatchers > 0 && len(h.watchers) >= h.opt.MaxWatchers && !h.makeRoom(client):
 		return nil, ErrFull
 	}
-	w := &Watcher{hub: h, filter: f, client: client, ring: make([]Bet, h.opt.MaxPending),
+	h.seq++
+	w := &Watcher{hub: h, filter: f, client: client, seq: h.seq, ring: make([]Bet, h.opt.MaxPending),
 		notify: make(chan struct{}, 1), done: make(chan struct{})}
 	h.watchers[w] = struct{}{}
 	h.perClient[client]++
@@ -188,6 +206,29 @@ func (h *Hub) Close() {
 	}
 }
 
+// makeRoom ends the oldest watcher of the client holding the most, if it
+// holds at least two more than client; h.mu is held.
+func (h *Hub) makeRoom(client string) bool {
+	top, most := "", 0
+	for c, n := range h.perClient {
+		if n > most {
+			top, most = c, n
+		}
+	}
+	if most < h.perClient[client]+2 {
+		return false
+	}
+	var oldest *Watcher
+	for w := range h.watchers {
+		if w.client == top && (oldest == nil || w.seq < oldest.seq) {
+			oldest = w
+		}
+	}
+	h.displaced.Add(1)
+	h.remove(oldest, ErrDisplaced)
+	return true
+}
+
 // remove ends w with err; h.mu is held.
 func (h *Hub) remove(w *Watcher, err error) {
 	if _, ok := h.watchers[w]; !ok {
@@ -207,6 +248,7 @@ type Watcher struct {
 	hub    *Hub
 	filter Filter
 	client string // whom Watch counted it for
+	seq    uint64 // its number: the oldest has the least
 
 	mu           sync.Mutex
 	ring         []Bet // the newest pending bets, ring[start:start+n] modulo len

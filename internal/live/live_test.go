@@ -143,9 +143,14 @@ func TestHubLimitPerClient(t *testing.T) {
 	if _, err := h.Watch(live.Filter{}, "10.0.0.3"); err != nil {
 		t.Fatalf("the hub's fourth: %v", err)
 	}
-	// The hub's own limit still holds for a client under its own.
-	if _, err := h.Watch(live.Filter{}, "10.0.0.4"); !errors.Is(err, live.ErrFull) {
-		t.Fatalf("the hub's fifth: %v, want ErrFull", err)
+	// The hub's own limit still holds for a client under its own: a fifth
+	// takes the place of a client holding two (TestFullHubSharesItsPlaces),
+	// and once every client holds one the next is refused.
+	if _, err := h.Watch(live.Filter{}, "10.0.0.4"); err != nil {
+		t.Fatalf("the hub's fifth, with a client holding two: %v", err)
+	}
+	if _, err := h.Watch(live.Filter{}, "10.0.0.5"); !errors.Is(err, live.ErrFull) {
+		t.Fatalf("the hub's sixth, with every client holding one: %v, want ErrFull", err)
 	}
 	if got := h.Stats().Watchers; got != 4 {
 		t.Fatalf("%d watchers, want 4", got)
@@ -185,5 +190,59 @@ func TestNextIdle(t *testing.T) {
 	defer w.Stop()
 	if got, err := w.Next(context.Background(), 10*time.Millisecond); got != nil || err != nil {
 		t.Fatalf("idle: %v %v", got, err)
+	}
+}
+
+// A full hub gives a new client's watcher the place of the oldest watcher
+// of the client holding the most, while that client holds at least two
+// more; a client can never displace one holding as many as it does, or one
+// more, so the places end evenly shared rather than held by whoever came
+// first (found by a review playing a hostile client: a few clients at their
+// own limit kept every other visitor out).
+func TestFullHubSharesItsPlaces(t *testing.T) {
+	t.Parallel()
+	h := live.NewHub(live.HubOptions{MaxWatchers: 5, MaxPerClient: 3})
+	var hog []*live.Watcher
+	for range 3 {
+		w, err := h.Watch(live.Filter{}, "hog")
+		if err != nil {
+			t.Fatal(err)
+		}
+		hog = append(hog, w)
+	}
+	other, _ := h.Watch(live.Filter{}, "other")
+	if _, err := h.Watch(live.Filter{}, "other"); err != nil {
+		t.Fatalf("the hub's last place: %v", err)
+	}
+	// Full: hog 3, other 2. A newcomer takes hog's oldest place.
+	if _, err := h.Watch(live.Filter{}, "new"); err != nil {
+		t.Fatalf("a newcomer to a full hub whose largest client holds 3: %v", err)
+	}
+	if _, err := hog[0].Next(context.Background(), 0); !errors.Is(err, live.ErrDisplaced) {
+		t.Fatalf("the largest client's oldest watcher: %v, want ErrDisplaced", err)
+	}
+	for _, w := range append(hog[1:], other) {
+		select {
+		case <-w.Done():
+			t.Fatalf("another watcher ended")
+		default:
+		}
+	}
+	// hog 2, other 2, new 1: nobody holds two more than new.
+	if _, err := h.Watch(live.Filter{}, "new"); !errors.Is(err, live.ErrFull) {
+		t.Fatalf("new with every client at most one ahead of it: %v, want ErrFull", err)
+	}
+	// Two clients with none yet each take a place, until every client
+	// holds one.
+	for _, c := range []string{"third", "fourth"} {
+		if _, err := h.Watch(live.Filter{}, c); err != nil {
+			t.Fatalf("%s, holding none, with clients holding two: %v", c, err)
+		}
+	}
+	if _, err := h.Watch(live.Filter{}, "fifth"); !errors.Is(err, live.ErrFull) {
+		t.Fatalf("fifth with every client holding one: %v, want ErrFull", err)
+	}
+	if s := h.Stats(); s.Watchers != 5 || s.Displaced != 3 {
+		t.Fatalf("stats %+v, want 5 watchers and 3 displaced", s)
 	}
 }

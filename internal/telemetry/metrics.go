@@ -339,6 +339,9 @@ type LiveStats struct {
 	Watchers int
 	// WatchersDropped counts streams ended because their reader fell behind.
 	WatchersDropped int64
+	// WatchersDisplaced counts streams ended to give their place in a full
+	// replica to a client holding fewer.
+	WatchersDisplaced int64
 	// Published counts bets sent to Redis; Dropped counts bets the feed gave
 	// up (its queue was full, or Redis failed).
 	Published, Dropped int64
@@ -353,6 +356,7 @@ func (m *Metrics) RegisterLive(fn func() LiveStats) {
 var (
 	liveWatchers        = prometheus.NewDesc("fairplay_live_watchers", "Live bets streams this replica serves now.", nil, nil)
 	liveWatchersDropped = prometheus.NewDesc("fairplay_live_watchers_dropped_total", "Live bets streams ended because their reader fell behind.", nil, nil)
+	liveDisplaced       = prometheus.NewDesc("fairplay_live_watchers_displaced_total", "Live bets streams ended to give their place in a full replica to a client holding fewer.", nil, nil)
 	livePublished       = prometheus.NewDesc("fairplay_live_bets_published_total", "Settled bets published to the live feed (Redis).", nil, nil)
 	liveDropped         = prometheus.NewDesc("fairplay_live_bets_dropped_total", "Settled bets the live feed gave up: its queue was full or Redis failed.", nil, nil)
 )
@@ -360,7 +364,7 @@ var (
 type liveCollector func() LiveStats
 
 func (c liveCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{liveWatchers, liveWatchersDropped, livePublished, liveDropped} {
+	for _, d := range []*prometheus.Desc{liveWatchers, liveWatchersDropped, liveDisplaced, livePublished, liveDropped} {
 		ch <- d
 	}
 }
@@ -369,6 +373,7 @@ func (c liveCollector) Collect(ch chan<- prometheus.Metric) {
 	s := c()
 	ch <- prometheus.MustNewConstMetric(liveWatchers, prometheus.GaugeValue, float64(s.Watchers))
 	ch <- prometheus.MustNewConstMetric(liveWatchersDropped, prometheus.CounterValue, float64(s.WatchersDropped))
+	ch <- prometheus.MustNewConstMetric(liveDisplaced, prometheus.CounterValue, float64(s.WatchersDisplaced))
 	ch <- prometheus.MustNewConstMetric(livePublished, prometheus.CounterValue, float64(s.Published))
 	ch <- prometheus.MustNewConstMetric(liveDropped, prometheus.CounterValue, float64(s.Dropped))
 }

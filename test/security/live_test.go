@@ -382,3 +382,48 @@ func TestSlowLiveReaderIsDropped(t *testing.T) {
 	}
 	t.Logf("%d bets went by before the reader was dropped", sent)
 }
+
+// TestAFewAddressesCannotHoldTheFeed: a few addresses, each at its own
+// limit, cannot keep every other visitor off a replica's feed. Found by a
+// review playing a hostile client: 25 addresses (or 25 /64s of one IPv6
+// /56, a home's usual allocation) at 20 streams each filled the 500 places
+// for as long as they liked, a heartbeat keeping even a stream that never
+// reads alive, and every other visitor was refused 503. A full replica now
+// gives a newcomer the place of the oldest stream of the address holding
+// the most, which ends.
+func TestAFewAddressesCannotHoldTheFeed(t *testing.T) {
+	t.Parallel()
+	env := apitest.Start(t, apitest.WithConfig(func(c *settings.Config) {
+		trustLoopback(c)
+		c.LiveMaxWatchers, c.LiveMaxWatchersPerIP = 10, 2
+	}))
+	from := func(ip string) http.Header { return http.Header{"X-Forwarded-For": {ip}} }
+	var held []*apitest.LiveStream
+	for i := range 5 {
+		for range 2 {
+			s, res := env.WatchLiveWith(t, "", from(fmt.Sprintf("2001:db8:1:1%d::1", i)))
+			if s == nil {
+				t.Fatalf("stream %d of the /56: %d %v", len(held), res.Status, res.Body)
+			}
+			held = append(held, s)
+		}
+	}
+	s, res := env.WatchLiveWith(t, "", from("198.51.100.9"))
+	if s == nil {
+		t.Fatalf("another visitor, with the feed held by one /56: %d %v", res.Status, res.Body)
+	}
+	ended := 0
+	for _, h := range held {
+		select {
+		case <-h.Ended():
+			ended++
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	if ended != 1 {
+		t.Fatalf("%d of the held streams ended, want the one whose place was given", ended)
+	}
+	if st := env.App.Live.Stats(); st.Watchers != 10 || st.Displaced != 1 {
+		t.Fatalf("feed %+v, want 10 streams and 1 displaced", st)
+	}
+}
