@@ -388,6 +388,10 @@ func keyKind(key string) string {
 	return key
 }
 
+// Liveness is the times before which a session is dead now: unused since
+// UsedSince, or signed in before CreatedSince.
+func (s *Service) Liveness() Liveness { return s.live() }
+
 // live is what keeps a session alive now: its idle timeout and its
 // absolute lifetime.
 func (s *Service) live() Liveness {

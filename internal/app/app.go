@@ -50,6 +50,7 @@ type App struct {
 	Metrics  *telemetry.Metrics
 	Server   *server.Server
 	log      *slog.Logger
+	now      func() time.Time
 }
 
 // Options adjust the wiring for tests.
@@ -76,7 +77,10 @@ func New(ctx context.Context, cfg settings.Config, log *slog.Logger, o Options) 
 	if err != nil {
 		return nil, err
 	}
-	a := &App{Config: cfg, Postgres: pool, log: log}
+	a := &App{Config: cfg, Postgres: pool, log: log, now: o.Now}
+	if a.now == nil {
+		a.now = time.Now
+	}
 	if err := postgres.CheckMigrated(ctx, pool); err != nil {
 		a.Close()
 		return nil, err
@@ -206,12 +210,14 @@ func activityMetrics(svc *admin.Service) func(context.Context) (telemetry.Activi
 func (a *App) Handler() http.Handler { return a.Server.Handler() }
 
 // Run starts background work (the readiness checks, key reloading, folding
-// the bet statistics, the live bets feed's publishing and subscription)
+// the bet statistics, pruning ended sessions, the live bets feed's
+// publishing and subscription)
 // until ctx ends.
 func (a *App) Run(ctx context.Context) {
 	go a.Server.Run(ctx)
 	go a.Keys.Watch(ctx, 10*time.Second)
 	go postgres.FoldBetStatsEvery(ctx, a.Postgres, time.Second, a.log)
+	go postgres.PruneSessionsEvery(ctx, a.Postgres, time.Hour, a.Accounts.Liveness, a.now, a.log)
 	go a.LiveFeed.Run(ctx)
 }
 
