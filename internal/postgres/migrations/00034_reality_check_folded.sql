@@ -23,7 +23,12 @@
 -- the last two minutes of play, those placed since the last call, and the
 -- running games, by index, whatever the session's length.
 --
--- ADD COLUMN with a constant default changes no row.
+-- ADD COLUMN with a constant default changes no row, but locks sessions
+-- whole for a moment: behind a long read of it (a report, a dump) it would
+-- wait, and every bet with it (a bet holds its session's row). So it gives
+-- up after 5 seconds, changing nothing, and the migration is run again (the
+-- operator's migrations Job tries three times), as 00016, 00021 and 00029 do.
+SET LOCAL lock_timeout = '5s';
 ALTER TABLE sessions
     ADD COLUMN rc_through timestamptz,
     ADD COLUMN rc_bets bigint NOT NULL DEFAULT 0,
@@ -105,6 +110,7 @@ $$;
 -- +goose StatementEnd
 
 -- +goose Down
+SET LOCAL lock_timeout = '5s';
 DROP FUNCTION fairplay_reality_check(uuid, uuid);
 ALTER TABLE sessions DROP COLUMN rc_through, DROP COLUMN rc_bets, DROP COLUMN rc_wagered, DROP COLUMN rc_net,
     DROP COLUMN rc_pending;
