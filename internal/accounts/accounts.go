@@ -388,6 +388,13 @@ func keyKind(key string) string {
 	return key
 }
 
+// MaxRefreshes is how many times one session's refresh token may be
+// rotated: the next refresh revokes the session (401, as an expired one),
+// and the player signs in again. Each rotation retires a token, kept while
+// the session lives for reuse detection; the web app refreshes about every
+// 15 minutes while open, under 3,000 times in a session's 30 days.
+const MaxRefreshes = 10000
+
 // Liveness is the times before which a session is dead now: unused since
 // UsedSince, or signed in before CreatedSince.
 func (s *Service) Liveness() Liveness { return s.live() }

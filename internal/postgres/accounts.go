@@ -254,19 +254,25 @@ func (s *AccountStore) SessionByRefreshHash(ctx context.Context, hash []byte, li
 // old one, in one statement. Of two rotations racing with one token, the
 // second waits for the first's row lock, then finds the token no longer
 // current (Postgres re-checks the WHERE clause on the row as updated) and
-// changes nothing.
+// changes nothing. A session refreshed accounts.MaxRefreshes times is
+// revoked instead (migration 00035), so that the retired tokens it keeps for
+// reuse detection stay bounded.
 func (s *AccountStore) RotateRefreshToken(ctx context.Context, oldHash, newHash []byte, live accounts.Liveness, c accounts.Client, at time.Time) (accounts.Session, error) {
 	return scanSession(s.db.QueryRow(ctx, `
 		WITH rotated AS (
-			UPDATE sessions s SET refresh_hash = $2, last_used_at = $5, ip_address = $6, user_agent = $7
-			WHERE s.refresh_hash = $1 AND `+liveSession(3, 4)+`
+			UPDATE sessions s SET refresh_hash = $2, last_used_at = $5, ip_address = $6, user_agent = $7,
+			                      refreshes = s.refreshes + 1
+			WHERE s.refresh_hash = $1 AND `+liveSession(3, 4)+` AND s.refreshes < $8
 			  AND EXISTS (SELECT 1 FROM users u WHERE u.id = s.user_id AND u.deleted_at IS NULL)
 			RETURNING `+sessionColumns+`
+		), spent AS (
+			UPDATE sessions s SET revoked_at = $5
+			WHERE s.refresh_hash = $1 AND `+liveSession(3, 4)+` AND s.refreshes >= $8
 		), retired AS (
 			INSERT INTO retired_refresh_tokens (hash, session_id, retired_at) SELECT $1, id, $5 FROM rotated
 		)
 		SELECT `+sessionColumns+` FROM rotated`,
-		oldHash, newHash, live.UsedSince, live.CreatedSince, at, c.IP, c.UserAgent))
+		oldHash, newHash, live.UsedSince, live.CreatedSince, at, c.IP, c.UserAgent, accounts.MaxRefreshes))
 }
 
 // RevokeByRetiredRefreshHash revokes the session that retired the token,

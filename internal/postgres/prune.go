@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/fairplay/fairplay/internal/accounts"
@@ -17,14 +18,11 @@ const (
 	// session ended (revoked, idle or past its lifetime): the sessions list
 	// and an administrator's look at an account read live sessions only.
 	DeadSessionRetention = 30 * 24 * time.Hour
-	// RetiredTokensKept is how many of a live session's retired refresh
-	// tokens are kept, the newest: a refresh token presented again is
-	// reuse, which revokes the session, only while it is among them. The web
-	// app refreshes about every 15 minutes while open, so they cover about
-	// ten days of use.
-	RetiredTokensKept = 1000
-	// pruneBatch bounds the rows one statement deletes.
-	pruneBatch = 5000
+	// pruneWindow is how many sessions one statement looks at.
+	pruneWindow = 5000
+	// pruneLock is the advisory lock whose holder prunes: one replica at a
+	// time.
+	pruneLock = 0x66706c7072756e65 // "fplprune"
 )
 
 // Pruned counts what PruneSessions deleted.
@@ -32,69 +30,77 @@ type Pruned struct {
 	// Sessions are rows of sessions ended more than DeadSessionRetention
 	// ago (with their retired tokens).
 	Sessions int64
-	// Retired are retired refresh tokens of sessions that have ended, or
-	// beyond the newest RetiredTokensKept of a live one.
+	// Retired are retired refresh tokens of sessions that have ended.
 	Retired int64
 }
 
-// PruneSessions deletes what no request can use any more, in batches: the
-// rows of sessions dead for DeadSessionRetention, the retired refresh tokens
-// of dead sessions, and a live session's retired tokens beyond its newest
-// RetiredTokensKept. Nothing deleted them: every sign-in added a session row
-// and every refresh a retired token, for good, so one address refreshing at
-// its rate limit (300 a minute) added ~430,000 rows a day (found by a review
-// playing a hostile client; TestPruneSessions). live is the sessions'
-// liveness now (accounts.Service.Liveness).
+// PruneSessions deletes what no request can use any more: the rows of
+// sessions ended DeadSessionRetention ago (their retired refresh tokens go
+// with them), and at once the retired tokens of a session that has ended (a
+// retired token presented again revokes its session, which has nothing left
+// to revoke). A live session keeps every retired token, at most
+// accounts.MaxRefreshes. Nothing deleted them: every sign-in added a session
+// row and every refresh a retired token, for good (found by a review
+// playing a hostile client; TestPruneSessions).
+//
+// It walks the sessions by their key, pruneWindow at a time, so each run
+// reads every session once however many it deletes, and runs on one
+// replica at a time (an advisory lock: another finds it held and skips the
+// run). live is the sessions' liveness now (accounts.Service.Liveness).
 func PruneSessions(ctx context.Context, pool *pgxpool.Pool, live accounts.Liveness, now time.Time) (Pruned, error) {
 	var p Pruned
-	batches := func(what *int64, sql string, args ...any) error {
-		for {
-			tag, err := pool.Exec(ctx, sql, args...)
-			if err != nil {
-				return err
-			}
-			*what += tag.RowsAffected()
-			if tag.RowsAffected() < pruneBatch {
-				return nil
-			}
+	conn, err := pool.Acquire(ctx)
+	if err != nil {
+		return p, fmt.Errorf("prune sessions: %w", err)
+	}
+	defer conn.Release()
+	var mine bool
+	if err := conn.QueryRow(ctx, `SELECT pg_try_advisory_lock($1)`, int64(pruneLock)).Scan(&mine); err != nil {
+		return p, fmt.Errorf("prune sessions: %w", err)
+	}
+	if !mine {
+		return p, nil
+	}
+	defer func() { _, _ = conn.Exec(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1)`, int64(pruneLock)) }()
+	after := uuid.Nil
+	for {
+		var (
+			last              *uuid.UUID
+			sessions, retired int64
+		)
+		// A window of sessions by key; those ended long ago deleted, the
+		// retired tokens of those ended since.
+		err := conn.QueryRow(ctx, `
+			WITH w AS MATERIALIZED (
+				SELECT id, coalesce(revoked_at < $2, false) OR last_used_at < $3 OR created_at < $4 AS long_dead,
+				       revoked_at IS NOT NULL OR last_used_at < $5 OR created_at < $6 AS dead
+				FROM sessions WHERE id > $1 ORDER BY id LIMIT $7
+			), gone AS (
+				DELETE FROM sessions s USING w WHERE s.id = w.id AND w.long_dead RETURNING 1
+			), spent AS (
+				DELETE FROM retired_refresh_tokens r USING w
+				WHERE r.session_id = w.id AND w.dead AND NOT w.long_dead RETURNING 1
+			)
+			SELECT (SELECT id FROM w ORDER BY id DESC LIMIT 1), (SELECT count(*) FROM gone),
+			       (SELECT count(*) FROM spent)`,
+			after, now.Add(-DeadSessionRetention), live.UsedSince.Add(-DeadSessionRetention),
+			live.CreatedSince.Add(-DeadSessionRetention), live.UsedSince, live.CreatedSince, pruneWindow).
+			Scan(&last, &sessions, &retired)
+		if err != nil {
+			return p, fmt.Errorf("prune sessions: %w", err)
 		}
+		p.Sessions += sessions
+		p.Retired += retired
+		if last == nil {
+			return p, nil
+		}
+		after = *last
 	}
-	if err := batches(&p.Sessions, `
-		DELETE FROM sessions s USING (
-			SELECT id FROM sessions
-			WHERE revoked_at < $1 OR last_used_at < $2 OR created_at < $3
-			LIMIT $4 FOR UPDATE SKIP LOCKED) d
-		WHERE s.id = d.id`,
-		now.Add(-DeadSessionRetention), live.UsedSince.Add(-DeadSessionRetention),
-		live.CreatedSince.Add(-DeadSessionRetention), pruneBatch); err != nil {
-		return p, fmt.Errorf("prune dead sessions: %w", err)
-	}
-	if err := batches(&p.Retired, `
-		DELETE FROM retired_refresh_tokens r USING (
-			SELECT t.hash FROM retired_refresh_tokens t JOIN sessions s ON s.id = t.session_id
-			WHERE s.revoked_at IS NOT NULL OR s.last_used_at < $1 OR s.created_at < $2
-			LIMIT $3) d
-		WHERE r.hash = d.hash`, live.UsedSince, live.CreatedSince, pruneBatch); err != nil {
-		return p, fmt.Errorf("prune dead sessions' retired tokens: %w", err)
-	}
-	// A live session's tokens older than its newest RetiredTokensKept: each
-	// session over is found by one pass over the table, and its cut by its
-	// own index entries.
-	if err := batches(&p.Retired, `
-		DELETE FROM retired_refresh_tokens r USING (
-			SELECT o.session_id, (SELECT t.retired_at FROM retired_refresh_tokens t WHERE t.session_id = o.session_id
-			                      ORDER BY t.retired_at DESC OFFSET $1 LIMIT 1) AS cut
-			FROM (SELECT session_id FROM retired_refresh_tokens GROUP BY session_id HAVING count(*) > $1
-			      LIMIT $2) o) c
-		WHERE r.session_id = c.session_id AND r.retired_at <= c.cut`, RetiredTokensKept, pruneBatch); err != nil {
-		return p, fmt.Errorf("prune retired tokens: %w", err)
-	}
-	return p, nil
 }
 
 // PruneSessionsEvery runs PruneSessions every interval until ctx ends. A
-// failure is logged and the next run tries again; several replicas pruning
-// at once skip each other's rows.
+// failure is logged and the next run tries again; while one replica prunes,
+// the others skip their runs.
 func PruneSessionsEvery(ctx context.Context, pool *pgxpool.Pool, interval time.Duration,
 	live func() accounts.Liveness, now func() time.Time, log *slog.Logger) {
 	t := time.NewTicker(interval)

@@ -2,6 +2,7 @@ package postgres_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -14,8 +15,8 @@ import (
 
 // TestPruneSessions: the rows no request can use any more are deleted —
 // sessions ended DeadSessionRetention ago with their retired refresh
-// tokens, the retired tokens of sessions ended since, and a live session's
-// retired tokens beyond its newest RetiredTokensKept — and nothing else.
+// tokens, and the retired tokens of sessions ended since — and nothing
+// else: a live session keeps every retired token (reuse detection).
 // Every sign-in added a session row and every refresh a retired token, for
 // good: one address refreshing at its rate limit added ~430,000 rows a day
 // (found by a review playing a hostile client).
@@ -38,7 +39,7 @@ func TestPruneSessions(t *testing.T) {
 			FROM generate_series(1, $3) i`, id, created, tokens)
 		return id
 	}
-	busy := session(now.Add(-time.Hour), now, nil, postgres.RetiredTokensKept+50)
+	busy := session(now.Add(-time.Hour), now, nil, 1050)
 	quiet := session(now.Add(-time.Hour), now, nil, 7)
 	revokedYesterday := session(now.Add(-48*time.Hour), now.Add(-25*time.Hour), now.Add(-24*time.Hour), 5)
 	idleYesterday := session(now.Add(-48*time.Hour), live.UsedSince.Add(-time.Hour), nil, 4)
@@ -57,8 +58,8 @@ func TestPruneSessions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Sessions != 3 || p.Retired != 50+5+4 {
-		t.Errorf("pruned %+v, want 3 sessions and 59 retired tokens", p)
+	if p.Sessions != 3 || p.Retired != 5+4 {
+		t.Errorf("pruned %+v, want 3 sessions and 9 retired tokens", p)
 	}
 	if n := queryInt(t, pool, `SELECT count(*) FROM sessions`); n != 4 {
 		t.Errorf("%d sessions left, want the 2 live and the 2 ended since", n)
@@ -68,23 +69,82 @@ func TestPruneSessions(t *testing.T) {
 		id   uuid.UUID
 		want int64
 	}{
-		{"busy", busy, postgres.RetiredTokensKept}, {"quiet", quiet, 7},
+		{"busy", busy, 1050}, {"quiet", quiet, 7},
 		{"revoked yesterday", revokedYesterday, 0}, {"idle since yesterday", idleYesterday, 0},
 	} {
 		if n := queryInt(t, pool, `SELECT count(*) FROM retired_refresh_tokens WHERE session_id = $1`, c.id); n != c.want {
 			t.Errorf("%s: %d retired tokens, want %d", c.name, n, c.want)
 		}
 	}
-	// The busy session keeps its newest.
-	var oldest time.Time
-	if err := pool.QueryRow(ctx, `SELECT min(retired_at) FROM retired_refresh_tokens WHERE session_id = $1`, busy).
-		Scan(&oldest); err != nil {
-		t.Fatal(err)
-	}
-	if want := now.Add(-time.Hour + 51*time.Second); !oldest.Equal(want) {
-		t.Errorf("the busy session's oldest token kept was retired at %v, want %v", oldest, want)
-	}
 	if again, err := postgres.PruneSessions(ctx, pool, live, now); err != nil || again != (postgres.Pruned{}) {
 		t.Errorf("a second run pruned %+v (%v), want nothing", again, err)
+	}
+}
+
+// TestPruneSessionsWalksEveryWindow: a run prunes past its first window of
+// sessions, and one replica prunes at a time: another finds the lock held
+// and prunes nothing.
+func TestPruneSessionsWalksEveryWindow(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool := pgtest.New(t)
+	now := time.Now().UTC()
+	live := accounts.Liveness{UsedSince: now.Add(-24 * time.Hour), CreatedSince: now.Add(-72 * time.Hour)}
+	user := uuid.New()
+	mustExec(t, pool, `INSERT INTO users (id, username, email, password_hash) VALUES ($1, 'many', 'm@example.com', 'x')`, user)
+	// 12,000 sessions, one in three revoked two months ago.
+	mustExec(t, pool, `INSERT INTO sessions (id, user_id, refresh_hash, revoked_at)
+		SELECT gen_random_uuid(), $1, sha256(i::text::bytea), CASE WHEN i % 3 = 0 THEN $2::timestamptz END
+		FROM generate_series(1, 12000) i`, user, now.Add(-60*24*time.Hour))
+	conn, err := pool.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock($1)`, int64(0x66706c7072756e65)); err != nil {
+		t.Fatal(err)
+	}
+	if p, err := postgres.PruneSessions(ctx, pool, live, now); err != nil || p != (postgres.Pruned{}) {
+		t.Fatalf("with another replica pruning: %+v, %v; want nothing", p, err)
+	}
+	if _, err := conn.Exec(ctx, `SELECT pg_advisory_unlock($1)`, int64(0x66706c7072756e65)); err != nil {
+		t.Fatal(err)
+	}
+	conn.Release()
+	p, err := postgres.PruneSessions(ctx, pool, live, now)
+	if err != nil || p.Sessions != 4000 {
+		t.Fatalf("pruned %+v, %v; want the 4,000 revoked two months ago", p, err)
+	}
+	if n := queryInt(t, pool, `SELECT count(*) FROM sessions`); n != 8000 {
+		t.Fatalf("%d sessions left, want 8,000", n)
+	}
+}
+
+// TestSessionRefreshesAreBounded: a session rotates its refresh token at
+// most accounts.MaxRefreshes times; the next refresh revokes it instead of
+// retiring another token (a live session keeps every retired token, for
+// reuse detection, so nothing else bounds how many it gathers).
+func TestSessionRefreshesAreBounded(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool := pgtest.New(t)
+	store := postgres.NewAccountStore(pool)
+	now := time.Now().UTC()
+	live := accounts.Liveness{UsedSince: now.Add(-time.Hour), CreatedSince: now.Add(-time.Hour)}
+	user, session := uuid.New(), uuid.New()
+	mustExec(t, pool, `INSERT INTO users (id, username, email, password_hash) VALUES ($1, 'refresher', 'r@example.com', 'x')`, user)
+	mustExec(t, pool, `INSERT INTO sessions (id, user_id, refresh_hash, refreshes) VALUES ($1, $2, 'a', $3)`,
+		session, user, accounts.MaxRefreshes-1)
+	if _, err := store.RotateRefreshToken(ctx, []byte("a"), []byte("b"), live, accounts.Client{}, now); err != nil {
+		t.Fatalf("the last refresh allowed: %v", err)
+	}
+	if _, err := store.RotateRefreshToken(ctx, []byte("b"), []byte("c"), live, accounts.Client{}, now); !errors.Is(err, accounts.ErrSessionNotFound) {
+		t.Fatalf("a refresh past the bound: %v, want ErrSessionNotFound", err)
+	}
+	var revoked bool
+	if err := pool.QueryRow(ctx, `SELECT revoked_at IS NOT NULL FROM sessions WHERE id = $1`, session).Scan(&revoked); err != nil || !revoked {
+		t.Fatalf("the session after a refresh past the bound: revoked %v (%v)", revoked, err)
+	}
+	if n := queryInt(t, pool, `SELECT count(*) FROM retired_refresh_tokens WHERE session_id = $1`, session); n != 1 {
+		t.Fatalf("%d retired tokens, want the one of the last refresh allowed", n)
 	}
 }
