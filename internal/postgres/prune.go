@@ -61,7 +61,9 @@ func PruneSessions(ctx context.Context, pool *pgxpool.Pool, live accounts.Livene
 	if !mine {
 		return p, nil
 	}
-	defer func() { _, _ = conn.Exec(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1)`, int64(pruneLock)) }()
+	defer func() {
+		_, _ = conn.Exec(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1)`, int64(pruneLock))
+	}()
 	after := uuid.Nil
 	for {
 		var (
