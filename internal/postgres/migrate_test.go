@@ -812,6 +812,17 @@ func TestMigration33DownRestoresTheFunction(t *testing.T) {
 	}, "fairplay_place_bets")
 }
 
+// TestMigration36DownRestoresTheFunction: migration 00036 keeps the reality
+// check's mark behind Postgres' clock and writes the session only when
+// something changed; its way back gives the function back as 00034 made it.
+func TestMigration36DownRestoresTheFunction(t *testing.T) {
+	t.Parallel()
+	checkDownRestores(t, 35, func(_, def string) bool {
+		return strings.Contains(def, "least(max(b.created_at), statement_timestamp())") &&
+			strings.Contains(def, "still IS DISTINCT FROM s.rc_pending")
+	}, "fairplay_reality_check")
+}
+
 // TestMigration30AuditsOperatorCommands: after migration 00030 an audit row
 // without an actor is an operator's command, and only such an action may
 // lack one; its way back refuses while the log holds one (the log is never

@@ -770,6 +770,20 @@ func TestRealityCheckReadsEachBetOnce(t *testing.T) {
 	if read := check("again"); read > 60 {
 		t.Fatalf("a second call read %d bets: the kept ones again", read)
 	}
+	// Nothing changed: the session's row is not written again (a running
+	// game polled for rewrote it on every call).
+	version := func() (x string) {
+		t.Helper()
+		if err := pool.QueryRow(ctx, `SELECT xmin::text FROM sessions WHERE id = $1`, p.session).Scan(&x); err != nil {
+			t.Fatal(err)
+		}
+		return x
+	}
+	before := version()
+	check("once more")
+	if version() != before {
+		t.Fatalf("a call with nothing new rewrote the session's row")
+	}
 
 	// The running games settle, a stake grows; more bets, some old enough
 	// to be kept.
@@ -782,6 +796,14 @@ func TestRealityCheckReadsEachBetOnce(t *testing.T) {
 	mustExec(t, pool, `UPDATE bets SET status = 'settled', payout = 1, settled_at = now() WHERE id = $1`, pump[0])
 	insert(10, "settled", now.Add(10*time.Minute), "keno") // the last two minutes move on
 	check("after both settled")
+
+	// A replica whose clock runs ahead stamps a bet an hour from now; a bet
+	// stamped a minute ago by another is saved after the call: it is still
+	// counted.
+	insert(1, "settled", time.Now().UTC().Add(time.Hour), "dice")
+	check("with a bet stamped ahead")
+	insert(1, "settled", time.Now().UTC().Add(-time.Minute), "dice")
+	check("with a bet saved late")
 
 	// Calls at once keep each bet once.
 	var wg sync.WaitGroup
