@@ -44,6 +44,25 @@ func ScopeOf(addr string) IPScope {
 	return ScopePublic
 }
 
+// SiteOf is the site an address or a NetworkOf network belongs to: an IPv4
+// address itself, an IPv6 address's /48 (what a site is assigned, RFC 6177:
+// one holder may use any of its 65,536 /64s), and anything else as it is.
+// The live feed shares a full replica's places between sites.
+func SiteOf(addr string) string {
+	if p, err := netip.ParsePrefix(addr); err == nil {
+		addr = p.Addr().String()
+	}
+	ip, err := netip.ParseAddr(addr)
+	if err != nil {
+		return addr
+	}
+	ip = ip.Unmap()
+	if ip.Is4() {
+		return ip.String()
+	}
+	return netip.PrefixFrom(ip.WithZone(""), 48).Masked().String()
+}
+
 // NetworkOf is whom the per-address limits count an address against: an
 // IPv4 address itself, an IPv6 address's /64 (one subscriber, one host or
 // one home line holds a whole /64 and may use any address in it, so counting

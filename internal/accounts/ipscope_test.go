@@ -61,3 +61,24 @@ func TestNetworkOf(t *testing.T) {
 		}
 	}
 }
+
+// SiteOf groups an IPv6 site's /48 (from an address or its NetworkOf /64)
+// and keeps an IPv4 address as it is.
+func TestSiteOf(t *testing.T) {
+	t.Parallel()
+	for addr, want := range map[string]string{
+		"203.0.113.7":        "203.0.113.7",
+		"::ffff:203.0.113.7": "203.0.113.7",
+		"2001:db8:1:2::1":    "2001:db8:1::/48",
+		"2001:db8:1:ff00::9": "2001:db8:1::/48",
+		"2001:db8:1:2::/64":  "2001:db8:1::/48",
+		"2001:db8:2:2::/64":  "2001:db8:2::/48",
+		"fe80::1%eth0":       "fe80::/48",
+		"":                   "",
+		"not an address":     "not an address",
+	} {
+		if got := SiteOf(addr); got != want {
+			t.Errorf("SiteOf(%q) = %q, want %q", addr, got, want)
+		}
+	}
+}

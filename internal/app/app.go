@@ -115,7 +115,8 @@ func New(ctx context.Context, cfg settings.Config, log *slog.Logger, o Options) 
 		Store: postgres.NewAccountStore(pool), Tokens: accounts.NewTokens(a.Keys, cfg.AccessTokenTTL, o.Now),
 		Bots: bots, Limiter: limiter, Config: cfg, Logger: log, Now: o.Now, Hasher: o.Hasher,
 	})
-	a.Live = live.NewHub(live.HubOptions{MaxWatchers: cfg.LiveMaxWatchers, MaxPerClient: cfg.LiveMaxWatchersPerIP})
+	a.Live = live.NewHub(live.HubOptions{MaxWatchers: cfg.LiveMaxWatchers, MaxPerClient: cfg.LiveMaxWatchersPerIP,
+		GroupOf: accounts.SiteOf})
 	a.LiveFeed = cache.NewLiveFeed(a.Redis, cfg.RedisPrefix, a.Live, log)
 	a.Metrics.RegisterLive(func() telemetry.LiveStats {
 		h, f := a.Live.Stats(), a.LiveFeed.Stats()

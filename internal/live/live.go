@@ -60,8 +60,8 @@ var (
 	ErrClosed = errors.New("live: the feed has closed")
 	// ErrTooSlow ends a watcher that stopped taking its bets.
 	ErrTooSlow = errors.New("live: the watcher fell behind")
-	// ErrDisplaced ends the oldest watcher of the client holding the most
-	// places of a full hub, whose place goes to a client holding fewer.
+	// ErrDisplaced ends the newest watcher of the group holding the most
+	// places of a full hub, whose place goes to a group holding fewer.
 	ErrDisplaced = errors.New("live: the place went to another client")
 )
 
@@ -88,9 +88,13 @@ type HubOptions struct {
 	// MaxPerClient bounds the watchers of one client, as Watch is told
 	// who it is (0: unlimited), so one client cannot take every place.
 	MaxPerClient int
-	MaxPending   int
-	Interval     time.Duration
-	Stall        time.Duration
+	// GroupOf names the group a client belongs to (the client itself when
+	// nil): a full hub shares its places between groups (Watch), so that
+	// one holder of many clients (an IPv6 site's /64s) counts as one.
+	GroupOf    func(client string) string
+	MaxPending int
+	Interval   time.Duration
+	Stall      time.Duration
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
 }
@@ -102,6 +106,7 @@ type Hub struct {
 	mu        sync.Mutex
 	watchers  map[*Watcher]struct{}
 	perClient map[string]int // watchers by client, those with any
+	perGroup  map[string]int // watchers by group, those with any
 	seq       uint64         // the last watcher's number
 	closed    bool
 
@@ -123,7 +128,10 @@ func NewHub(o HubOptions) *Hub {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	return &Hub{opt: o, watchers: map[*Watcher]struct{}{}, perClient: map[string]int{}}
+	if o.GroupOf == nil {
+		o.GroupOf = func(client string) string { return client }
+	}
+	return &Hub{opt: o, watchers: map[*Watcher]struct{}{}, perClient: map[string]int{}, perGroup: map[string]int{}}
 }
 
 // HubStats are the hub's figures for the metrics.
@@ -148,16 +156,19 @@ func (h *Hub) Stats() HubStats {
 // Watch adds a watcher for client (whom the caller names: an address, say;
 // "" is one client too); ErrClientFull beyond the client's limit, ErrClosed
 // once the hub has closed. A full hub gives the new watcher the place of
-// the oldest watcher of the client holding the most, if that client holds
-// at least two more than the new watcher's (ErrDisplaced ends it), and
-// refuses it otherwise (ErrFull). The caller must Stop it.
+// the newest watcher of the group (GroupOf) holding the most, if that group
+// holds at least two more than the new watcher's (ErrDisplaced ends it),
+// and refuses it otherwise (ErrFull). The caller must Stop it.
 //
 // Without that, a few clients at their own limit took every place for as
 // long as they liked (25 addresses, or 25 /64s of one IPv6 /56, at 20 each
 // fill 500; a heartbeat keeps a stream that never reads alive) and every
 // other visitor was refused (found by a review playing a hostile client).
-// Now they keep at most an even share: a client with a stream or two keeps
-// it, and a newcomer gets in as long as someone holds more than its share.
+// Now they keep at most an even share: a group with a stream or two keeps
+// it, and a newcomer gets in as long as some group holds more than its
+// share. The newest goes, not the oldest: whoever shares an address with
+// someone watching (a carrier's NAT) and fills it cannot have that
+// viewer's older stream ended by opening one more elsewhere.
 func (h *Hub) Watch(f Filter, client string) (*Watcher, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -172,8 +183,10 @@ func (h *Hub) Watch(f Filter, client string) (*Watcher, error) {
 	h.seq++
 	w := &Watcher{hub: h, filter: f, client: client, seq: h.seq, ring: make([]Bet, h.opt.MaxPending),
 		notify: make(chan struct{}, 1), done: make(chan struct{})}
+	w.group = h.opt.GroupOf(client)
 	h.watchers[w] = struct{}{}
 	h.perClient[client]++
+	h.perGroup[w.group]++
 	return w, nil
 }
 
@@ -206,26 +219,26 @@ func (h *Hub) Close() {
 	}
 }
 
-// makeRoom ends the oldest watcher of the client holding the most, if it
-// holds at least two more than client; h.mu is held.
+// makeRoom ends the newest watcher of the group holding the most, if it
+// holds at least two more than client's; h.mu is held.
 func (h *Hub) makeRoom(client string) bool {
 	top, most := "", 0
-	for c, n := range h.perClient {
+	for g, n := range h.perGroup {
 		if n > most {
-			top, most = c, n
+			top, most = g, n
 		}
 	}
-	if most < h.perClient[client]+2 {
+	if most < h.perGroup[h.opt.GroupOf(client)]+2 {
 		return false
 	}
-	var oldest *Watcher
+	var newest *Watcher
 	for w := range h.watchers {
-		if w.client == top && (oldest == nil || w.seq < oldest.seq) {
-			oldest = w
+		if w.group == top && (newest == nil || w.seq > newest.seq) {
+			newest = w
 		}
 	}
 	h.displaced.Add(1)
-	h.remove(oldest, ErrDisplaced)
+	h.remove(newest, ErrDisplaced)
 	return true
 }
 
@@ -239,6 +252,10 @@ func (h *Hub) remove(w *Watcher, err error) {
 	if h.perClient[w.client] == 0 {
 		delete(h.perClient, w.client)
 	}
+	h.perGroup[w.group]--
+	if h.perGroup[w.group] == 0 {
+		delete(h.perGroup, w.group)
+	}
 	w.err = err
 	close(w.done)
 }
@@ -248,7 +265,8 @@ type Watcher struct {
 	hub    *Hub
 	filter Filter
 	client string // whom Watch counted it for
-	seq    uint64 // its number: the oldest has the least
+	group  string // the client's group (HubOptions.GroupOf)
+	seq    uint64 // its number: the newest has the most
 
 	mu           sync.Mutex
 	ring         []Bet // the newest pending bets, ring[start:start+n] modulo len

@@ -3,6 +3,7 @@ package live_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -193,56 +194,60 @@ func TestNextIdle(t *testing.T) {
 	}
 }
 
-// A full hub gives a new client's watcher the place of the oldest watcher
-// of the client holding the most, while that client holds at least two
-// more; a client can never displace one holding as many as it does, or one
+// A full hub gives a new client's watcher the place of the newest watcher
+// of the group holding the most, while that group holds at least two more;
+// a client can never displace a group holding as many as its own, or one
 // more, so the places end evenly shared rather than held by whoever came
 // first (found by a review playing a hostile client: a few clients at their
-// own limit kept every other visitor out).
+// own limit kept every other visitor out). The newest goes: a client
+// sharing an address with a viewer cannot have the viewer's older stream
+// ended. Clients of one group (an IPv6 site's /64s) count as one.
 func TestFullHubSharesItsPlaces(t *testing.T) {
 	t.Parallel()
-	h := live.NewHub(live.HubOptions{MaxWatchers: 5, MaxPerClient: 3})
-	var hog []*live.Watcher
-	for range 3 {
-		w, err := h.Watch(live.Filter{}, "hog")
+	site := func(client string) string { return strings.SplitN(client, "/", 2)[0] }
+	h := live.NewHub(live.HubOptions{MaxWatchers: 5, MaxPerClient: 3, GroupOf: site})
+	watch := func(c string) *live.Watcher {
+		t.Helper()
+		w, err := h.Watch(live.Filter{}, c)
 		if err != nil {
-			t.Fatal(err)
+			t.Fatalf("%s: %v", c, err)
 		}
-		hog = append(hog, w)
+		return w
 	}
-	other, _ := h.Watch(live.Filter{}, "other")
-	if _, err := h.Watch(live.Filter{}, "other"); err != nil {
-		t.Fatalf("the hub's last place: %v", err)
-	}
-	// Full: hog 3, other 2. A newcomer takes hog's oldest place.
-	if _, err := h.Watch(live.Filter{}, "new"); err != nil {
-		t.Fatalf("a newcomer to a full hub whose largest client holds 3: %v", err)
-	}
-	if _, err := hog[0].Next(context.Background(), 0); !errors.Is(err, live.ErrDisplaced) {
-		t.Fatalf("the largest client's oldest watcher: %v, want ErrDisplaced", err)
-	}
-	for _, w := range append(hog[1:], other) {
+	ended := func(w *live.Watcher) bool {
 		select {
 		case <-w.Done():
-			t.Fatalf("another watcher ended")
+			return true
 		default:
+			return false
 		}
 	}
-	// hog 2, other 2, new 1: nobody holds two more than new.
-	if _, err := h.Watch(live.Filter{}, "new"); !errors.Is(err, live.ErrFull) {
-		t.Fatalf("new with every client at most one ahead of it: %v, want ErrFull", err)
+	viewer, n2, n3 := watch("nat"), watch("nat"), watch("nat")
+	s1, s2 := watch("site/1"), watch("site/2")
+	// Full: nat 3, site 2 (over two clients). A newcomer takes the newest
+	// place of the largest group, nat's, never the viewer's older one.
+	watch("new")
+	if _, err := n3.Next(context.Background(), 0); !errors.Is(err, live.ErrDisplaced) {
+		t.Fatalf("the largest group's newest watcher: %v, want ErrDisplaced", err)
 	}
-	// Two clients with none yet each take a place, until every client
-	// holds one.
-	for _, c := range []string{"third", "fourth"} {
-		if _, err := h.Watch(live.Filter{}, c); err != nil {
-			t.Fatalf("%s, holding none, with clients holding two: %v", c, err)
+	for _, w := range []*live.Watcher{viewer, n2, s1, s2} {
+		if ended(w) {
+			t.Fatalf("another watcher ended")
 		}
 	}
-	if _, err := h.Watch(live.Filter{}, "fifth"); !errors.Is(err, live.ErrFull) {
-		t.Fatalf("fifth with every client holding one: %v, want ErrFull", err)
+	// nat 2, site 2, new 1: nobody holds two more than new, or than site.
+	for _, c := range []string{"new", "site/3"} {
+		if _, err := h.Watch(live.Filter{}, c); !errors.Is(err, live.ErrFull) {
+			t.Fatalf("%s with every group at most one ahead of its own: %v, want ErrFull", c, err)
+		}
 	}
-	if s := h.Stats(); s.Watchers != 5 || s.Displaced != 3 {
-		t.Fatalf("stats %+v, want 5 watchers and 3 displaced", s)
+	// A client of a group holding none takes the newest place of nat or
+	// site; the viewer keeps its own.
+	watch("lone")
+	if ended(viewer) || ended(s1) {
+		t.Fatalf("an older watcher ended")
+	}
+	if s := h.Stats(); s.Watchers != 5 || s.Displaced != 2 {
+		t.Fatalf("stats %+v, want 5 watchers and 2 displaced", s)
 	}
 }

@@ -389,8 +389,8 @@ func TestSlowLiveReaderIsDropped(t *testing.T) {
 // /56, a home's usual allocation) at 20 streams each filled the 500 places
 // for as long as they liked, a heartbeat keeping even a stream that never
 // reads alive, and every other visitor was refused 503. A full replica now
-// gives a newcomer the place of the oldest stream of the address holding
-// the most, which ends.
+// gives a newcomer the place of the newest stream of the site holding the
+// most (an IPv6 /48 counts as one, however many /64s it uses), which ends.
 func TestAFewAddressesCannotHoldTheFeed(t *testing.T) {
 	t.Parallel()
 	env := apitest.Start(t, apitest.WithConfig(func(c *settings.Config) {
