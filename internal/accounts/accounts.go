@@ -144,7 +144,9 @@ type Store interface {
 	// RotateRefreshToken replaces the current refresh token of a live session
 	// of a live user, retiring the old one, and records the use (client,
 	// time). It returns ErrSessionNotFound when no live session's current
-	// token has oldHash; of two rotations racing with one token, one wins.
+	// token has oldHash; of two rotations racing with one token, one wins. A
+	// session refreshed MaxRefreshes times is revoked instead, and
+	// ErrSessionSpent returned: the caller commits the revocation.
 	RotateRefreshToken(ctx context.Context, oldHash, newHash []byte, live Liveness, c Client, at time.Time) (Session, error)
 	// RevokeByRetiredRefreshHash revokes the session a retired refresh token
 	// belonged to (if it is not revoked already) and returns it, or returns
@@ -260,6 +262,9 @@ var (
 	ErrSessionExpired   = problem.Unauthenticated("Session expired, please log in again")
 	ErrRefreshRequired  = problem.Invalid("Refresh token is required")
 	ErrSessionNotFound  = problem.NotFound("Session not found")
+	// ErrSessionSpent is RotateRefreshToken's answer for a session it
+	// revoked at MaxRefreshes; the player hears ErrSessionExpired.
+	ErrSessionSpent = errors.New("accounts: the session has had its refreshes")
 	ErrSessionIDInvalid = problem.Invalid("Invalid session id")
 	ErrUserNotFound     = problem.NotFound("User not found")
 	ErrAdminRequired    = problem.Forbidden("Admin access required")

@@ -263,12 +263,19 @@ func (s *Service) Refresh(ctx context.Context, refreshToken string, c Client) (A
 		return AuthResult{}, err
 	}
 	old := hashRefreshToken(refreshToken)
-	var res AuthResult
+	var (
+		res   AuthResult
+		spent bool
+	)
 	// One transaction: a refresh that fails after the rotation (the user was
 	// deleted meanwhile, the database went away) leaves the token it was given
 	// current, so a retry is not taken for a reuse.
 	err = s.store.InTx(ctx, func(tx Store) error {
 		sess, err := tx.RotateRefreshToken(ctx, old, nextHash, s.live(), Client{IP: c.IP, UserAgent: truncate(c.UserAgent, 512)}, s.now())
+		if errors.Is(err, ErrSessionSpent) {
+			spent = true
+			return nil // the revocation commits
+		}
 		if err != nil {
 			return err
 		}
@@ -292,6 +299,9 @@ func (s *Service) Refresh(ctx context.Context, refreshToken string, c Client) (A
 	}
 	if err != nil {
 		return AuthResult{}, fmt.Errorf("refresh: %w", err)
+	}
+	if spent {
+		return AuthResult{}, ErrSessionExpired
 	}
 	return res, nil
 }

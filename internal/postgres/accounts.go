@@ -256,9 +256,11 @@ func (s *AccountStore) SessionByRefreshHash(ctx context.Context, hash []byte, li
 // current (Postgres re-checks the WHERE clause on the row as updated) and
 // changes nothing. A session refreshed accounts.MaxRefreshes times is
 // revoked instead (migration 00035), so that the retired tokens it keeps for
-// reuse detection stay bounded.
+// reuse detection stay bounded: accounts.ErrSessionSpent, and the caller
+// commits the revocation.
 func (s *AccountStore) RotateRefreshToken(ctx context.Context, oldHash, newHash []byte, live accounts.Liveness, c accounts.Client, at time.Time) (accounts.Session, error) {
-	return scanSession(s.db.QueryRow(ctx, `
+	var spent bool
+	ss, err := scanSessionAnd(s.db.QueryRow(ctx, `
 		WITH rotated AS (
 			UPDATE sessions s SET refresh_hash = $2, last_used_at = $5, ip_address = $6, user_agent = $7,
 			                      refreshes = s.refreshes + 1
@@ -268,11 +270,27 @@ func (s *AccountStore) RotateRefreshToken(ctx context.Context, oldHash, newHash 
 		), spent AS (
 			UPDATE sessions s SET revoked_at = $5
 			WHERE s.refresh_hash = $1 AND `+liveSession(3, 4)+` AND s.refreshes >= $8
+			RETURNING `+sessionColumns+`
 		), retired AS (
 			INSERT INTO retired_refresh_tokens (hash, session_id, retired_at) SELECT $1, id, $5 FROM rotated
 		)
-		SELECT `+sessionColumns+` FROM rotated`,
-		oldHash, newHash, live.UsedSince, live.CreatedSince, at, c.IP, c.UserAgent, accounts.MaxRefreshes))
+		SELECT `+sessionColumns+`, false FROM rotated UNION ALL SELECT `+sessionColumns+`, true FROM spent`,
+		oldHash, newHash, live.UsedSince, live.CreatedSince, at, c.IP, c.UserAgent, accounts.MaxRefreshes), &spent)
+	if err == nil && spent {
+		return ss, accounts.ErrSessionSpent
+	}
+	return ss, err
+}
+
+// scanSessionAnd is scanSession with more columns after the session's.
+func scanSessionAnd(row pgx.Row, more ...any) (accounts.Session, error) {
+	var ss accounts.Session
+	err := row.Scan(append([]any{&ss.ID, &ss.UserID, &ss.IPAddress, &ss.UserAgent, &ss.CreatedAt, &ss.LastUsedAt},
+		more...)...)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return ss, accounts.ErrSessionNotFound
+	}
+	return ss, err
 }
 
 // RevokeByRetiredRefreshHash revokes the session that retired the token,

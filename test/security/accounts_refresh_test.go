@@ -10,6 +10,7 @@ import (
 
 	"connectrpc.com/connect"
 
+	"github.com/fairplay/fairplay/internal/accounts"
 	fairplayv1 "github.com/fairplay/fairplay/internal/gen/fairplay/v1"
 	"github.com/fairplay/fairplay/internal/gen/fairplay/v1/fairplayv1connect"
 	"github.com/fairplay/fairplay/internal/settings"
@@ -291,5 +292,39 @@ func TestRefreshAndLogoutCountPerAddress(t *testing.T) {
 	expectStatus(t, refresh(t, owner), 200, "the owner's refresh from another address")
 	if res := owner.Do("POST", "/api/auth/logout", map[string]any{"refreshToken": owner.RefreshToken}); res.Status >= 300 {
 		t.Fatalf("the owner's sign-out: %d %s", res.Status, res.Raw)
+	}
+}
+
+// TestSessionRefreshesEndTheSessionAtTheirBound: a session's refresh token
+// rotates at most accounts.MaxRefreshes times; the next refresh ends the
+// session, its access tokens too, and the player signs in again. Every
+// rotation retires a token that the session keeps while it lives (reuse
+// detection), and nothing else bounded how many one session gathered: one
+// address refreshing at its rate limit added ~430,000 a day (found by a
+// review playing a hostile client). A first version revoked the session in
+// the refresh's transaction and then rolled it back with the refusal
+// (review of that change).
+func TestSessionRefreshesEndTheSessionAtTheirBound(t *testing.T) {
+	t.Parallel()
+	env := apitest.Start(t)
+	c := env.Client()
+	c.Register("tireless")
+	if _, err := env.App.Postgres.Exec(context.Background(), `UPDATE sessions SET refreshes = $1
+		WHERE user_id = (SELECT id FROM users WHERE username = 'tireless')`, accounts.MaxRefreshes-1); err != nil {
+		t.Fatal(err)
+	}
+	expectStatus(t, refresh(t, c), 200, "the last refresh allowed")
+	expectStatus(t, refresh(t, c), 401, "a refresh past the bound")
+	if res := c.Do("GET", "/api/auth/user", nil); res.Status != 401 {
+		t.Fatalf("the session's access token after its refreshes ran out: %d %s", res.Status, res.Raw)
+	}
+	var revoked bool
+	if err := env.App.Postgres.QueryRow(context.Background(), `SELECT revoked_at IS NOT NULL FROM sessions
+		WHERE user_id = (SELECT id FROM users WHERE username = 'tireless')`).Scan(&revoked); err != nil || !revoked {
+		t.Fatalf("the session is revoked: %v (%v)", revoked, err)
+	}
+	c.Login("tireless", "secret123")
+	if res := c.Do("GET", "/api/auth/user", nil); res.Status != 200 {
+		t.Fatalf("signed in again: %d %s", res.Status, res.Raw)
 	}
 }
