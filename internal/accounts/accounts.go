@@ -264,7 +264,7 @@ var (
 	ErrSessionNotFound  = problem.NotFound("Session not found")
 	// ErrSessionSpent is RotateRefreshToken's answer for a session it
 	// revoked at MaxRefreshes; the player hears ErrSessionExpired.
-	ErrSessionSpent = errors.New("accounts: the session has had its refreshes")
+	ErrSessionSpent     = errors.New("accounts: the session has had its refreshes")
 	ErrSessionIDInvalid = problem.Invalid("Invalid session id")
 	ErrUserNotFound     = problem.NotFound("User not found")
 	ErrAdminRequired    = problem.Forbidden("Admin access required")
