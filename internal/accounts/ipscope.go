@@ -52,15 +52,7 @@ func SiteOf(addr string) string {
 	if p, err := netip.ParsePrefix(addr); err == nil {
 		addr = p.Addr().String()
 	}
-	ip, err := netip.ParseAddr(addr)
-	if err != nil {
-		return addr
-	}
-	ip = ip.Unmap()
-	if ip.Is4() {
-		return ip.String()
-	}
-	return netip.PrefixFrom(ip.WithZone(""), 48).Masked().String()
+	return v6Prefix(addr, 48)
 }
 
 // NetworkOf is whom the per-address limits count an address against: an
@@ -68,7 +60,11 @@ func SiteOf(addr string) string {
 // one home line holds a whole /64 and may use any address in it, so counting
 // each address alone would let one client through as many), and anything
 // that does not parse as it is.
-func NetworkOf(addr string) string {
+func NetworkOf(addr string) string { return v6Prefix(addr, 64) }
+
+// v6Prefix is an IPv6 address's prefix of bits bits; an IPv4 address (or
+// one mapped into IPv6) itself, and anything that does not parse as it is.
+func v6Prefix(addr string, bits int) string {
 	ip, err := netip.ParseAddr(addr)
 	if err != nil {
 		return addr
@@ -77,5 +73,5 @@ func NetworkOf(addr string) string {
 	if ip.Is4() {
 		return ip.String()
 	}
-	return netip.PrefixFrom(ip.WithZone(""), 64).Masked().String()
+	return netip.PrefixFrom(ip.WithZone(""), bits).Masked().String()
 }
