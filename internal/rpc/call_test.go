@@ -2,7 +2,9 @@ package rpc
 
 import (
 	"context"
+	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -110,5 +112,43 @@ func TestProtocolHeader(t *testing.T) {
 		if got := protocolHeader(k); got != want {
 			t.Errorf("protocolHeader(%q) = %v, want %v", k, got, want)
 		}
+	}
+}
+
+// Connect runs the rules around one call, as /api does: what an outer rule
+// learns (linesOf's verified claims) reaches the inner ones (accessOf), so a
+// Connect call's token is verified once. Each rule had an interceptor and a
+// call of its own, and accessOf verified the token again.
+func TestConnectRulesShareTheCall(t *testing.T) {
+	var seen []string
+	outer := func(next unaryCall) unaryCall {
+		return func(ctx context.Context, c *call) (connect.AnyResponse, error) {
+			c.hasClaims = true
+			return next(ctx, c)
+		}
+	}
+	inner := func(next unaryCall) unaryCall {
+		return func(ctx context.Context, c *call) (connect.AnyResponse, error) {
+			seen = append(seen, fmt.Sprintf("%s claims=%t message=%T", c.procedure, c.hasClaims, c.msg))
+			return next(ctx, c)
+		}
+	}
+	impl := &seedImpl{}
+	mux := http.NewServeMux()
+	mux.Handle(fairplayv1connect.NewFairnessServiceHandler(impl,
+		connect.WithInterceptors(rulesInterceptor([]callMiddleware{outer, inner}))))
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	client := fairplayv1connect.NewFairnessServiceClient(srv.Client(), srv.URL)
+	res, err := client.SetClientSeed(context.Background(), connect.NewRequest(&fairplayv1.SetClientSeedRequest{ClientSeed: "abc"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "/fairplay.v1.FairnessService/SetClientSeed claims=true message=*fairplayv1.SetClientSeedRequest"
+	if len(seen) != 1 || seen[0] != want {
+		t.Errorf("the inner rule saw %q, want [%q]", seen, want)
+	}
+	if impl.got.Msg.GetClientSeed() != "abc" || res.Header().Get("X-Answer") != "yes" {
+		t.Errorf("handler got %v, answered headers %v", impl.got.Msg, res.Header())
 	}
 }

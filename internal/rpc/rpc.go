@@ -33,14 +33,11 @@ type Handlers struct {
 func Mount(mux *http.ServeMux, h Handlers, log *slog.Logger, csrf func(http.Handler) http.Handler,
 	handle func(pattern string, h http.Handler) http.Handler) []string {
 	// The rules around every unary call, the first outermost: Connect runs
-	// them as interceptors, /api calls them directly (invoker).
+	// them as one interceptor (one call, which each rule sees), /api calls
+	// them directly (invoker).
 	rules := []callMiddleware{errorsOf(log), textRule, linesOf(h.Auth.accounts), accessOf(h.Auth.accounts)}
-	interceptors := make([]connect.Interceptor, len(rules))
-	for i, rule := range rules {
-		interceptors[i] = asInterceptor(rule)
-	}
 	opts := []connect.HandlerOption{
-		connect.WithInterceptors(interceptors...),
+		connect.WithInterceptors(rulesInterceptor(rules)),
 		// Browsers cannot send this header cross-site without a CORS
 		// preflight, which is Connect's protection against request forgery.
 		connect.WithRequireConnectProtocolHeader(),
