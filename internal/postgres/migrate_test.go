@@ -823,6 +823,16 @@ func TestMigration36DownRestoresTheFunction(t *testing.T) {
 	}, "fairplay_reality_check")
 }
 
+// TestMigration37DownRestoresTheFunction: migration 00037 keeps the reality
+// check's running games in id order; its way back gives the function back
+// as 00036 made it.
+func TestMigration37DownRestoresTheFunction(t *testing.T) {
+	t.Parallel()
+	checkDownRestores(t, 36, func(_, def string) bool {
+		return strings.Contains(def, "array_agg(f.id ORDER BY f.id)")
+	}, "fairplay_reality_check")
+}
+
 // TestMigration30AuditsOperatorCommands: after migration 00030 an audit row
 // without an actor is an operator's command, and only such an action may
 // lack one; its way back refuses while the log holds one (the log is never

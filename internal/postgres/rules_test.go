@@ -822,3 +822,53 @@ func TestRealityCheckReadsEachBetOnce(t *testing.T) {
 		t.Fatalf("%d games left pending (%v) after both settled", pending, err)
 	}
 }
+
+// TestRealityCheckKeepsRunningGamesInOneOrder: two running games whose ids
+// are not in the order they began. The list of running games came in the
+// order the rows did (by time the first call, by id later), so a call with
+// nothing new found it changed and rewrote the session's row.
+func TestRealityCheckKeepsRunningGamesInOneOrder(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool := pgtest.New(t)
+	p := newBatchPlayer(t, pool, "twogames", 1000e8)
+	signedIn := time.Now().UTC().Add(-time.Hour).Truncate(time.Microsecond)
+	mustExec(t, pool, `UPDATE sessions SET created_at = $2 WHERE id = $1`, p.session, signedIn)
+	for i, g := range []struct {
+		id   string
+		game string
+	}{{"ffffffff-0000-4000-8000-000000000000", "mines"}, {"00000000-0000-4000-8000-000000000001", "pump"}} {
+		mustExec(t, pool, `INSERT INTO bets (id, user_id, game, status, amount, payout, seed_pair_id, client_seed,
+			nonce, created_at) VALUES ($1, $2, $3, 'active', 100, 0, $4, 'c', $5, $6)`,
+			g.id, p.user, g.game, p.pair.ID, i+1, signedIn.Add(time.Duration(i+1)*time.Minute))
+	}
+	// A bet a minute ago: the check's mark moves past the games, which are
+	// then kept as running.
+	mustExec(t, pool, `INSERT INTO bets (id, user_id, game, status, amount, payout, seed_pair_id, client_seed,
+		nonce, created_at, settled_at) VALUES ($1, $2, 'dice', 'settled', 100, 0, $3, 'c', 3, $4, $4)`,
+		uuid.New(), p.user, p.pair.ID, time.Now().UTC().Add(-time.Minute))
+	store := postgres.NewLimitsStore(pool)
+	version := func() (x string) {
+		t.Helper()
+		if _, err := store.RealityCheck(ctx, p.user, p.session); err != nil {
+			t.Fatal(err)
+		}
+		if err := pool.QueryRow(ctx, `SELECT xmin::text FROM sessions WHERE id = $1`, p.session).Scan(&x); err != nil {
+			t.Fatal(err)
+		}
+		return x
+	}
+	first := version()
+	for i := range 3 {
+		if v := version(); v != first {
+			t.Fatalf("call %d with nothing new rewrote the session's row", i+2)
+		}
+	}
+	var pending []string
+	if err := pool.QueryRow(ctx, `SELECT rc_pending::text[] FROM sessions WHERE id = $1`, p.session).Scan(&pending); err != nil {
+		t.Fatal(err)
+	}
+	if len(pending) != 2 || pending[0] > pending[1] {
+		t.Errorf("running games kept as %v, want both in id order", pending)
+	}
+}
