@@ -43,8 +43,9 @@ const (
 	lineWait     = 10 * time.Second
 )
 
-// linesOf lets each signed-in player's unary calls (ACCESS_USER and
-// ACCESS_PLAYER procedures) through playerSlots at a time (turns.Lines),
+// linesOf lets each signed-in player's unary calls (ACCESS_USER,
+// ACCESS_PLAYER and ACCESS_ADMIN procedures) through playerSlots at a time
+// (turns.Lines),
 // before accessOf: the token's claims (its signature, checked in memory)
 // name the player and the session, and an ACCESS_USER call's session is
 // looked up in Postgres only once the call has its turn. It was looked up
@@ -52,8 +53,12 @@ const (
 // line, still cost a query apiece on the shared pool (found by a review
 // playing a hostile player; TestUserCallsQueryNothingBeforeTheirTurn). A
 // token that does not verify passes to accessOf, which refuses it without a
-// query. Administrators' calls and public ones pass as they are. A refusal
-// depends on nothing but the player's own calls.
+// query. An administrator's calls take the same line: accessOf reads the
+// caller's role in Postgres, so a player's flood of admin calls, each then
+// refused 403, took the pool as the user calls' lookups had (review of the
+// admin API; TestUserCallsQueryNothingBeforeTheirTurn's admin case), and
+// an administrator's own searches are two at a time. Public calls pass as
+// they are. A refusal depends on nothing but the player's own calls.
 func linesOf(svc *accounts.Service) callMiddleware {
 	policies := accessPolicies()
 	// sessions only counts (as many slots as places): it never makes a
@@ -63,7 +68,7 @@ func linesOf(svc *accounts.Service) callMiddleware {
 	return func(next unaryCall) unaryCall {
 		return func(ctx context.Context, c *call) (connect.AnyResponse, error) {
 			switch policies[c.procedure] {
-			case fairplayv1.Access_ACCESS_USER, fairplayv1.Access_ACCESS_PLAYER:
+			case fairplayv1.Access_ACCESS_USER, fairplayv1.Access_ACCESS_PLAYER, fairplayv1.Access_ACCESS_ADMIN:
 			default:
 				return next(ctx, c)
 			}
