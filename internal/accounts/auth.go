@@ -114,12 +114,19 @@ func (s *Service) Login(ctx context.Context, in LoginInput, c Client) (AuthResul
 	if err := s.limit(ctx, "login:account-ip:"+account+":"+NetworkOf(c.IP), s.cfg.LoginPerAccountIP); err != nil {
 		return AuthResult{}, err
 	}
+	// The account's failures are checked and counted in the account's
+	// turn, as a second factor's are (secondFactor): checked before the
+	// line and counted after it, every attempt sent at once passed the check
+	// before any was counted, so ~33 guesses went through for each one the
+	// limit let free (the line's 32 waiting and the one running; found by a
+	// review playing a hostile player, TestSignInFailuresInParallelAreBounded).
 	failures := "login:failures:" + account
-	if err := s.checkLimit(ctx, failures, s.cfg.LoginFailuresPerAccount); err != nil {
-		return AuthResult{}, err
-	}
 	leave, err := s.gate.enter(ctx, account)
 	if err != nil {
+		return AuthResult{}, err
+	}
+	if err := s.checkLimit(ctx, failures, s.cfg.LoginFailuresPerAccount); err != nil {
+		leave()
 		return AuthResult{}, err
 	}
 	hash := s.dummyHash
@@ -128,12 +135,14 @@ func (s *Service) Login(ctx context.Context, in LoginInput, c Client) (AuthResul
 	}
 	// A login that names no account spends the same time on the dummy hash.
 	match, err := s.hasher.Verify(ctx, in.Password, hash)
+	if err == nil && (!match || !found) {
+		s.count(ctx, failures, s.cfg.LoginFailuresPerAccount)
+	}
 	leave()
 	if err != nil {
 		return AuthResult{}, fmt.Errorf("login: %w", err)
 	}
 	if !match || !found {
-		s.count(ctx, failures, s.cfg.LoginFailuresPerAccount)
 		return AuthResult{}, ErrBadCredentials
 	}
 	checked := Checked{PasswordHash: cred.PasswordHash}

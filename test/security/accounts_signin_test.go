@@ -4,9 +4,11 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/fairplay/fairplay/internal/accounts"
 	"github.com/fairplay/fairplay/internal/settings"
 	"github.com/fairplay/fairplay/test/apitest"
 )
@@ -167,6 +169,41 @@ func TestSignInFailureLimitPerAccount(t *testing.T) {
 	// Now the account is refused from anywhere until failures age out —
 	// the owner too: that is the slow global limit doing its job.
 	expectRateLimited(t, signIn(from(env, "198.51.100.50"), "owner", "secret123"), "the owner after the account's failure budget is spent")
+}
+
+// TestSignInFailuresInParallelAreBounded: wrong passwords sent at once, from
+// as many addresses, get as many password checks as the account's failure
+// budget, and the rest are refused 429. The budget was checked before the
+// account's line and the failure counted after it, so every attempt queued
+// at once passed the check before any was counted: 33 of 40 were checked
+// against a budget of 5 (found by a review playing a hostile player).
+func TestSignInFailuresInParallelAreBounded(t *testing.T) {
+	t.Parallel()
+	// A password check that takes a few milliseconds, as a real one takes
+	// tens: the attempts wait in the account's line together.
+	env := apitest.Start(t, apitest.WithHasher(accounts.NewHasher(8*1024, 2, 1, 8)), apitest.WithConfig(func(c *settings.Config) {
+		trustLoopback(c)
+		c.LoginPerIP = settings.Rate{N: 1000, Period: time.Minute}
+		c.LoginPerAccountIP = settings.Rate{N: 1000, Period: 15 * time.Minute}
+		c.LoginFailuresPerAccount = settings.Rate{N: 5, Period: time.Hour}
+	}))
+	from(env, "198.51.100.1").Register("owner")
+	const n = 40
+	statuses := make([]int, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			statuses[i] = signIn(from(env, fmt.Sprintf("203.0.113.%d", i+1)), "owner", "guess").Status
+		})
+	}
+	wg.Wait()
+	counts := map[int]int{}
+	for _, s := range statuses {
+		counts[s]++
+	}
+	if counts[401] > 5 || counts[401]+counts[429] != n {
+		t.Fatalf("%d wrong passwords at once answered %v: want at most the budget's 5 checked (401), the rest 429", n, counts)
+	}
 }
 
 // The sign-in limits do not tell which email address is a username's. They
