@@ -109,6 +109,25 @@ func (s *Service) ChangePassword(ctx context.Context, p Principal, current, next
 	return nil
 }
 
+// ConfirmPassword checks the signed-in player's current password before
+// an act a session alone must not do: turning two-factor sign-in on or off,
+// a self-exclusion. Its attempts count against the password-change limits
+// (per address and per account), as ChangePassword's do, so it is no way to
+// guess the password faster.
+func (s *Service) ConfirmPassword(ctx context.Context, p Principal, password string, c Client) error {
+	if password == "" {
+		return ErrCurrentRequired
+	}
+	if err := s.limit(ctx, "password:ip:"+NetworkOf(c.IP), s.cfg.PasswordChangePerIP); err != nil {
+		return err
+	}
+	account := userKey(p.UserID.String())
+	if err := s.limit(ctx, "password:user:"+account, s.cfg.PasswordChangePerUser); err != nil {
+		return err
+	}
+	return s.checkPassword(ctx, p, account, password)
+}
+
 // checkPassword is verifyPassword through the account's gate (one hash at a
 // time per account), for a step that asks for the current password.
 func (s *Service) checkPassword(ctx context.Context, p Principal, account, password string) error {

@@ -67,14 +67,7 @@ func (s *Service) EnableTwoFactor(ctx context.Context, p Principal, code, passwo
 	if err := s.checkLimit(ctx, failures, s.cfg.TwoFactorFailures); err != nil {
 		return nil, err
 	}
-	if err := s.limit(ctx, "password:ip:"+NetworkOf(c.IP), s.cfg.PasswordChangePerIP); err != nil {
-		return nil, err
-	}
-	account := userKey(p.UserID.String())
-	if err := s.limit(ctx, "password:user:"+account, s.cfg.PasswordChangePerUser); err != nil {
-		return nil, err
-	}
-	if err := s.checkPassword(ctx, p, account, password); err != nil {
+	if err := s.ConfirmPassword(ctx, p, password, c); err != nil {
 		return nil, err
 	}
 	keys, err := s.store.TwoFactorKeys(ctx, p.UserID)
@@ -113,11 +106,19 @@ func (s *Service) EnableTwoFactor(ctx context.Context, p Principal, code, passwo
 	return codes, nil
 }
 
-// DisableTwoFactor turns two-factor sign-in off; it takes a current code or
-// a recovery code, so a stolen session alone cannot.
-func (s *Service) DisableTwoFactor(ctx context.Context, p Principal, code string) error {
+// DisableTwoFactor turns two-factor sign-in off; it takes the current
+// password and a current code or a recovery code, so a stolen session alone
+// cannot. The password is checked first: the wrong codes of a session alone
+// spent the account's budget (FAIRPLAY_RATE_2FA_FAILURES), which then
+// refused the owner's right code and recovery codes at sign-in, for as long
+// as the thief kept the session (found by a review playing a hostile
+// player; TestStolenSessionCannotSpendTheCodeBudget).
+func (s *Service) DisableTwoFactor(ctx context.Context, p Principal, code, password string, c Client) error {
 	if normalizeCode(code) == "" {
 		return ErrTwoFactorCodeRequired
+	}
+	if err := s.ConfirmPassword(ctx, p, password, c); err != nil {
+		return err
 	}
 	if _, err := s.secondFactor(ctx, p.UserID, code, ErrTwoFactorCode); err != nil {
 		return err

@@ -299,11 +299,14 @@ func (s *Service) TakeBreak(ctx context.Context, userID uuid.UUID, days int) (St
 
 // Exclude starts (or extends) a self-exclusion.
 func (s *Service) Exclude(ctx context.Context, userID uuid.UUID, e Exclusion) (State, error) {
-	if e != SixMonths && e != Forever {
+	if !e.Valid() {
 		return State{}, ErrExclusion
 	}
 	return s.store.Exclude(ctx, userID, e)
 }
+
+// Valid reports whether e is a self-exclusion's length.
+func (e Exclusion) Valid() bool { return e == SixMonths || e == Forever }
 
 // RealityCheck returns the session's play so far.
 func (s *Service) RealityCheck(ctx context.Context, userID, sessionID uuid.UUID) (RealityCheck, error) {

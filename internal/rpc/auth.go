@@ -220,7 +220,7 @@ func (h *AuthHandler) EnableTwoFactor(ctx context.Context, req *connect.Request[
 // DisableTwoFactor implements AuthService.DisableTwoFactor.
 func (h *AuthHandler) DisableTwoFactor(ctx context.Context, req *connect.Request[fairplayv1.DisableTwoFactorRequest]) (*connect.Response[fairplayv1.DisableTwoFactorResponse], error) {
 	p := principal(ctx)
-	if err := h.accounts.DisableTwoFactor(ctx, p, req.Msg.GetCode()); err != nil {
+	if err := h.accounts.DisableTwoFactor(ctx, p, req.Msg.GetCode(), req.Msg.GetPassword(), clientFrom(ctx)); err != nil {
 		return nil, err
 	}
 	u, err := h.accounts.CurrentUser(ctx, p)

@@ -89,7 +89,19 @@ func (h *WalletHandler) TakeBreak(ctx context.Context, req *connect.Request[fair
 
 // ExcludeSelf implements WalletService.ExcludeSelf.
 func (h *WalletHandler) ExcludeSelf(ctx context.Context, req *connect.Request[fairplayv1.ExcludeSelfRequest]) (*connect.Response[fairplayv1.ExcludeSelfResponse], error) {
-	st, err := h.limits.Exclude(ctx, principal(ctx).UserID, limits.Exclusion(req.Msg.GetDuration()))
+	// The length is checked first, then the password: nobody can lift a
+	// self-exclusion, so a session alone (a borrowed browser, a stolen
+	// token) must not start one (found by reviews playing a hostile
+	// player; TestStolenSessionCannotExcludeTheOwner).
+	e := limits.Exclusion(req.Msg.GetDuration())
+	if !e.Valid() {
+		return nil, limits.ErrExclusion
+	}
+	p := principal(ctx)
+	if err := h.accounts.ConfirmPassword(ctx, p, req.Msg.GetPassword(), clientFrom(ctx)); err != nil {
+		return nil, err
+	}
+	st, err := h.limits.Exclude(ctx, p.UserID, e)
 	if err != nil {
 		return nil, err
 	}

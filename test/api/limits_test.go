@@ -157,8 +157,11 @@ func TestLimitsInput(t *testing.T) {
 	for _, days := range []string{"0", "43", "-1"} {
 		expect(t, c.Do("POST", "/api/limits/break", `{"days": `+days+`}`), 400, "A break lasts 1 to 42 days")
 	}
-	expect(t, c.Do("POST", "/api/limits/self-exclusion", `{"duration": "forever"}`), 400,
+	expect(t, c.Do("POST", "/api/limits/self-exclusion", `{"duration": "forever", "password": "secret123"}`), 400,
 		`Self-exclusion is "six_months" or "permanent"`)
+	expect(t, c.Do("POST", "/api/limits/self-exclusion", `{"duration": "permanent"}`), 400, "Current password is required")
+	expect(t, c.Do("POST", "/api/limits/self-exclusion", `{"duration": "permanent", "password": "guess"}`), 400,
+		"Current password is incorrect")
 	if after := ok200(t, c.Do("GET", "/api/limits", nil)).Raw; string(after) != string(before) {
 		t.Fatalf("bad input changed the settings:\n%s\n%s", before, after)
 	}
@@ -202,14 +205,14 @@ func TestBreakAndSelfExclusion(t *testing.T) {
 	// Sign-in works.
 	env.Client().Login("resting", "secret123")
 
-	ex := ok200(t, c.Do("POST", "/api/limits/self-exclusion", `{"duration": "permanent"}`))
+	ex := ok200(t, c.Do("POST", "/api/limits/self-exclusion", `{"duration": "permanent", "password": "secret123"}`))
 	if ex.Get("limits.excludedPermanently") != true || ex.Get("limits.excludedUntil") != nil {
 		t.Fatalf("permanent self-exclusion: %s", ex.Raw)
 	}
 	const permanent = "You have excluded yourself from betting permanently"
 	bal, nonce = balance(t, c), nonceOf(t, env, c)
 	refused(t, env, c, diceBet(c, "1"), permanent, bal, nonce)
-	if six := ok200(t, c.Do("POST", "/api/limits/self-exclusion", `{"duration": "six_months"}`)); six.Get("limits.excludedPermanently") != true {
+	if six := ok200(t, c.Do("POST", "/api/limits/self-exclusion", `{"duration": "six_months", "password": "secret123"}`)); six.Get("limits.excludedPermanently") != true {
 		t.Fatalf("six months after permanent: %s", six.Raw)
 	}
 	// Limits can still be set (tighter only helps), history read.

@@ -47,7 +47,7 @@ func TestTwoFactor(t *testing.T) {
 	}
 	expect("enable before setup", c.Do("POST", "/api/auth/2fa/enable", map[string]any{"code": "123456", "password": "secret123"}), 409,
 		"Start the two-factor setup again: it was not found or has changed")
-	expect("disable while off", c.Do("POST", "/api/auth/2fa/disable", map[string]any{"code": "123456"}), 409,
+	expect("disable while off", c.Do("POST", "/api/auth/2fa/disable", map[string]any{"code": "123456", "password": "secret123"}), 409,
 		"Two-factor authentication is not on")
 
 	setup := c.Do("POST", "/api/auth/2fa/setup", map[string]any{})
@@ -104,9 +104,14 @@ func TestTwoFactor(t *testing.T) {
 		t.Fatalf("codes left: %s", res.Raw)
 	}
 
-	// Turning it off takes a code.
-	expect("disable with a wrong code", c.Do("POST", "/api/auth/2fa/disable", map[string]any{"code": "000000"}), 400, "Invalid two-factor code")
-	off := c.Do("POST", "/api/auth/2fa/disable", map[string]any{"code": codes[1]})
+	// Turning it off takes the password and a code.
+	expect("disable without the password", c.Do("POST", "/api/auth/2fa/disable", map[string]any{"code": codes[1]}), 400,
+		"Current password is required")
+	expect("disable with a wrong password", c.Do("POST", "/api/auth/2fa/disable", map[string]any{"code": codes[1], "password": "guess"}),
+		400, "Current password is incorrect")
+	expect("disable with a wrong code", c.Do("POST", "/api/auth/2fa/disable", map[string]any{"code": "000000", "password": "secret123"}),
+		400, "Invalid two-factor code")
+	off := c.Do("POST", "/api/auth/2fa/disable", map[string]any{"code": codes[1], "password": "secret123"})
 	if off.Status != 200 || off.Message() != "Two-factor authentication is off" || off.Get("user.twoFactorEnabled") != false {
 		t.Fatalf("disable: %d %s", off.Status, off.Raw)
 	}

@@ -105,6 +105,61 @@ func TestStolenSessionCannotTurnOnTwoFactor(t *testing.T) {
 	}
 }
 
+// TestStolenSessionCannotSpendTheCodeBudget: whoever holds a session but not
+// the password cannot spend the account's budget of wrong codes. Turning
+// two-factor sign-in off took a code alone, so a thief's wrong codes spent
+// the budget the sign-in shares, and the owner's right code (and recovery
+// codes) were then refused 429 at sign-in for as long as the thief kept the
+// session, which the thief could have left the only one (found by a review
+// playing a hostile player). The password is asked first now; its wrong
+// guesses count against the password-change limits, never the sign-in's.
+func TestStolenSessionCannotSpendTheCodeBudget(t *testing.T) {
+	t.Parallel()
+	env := apitest.Start(t, apitest.WithConfig(func(c *settings.Config) {
+		c.TwoFactorFailures = settings.Rate{N: 3, Period: time.Hour}
+		// The owner's enable is one; the thief's three guesses the rest.
+		c.PasswordChangePerUser = settings.Rate{N: 4, Period: 15 * time.Minute}
+	}))
+	owner := env.Client()
+	owner.Register("guarded")
+	secret := owner.Do("POST", "/api/auth/2fa/setup", map[string]any{}).Str("secret")
+	code, err := accounts.TOTPCode(secret, env.Clock.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res := owner.Do("POST", "/api/auth/2fa/enable", map[string]any{"code": code, "password": "secret123"}); res.Status != 200 {
+		t.Fatalf("enable: %d %s", res.Status, res.Raw)
+	}
+	thief := stolen(owner)
+	for i := range 3 {
+		res := thief.Do("POST", "/api/auth/2fa/disable", map[string]any{"code": fmt.Sprintf("%06d", i)})
+		if res.Status != 400 || res.Message() != "Current password is required" {
+			t.Fatalf("wrong code %d without the password: %d %s", i+1, res.Status, res.Raw)
+		}
+	}
+	for i, guess := range []string{"password1", "guarded1", "letmein!"} {
+		res := thief.Do("POST", "/api/auth/2fa/disable", map[string]any{"code": fmt.Sprintf("%06d", i), "password": guess})
+		if res.Status != 400 || res.Message() != "Current password is incorrect" {
+			t.Fatalf("guess %d: %d %s", i+1, res.Status, res.Raw)
+		}
+	}
+	expectRateLimited(t, thief.Do("POST", "/api/auth/2fa/disable", map[string]any{"code": "000000", "password": "x"}),
+		"a 4th password guess")
+	// The owner signs in with the password and the app's next code.
+	env.Clock.Advance(30 * time.Second)
+	next, err := accounts.TOTPCode(secret, env.Clock.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res := env.Client().Do("POST", "/api/auth/login", map[string]any{"username": "guarded", "password": "secret123",
+		"twoFactorCode": next, "turnstileToken": apitest.BotToken}); res.Status != 200 || res.Str("token") == "" {
+		t.Fatalf("the owner's sign-in with a right code: %d %s", res.Status, res.Raw)
+	}
+	if res := owner.Do("GET", "/api/auth/2fa", nil); res.Get("enabled") != true {
+		t.Fatalf("two-factor sign-in is off: %s", res.Raw)
+	}
+}
+
 // TestTwoFactorGuessesInParallelStayBounded: wrong codes sent all at once
 // count as they would one after another. The limit was checked before a
 // code and counted after it, so a stolen session could send thousands of
@@ -115,6 +170,10 @@ func TestTwoFactorGuessesInParallelStayBounded(t *testing.T) {
 	t.Parallel()
 	env := apitest.Start(t, apitest.WithConfig(func(c *settings.Config) {
 		c.TwoFactorFailures = settings.Rate{N: 5, Period: time.Hour}
+		// Each guess comes with the password, whose own limits stay out
+		// of the way.
+		c.PasswordChangePerUser = settings.Rate{N: 1000, Period: 15 * time.Minute}
+		c.PasswordChangePerIP = settings.Rate{N: 1000, Period: 15 * time.Minute}
 	}))
 	owner := env.Client()
 	owner.Register("parallel")
@@ -131,7 +190,8 @@ func TestTwoFactorGuessesInParallelStayBounded(t *testing.T) {
 	var wg sync.WaitGroup
 	for i := range guesses {
 		wg.Go(func() {
-			statuses <- owner.Do("POST", "/api/auth/2fa/disable", map[string]any{"code": fmt.Sprintf("%06d", 100000+i)}).Status
+			statuses <- owner.Do("POST", "/api/auth/2fa/disable", map[string]any{"code": fmt.Sprintf("%06d", 100000+i),
+				"password": "secret123"}).Status
 		})
 	}
 	wg.Wait()

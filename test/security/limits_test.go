@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"testing"
+	"time"
 
+	"github.com/fairplay/fairplay/internal/settings"
 	"github.com/fairplay/fairplay/test/apitest"
 )
 
@@ -82,7 +84,7 @@ func TestDeletingAnAccountDoesNotLiftItsBreakOrExclusion(t *testing.T) {
 	}
 	msgs := map[string]string{}
 	for _, r := range []restricted{
-		{"excluded", "/api/limits/self-exclusion", `{"duration": "permanent"}`},
+		{"excluded", "/api/limits/self-exclusion", `{"duration": "permanent", "password": "secret123"}`},
 		{"resting", "/api/limits/break", `{"days": 7}`},
 		{"free", "", ""},
 	} {
@@ -130,7 +132,7 @@ func TestRegistrationWaitingOnADeletionTakesItsRestrictionOver(t *testing.T) {
 	ctx := t.Context()
 	old := env.Client()
 	id := old.Register("racer").Str("user._id")
-	if res := old.Do("POST", "/api/limits/self-exclusion", `{"duration": "permanent"}`); res.Status != 200 {
+	if res := old.Do("POST", "/api/limits/self-exclusion", `{"duration": "permanent", "password": "secret123"}`); res.Status != 200 {
 		t.Fatalf("self-exclusion: %d %s", res.Status, res.Raw)
 	}
 	// The deletion, held open as a slow administrator's transaction.
@@ -167,5 +169,43 @@ func TestRegistrationWaitingOnADeletionTakesItsRestrictionOver(t *testing.T) {
 	res := c.Do("POST", "/api/games/dice", `{"betAmount": 1, "rollTarget": 50}`)
 	if res.Status != 400 || res.Str("message") != "You have excluded yourself from betting permanently" {
 		t.Fatalf("the new account's bet: %d %s", res.Status, res.Raw)
+	}
+}
+
+// TestStolenSessionCannotExcludeTheOwner: a self-exclusion takes the
+// account's password. Nobody can lift one, not even an administrator, and a
+// new account with the same email inherits it, so whoever held a session
+// for a moment (a borrowed browser, a stolen token) could end the owner's
+// play for good with one request (found by reviews playing a hostile
+// player). Wrong guesses count against the password-change limits and
+// change nothing.
+func TestStolenSessionCannotExcludeTheOwner(t *testing.T) {
+	t.Parallel()
+	env := apitest.Start(t, apitest.WithConfig(func(c *settings.Config) {
+		c.PasswordChangePerUser = settings.Rate{N: 3, Period: 15 * time.Minute}
+	}))
+	owner := env.Client()
+	owner.Register("keeper")
+	before := owner.Do("GET", "/api/limits", nil).Raw
+	thief := stolen(owner)
+	for _, duration := range []string{"permanent", "six_months"} {
+		if res := thief.Do("POST", "/api/limits/self-exclusion", map[string]any{"duration": duration}); res.Status != 400 ||
+			res.Message() != "Current password is required" {
+			t.Fatalf("%s without the password: %d %s", duration, res.Status, res.Raw)
+		}
+	}
+	for i, guess := range []string{"password1", "keeper123", "letmein!"} {
+		if res := thief.Do("POST", "/api/limits/self-exclusion", map[string]any{"duration": "permanent", "password": guess}); res.Status != 400 ||
+			res.Message() != "Current password is incorrect" {
+			t.Fatalf("guess %d: %d %s", i+1, res.Status, res.Raw)
+		}
+	}
+	expectRateLimited(t, thief.Do("POST", "/api/limits/self-exclusion", map[string]any{"duration": "permanent", "password": "x"}),
+		"a 4th guess")
+	if after := owner.Do("GET", "/api/limits", nil).Raw; string(after) != string(before) {
+		t.Fatalf("the attempts changed the owner's settings:\n%s\n%s", before, after)
+	}
+	if res := owner.Do("POST", "/api/games/dice", map[string]any{"betAmount": 1, "rollTarget": 50}); res.Status != 200 {
+		t.Fatalf("the owner's bet after the attempts: %d %s", res.Status, res.Raw)
 	}
 }

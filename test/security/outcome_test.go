@@ -235,7 +235,7 @@ var refusals = []refusal{
 		}
 	}},
 	{name: "self-excluded", stake: "1", setup: func(t testing.TB, p *player, _ game) {
-		mustOK(t, "exclusion", p.Do("POST", "/api/limits/self-exclusion", map[string]any{"duration": "permanent"}))
+		mustOK(t, "exclusion", p.Do("POST", "/api/limits/self-exclusion", map[string]any{"duration": "permanent", "password": "secret123"}))
 	}},
 }
 

@@ -74,6 +74,7 @@ test('turn on two-factor sign-in, sign in with a code and a recovery code, turn 
   await page.reload();
   await expect(panel.getByText('9 recovery codes left.')).toBeVisible();
   await panel.getByLabel('Code to turn it off').fill(recovery); // spent: refused
+  await panel.getByLabel('Current password').fill(player.password);
   await panel.getByRole('button', { name: 'Turn Off' }).click();
   await expect(panel.getByRole('alert')).toHaveText('Invalid two-factor code');
   await panel.getByLabel('Code to turn it off').fill(another);

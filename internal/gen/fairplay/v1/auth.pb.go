@@ -342,7 +342,12 @@ func (x *EnableTwoFactorResponse) GetUser() *User {
 type DisableTwoFactorRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// code is a current code from the app or an unused recovery code.
-	Code          string `protobuf:"bytes,1,opt,name=code,proto3" json:"code,omitempty"`
+	Code string `protobuf:"bytes,1,opt,name=code,proto3" json:"code,omitempty"`
+	// password is the account's current password, checked before the code:
+	// a session alone must not turn it off, nor spend the account's budget of
+	// wrong codes, which would refuse the owner's own codes at sign-in. Its
+	// attempts count against the password-change limits.
+	Password      string `protobuf:"bytes,2,opt,name=password,proto3" json:"password,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -380,6 +385,13 @@ func (*DisableTwoFactorRequest) Descriptor() ([]byte, []int) {
 func (x *DisableTwoFactorRequest) GetCode() string {
 	if x != nil {
 		return x.Code
+	}
+	return ""
+}
+
+func (x *DisableTwoFactorRequest) GetPassword() string {
+	if x != nil {
+		return x.Password
 	}
 	return ""
 }
@@ -1784,9 +1796,10 @@ const file_fairplay_v1_auth_proto_rawDesc = "" +
 	"\bpassword\x18\x02 \x01(\tR\bpassword:/\x9a\xb5\x18+{\"code\": \"123456\", \"password\": \"secret123\"}\"g\n" +
 	"\x17EnableTwoFactorResponse\x12%\n" +
 	"\x0erecovery_codes\x18\x01 \x03(\tR\rrecoveryCodes\x12%\n" +
-	"\x04user\x18\x02 \x01(\v2\x11.fairplay.v1.UserR\x04user\"E\n" +
+	"\x04user\x18\x02 \x01(\v2\x11.fairplay.v1.UserR\x04user\"z\n" +
 	"\x17DisableTwoFactorRequest\x12\x12\n" +
-	"\x04code\x18\x01 \x01(\tR\x04code:\x16\x9a\xb5\x18\x12{\"code\": \"123456\"}\"[\n" +
+	"\x04code\x18\x01 \x01(\tR\x04code\x12\x1a\n" +
+	"\bpassword\x18\x02 \x01(\tR\bpassword:/\x9a\xb5\x18+{\"code\": \"123456\", \"password\": \"secret123\"}\"[\n" +
 	"\x18DisableTwoFactorResponse\x12\x18\n" +
 	"\amessage\x18\x01 \x01(\tR\amessage\x12%\n" +
 	"\x04user\x18\x02 \x01(\v2\x11.fairplay.v1.UserR\x04user\"r\n" +

@@ -847,7 +847,12 @@ func (x *TakeBreakResponse) GetLimits() *PlayLimits {
 type ExcludeSelfRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// duration is "six_months" or "permanent".
-	Duration      string `protobuf:"bytes,1,opt,name=duration,proto3" json:"duration,omitempty"`
+	Duration string `protobuf:"bytes,1,opt,name=duration,proto3" json:"duration,omitempty"`
+	// password is the account's current password: nobody can lift a
+	// self-exclusion, so a session alone (a borrowed browser, a stolen
+	// token) must not start one. Its attempts count against the
+	// password-change limits.
+	Password      string `protobuf:"bytes,2,opt,name=password,proto3" json:"password,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -885,6 +890,13 @@ func (*ExcludeSelfRequest) Descriptor() ([]byte, []int) {
 func (x *ExcludeSelfRequest) GetDuration() string {
 	if x != nil {
 		return x.Duration
+	}
+	return ""
+}
+
+func (x *ExcludeSelfRequest) GetPassword() string {
+	if x != nil {
+		return x.Password
 	}
 	return ""
 }
@@ -1115,9 +1127,10 @@ const file_fairplay_v1_wallet_proto_rawDesc = "" +
 	"\x10TakeBreakRequest\x12\x12\n" +
 	"\x04days\x18\x01 \x01(\x05R\x04days:\x0f\x9a\xb5\x18\v{\"days\": 7}\"D\n" +
 	"\x11TakeBreakResponse\x12/\n" +
-	"\x06limits\x18\x01 \x01(\v2\x17.fairplay.v1.PlayLimitsR\x06limits\"P\n" +
+	"\x06limits\x18\x01 \x01(\v2\x17.fairplay.v1.PlayLimitsR\x06limits\"\x85\x01\n" +
 	"\x12ExcludeSelfRequest\x12\x1a\n" +
-	"\bduration\x18\x01 \x01(\tR\bduration:\x1e\x9a\xb5\x18\x1a{\"duration\": \"six_months\"}\"F\n" +
+	"\bduration\x18\x01 \x01(\tR\bduration\x12\x1a\n" +
+	"\bpassword\x18\x02 \x01(\tR\bpassword:7\x9a\xb5\x183{\"duration\": \"six_months\", \"password\": \"secret123\"}\"F\n" +
 	"\x13ExcludeSelfResponse\x12/\n" +
 	"\x06limits\x18\x01 \x01(\v2\x17.fairplay.v1.PlayLimitsR\x06limits\"\x18\n" +
 	"\x16GetRealityCheckRequest\"\xb2\x01\n" +

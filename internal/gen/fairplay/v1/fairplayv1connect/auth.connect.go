@@ -112,8 +112,8 @@ type AuthServiceClient interface {
 	// the account's current password, and returns ten single-use recovery
 	// codes, shown this once.
 	EnableTwoFactor(context.Context, *connect.Request[v1.EnableTwoFactorRequest]) (*connect.Response[v1.EnableTwoFactorResponse], error)
-	// DisableTwoFactor turns two-factor sign-in off; it needs a current code or
-	// a recovery code.
+	// DisableTwoFactor turns two-factor sign-in off; it needs the current
+	// password and a current code or a recovery code.
 	DisableTwoFactor(context.Context, *connect.Request[v1.DisableTwoFactorRequest]) (*connect.Response[v1.DisableTwoFactorResponse], error)
 }
 
@@ -357,8 +357,8 @@ type AuthServiceHandler interface {
 	// the account's current password, and returns ten single-use recovery
 	// codes, shown this once.
 	EnableTwoFactor(context.Context, *connect.Request[v1.EnableTwoFactorRequest]) (*connect.Response[v1.EnableTwoFactorResponse], error)
-	// DisableTwoFactor turns two-factor sign-in off; it needs a current code or
-	// a recovery code.
+	// DisableTwoFactor turns two-factor sign-in off; it needs the current
+	// password and a current code or a recovery code.
 	DisableTwoFactor(context.Context, *connect.Request[v1.DisableTwoFactorRequest]) (*connect.Response[v1.DisableTwoFactorResponse], error)
 }
 

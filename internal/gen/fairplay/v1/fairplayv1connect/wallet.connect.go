@@ -80,7 +80,7 @@ type WalletServiceClient interface {
 	// be extended, never shortened, by the player or an admin.
 	TakeBreak(context.Context, *connect.Request[v1.TakeBreakRequest]) (*connect.Response[v1.TakeBreakResponse], error)
 	// ExcludeSelf refuses the caller's bets for six months or permanently,
-	// like a break that nobody can lift early.
+	// like a break that nobody can lift early; it needs the current password.
 	ExcludeSelf(context.Context, *connect.Request[v1.ExcludeSelfRequest]) (*connect.Response[v1.ExcludeSelfResponse], error)
 	// GetRealityCheck tells the caller how long this session has been signed
 	// in and the net result of the bets placed since, for the reminder the app
@@ -222,7 +222,7 @@ type WalletServiceHandler interface {
 	// be extended, never shortened, by the player or an admin.
 	TakeBreak(context.Context, *connect.Request[v1.TakeBreakRequest]) (*connect.Response[v1.TakeBreakResponse], error)
 	// ExcludeSelf refuses the caller's bets for six months or permanently,
-	// like a break that nobody can lift early.
+	// like a break that nobody can lift early; it needs the current password.
 	ExcludeSelf(context.Context, *connect.Request[v1.ExcludeSelfRequest]) (*connect.Response[v1.ExcludeSelfResponse], error)
 	// GetRealityCheck tells the caller how long this session has been signed
 	// in and the net result of the bets placed since, for the reminder the app

@@ -92,6 +92,37 @@ describe('Responsible gambling settings', () => {
     expect(await within(panel).findByText(/You are taking a break from betting until/)).toBeInTheDocument();
     expect(server.calls('POST /api/limits/break')).toHaveLength(1);
   });
+
+  it('asks for the password before a self-exclusion', async () => {
+    let limits: object = none;
+    const server = api({
+      'GET /api/limits': () => json({ limits }),
+      'POST /api/limits/self-exclusion': ({ body }) => {
+        const { password } = body as { password: string };
+        if (password !== 'secret123') return json({ message: 'Current password is incorrect' }, 400);
+        limits = { ...none, excludedPermanently: true, canBet: false };
+        return json({ limits });
+      },
+    });
+    const { panel, user } = await openPanel();
+    await user.selectOptions(await within(panel).findByLabelText('Exclude me for'), 'permanent');
+    await user.click(within(panel).getByRole('button', { name: 'Exclude Me' }));
+    const dialog = await screen.findByRole('dialog', { name: 'Exclude yourself permanently?' });
+    await user.click(within(dialog).getByRole('button', { name: 'Exclude Me' }));
+    expect(within(dialog).getByRole('alert')).toHaveTextContent('Current password is required');
+    expect(server.calls('POST /api/limits/self-exclusion')).toHaveLength(0);
+    await user.type(within(dialog).getByLabelText('Current password'), 'guess');
+    await user.click(within(dialog).getByRole('button', { name: 'Exclude Me' }));
+    expect(await within(dialog).findByRole('alert')).toHaveTextContent('Current password is incorrect');
+    await user.clear(within(dialog).getByLabelText('Current password'));
+    await user.type(within(dialog).getByLabelText('Current password'), 'secret123');
+    await user.click(within(dialog).getByRole('button', { name: 'Exclude Me' }));
+    expect(await within(panel).findByText(/You have excluded yourself from betting permanently/)).toBeInTheDocument();
+    expect(server.calls('POST /api/limits/self-exclusion').map((c) => c.body)).toEqual([
+      { duration: 'permanent', password: 'guess' },
+      { duration: 'permanent', password: 'secret123' },
+    ]);
+  });
 });
 
 describe('Reality check', () => {

@@ -17,6 +17,7 @@ import {
   type PlayLimits,
 } from '../api/limits';
 import styles from './settings.module.css';
+import { PASSWORD_REQUIRED } from './two-factor-settings';
 
 const PERIODS = ['day', 'week', 'month'] as const;
 type Period = (typeof PERIODS)[number];
@@ -218,6 +219,8 @@ function BreakForm({ limits }: { limits: PlayLimits }) {
   const [days, setDays] = useState<(typeof BREAK_OPTIONS)[number]['value']>('1');
   const [duration, setDuration] = useState<(typeof EXCLUSION_OPTIONS)[number]['value']>('six_months');
   const [confirm, setConfirm] = useState<'break' | 'exclude' | null>(null);
+  // A self-exclusion asks for the password: nobody can lift it, so a session alone must not start one.
+  const [password, setPassword] = useState('');
   const [error, setError] = useState<string | null>(null);
   const pending = takeBreak.isPending || exclude.isPending;
 
@@ -225,15 +228,20 @@ function BreakForm({ limits }: { limits: PlayLimits }) {
     const done = {
       onSuccess: () => {
         setConfirm(null);
+        setPassword('');
         toast.success(confirm === 'break' ? 'Your break has started' : 'You have excluded yourself from betting');
       },
       onError: (err: unknown) => {
         setError(errorMessage(err, 'Failed to save'));
       },
     };
+    if (confirm === 'exclude' && password === '') {
+      setError(PASSWORD_REQUIRED);
+      return;
+    }
     setError(null);
     if (confirm === 'break') takeBreak.mutate({ days: Number(days) }, done);
-    else exclude.mutate({ duration }, done);
+    else exclude.mutate({ duration, password }, done);
   };
   const breakLabel = BREAK_OPTIONS.find((o) => o.value === days)?.label ?? '';
   const exclusionLabel = EXCLUSION_OPTIONS.find((o) => o.value === duration)?.label.toLowerCase() ?? '';
@@ -278,6 +286,7 @@ function BreakForm({ limits }: { limits: PlayLimits }) {
           if (!open && !pending) {
             setConfirm(null);
             setError(null);
+            setPassword('');
           }
         }}
       >
@@ -291,6 +300,18 @@ function BreakForm({ limits }: { limits: PlayLimits }) {
             description="You will not be able to place bets until it ends, and it cannot be undone or shortened."
             preventOutsideClose={pending}
           >
+            {confirm === 'exclude' ? (
+              <TextField
+                label="Current password"
+                name="currentPassword"
+                type="password"
+                autoComplete="current-password"
+                value={password}
+                onChange={(event) => {
+                  setPassword(event.target.value);
+                }}
+              />
+            ) : null}
             {error ? <Alert>{error}</Alert> : null}
             <div className={styles.panelActions}>
               <DialogClose asChild>

@@ -83,7 +83,7 @@ describe('Two-factor settings', () => {
     expect(within(panel).queryByRole('list', { name: 'Recovery codes' })).not.toBeInTheDocument();
   });
 
-  it('turns it off with a code', async () => {
+  it('turns it off with a code and the password', async () => {
     let enabled = true;
     const server = api({
       'GET /api/auth/2fa': () => json({ enabled, recoveryCodesLeft: 1 }),
@@ -98,7 +98,11 @@ describe('Two-factor settings', () => {
     expect(within(panel).getByRole('alert')).toHaveTextContent('Enter the code from your authenticator app');
     await user.type(within(panel).getByLabelText('Code to turn it off'), 'abcd0-efgh0');
     await user.click(within(panel).getByRole('button', { name: 'Turn Off' }));
+    expect(within(panel).getByRole('alert')).toHaveTextContent('Current password is required');
+    expect(server.calls('POST /api/auth/2fa/disable')).toHaveLength(0);
+    await user.type(within(panel).getByLabelText('Current password'), 'secret123');
+    await user.click(within(panel).getByRole('button', { name: 'Turn Off' }));
     expect(await within(panel).findByRole('button', { name: 'Turn On' })).toBeInTheDocument();
-    expect(server.calls('POST /api/auth/2fa/disable')[0]?.body).toEqual({ code: 'abcd0-efgh0' });
+    expect(server.calls('POST /api/auth/2fa/disable')[0]?.body).toEqual({ code: 'abcd0-efgh0', password: 'secret123' });
   });
 });

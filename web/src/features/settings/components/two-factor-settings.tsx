@@ -189,6 +189,7 @@ function RecoveryCodes({ codes, onDone }: { codes: string[]; onDone: () => void 
 function TurnOff({ codesLeft }: { codesLeft: number }) {
   const disable = useDisableTwoFactor();
   const [code, setCode] = useState('');
+  const [password, setPassword] = useState('');
   const [error, setError] = useState<string | null>(null);
   const onSubmit = (event: SubmitEvent<HTMLFormElement>) => {
     event.preventDefault();
@@ -197,12 +198,17 @@ function TurnOff({ codesLeft }: { codesLeft: number }) {
       setError(CODE_REQUIRED);
       return;
     }
+    if (password === '') {
+      setError(PASSWORD_REQUIRED);
+      return;
+    }
     setError(null);
     disable.mutate(
-      { code: code.trim() },
+      { code: code.trim(), password },
       {
         onSuccess: (res) => {
           setCode('');
+          setPassword('');
           toast.success(res.message);
         },
         onError: (err) => {
@@ -227,6 +233,16 @@ function TurnOff({ codesLeft }: { codesLeft: number }) {
         value={code}
         onChange={(event) => {
           setCode(event.target.value);
+        }}
+      />
+      <TextField
+        label="Current password"
+        name="currentPassword"
+        type="password"
+        autoComplete="current-password"
+        value={password}
+        onChange={(event) => {
+          setPassword(event.target.value);
         }}
       />
       {error ? <Alert>{error}</Alert> : null}
