@@ -1,7 +1,8 @@
 // Responsible gambling in the browser against the real server, on a 360 px
 // phone: a loss limit set in Settings refuses a dice bet that could pass it
 // (the server's message shown), a looser limit waits 24 hours, and a break
-// refuses every bet while the player stays signed in.
+// refuses every bet while the player stays signed in; a self-exclusion asks
+// for the password first.
 import { expect, test } from './fixtures';
 
 test.use({ viewport: { width: 360, height: 780 } });
@@ -49,4 +50,29 @@ test('a loss limit and a break stop bets with the server’s message', async ({ 
   await page.goto('/games/dice');
   await roll('0.1');
   await expect(notifications.getByText(/^You are taking a break from betting until /)).toBeVisible();
+});
+
+test('a self-exclusion takes the password, then refuses every bet', async ({ signedInPage: page, player, snap }) => {
+  const notifications = page.getByRole('region', { name: 'Notifications' });
+  await page.goto('/settings?tab=limits');
+  const panel = page.locator('section', { has: page.getByRole('heading', { name: 'Responsible Gambling' }) });
+  await panel.getByLabel('Exclude me for').selectOption('six_months');
+  await panel.getByRole('button', { name: 'Exclude Me' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Exclude yourself for 6 months?' });
+  await dialog.getByLabel('Current password').fill('not-the-password');
+  await dialog.getByRole('button', { name: 'Exclude Me' }).click();
+  await expect(dialog.getByRole('alert')).toHaveText('Current password is incorrect');
+  await snap(page, 'self-exclusion-360');
+  expect(await page.evaluate(() => document.documentElement.scrollWidth), 'no horizontal scroll').toBeLessThanOrEqual(
+    360,
+  );
+
+  await dialog.getByLabel('Current password').fill(player.password);
+  await dialog.getByRole('button', { name: 'Exclude Me' }).click();
+  await expect(panel.getByText(/You have excluded yourself from betting until/)).toBeVisible();
+
+  await page.goto('/games/dice');
+  await page.getByLabel('Bet Amount').fill('0.1');
+  await page.getByRole('button', { name: 'Roll Dice' }).click();
+  await expect(notifications.getByText(/^You have excluded yourself from betting until /)).toBeVisible();
 });
