@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
 	casinov1alpha1 "github.com/fairplay/fairplay/api/v1alpha1"
 )
@@ -70,10 +71,11 @@ func (r *CasinoReconciler) reconcileLedgerAudit(ctx context.Context, casino *cas
 	st := auditState{configured: casino.Spec.LedgerAudit != nil}
 	// Only the CronJob's own Jobs count: those it started, and those started
 	// by hand from it (kubectl create job --from=cronjob/...), both
-	// controlled by it. A Job that merely carries the audit's labels — which
-	// anyone who may create Jobs in the namespace can write — would
-	// otherwise report a passing audit after a failed one. Found by a
-	// review playing a hostile tenant.
+	// controlled by it, and of those only the ones that ran the audit as
+	// the operator builds it (newestAudit). A Job that merely carries the
+	// audit's labels — which anyone who may create Jobs in the namespace
+	// can write — would otherwise report a passing audit after a failed
+	// one. Found by a review playing a hostile tenant.
 	var cj batchv1.CronJob
 	if err := r.Get(ctx, types.NamespacedName{Namespace: casino.Namespace, Name: name}, &cj); err != nil {
 		if apierrors.IsNotFound(err) {
@@ -89,53 +91,69 @@ func (r *CasinoReconciler) reconcileLedgerAudit(ctx context.Context, casino *cas
 		client.MatchingLabels{labelInstance: casino.Name, labelComponent: componentLedgerAudit}); err != nil {
 		return st, fmt.Errorf("list ledger audit jobs: %w", err)
 	}
-	type finished struct {
-		job  *batchv1.Job
-		cond batchv1.JobCondition
-	}
-	var done []finished
+	var done []*batchv1.Job
 	for i := range jobs.Items {
-		if !metav1.IsControlledBy(&jobs.Items[i], &cj) {
-			continue
-		}
-		if ok, cond := jobFinished(&jobs.Items[i]); ok {
-			done = append(done, finished{&jobs.Items[i], cond})
+		if ok, _ := jobFinished(&jobs.Items[i]); ok && metav1.IsControlledBy(&jobs.Items[i], &cj) {
+			done = append(done, &jobs.Items[i])
 		}
 	}
-	if len(done) == 0 {
-		return st, nil
+	job, cond, err := r.newestAudit(ctx, &cj, ledgerAuditJobSpec(casino, image), done)
+	if err != nil || job == nil {
+		return st, err
 	}
-	newest := slices.MaxFunc(done, func(a, b finished) int {
-		return a.cond.LastTransitionTime.Compare(b.cond.LastTransitionTime.Time)
-	})
-	at := newest.cond.LastTransitionTime
-	st.last = &casinov1alpha1.LedgerAuditStatus{JobName: newest.job.Name, Succeeded: newest.cond.Type == batchv1.JobComplete, CompletionTime: &at}
+	at := cond.LastTransitionTime
+	st.last = &casinov1alpha1.LedgerAuditStatus{JobName: job.Name, Succeeded: cond.Type == batchv1.JobComplete, CompletionTime: &at}
 	if st.last.Succeeded {
-		st.message = fmt.Sprintf("Job %s found every balance and bet in line with the ledger", newest.job.Name)
+		st.message = fmt.Sprintf("Job %s found every balance and bet in line with the ledger", job.Name)
 	} else {
 		st.message = fmt.Sprintf("Job %s failed (%s: %s): drift between balances and the ledger, or the audit could not run; read kubectl logs job/%s",
-			newest.job.Name, newest.cond.Reason, newest.cond.Message, newest.job.Name)
+			job.Name, cond.Reason, cond.Message, job.Name)
 	}
 	return st, nil
 }
 
-// desiredLedgerAudit runs `fairplay ledger verify` on spec.ledgerAudit's
-// schedule with image, under the same pod constraints as the migrations.
+// newestAudit is the newest of the finished Jobs of the CronJob cj (as the
+// cache has them) that ran the audit the operator builds, want, for the
+// running image (runsAsBuilt), and its terminal condition; nil when none
+// did. Each is judged from the API server's copy, newest first, as the
+// cache keeps no Job's pod template (trimForCache). Being the CronJob's is
+// not enough: a Job started from it with other arguments, another command
+// or another database completed and hid a failed audit (found by a review
+// playing a hostile tenant). A Job of an earlier image or spec counts no
+// more either; the status keeps the verdict it gave until an audit of the
+// running image finishes (FairplayLedgerAuditStale fires if none does).
+func (r *CasinoReconciler) newestAudit(ctx context.Context, cj *batchv1.CronJob, want batchv1.JobSpec,
+	done []*batchv1.Job) (*batchv1.Job, batchv1.JobCondition, error) {
+	slices.SortFunc(done, func(a, b *batchv1.Job) int {
+		_, ca := jobFinished(a)
+		_, cb := jobFinished(b)
+		return cb.LastTransitionTime.Compare(ca.LastTransitionTime.Time)
+	})
+	for _, cached := range done {
+		var job batchv1.Job
+		if err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(cached), &job); apierrors.IsNotFound(err) {
+			continue
+		} else if err != nil {
+			return nil, batchv1.JobCondition{}, fmt.Errorf("get job %s: %w", cached.Name, err)
+		}
+		ok, cond := jobFinished(&job)
+		if !ok || !metav1.IsControlledBy(&job, cj) {
+			continue
+		}
+		if !runsAsBuilt(&job, &want) {
+			logf.FromContext(ctx).Info("ignoring a ledger audit Job that did not run the audit the Casino builds", "job", job.Name)
+			continue
+		}
+		return &job, cond, nil
+	}
+	return nil, batchv1.JobCondition{}, nil
+}
+
+// desiredLedgerAudit starts ledgerAuditJobSpec's Job on spec.ledgerAudit's
+// schedule.
 func desiredLedgerAudit(casino *casinov1alpha1.Casino, image string) *batchv1.CronJob {
 	spec := casino.Spec.LedgerAudit
 	labels := labelsFor(casino, componentLedgerAudit)
-	pod := basePodSpec(casino)
-	pod.RestartPolicy = corev1.RestartPolicyNever
-	pod.Containers = []corev1.Container{{
-		Name:            "ledger-verify",
-		Image:           image,
-		ImagePullPolicy: casino.Spec.ImagePullPolicy,
-		Args:            []string{"ledger", "verify"},
-		Env:             migrationEnv(casino),
-		Resources:       containerResources(casino),
-		SecurityContext: containerSecurityContext(),
-		VolumeMounts:    []corev1.VolumeMount{{Name: "tmp", MountPath: "/tmp"}},
-	}}
 	cj := &batchv1.CronJob{
 		ObjectMeta: metav1.ObjectMeta{Name: ledgerAuditName(casino), Namespace: casino.Namespace, Labels: labels},
 		Spec: batchv1.CronJobSpec{
@@ -146,14 +164,7 @@ func desiredLedgerAudit(casino *casinov1alpha1.Casino, image string) *batchv1.Cr
 			FailedJobsHistoryLimit:     ptr.To[int32](ledgerAuditHistory),
 			JobTemplate: batchv1.JobTemplateSpec{
 				ObjectMeta: metav1.ObjectMeta{Labels: labels},
-				Spec: batchv1.JobSpec{
-					BackoffLimit:          ptr.To[int32](ledgerAuditBackoffLimit),
-					ActiveDeadlineSeconds: ptr.To[int64](ledgerAuditDeadlineSeconds),
-					Template: corev1.PodTemplateSpec{
-						ObjectMeta: metav1.ObjectMeta{Labels: labels, Annotations: casino.Spec.PodAnnotations},
-						Spec:       pod,
-					},
-				},
+				Spec:       ledgerAuditJobSpec(casino, image),
 			},
 		},
 	}
@@ -161,4 +172,32 @@ func desiredLedgerAudit(casino *casinov1alpha1.Casino, image string) *batchv1.Cr
 		cj.Spec.TimeZone = ptr.To(spec.TimeZone)
 	}
 	return cj
+}
+
+// ledgerAuditJobSpec is the Job the audit CronJob starts: `fairplay ledger
+// verify` with image (the one the Deployment runs), under the same pod
+// constraints as the migrations.
+func ledgerAuditJobSpec(casino *casinov1alpha1.Casino, image string) batchv1.JobSpec {
+	labels := labelsFor(casino, componentLedgerAudit)
+	pod := basePodSpec(casino)
+	pod.RestartPolicy = corev1.RestartPolicyNever
+	pod.Containers = []corev1.Container{{
+		Name:            "ledger-verify",
+		Image:           image,
+		ImagePullPolicy: casino.Spec.ImagePullPolicy,
+		Command:         []string{fairplayBinary},
+		Args:            []string{"ledger", "verify"},
+		Env:             migrationEnv(casino),
+		Resources:       containerResources(casino),
+		SecurityContext: containerSecurityContext(),
+		VolumeMounts:    []corev1.VolumeMount{{Name: "tmp", MountPath: "/tmp"}},
+	}}
+	return batchv1.JobSpec{
+		BackoffLimit:          ptr.To[int32](ledgerAuditBackoffLimit),
+		ActiveDeadlineSeconds: ptr.To[int64](ledgerAuditDeadlineSeconds),
+		Template: corev1.PodTemplateSpec{
+			ObjectMeta: metav1.ObjectMeta{Labels: labels, Annotations: casino.Spec.PodAnnotations},
+			Spec:       pod,
+		},
+	}
 }

@@ -8,14 +8,18 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	casinov1alpha1 "github.com/fairplay/fairplay/api/v1alpha1"
 )
 
 // startAuditJob makes the Job the CronJob controller would start from the
-// CronJob's template (envtest runs no controllers).
-func (e *env) startAuditJob(casino, name string) {
+// CronJob's template (envtest runs no controllers); mutate, if given,
+// changes it first, as `kubectl create job --from=cronjob/... --dry-run -o
+// yaml` edited by hand would.
+func (e *env) startAuditJob(casino, name string, mutate ...func(*batchv1.Job)) {
 	e.t.Helper()
 	var cj batchv1.CronJob
 	if !e.get(ledgerAuditName(e.casino(casino)), &cj) {
@@ -26,13 +30,17 @@ func (e *env) startAuditJob(casino, name string) {
 			OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(&cj, batchv1.SchemeGroupVersion.WithKind("CronJob"))}},
 		Spec: *cj.Spec.JobTemplate.Spec.DeepCopy(),
 	}
+	for _, m := range mutate {
+		m(job)
+	}
 	must(e.t, k8sClient.Create(e.ctx, job))
 }
 
 // TestLedgerAudit: spec.ledgerAudit makes a CronJob running `fairplay ledger
 // verify` with the running image under the restricted pod standard; the
 // newest finished audit Job sets the LedgerAudit condition, the status and
-// the metrics (a failure is False/LedgerAuditFailed, a later success True);
+// the metrics (a failure is False/LedgerAuditFailed, a later success True),
+// where only the CronJob's Jobs that ran the audit it builds count;
 // removing spec.ledgerAudit deletes the CronJob and clears the condition and
 // its series.
 func TestLedgerAudit(t *testing.T) {
@@ -104,6 +112,37 @@ func TestLedgerAudit(t *testing.T) {
 	e.expectCondition("audit", casinov1alpha1.ConditionLedgerAudit, metav1.ConditionFalse, casinov1alpha1.ReasonLedgerAuditFailed)
 	if last := e.casino("audit").Status.LastLedgerAudit; last == nil || last.JobName != "audit-ledger-audit-1" {
 		t.Fatalf("after a forged Job: lastLedgerAudit = %+v, want the CronJob's failed audit-ledger-audit-1", last)
+	}
+
+	// Nor does a Job of the CronJob (started from it by hand, so controlled
+	// by it) that runs something other than the audit the operator builds:
+	// `fairplay version` completes, as does an audit of an empty database
+	// or a Job of no completions (found by a review playing a hostile
+	// tenant: the first hid the failed audit).
+	for _, f := range []struct {
+		name  string
+		forge func(*batchv1.Job)
+	}{
+		{"command", func(j *batchv1.Job) { j.Spec.Template.Spec.Containers[0].Command = []string{"/operator", "--help"} }},
+		{"empty-db", func(j *batchv1.Job) {
+			j.Spec.Template.Spec.Containers[0].Env[0] = secretEnv("DATABASE_URL", "empty-db", "uri")
+		}},
+		{"no-pods", func(j *batchv1.Job) { j.Spec.Completions = ptr.To[int32](0) }},
+		{"init", func(j *batchv1.Job) {
+			c := j.Spec.Template.Spec.Containers[0]
+			c.Name, c.Args = "first", []string{"version"}
+			j.Spec.Template.Spec.InitContainers = []corev1.Container{c}
+		}},
+		{"version", func(j *batchv1.Job) { j.Spec.Template.Spec.Containers[0].Args = []string{"version"} }},
+	} {
+		e.clock.Step(time.Minute)
+		e.startAuditJob("audit", "audit-ledger-audit-"+f.name, f.forge)
+		e.finishJob("audit-ledger-audit-"+f.name, true)
+	}
+	e.reconcile("audit")
+	e.expectCondition("audit", casinov1alpha1.ConditionLedgerAudit, metav1.ConditionFalse, casinov1alpha1.ReasonLedgerAuditFailed)
+	if last := e.casino("audit").Status.LastLedgerAudit; last == nil || last.JobName != "audit-ledger-audit-1" {
+		t.Fatalf("after Jobs of the CronJob that ran something else: lastLedgerAudit = %+v, want the failed audit-ledger-audit-1", last)
 	}
 
 	e.clock.Step(time.Hour)

@@ -77,6 +77,7 @@ const (
 	eventMigrationStarted       = "MigrationStarted"
 	eventMigrationSucceeded     = "MigrationSucceeded"
 	eventMigrationFailed        = "MigrationFailed"
+	eventForeignMigrationJob    = "ForeignMigrationJobDeleted"
 	eventDeploymentCreated      = "DeploymentCreated"
 	eventRollingOut             = "RollingOut"
 	eventAvailable              = "Available"
@@ -213,6 +214,7 @@ func (r *CasinoReconciler) observeRollout(ctx context.Context, casino *casinov1a
 	if err != nil {
 		return fmt.Errorf("migrations: %w", err)
 	}
+	obs.requeueAfter = minPositive(obs.requeueAfter, obs.migration.requeueAfter)
 	if obs.missingSecret != "" {
 		// New pods would hang in CreateContainerConfigError: leave the
 		// Deployment as it is and look again soon (user Secrets are not
@@ -290,13 +292,14 @@ func ledgerAuditJobToCasino(_ context.Context, obj client.Object) []reconcile.Re
 // CronJobs, Services, Ingresses, PodDisruptionBudgets — only the objects
 // labelled app.kubernetes.io/managed-by=fairplay-operator (every object it
 // makes carries the label) are cached and watched, so a cluster's other
-// Secrets are neither held in memory nor streamed to the operator, and a
-// tenant who fills their own namespace with large Jobs or Deployments does
-// not grow a cluster-wide operator's memory to its limit, which would stop
-// every Casino's reconciling and key rotation (found by a review).
-// Referenced Secrets are read through APIReader when needed; an object
-// named like one of the operator's but made by someone else is not in the
-// cache, and its owner is checked on the API server before any write.
+// Secrets are neither held in memory nor streamed to the operator. The
+// label does not keep a tenant's objects out, though: anyone may write it
+// on their own Jobs or Deployments. What bounds the memory a tenant can
+// fill is the transform, trimForCache, which keeps of each object only the
+// little the reconciler reads. Referenced Secrets are read through
+// APIReader when needed; an object named like one of the operator's but
+// made by someone else is not in the cache, and its owner is checked on the
+// API server before any write.
 //
 // With watchNamespaces (the --watch-namespace flag of a namespaced install)
 // every list and watch is limited to those namespaces, so the operator
@@ -305,13 +308,14 @@ func ledgerAuditJobToCasino(_ context.Context, obj client.Object) []reconcile.Re
 func CacheOptions(watchNamespaces ...string) cache.Options {
 	opts := cache.Options{
 		// Nothing reads the cached objects' managedFields (the applies send
-		// whole intents), which are often the larger part of an object.
+		// whole intents), which are often the larger part of an object. (The
+		// owned kinds' transform, trimForCache, drops them too.)
 		DefaultTransform: cache.TransformStripManagedFields(),
 		ByObject:         map[client.Object]cache.ByObject{},
 	}
 	ours := labels.SelectorFromSet(labels.Set{labelManagedBy: ManagedByValue})
 	for _, obj := range ownedKinds() {
-		opts.ByObject[obj] = cache.ByObject{Label: ours}
+		opts.ByObject[obj] = cache.ByObject{Label: ours, Transform: trimForCache}
 	}
 	for _, ns := range watchNamespaces {
 		if opts.DefaultNamespaces == nil {

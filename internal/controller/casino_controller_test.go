@@ -358,7 +358,7 @@ func TestManagerRunsWithGeneratedRBAC(t *testing.T) {
 		return c.Status.LastMigration != nil && c.Status.LastMigration.JobName == jobName
 	})
 	// The cache holds objects without their managedFields (CacheOptions'
-	// DefaultTransform), which the API server keeps: nothing reads them.
+	// transforms, trimForCache), which the API server keeps: nothing reads them.
 	var stored, cached appsv1.Deployment
 	key := types.NamespacedName{Namespace: e.ns, Name: "managed"}
 	must(t, k8sClient.Get(e.ctx, key, &stored))

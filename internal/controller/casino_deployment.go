@@ -35,6 +35,13 @@ const (
 	SigningKeysDir = "/var/run/fairplay/signing-keys"
 	// nonRootUID is distroless's "nonroot" user, the image's USER.
 	nonRootUID = 65532
+	// fairplayBinary is the image's ENTRYPOINT (the Dockerfile's), which
+	// every container the operator builds names as its command: a command
+	// left unset is a field the operator's server-side apply does not own,
+	// so one someone patched into the Deployment or the audit CronJob
+	// stayed there (found by a review playing a hostile tenant); set, the
+	// next apply puts it back.
+	fairplayBinary = "/fairplay"
 )
 
 // Graceful drain. On SIGTERM the server turns /readyz false at once, keeps
@@ -149,6 +156,7 @@ func desiredDeployment(casino *casinov1alpha1.Casino, image string) *appsv1.Depl
 		Name:            serverContainer,
 		Image:           image,
 		ImagePullPolicy: casino.Spec.ImagePullPolicy,
+		Command:         []string{fairplayBinary},
 		Args:            []string{"serve"},
 		Ports: []corev1.ContainerPort{
 			{Name: serverPortName, ContainerPort: serverPort, Protocol: corev1.ProtocolTCP},

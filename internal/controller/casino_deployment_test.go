@@ -4,13 +4,17 @@ import (
 	"maps"
 	"net/netip"
 	"slices"
+	"strings"
 	"testing"
 
+	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	casinov1alpha1 "github.com/fairplay/fairplay/api/v1alpha1"
 	"github.com/fairplay/fairplay/internal/settings"
@@ -286,6 +290,53 @@ func TestDeploymentSurvivesServerDefaults(t *testing.T) {
 	}
 	if d.Spec.Template.Spec.Containers[0].TerminationMessagePath == "" {
 		t.Fatal("server defaults missing: the apply went nowhere?")
+	}
+}
+
+// TestCommandsAreTheOperators: every container the operator builds names
+// the image's entrypoint as its command, so server-side apply owns the
+// field and the next reconcile takes back a command someone patched into
+// the Deployment or the audit CronJob. Unset, it was nobody's field to the
+// operator and stayed: a tenant could make every audit run `fairplay
+// version` (found by a review playing a hostile tenant).
+func TestCommandsAreTheOperators(t *testing.T) {
+	t.Parallel()
+	e := deployed(t, "cmd")
+	e.update("cmd", func(c *casinov1alpha1.Casino) {
+		c.Spec.LedgerAudit = &casinov1alpha1.LedgerAuditSpec{Schedule: "17 * * * *"}
+	})
+	e.reconcile("cmd")
+	c := e.casino("cmd")
+	if got := desiredMigrationJob(c, migrationJobName(c)).Spec.Template.Spec.Containers[0].Command; !slices.Equal(got, []string{"/fairplay"}) {
+		t.Errorf("migrations command = %v, want the image's entrypoint [/fairplay]", got)
+	}
+
+	// What `kubectl patch` sends: a strategic merge patch of another field
+	// manager, on the operator's container.
+	patch := func(obj client.Object, path, container string) {
+		t.Helper()
+		body := `{"spec":` + path + `{"containers":[{"name":"` + container + `","command":["/operator","--help"]}]}` +
+			strings.Repeat("}", strings.Count(path, "{")) + `}`
+		must(t, k8sClient.Patch(e.ctx, obj, client.RawPatch(types.StrategicMergePatchType, []byte(body)), client.FieldOwner("kubectl-patch")))
+	}
+	var cj batchv1.CronJob
+	var d appsv1.Deployment
+	e.get(ledgerAuditName(c), &cj)
+	e.get("cmd", &d)
+	patch(&cj, `{"jobTemplate":{"spec":{"template":{"spec":`, "ledger-verify")
+	patch(&d, `{"template":{"spec":`, serverContainer)
+	if e.get(ledgerAuditName(c), &cj); !slices.Equal(cj.Spec.JobTemplate.Spec.Template.Spec.Containers[0].Command, []string{"/operator", "--help"}) {
+		t.Fatal("the patch did not take")
+	}
+
+	e.reconcile("cmd")
+	e.get(ledgerAuditName(c), &cj)
+	e.get("cmd", &d)
+	if got := cj.Spec.JobTemplate.Spec.Template.Spec.Containers[0].Command; !slices.Equal(got, []string{"/fairplay"}) {
+		t.Errorf("audit CronJob command = %v after a reconcile, want [/fairplay] back", got)
+	}
+	if got := d.Spec.Template.Spec.Containers[0].Command; !slices.Equal(got, []string{"/fairplay"}) {
+		t.Errorf("Deployment command = %v after a reconcile, want [/fairplay] back", got)
 	}
 }
 

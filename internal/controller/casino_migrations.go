@@ -5,9 +5,12 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"slices"
+	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -46,6 +49,9 @@ type migrationState struct {
 	message string
 	// record is the status.lastMigration to write; nil keeps the old one.
 	record *casinov1alpha1.MigrationStatus
+	// requeueAfter asks for another look soon (a foreign Job was deleted
+	// and its replacement is made next time); 0: no need.
+	requeueAfter time.Duration
 }
 
 // migrationJobName is derived from a hash of the image, so each image gets
@@ -81,7 +87,9 @@ func (r *CasinoReconciler) reconcileMigrations(ctx context.Context, casino *casi
 	}
 
 	var job batchv1.Job
-	err := r.Get(ctx, types.NamespacedName{Namespace: casino.Namespace, Name: name}, &job)
+	key := types.NamespacedName{Namespace: casino.Namespace, Name: name}
+	live := false // job was read from the API server, not the cache
+	err := r.Get(ctx, key, &job)
 	switch {
 	case apierrors.IsNotFound(err) && !mayStart:
 		st.phase = migrationWaiting
@@ -107,17 +115,33 @@ func (r *CasinoReconciler) reconcileMigrations(ctx context.Context, casino *casi
 		// objects: one made by someone else, ours not cached yet, or ours
 		// with its label taken off. The API server's copy is judged below
 		// as a cached one would be.
-		if err := r.APIReader.Get(ctx, types.NamespacedName{Namespace: casino.Namespace, Name: name}, &job); err != nil {
+		if err := r.APIReader.Get(ctx, key, &job); err != nil {
 			return st, fmt.Errorf("get job %s: %w", name, err)
 		}
+		live = true
 	case err != nil:
 		return st, fmt.Errorf("get job %s: %w", name, err)
+	}
+	// A finished Job's result counts only if it ran the migrations this
+	// Casino builds (runsAsBuilt), judged from the API server's copy: the
+	// cache keeps no Job's pod template (trimForCache).
+	if done, _ := jobFinished(&job); done && !live {
+		switch err := r.APIReader.Get(ctx, key, &job); {
+		case apierrors.IsNotFound(err): // deleted since the cache saw it
+			st.phase, st.requeueAfter = migrationRunning, conflictRequeueDelay
+			st.message = migrationRunningMessage(name, image, runningImage)
+			return st, nil
+		case err != nil:
+			return st, fmt.Errorf("get job %s: %w", name, err)
+		}
 	}
 	if !metav1.IsControlledBy(&job, casino) {
 		return st, fmt.Errorf("job %s exists and does not belong to this Casino", name)
 	}
 
 	switch done, cond := jobFinished(&job); {
+	case done && !runsAsBuilt(&job, &desiredMigrationJob(casino, name).Spec):
+		return r.replaceForeignMigrationJob(ctx, casino, &job, st)
 	case done && cond.Type == batchv1.JobComplete:
 		st.phase = migrationSucceeded
 		st.message = fmt.Sprintf("Job %s applied the migrations of %s", name, image)
@@ -139,6 +163,104 @@ func (r *CasinoReconciler) reconcileMigrations(ctx context.Context, casino *casi
 		st.message = migrationRunningMessage(name, image, runningImage)
 	}
 	return st, nil
+}
+
+// replaceForeignMigrationJob deletes a finished migrations Job that did not
+// run what desiredMigrationJob builds, without taking its result, and asks
+// for the next look to create the Casino's own. Someone who may create Jobs
+// in the namespace made it (under the image's Job name, with a controller
+// reference to the Casino, which needs no right on the Casino), or changed
+// the spec or the operator while it ran: either way nobody can say that it
+// migrated the database for the image, and the migrations are safe to run
+// again. A running one is left to finish first, as a migration must not be
+// stopped part-way (deleteObsoleteMigrationJobs). The Warning names the
+// Job; it repeats with every Job if a mutating admission policy changes a
+// field runsAsBuilt compares.
+func (r *CasinoReconciler) replaceForeignMigrationJob(ctx context.Context, casino *casinov1alpha1.Casino, job *batchv1.Job, st migrationState) (migrationState, error) {
+	if job.DeletionTimestamp.IsZero() {
+		if err := r.Delete(ctx, job, client.PropagationPolicy(metav1.DeletePropagationBackground),
+			client.Preconditions{UID: ptr.To(job.UID)}); client.IgnoreNotFound(err) != nil {
+			return st, fmt.Errorf("delete job %s: %w", job.Name, err)
+		}
+		r.event(casino, corev1.EventTypeWarning, eventForeignMigrationJob, "Migrate",
+			"Job %s did not run the migrations this Casino builds (someone else made or changed it, or the spec changed while it ran): deleted it without taking its result; a new Job migrates the database for %s",
+			job.Name, st.image)
+	}
+	st.phase, st.requeueAfter = migrationRunning, conflictRequeueDelay
+	st.message = fmt.Sprintf("Job %s did not run the migrations this Casino builds and is deleted; a new Job migrates the database for %s",
+		job.Name, st.image)
+	return st, nil
+}
+
+// runsAsBuilt reports whether job runs what the operator builds, want (the
+// spec desiredMigrationJob or ledgerAuditJobSpec gives). A controller
+// reference to the Casino or its CronJob proves nothing: anyone who may
+// create Jobs in the namespace can write one (the owner's UID is readable,
+// and without blockOwnerDeletion no right on the owner is needed), and
+// labels prove less. So a Job's result counts only if it ran the
+// operator's pod: the same containers (one; no init or ephemeral ones) with
+// the same image, command, arguments, working directory, environment
+// (DATABASE_URL from the Casino's Secret, no envFrom) and mounts; the same
+// volumes and name resolution (host aliases, DNS and the host network
+// could point the database's host at an empty database); one completion
+// of a NonIndexed Job the Job controller runs (a Job of zero completions is
+// Complete without a pod). Found by a review playing a hostile tenant: a Job
+// started from the audit CronJob with args ["version"] completed and hid a
+// failed audit, and a Job made ahead under the migrations Job's name rolled
+// the image onto an unmigrated database. What does not change what runs —
+// resources, security context, scheduling, labels, the service account —
+// is not compared, so a policy that adds those still lets Jobs count.
+func runsAsBuilt(job *batchv1.Job, want *batchv1.JobSpec) bool {
+	got := &job.Spec
+	if ptr.Deref(got.Completions, 1) != ptr.Deref(want.Completions, 1) ||
+		ptr.Deref(got.CompletionMode, batchv1.NonIndexedCompletion) != ptr.Deref(want.CompletionMode, batchv1.NonIndexedCompletion) ||
+		!equality.Semantic.DeepEqual(got.SuccessPolicy, want.SuccessPolicy) ||
+		ptr.Deref(got.ManagedBy, batchv1.JobControllerName) != ptr.Deref(want.ManagedBy, batchv1.JobControllerName) {
+		return false
+	}
+	gp, wp := &got.Template.Spec, &want.Template.Spec
+	return slices.EqualFunc(gp.Containers, wp.Containers, runsSameProgram) &&
+		slices.EqualFunc(gp.InitContainers, wp.InitContainers, runsSameProgram) &&
+		len(gp.EphemeralContainers) == 0 && len(wp.EphemeralContainers) == 0 &&
+		equality.Semantic.DeepEqual(gp.Volumes, wp.Volumes) &&
+		equality.Semantic.DeepEqual(gp.HostAliases, wp.HostAliases) &&
+		equality.Semantic.DeepEqual(gp.DNSConfig, wp.DNSConfig) &&
+		dnsPolicy(gp) == dnsPolicy(wp) && gp.HostNetwork == wp.HostNetwork
+}
+
+// runsSameProgram compares what decides what a container does: its program,
+// arguments, environment and files.
+func runsSameProgram(got, want corev1.Container) bool {
+	return got.Name == want.Name && got.Image == want.Image &&
+		slices.Equal(got.Command, want.Command) && slices.Equal(got.Args, want.Args) &&
+		got.WorkingDir == want.WorkingDir &&
+		equality.Semantic.DeepEqual(defaultedEnv(got.Env), defaultedEnv(want.Env)) &&
+		equality.Semantic.DeepEqual(got.EnvFrom, want.EnvFrom) &&
+		equality.Semantic.DeepEqual(got.VolumeMounts, want.VolumeMounts) &&
+		equality.Semantic.DeepEqual(got.VolumeDevices, want.VolumeDevices)
+}
+
+// defaultedEnv is env as the API server stores it: a fieldRef's apiVersion
+// defaults to v1 (spec.env may leave it out), the one default of an
+// environment variable.
+func defaultedEnv(env []corev1.EnvVar) []corev1.EnvVar {
+	out := make([]corev1.EnvVar, len(env))
+	for i, e := range env {
+		if e.ValueFrom != nil && e.ValueFrom.FieldRef != nil && e.ValueFrom.FieldRef.APIVersion == "" {
+			e = *e.DeepCopy()
+			e.ValueFrom.FieldRef.APIVersion = "v1"
+		}
+		out[i] = e
+	}
+	return out
+}
+
+// dnsPolicy is the pod's DNS policy with the API server's default.
+func dnsPolicy(pod *corev1.PodSpec) corev1.DNSPolicy {
+	if pod.DNSPolicy == "" {
+		return corev1.DNSClusterFirst
+	}
+	return pod.DNSPolicy
 }
 
 func migrationRunningMessage(job, image, running string) string {
@@ -176,6 +298,7 @@ func desiredMigrationJob(casino *casinov1alpha1.Casino, name string) *batchv1.Jo
 		Name:            "migrate",
 		Image:           casino.Spec.Image,
 		ImagePullPolicy: casino.Spec.ImagePullPolicy,
+		Command:         []string{fairplayBinary},
 		Args:            []string{"migrate"},
 		Env:             migrationEnv(casino),
 		Resources:       containerResources(casino),

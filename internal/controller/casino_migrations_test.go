@@ -10,7 +10,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/utils/ptr"
 	kstatus "sigs.k8s.io/cli-utils/pkg/kstatus/status"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	casinov1alpha1 "github.com/fairplay/fairplay/api/v1alpha1"
 )
@@ -251,5 +253,79 @@ func TestMissingSecretWaitsWithoutAJob(t *testing.T) {
 	e.expectCondition("nosecret", casinov1alpha1.ConditionDegraded, metav1.ConditionFalse, casinov1alpha1.ReasonAsExpected)
 	if e.get("nosecret", &appsv1.Deployment{}) {
 		t.Fatal("deployment before the migration")
+	}
+}
+
+// TestForeignMigrationJobIsNoSuccess: a Job made ahead under the name of an
+// image's migrations Job, with a controller reference to the Casino (which
+// anyone who may create Jobs in the namespace can write), counts as no
+// migration unless it runs the one the operator builds. Found by a review
+// playing a hostile tenant: such a Job that ran `fairplay version`
+// completed, and the operator recorded the migration and rolled the image
+// onto an unmigrated database. The Casino deletes it (a Warning says so),
+// takes nothing from it, and migrates with its own Job.
+func TestForeignMigrationJobIsNoSuccess(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.createSecrets()
+	for _, f := range []struct {
+		name  string
+		forge func(*batchv1.Job)
+	}{
+		{"version", func(j *batchv1.Job) { j.Spec.Template.Spec.Containers[0].Args = []string{"version"} }},
+		{"command", func(j *batchv1.Job) { j.Spec.Template.Spec.Containers[0].Command = []string{"/operator", "--help"} }},
+		{"image", func(j *batchv1.Job) { j.Spec.Template.Spec.Containers[0].Image = "registry.example/true:v1" }},
+		{"empty-db", func(j *batchv1.Job) {
+			j.Spec.Template.Spec.Containers[0].Env[0] = secretEnv("DATABASE_URL", "empty-db", "uri")
+		}},
+		{"no-pods", func(j *batchv1.Job) { j.Spec.Completions = ptr.To[int32](0) }},
+		{"sidecar", func(j *batchv1.Job) {
+			c := j.Spec.Template.Spec.Containers[0]
+			c.Name = "other"
+			j.Spec.Template.Spec.Containers = append(j.Spec.Template.Spec.Containers, c)
+		}},
+	} {
+		name := f.name
+		c := e.newCasino(name, "registry.example/fairplay:v1")
+		jobName := migrationJobName(c)
+		forged := desiredMigrationJob(c, jobName)
+		f.forge(forged)
+		must(t, controllerutil.SetControllerReference(c, forged, testScheme))
+		must(t, k8sClient.Create(e.ctx, forged))
+		e.finishJob(jobName, true)
+		e.drainEvents()
+
+		res := e.reconcile(name)
+		if c := e.casino(name); c.Status.LastMigration != nil {
+			t.Fatalf("%s: the foreign Job was recorded as a migration: %+v", name, c.Status.LastMigration)
+		}
+		e.expectCondition(name, casinov1alpha1.ConditionMigrationsSucceeded, metav1.ConditionFalse, casinov1alpha1.ReasonMigrationRunning)
+		if e.get(name, &appsv1.Deployment{}) {
+			t.Fatalf("%s: a Deployment rolled out on the foreign Job's word", name)
+		}
+		if e.get(jobName, &batchv1.Job{}) {
+			t.Fatalf("%s: the foreign Job was kept", name)
+		}
+		if evs := e.drainEvents(); !hasEvent(evs, eventForeignMigrationJob) {
+			t.Fatalf("%s: events %q, want a %s Warning", name, evs, eventForeignMigrationJob)
+		}
+		if res.RequeueAfter <= 0 || res.RequeueAfter > 5*time.Second {
+			t.Fatalf("%s: RequeueAfter = %v, want a quick second look", name, res.RequeueAfter)
+		}
+
+		// The next look makes the Casino's own Job, whose success counts.
+		e.reconcile(name)
+		var own batchv1.Job
+		if !e.get(jobName, &own) || !runsAsBuilt(&own, &desiredMigrationJob(e.casino(name), jobName).Spec) {
+			t.Fatalf("%s: no migrations Job of the Casino's own after the foreign one", name)
+		}
+		e.finishJob(jobName, true)
+		e.reconcile(name)
+		if c := e.casino(name); c.Status.LastMigration == nil || c.Status.LastMigration.JobName != jobName {
+			t.Fatalf("%s: lastMigration = %+v after the Casino's own Job", name, c.Status.LastMigration)
+		}
+		if !e.get(name, &appsv1.Deployment{}) {
+			t.Fatalf("%s: no Deployment after the Casino's own migration", name)
+		}
 	}
 }
