@@ -253,12 +253,20 @@ type rotationRequest struct {
 // rotate-keys annotation, rotates nothing and is reported as a Warning.
 func (r *CasinoReconciler) forcedRotation(casino *casinov1alpha1.Casino, secret *corev1.Secret) rotationRequest {
 	var req rotationRequest
-	if lf := casino.Status.LastForcedRotation; lf != nil {
+	// A request honoured lay at most maxRotationRequestSkew ahead of the
+	// clock when it was served, so a record later than that now was not
+	// written by this operator: a Secret editor's (the annotation) or a
+	// status writer's 2099-01-01 swallowed every rotate-keys-at until then,
+	// a leaked key's rotation included (found by a review playing a hostile
+	// tenant; TestForcedRotationIgnoresARecordFromTheFuture). Such a record
+	// is ignored, and the status written is the one honoured before it.
+	latest := r.Clock.Now().UTC().Add(maxRotationRequestSkew)
+	if lf := casino.Status.LastForcedRotation; lf != nil && !lf.UTC().After(latest) {
 		t := lf.UTC()
 		req.honoured = &t
 	}
 	if v, ok := secret.Annotations[casinov1alpha1.AnnotationLastForcedRotation]; ok {
-		if t, err := time.Parse(time.RFC3339, v); err == nil && (req.honoured == nil || t.After(*req.honoured)) {
+		if t, err := time.Parse(time.RFC3339, v); err == nil && !t.After(latest) && (req.honoured == nil || t.After(*req.honoured)) {
 			t = t.UTC()
 			req.honoured = &t
 		}

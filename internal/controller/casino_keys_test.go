@@ -509,3 +509,50 @@ func logDescribe(t *testing.T, e *env, name string, evs []string) {
 	must(t, err)
 	t.Logf("kubectl describe casino %s (as YAML), after one rotation:\n%s\nEvents:\n  %s", name, out, strings.Join(evs, "\n  "))
 }
+
+// TestForcedRotationIgnoresARecordFromTheFuture: a record of the last
+// request served that lies later than any request could have (a Secret
+// editor's annotation, or a status writer's lastForcedRotation, of
+// 2099-01-01) swallowed every rotate-keys-at until then, a leaked key's
+// rotation included, with nothing but a Warning (found by a review playing a
+// hostile tenant). Such a record is ignored: the request rotates, and the
+// status records the request, not the forged time.
+func TestForcedRotationIgnoresARecordFromTheFuture(t *testing.T) {
+	t.Parallel()
+	for _, where := range []string{"secret", "status"} {
+		t.Run(where, func(t *testing.T) {
+			t.Parallel()
+			e := newEnv(t)
+			e.createSecrets()
+			name := "future-" + where
+			e.newCasino(name, "registry.example/fairplay:v1")
+			e.reconcile(name)
+			e.clock.Step(time.Hour)
+			forged := time.Date(2099, 1, 1, 0, 0, 0, 0, time.UTC)
+			switch where {
+			case "secret":
+				var secret corev1.Secret
+				e.get(signingKeysSecretName(e.casino(name)), &secret)
+				if secret.Annotations == nil {
+					secret.Annotations = map[string]string{}
+				}
+				secret.Annotations[casinov1alpha1.AnnotationLastForcedRotation] = forged.Format(time.RFC3339)
+				must(t, k8sClient.Update(e.ctx, &secret))
+			case "status":
+				c := e.casino(name)
+				c.Status.LastForcedRotation = &metav1.Time{Time: forged}
+				must(t, k8sClient.Status().Update(e.ctx, c))
+			}
+			requested := e.clock.Now().UTC().Truncate(time.Second)
+			e.annotateRotation(name, requested.Format(time.RFC3339))
+			e.reconcile(name)
+			c := e.casino(name)
+			if len(c.Status.KeyIDs) != 2 {
+				t.Fatalf("keys %v: the request was swallowed by a forged record of %s", c.Status.KeyIDs, forged)
+			}
+			if c.Status.LastForcedRotation == nil || !c.Status.LastForcedRotation.Time.Equal(requested) {
+				t.Fatalf("status.lastForcedRotation = %v, want the request's %v", c.Status.LastForcedRotation, requested)
+			}
+		})
+	}
+}
