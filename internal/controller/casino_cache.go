@@ -47,8 +47,9 @@ var (
 //     the conditions and times of its status (jobFinished), which only the
 //     Job controller writes. Its pod template is read from the API server
 //     when its result is judged (runsAsBuilt);
-//   - of everything else (CronJobs, Services, Ingresses, NetworkPolicies,
-//     PodDisruptionBudgets, Secrets, and objects no Casino controls):
+//   - of everything else (CronJobs, Services, ServiceAccounts, Ingresses,
+//     NetworkPolicies, PodDisruptionBudgets, Secrets, and objects no
+//     Casino controls):
 //     nothing more. The reconciler reads their owner and deletion only;
 //     server-side apply sends whole intents and needs no cached spec.
 //

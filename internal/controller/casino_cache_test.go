@@ -58,6 +58,8 @@ func bloatedObjects(ns string) map[string]client.Object {
 	add(&corev1.Secret{ObjectMeta: m, Data: map[string][]byte{"big": []byte(env[0].Value)}})
 	m, _ = bloated(ns, "svc")
 	add(&corev1.Service{ObjectMeta: m, Spec: corev1.ServiceSpec{Selector: m.Labels}})
+	m, env = bloated(ns, "sa")
+	add(&corev1.ServiceAccount{ObjectMeta: m, Secrets: []corev1.ObjectReference{{Name: "big", FieldPath: env[0].Value}}})
 	m, _ = bloated(ns, "ing")
 	add(&networkingv1.Ingress{ObjectMeta: m})
 	m, _ = bloated(ns, "np")
@@ -250,7 +252,7 @@ func TestCacheKeepsWhatTheReconcilerReads(t *testing.T) {
 		t.Errorf("the cached audit Job lost its CronJob or its Casino: %+v", got)
 	}
 
-	for _, obj := range []client.Object{cj, own(desiredService(casino)), own(&corev1.Secret{ObjectMeta: metav1.ObjectMeta{
+	for _, obj := range []client.Object{cj, own(desiredService(casino)), own(desiredServiceAccount(casino)), own(&corev1.Secret{ObjectMeta: metav1.ObjectMeta{
 		Name: "web-signing-keys", Namespace: casino.Namespace, Labels: labelsFor(casino, componentKeys)}})} {
 		trim(obj)
 	}

@@ -90,8 +90,9 @@ const (
 )
 
 // CasinoReconciler keeps the objects of a Casino in shape: the signing-key
-// Secret, the migrations Job of each image, the server Deployment, Service,
-// Ingress, PodDisruptionBudget and ServiceMonitor, and the Casino's status.
+// Secret, the pods' ServiceAccount, the migrations Job of each image, the
+// server Deployment, Service, Ingress, PodDisruptionBudget and
+// ServiceMonitor, and the Casino's status.
 type CasinoReconciler struct {
 	// Client reads from the manager's cache and writes to the API server.
 	client.Client
@@ -109,6 +110,7 @@ type CasinoReconciler struct {
 
 // +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch;create;update
 // +kubebuilder:rbac:groups="",resources=services,verbs=get;list;watch;create;patch
+// +kubebuilder:rbac:groups="",resources=serviceaccounts,verbs=get;list;watch;create;patch
 // +kubebuilder:rbac:groups=apps,resources=deployments,verbs=get;list;watch;create;patch
 // +kubebuilder:rbac:groups=batch,resources=jobs,verbs=get;list;watch;create;delete
 // +kubebuilder:rbac:groups=batch,resources=cronjobs,verbs=get;list;watch;create;patch;delete
@@ -123,10 +125,10 @@ type CasinoReconciler struct {
 
 // Reconcile brings one Casino's objects to its spec and records what it saw:
 // signing keys first (the server cannot start without them), then the
-// referenced Secrets, the network objects, the migrations Job of spec.image,
-// the Deployment (which rolls only once that Job has succeeded), and last the
-// status. It is idempotent: objects are server-side applied and the status
-// patch is skipped when nothing changed.
+// referenced Secrets, the network objects, the pods' ServiceAccount, the
+// migrations Job of spec.image, the Deployment (which rolls only once that
+// Job has succeeded), and last the status. It is idempotent: objects are
+// server-side applied and the status patch is skipped when nothing changed.
 func (r *CasinoReconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 	log := logf.FromContext(ctx)
 
@@ -203,9 +205,14 @@ func (r *CasinoReconciler) observe(ctx context.Context, casino *casinov1alpha1.C
 	return obs, err
 }
 
-// observeRollout is observe's steps past the network objects: the
-// migrations, the Deployment, the ledger audit and the cleanup, in order.
+// observeRollout is observe's steps past the network objects: the pods'
+// ServiceAccount, the migrations, the Deployment, the ledger audit and the
+// cleanup, in order.
 func (r *CasinoReconciler) observeRollout(ctx context.Context, casino *casinov1alpha1.Casino, obs *observation) error {
+	// Before every step that makes pods: they name it.
+	if err := r.reconcileServiceAccount(ctx, casino); err != nil {
+		return fmt.Errorf("service account: %w", err)
+	}
 	current, err := r.currentDeployment(ctx, casino)
 	if err != nil {
 		return fmt.Errorf("read deployment: %w", err)
@@ -270,6 +277,9 @@ func (r *CasinoReconciler) SetupWithManager(mgr manager.Manager) error {
 		Watches(&batchv1.Job{}, handler.EnqueueRequestsFromMapFunc(ledgerAuditJobToCasino)).
 		Owns(&corev1.Secret{}, builder.OnlyMetadata).
 		Owns(&corev1.Service{}).
+		// A deleted ServiceAccount is made again at once: the pods of the
+		// next roll or audit could not be created without it.
+		Owns(&corev1.ServiceAccount{}).
 		Owns(&networkingv1.Ingress{}).
 		Owns(&networkingv1.NetworkPolicy{}).
 		Owns(&policyv1.PodDisruptionBudget{}).
@@ -289,9 +299,10 @@ func ledgerAuditJobToCasino(_ context.Context, obj client.Object) []reconcile.Re
 
 // CacheOptions are the manager's cache settings the reconciler relies on:
 // of every kind it owns — Secrets (the signing keys), Deployments, Jobs,
-// CronJobs, Services, Ingresses, PodDisruptionBudgets — only the objects
-// labelled app.kubernetes.io/managed-by=fairplay-operator (every object it
-// makes carries the label) are cached and watched, so a cluster's other
+// CronJobs, Services, ServiceAccounts, Ingresses, NetworkPolicies,
+// PodDisruptionBudgets — only the objects labelled
+// app.kubernetes.io/managed-by=fairplay-operator (every object it makes
+// carries the label) are cached and watched, so a cluster's other
 // Secrets are neither held in memory nor streamed to the operator. The
 // label does not keep a tenant's objects out, though: anyone may write it
 // on their own Jobs or Deployments. What bounds the memory a tenant can
@@ -330,7 +341,8 @@ func CacheOptions(watchNamespaces ...string) cache.Options {
 // cache (ServiceMonitors are read from the API server).
 func ownedKinds() []client.Object {
 	return []client.Object{&corev1.Secret{}, &appsv1.Deployment{}, &batchv1.Job{}, &batchv1.CronJob{},
-		&corev1.Service{}, &networkingv1.Ingress{}, &networkingv1.NetworkPolicy{}, &policyv1.PodDisruptionBudget{}}
+		&corev1.Service{}, &corev1.ServiceAccount{}, &networkingv1.Ingress{}, &networkingv1.NetworkPolicy{},
+		&policyv1.PodDisruptionBudget{}}
 }
 
 // ParseWatchNamespaces splits a --watch-namespace value (comma-separated

@@ -240,11 +240,13 @@ func topologySpread(casino *casinov1alpha1.Casino) []corev1.TopologySpreadConstr
 	return out
 }
 
-// basePodSpec holds what the server and the migrations pods share: the
+// basePodSpec holds what the server, migrations and ledger-audit pods
+// share: the Casino's own ServiceAccount (without its token), the
 // restricted Pod Security Standard (non-root, seccomp RuntimeDefault), the
 // scheduling constraints, and a writable /tmp beside the read-only root.
 func basePodSpec(casino *casinov1alpha1.Casino) corev1.PodSpec {
 	return corev1.PodSpec{
+		ServiceAccountName:           serviceAccountName(casino),
 		AutomountServiceAccountToken: ptr.To(false),
 		EnableServiceLinks:           ptr.To(false),
 		ImagePullSecrets:             casino.Spec.ImagePullSecrets,

@@ -61,7 +61,8 @@ func TestCacheOptionsWatchNamespaces(t *testing.T) {
 			}
 		}
 		for _, kind := range []client.Object{&corev1.Secret{}, &appsv1.Deployment{}, &batchv1.Job{}, &batchv1.CronJob{},
-			&corev1.Service{}, &networkingv1.Ingress{}, &networkingv1.NetworkPolicy{}, &policyv1.PodDisruptionBudget{}} {
+			&corev1.Service{}, &corev1.ServiceAccount{}, &networkingv1.Ingress{}, &networkingv1.NetworkPolicy{},
+			&policyv1.PodDisruptionBudget{}} {
 			if got := selectors[fmt.Sprintf("%T", kind)]; got != labelManagedBy+"="+ManagedByValue {
 				t.Errorf("%T selector = %q: the cache must hold only the operator's own objects", kind, got)
 			}

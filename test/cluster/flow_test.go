@@ -119,6 +119,22 @@ func TestFairplayOnARealNode(t *testing.T) {
 				continue
 			}
 			running++
+			// The Casino's pods run as its own ServiceAccount, not the
+			// namespace's default, and carry no token.
+			if p.Labels["app.kubernetes.io/component"] == "server" {
+				if p.Spec.ServiceAccountName != casinoName {
+					t.Errorf("server pod %s runs as ServiceAccount %q, want the Casino's %q", p.Name, p.Spec.ServiceAccountName, casinoName)
+				}
+				for _, v := range p.Spec.Volumes {
+					if v.Projected != nil {
+						for _, src := range v.Projected.Sources {
+							if src.ServiceAccountToken != nil {
+								t.Errorf("server pod %s mounts a ServiceAccount token (volume %s)", p.Name, v.Name)
+							}
+						}
+					}
+				}
+			}
 			for _, ctr := range p.Spec.Containers {
 				sc := ctr.SecurityContext
 				if sc == nil || sc.ReadOnlyRootFilesystem == nil || !*sc.ReadOnlyRootFilesystem {
