@@ -12,7 +12,6 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
 	casinov1alpha1 "github.com/fairplay/fairplay/api/v1alpha1"
 )
@@ -97,9 +96,16 @@ func (r *CasinoReconciler) reconcileLedgerAudit(ctx context.Context, casino *cas
 			done = append(done, &jobs.Items[i])
 		}
 	}
-	job, cond, err := r.newestAudit(ctx, &cj, ledgerAuditJobSpec(casino, image), done)
-	if err != nil || job == nil {
-		return st, err
+	job, cond, ignored := newestAudit(&cj, ledgerAuditJobSpec(casino, image), done)
+	if ignored > 0 {
+		// The newest audits did not count: said once per reconcile, so
+		// that a policy changing the audit's pods is seen before the
+		// stale alert fires.
+		r.event(casino, corev1.EventTypeWarning, eventLedgerAuditIgnored, "Audit",
+			"%d finished ledger audit Jobs newer than the last one taken did not run the audit this Casino builds (someone else made or changed them, or an admission policy changes the audit's pods) and were not taken", ignored)
+	}
+	if job == nil {
+		return st, nil
 	}
 	at := cond.LastTransitionTime
 	st.last = &casinov1alpha1.LedgerAuditStatus{JobName: job.Name, Succeeded: cond.Type == batchv1.JobComplete, CompletionTime: &at}
@@ -114,39 +120,36 @@ func (r *CasinoReconciler) reconcileLedgerAudit(ctx context.Context, casino *cas
 
 // newestAudit is the newest of the finished Jobs of the CronJob cj (as the
 // cache has them) that ran the audit the operator builds, want, for the
-// running image (runsAsBuilt), and its terminal condition; nil when none
-// did. Each is judged from the API server's copy, newest first, as the
-// cache keeps no Job's pod template (trimForCache). Being the CronJob's is
-// not enough: a Job started from it with other arguments, another command
-// or another database completed and hid a failed audit (found by a review
-// playing a hostile tenant). A Job of an earlier image or spec counts no
-// more either; the status keeps the verdict it gave until an audit of the
-// running image finishes (FairplayLedgerAuditStale fires if none does).
-func (r *CasinoReconciler) newestAudit(ctx context.Context, cj *batchv1.CronJob, want batchv1.JobSpec,
-	done []*batchv1.Job) (*batchv1.Job, batchv1.JobCondition, error) {
+// running image (runsAsBuilt, by the fingerprint the cache keeps of each
+// Job: no Job is read again, so a tenant's Jobs cost a reconcile nothing
+// but memory the cache bounds), and its terminal condition; nil when none
+// did. Jobs being deleted are left out. Being the CronJob's is not enough:
+// a Job started from it with other arguments, another command or another
+// database completed and hid a failed audit (found by a review playing a
+// hostile tenant). A Job of an earlier image or spec counts no more either;
+// the status keeps the verdict it gave until an audit of the running image
+// finishes (FairplayLedgerAuditStale fires if none does), and ignored is
+// how many finished Jobs were passed over, for the condition's message: an
+// admission policy that changes the audit's pods (a DNS option, a
+// variable) makes every audit one.
+func newestAudit(cj *batchv1.CronJob, want batchv1.JobSpec, done []*batchv1.Job) (job *batchv1.Job, cond batchv1.JobCondition, ignored int) {
 	slices.SortFunc(done, func(a, b *batchv1.Job) int {
 		_, ca := jobFinished(a)
 		_, cb := jobFinished(b)
 		return cb.LastTransitionTime.Compare(ca.LastTransitionTime.Time)
 	})
-	for _, cached := range done {
-		var job batchv1.Job
-		if err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(cached), &job); apierrors.IsNotFound(err) {
-			continue
-		} else if err != nil {
-			return nil, batchv1.JobCondition{}, fmt.Errorf("get job %s: %w", cached.Name, err)
-		}
-		ok, cond := jobFinished(&job)
-		if !ok || !metav1.IsControlledBy(&job, cj) {
+	for _, j := range done {
+		ok, c := jobFinished(j)
+		if !ok || !metav1.IsControlledBy(j, cj) || !j.DeletionTimestamp.IsZero() {
 			continue
 		}
-		if !runsAsBuilt(&job, &want) {
-			logf.FromContext(ctx).Info("ignoring a ledger audit Job that did not run the audit the Casino builds", "job", job.Name)
+		if !runsAsBuilt(j, &want) {
+			ignored++
 			continue
 		}
-		return &job, cond, nil
+		return j, c, ignored
 	}
-	return nil, batchv1.JobCondition{}, nil
+	return nil, batchv1.JobCondition{}, ignored
 }
 
 // desiredLedgerAudit starts ledgerAuditJobSpec's Job on spec.ledgerAudit's

@@ -1,8 +1,10 @@
 package controller
 
 import (
+	"context"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -11,6 +13,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	casinov1alpha1 "github.com/fairplay/fairplay/api/v1alpha1"
 )
@@ -139,10 +142,33 @@ func TestLedgerAudit(t *testing.T) {
 		e.startAuditJob("audit", "audit-ledger-audit-"+f.name, f.forge)
 		e.finishJob("audit-ledger-audit-"+f.name, true)
 	}
+	// Judged without reading a Job again: a tenant's Jobs of the CronJob
+	// each cost every reconcile a read of the API server when they were
+	// (found by a review), which a Job being deleted (held by a finalizer)
+	// never stopped.
+	reads := &jobReads{Reader: k8sClient}
+	e.r.APIReader = reads
+	e.drainEvents()
 	e.reconcile("audit")
+	e.r.APIReader = k8sClient
+	if n := reads.n.Load(); n != 0 {
+		t.Fatalf("the reconcile read %d Jobs from the API server to judge the audits", n)
+	}
 	e.expectCondition("audit", casinov1alpha1.ConditionLedgerAudit, metav1.ConditionFalse, casinov1alpha1.ReasonLedgerAuditFailed)
 	if last := e.casino("audit").Status.LastLedgerAudit; last == nil || last.JobName != "audit-ledger-audit-1" {
 		t.Fatalf("after Jobs of the CronJob that ran something else: lastLedgerAudit = %+v, want the failed audit-ledger-audit-1", last)
+	}
+	if evs := e.drainEvents(); !hasEvent(evs, eventLedgerAuditIgnored) {
+		t.Fatalf("events %q: the ignored audits were not reported (%s)", evs, eventLedgerAuditIgnored)
+	}
+	// A Job cannot carry the cache's fingerprint itself: the key is no
+	// valid annotation key.
+	carrier := &batchv1.Job{
+		ObjectMeta: metav1.ObjectMeta{Name: "carrier", Namespace: e.ns, Annotations: map[string]string{cachedRunFingerprint: "x"}},
+		Spec:       *cronJob.Spec.JobTemplate.Spec.DeepCopy(),
+	}
+	if err := k8sClient.Create(e.ctx, carrier); err == nil {
+		t.Fatalf("the API server took a Job annotated %q", cachedRunFingerprint)
 	}
 
 	e.clock.Step(time.Hour)
@@ -224,4 +250,17 @@ func TestLedgerAuditJobWakesItsCasino(t *testing.T) {
 			t.Errorf("job with labels %v maps to %v", other, got)
 		}
 	}
+}
+
+// jobReads counts the Jobs read through it.
+type jobReads struct {
+	client.Reader
+	n atomic.Int64
+}
+
+func (r *jobReads) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+	if _, ok := obj.(*batchv1.Job); ok {
+		r.n.Add(1)
+	}
+	return r.Reader.Get(ctx, key, obj, opts...)
 }

@@ -246,6 +246,15 @@ func TestCacheKeepsWhatTheReconcilerReads(t *testing.T) {
 		if len(got.Spec.Template.Spec.Containers) != 0 {
 			t.Errorf("Job %s: its pod template is cached", j.Name)
 		}
+		// Its fingerprint is: the cached Job is judged as the whole one.
+		if !runsAsBuilt(got, &j.Spec) || !runsAsBuilt(j, &j.Spec) {
+			t.Errorf("Job %s: the cached copy does not run as built (fingerprint %q)", j.Name, jobRunFingerprint(got))
+		}
+		other := j.DeepCopy()
+		other.Spec.Template.Spec.Containers[0].Args = []string{"version"}
+		if runsAsBuilt(trim(other).(*batchv1.Job), &j.Spec) {
+			t.Errorf("Job %s: a cached copy of a Job that ran `version` runs as built", j.Name)
+		}
 	}
 	if got := trim(audit); !metav1.IsControlledBy(got, cj) ||
 		!slices.Equal(ledgerAuditJobToCasino(t.Context(), got), ledgerAuditJobToCasino(t.Context(), audit)) {

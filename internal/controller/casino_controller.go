@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -78,6 +79,7 @@ const (
 	eventMigrationSucceeded     = "MigrationSucceeded"
 	eventMigrationFailed        = "MigrationFailed"
 	eventForeignMigrationJob    = "ForeignMigrationJobDeleted"
+	eventLedgerAuditIgnored     = "LedgerAuditJobsIgnored"
 	eventDeploymentCreated      = "DeploymentCreated"
 	eventRollingOut             = "RollingOut"
 	eventAvailable              = "Available"
@@ -106,6 +108,11 @@ type CasinoReconciler struct {
 	Recorder events.EventRecorder
 	// Clock decides key rotation; tests inject a fake one.
 	Clock clock.PassiveClock
+
+	// created holds the UIDs of the migration Jobs this operator created
+	// since it started (types.UID → true): their results count whatever an
+	// admission policy made of their pods (reconcileMigrations).
+	created sync.Map
 }
 
 // +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch;create;update

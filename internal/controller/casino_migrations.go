@@ -4,13 +4,12 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
-	"slices"
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -88,7 +87,6 @@ func (r *CasinoReconciler) reconcileMigrations(ctx context.Context, casino *casi
 
 	var job batchv1.Job
 	key := types.NamespacedName{Namespace: casino.Namespace, Name: name}
-	live := false // job was read from the API server, not the cache
 	err := r.Get(ctx, key, &job)
 	switch {
 	case apierrors.IsNotFound(err) && !mayStart:
@@ -105,6 +103,7 @@ func (r *CasinoReconciler) reconcileMigrations(ctx context.Context, casino *casi
 			if err != nil {
 				return st, fmt.Errorf("create job %s: %w", name, err)
 			}
+			r.created.Store(created.UID, true)
 			r.event(casino, corev1.EventTypeNormal, eventMigrationStarted, "Migrate",
 				"Created Job %s to migrate the database for %s", name, image)
 			st.phase = migrationRunning
@@ -118,29 +117,22 @@ func (r *CasinoReconciler) reconcileMigrations(ctx context.Context, casino *casi
 		if err := r.APIReader.Get(ctx, key, &job); err != nil {
 			return st, fmt.Errorf("get job %s: %w", name, err)
 		}
-		live = true
 	case err != nil:
 		return st, fmt.Errorf("get job %s: %w", name, err)
-	}
-	// A finished Job's result counts only if it ran the migrations this
-	// Casino builds (runsAsBuilt), judged from the API server's copy: the
-	// cache keeps no Job's pod template (trimForCache).
-	if done, _ := jobFinished(&job); done && !live {
-		switch err := r.APIReader.Get(ctx, key, &job); {
-		case apierrors.IsNotFound(err): // deleted since the cache saw it
-			st.phase, st.requeueAfter = migrationRunning, conflictRequeueDelay
-			st.message = migrationRunningMessage(name, image, runningImage)
-			return st, nil
-		case err != nil:
-			return st, fmt.Errorf("get job %s: %w", name, err)
-		}
 	}
 	if !metav1.IsControlledBy(&job, casino) {
 		return st, fmt.Errorf("job %s exists and does not belong to this Casino", name)
 	}
 
+	// A finished Job's result counts if this operator created it (the UID
+	// its create returned: an admission policy may have changed the pod, as
+	// Kyverno's add-ndots does to every Job, and a tenant cannot give their
+	// Job that UID) or if it ran the migrations this Casino builds
+	// (runsAsBuilt). Judged by the pod alone, a policy's change made every
+	// Job foreign, deleted and run again without end (found by a review);
+	// an operator restarted while one ran still runs it once more.
 	switch done, cond := jobFinished(&job); {
-	case done && !runsAsBuilt(&job, &desiredMigrationJob(casino, name).Spec):
+	case done && !r.createdJob(job.UID) && !runsAsBuilt(&job, &desiredMigrationJob(casino, name).Spec):
 		return r.replaceForeignMigrationJob(ctx, casino, &job, st)
 	case done && cond.Type == batchv1.JobComplete:
 		st.phase = migrationSucceeded
@@ -193,51 +185,83 @@ func (r *CasinoReconciler) replaceForeignMigrationJob(ctx context.Context, casin
 }
 
 // runsAsBuilt reports whether job runs what the operator builds, want (the
-// spec desiredMigrationJob or ledgerAuditJobSpec gives). A controller
-// reference to the Casino or its CronJob proves nothing: anyone who may
-// create Jobs in the namespace can write one (the owner's UID is readable,
-// and without blockOwnerDeletion no right on the owner is needed), and
-// labels prove less. So a Job's result counts only if it ran the
-// operator's pod: the same containers (one; no init or ephemeral ones) with
-// the same image, command, arguments, working directory, environment
-// (DATABASE_URL from the Casino's Secret, no envFrom) and mounts; the same
-// volumes and name resolution (host aliases, DNS and the host network
-// could point the database's host at an empty database); one completion
-// of a NonIndexed Job the Job controller runs (a Job of zero completions is
-// Complete without a pod). Found by a review playing a hostile tenant: a Job
+// spec desiredMigrationJob or ledgerAuditJobSpec gives): whether their
+// runFingerprints are the same; a Job from the cache carries its own
+// (jobRunFingerprint). A
+// controller reference to the Casino or its CronJob proves nothing: anyone
+// who may create Jobs in the namespace can write one (the owner's UID is
+// readable, and without blockOwnerDeletion no right on the owner is
+// needed), and labels prove less. So a Job's result counts only if it ran
+// the operator's pod. Found by a review playing a hostile tenant: a Job
 // started from the audit CronJob with args ["version"] completed and hid a
 // failed audit, and a Job made ahead under the migrations Job's name rolled
-// the image onto an unmigrated database. What does not change what runs —
-// resources, security context, scheduling, labels, the service account —
-// is not compared, so a policy that adds those still lets Jobs count.
+// the image onto an unmigrated database.
 func runsAsBuilt(job *batchv1.Job, want *batchv1.JobSpec) bool {
-	got := &job.Spec
-	if ptr.Deref(got.Completions, 1) != ptr.Deref(want.Completions, 1) ||
-		ptr.Deref(got.CompletionMode, batchv1.NonIndexedCompletion) != ptr.Deref(want.CompletionMode, batchv1.NonIndexedCompletion) ||
-		!equality.Semantic.DeepEqual(got.SuccessPolicy, want.SuccessPolicy) ||
-		ptr.Deref(got.ManagedBy, batchv1.JobControllerName) != ptr.Deref(want.ManagedBy, batchv1.JobControllerName) {
-		return false
-	}
-	gp, wp := &got.Template.Spec, &want.Template.Spec
-	return slices.EqualFunc(gp.Containers, wp.Containers, runsSameProgram) &&
-		slices.EqualFunc(gp.InitContainers, wp.InitContainers, runsSameProgram) &&
-		len(gp.EphemeralContainers) == 0 && len(wp.EphemeralContainers) == 0 &&
-		equality.Semantic.DeepEqual(gp.Volumes, wp.Volumes) &&
-		equality.Semantic.DeepEqual(gp.HostAliases, wp.HostAliases) &&
-		equality.Semantic.DeepEqual(gp.DNSConfig, wp.DNSConfig) &&
-		dnsPolicy(gp) == dnsPolicy(wp) && gp.HostNetwork == wp.HostNetwork
+	return jobRunFingerprint(job) == runFingerprint(want)
 }
 
-// runsSameProgram compares what decides what a container does: its program,
-// arguments, environment and files.
-func runsSameProgram(got, want corev1.Container) bool {
-	return got.Name == want.Name && got.Image == want.Image &&
-		slices.Equal(got.Command, want.Command) && slices.Equal(got.Args, want.Args) &&
-		got.WorkingDir == want.WorkingDir &&
-		equality.Semantic.DeepEqual(defaultedEnv(got.Env), defaultedEnv(want.Env)) &&
-		equality.Semantic.DeepEqual(got.EnvFrom, want.EnvFrom) &&
-		equality.Semantic.DeepEqual(got.VolumeMounts, want.VolumeMounts) &&
-		equality.Semantic.DeepEqual(got.VolumeDevices, want.VolumeDevices)
+// runFingerprint is a digest of what decides what a Job's pod runs and
+// when the Job counts as Complete: its containers (one; no init or
+// ephemeral ones) with their image, command, arguments, working directory,
+// environment (DATABASE_URL from the Casino's Secret, no envFrom) and
+// mounts; its volumes and name resolution (host aliases, DNS and the host
+// network could point the database's host at an empty database); one
+// completion of a NonIndexed Job the Job controller runs (a Job of zero
+// completions is Complete without a pod). What does not change what runs —
+// resources, security context, scheduling, labels, the service account —
+// is left out, so a policy that adds those still lets Jobs count. Fields
+// are taken as the API server stores them (its defaults filled in).
+func runFingerprint(spec *batchv1.JobSpec) string {
+	type container struct {
+		Name, Image, WorkingDir string
+		Command                 []string               `json:",omitempty"`
+		Args                    []string               `json:",omitempty"`
+		Env                     []corev1.EnvVar        `json:",omitempty"`
+		EnvFrom                 []corev1.EnvFromSource `json:",omitempty"`
+		VolumeMounts            []corev1.VolumeMount   `json:",omitempty"`
+		VolumeDevices           []corev1.VolumeDevice  `json:",omitempty"`
+	}
+	programs := func(cs []corev1.Container) []container {
+		out := make([]container, len(cs))
+		for i, c := range cs {
+			out[i] = container{Name: c.Name, Image: c.Image, WorkingDir: c.WorkingDir, Command: c.Command, Args: c.Args,
+				Env: defaultedEnv(c.Env), EnvFrom: c.EnvFrom, VolumeMounts: c.VolumeMounts, VolumeDevices: c.VolumeDevices}
+		}
+		return out
+	}
+	pod := &spec.Template.Spec
+	raw, err := json.Marshal(struct {
+		Completions      int32
+		CompletionMode   batchv1.CompletionMode
+		SuccessPolicy    *batchv1.SuccessPolicy
+		ManagedBy        string
+		Containers, Init []container
+		Ephemeral        int
+		Volumes          []corev1.Volume    `json:",omitempty"`
+		HostAliases      []corev1.HostAlias `json:",omitempty"`
+		DNSConfig        *corev1.PodDNSConfig
+		DNSPolicy        corev1.DNSPolicy
+		HostNetwork      bool
+	}{
+		Completions:    ptr.Deref(spec.Completions, 1),
+		CompletionMode: ptr.Deref(spec.CompletionMode, batchv1.NonIndexedCompletion),
+		SuccessPolicy:  spec.SuccessPolicy,
+		ManagedBy:      ptr.Deref(spec.ManagedBy, batchv1.JobControllerName),
+		Containers:     programs(pod.Containers),
+		Init:           programs(pod.InitContainers),
+		Ephemeral:      len(pod.EphemeralContainers),
+		Volumes:        pod.Volumes,
+		HostAliases:    pod.HostAliases,
+		DNSConfig:      pod.DNSConfig,
+		DNSPolicy:      dnsPolicy(pod),
+		HostNetwork:    pod.HostNetwork,
+	})
+	if err != nil {
+		// Only a value json cannot hold (none of these): nothing matches it.
+		return "unmarshalable: " + err.Error()
+	}
+	sum := sha256.Sum256(raw)
+	return hex.EncodeToString(sum[:])
 }
 
 // defaultedEnv is env as the API server stores it: a fieldRef's apiVersion
@@ -261,6 +285,13 @@ func dnsPolicy(pod *corev1.PodSpec) corev1.DNSPolicy {
 		return corev1.DNSClusterFirst
 	}
 	return pod.DNSPolicy
+}
+
+// createdJob reports whether this operator created the Job of that UID
+// (since it started).
+func (r *CasinoReconciler) createdJob(uid types.UID) bool {
+	_, ok := r.created.Load(uid)
+	return ok
 }
 
 func migrationRunningMessage(job, image, running string) string {

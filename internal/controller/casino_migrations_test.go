@@ -1,6 +1,7 @@
 package controller
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -9,10 +10,13 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/utils/ptr"
 	kstatus "sigs.k8s.io/cli-utils/pkg/kstatus/status"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	casinov1alpha1 "github.com/fairplay/fairplay/api/v1alpha1"
 )
@@ -327,5 +331,79 @@ func TestForeignMigrationJobIsNoSuccess(t *testing.T) {
 		if !e.get(name, &appsv1.Deployment{}) {
 			t.Fatalf("%s: no Deployment after the Casino's own migration", name)
 		}
+	}
+}
+
+// policyClient changes each Job it creates as a mutating admission policy
+// would (Kyverno's add-ndots sample, applied to Jobs as to pods), between
+// the reconciler and the API server.
+type policyClient struct{ client.Client }
+
+func (p policyClient) Create(ctx context.Context, obj client.Object, opts ...client.CreateOption) error {
+	if job, ok := obj.(*batchv1.Job); ok {
+		job.Spec.Template.Spec.DNSConfig = &corev1.PodDNSConfig{
+			Options: []corev1.PodDNSConfigOption{{Name: "ndots", Value: ptr.To("1")}},
+		}
+	}
+	return p.Client.Create(ctx, obj, opts...)
+}
+
+// TestMigrationsCountUnderAnAdmissionPolicy: an admission policy that
+// changes every Job's pod (a DNS option) does not make the operator's own
+// migrations Job foreign. Judged by its pod alone, the Job was deleted when
+// it finished and made again, without end: the image never rolled out
+// (found by a review). The Job the operator created counts by its UID; a
+// Job someone else made under its name still does not.
+func TestMigrationsCountUnderAnAdmissionPolicy(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.createSecrets()
+	e.r.Client = policyClient{k8sClient}
+	c := e.newCasino("ndots", "registry.example/fairplay:v1")
+	jobName := migrationJobName(c)
+	e.reconcile("ndots")
+	var job batchv1.Job
+	if !e.get(jobName, &job) || job.Spec.Template.Spec.DNSConfig == nil {
+		t.Fatalf("no migrations Job changed by the policy")
+	}
+	uid := job.UID
+	e.finishJob(jobName, true)
+	e.reconcile("ndots")
+	if !e.get(jobName, &job) || job.UID != uid {
+		t.Fatalf("the operator's own Job was deleted as foreign (events %q)", e.drainEvents())
+	}
+	if c := e.casino("ndots"); c.Status.LastMigration == nil || c.Status.LastMigration.JobName != jobName {
+		t.Fatalf("lastMigration = %+v after the operator's own Job succeeded", c.Status.LastMigration)
+	}
+	e.expectCondition("ndots", casinov1alpha1.ConditionMigrationsSucceeded, metav1.ConditionTrue, casinov1alpha1.ReasonMigrationSucceeded)
+	if !e.get("ndots", &appsv1.Deployment{}) {
+		t.Fatalf("no Deployment after the migration")
+	}
+
+	// Another operator (a restart) did not create it: the policy's change
+	// is judged as anyone's, the Job run again once, then counted.
+	e.update("ndots", func(c *casinov1alpha1.Casino) { c.Spec.Image = "registry.example/fairplay:v2" })
+	e.reconcile("ndots")
+	jobName = migrationJobName(e.casino("ndots"))
+	e.finishJob(jobName, true)
+	restarted := &CasinoReconciler{Client: policyClient{k8sClient}, APIReader: k8sClient, Scheme: testScheme,
+		Recorder: e.recorder, Clock: e.clock}
+	if _, err := restarted.Reconcile(e.ctx, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: e.ns, Name: "ndots"}}); err != nil {
+		t.Fatal(err)
+	}
+	if e.get(jobName, &job) && job.DeletionTimestamp.IsZero() {
+		t.Fatalf("a restarted operator took a changed Job it did not create")
+	}
+	reconcileRestarted := func() {
+		t.Helper()
+		if _, err := restarted.Reconcile(e.ctx, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: e.ns, Name: "ndots"}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	reconcileRestarted() // makes its own
+	e.finishJob(jobName, true)
+	reconcileRestarted()
+	if c := e.casino("ndots"); c.Status.LastMigration == nil || c.Status.LastMigration.Image != "registry.example/fairplay:v2" {
+		t.Fatalf("lastMigration = %+v after the restarted operator's own Job", c.Status.LastMigration)
 	}
 }
