@@ -146,6 +146,8 @@ export function AuthProvider({ children }: { children: ReactNode }) {
         if (!hasSession()) {
           queryClient.setQueryData(userQueryKey, null);
           queryClient.removeQueries({ predicate: (query) => query.queryKey[0] !== 'auth' });
+          // And every request made, whose variables may hold a password or a code.
+          queryClient.getMutationCache().clear();
           // The results seen this session were the player's: the next one starts with none.
           resetReveals();
         }

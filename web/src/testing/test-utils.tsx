@@ -18,12 +18,13 @@ export function testQueryClient(): QueryClient {
 export function renderApp(path = '/') {
   const router = createMemoryRouter(routes, { initialEntries: [path] });
   const user = userEvent.setup();
+  const queryClient = testQueryClient();
   const result = render(
-    <AppProvider queryClient={testQueryClient()}>
+    <AppProvider queryClient={queryClient}>
       <RouterProvider router={router} />
     </AppProvider>,
   );
-  return { ...result, router, user };
+  return { ...result, router, user, queryClient };
 }
 
 /** renderWithProviders renders ui inside the app's providers and a memory router. */

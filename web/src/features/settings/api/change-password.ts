@@ -8,5 +8,6 @@ export function changePassword(body: ApiRequest<typeof ChangePasswordRequestSche
 }
 
 export function useChangePassword() {
-  return useMutation({ mutationFn: changePassword });
+  // Its variables hold both passwords: gone once nothing observes it (the form resets it).
+  return useMutation({ mutationFn: changePassword, gcTime: 0 });
 }

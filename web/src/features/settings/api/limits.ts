@@ -53,10 +53,14 @@ export function useTakeBreak() {
   });
 }
 
-/** useExcludeSelf starts a self-exclusion (POST /api/limits/self-exclusion). */
+/**
+ * useExcludeSelf starts a self-exclusion (POST /api/limits/self-exclusion). Its variables hold the password: the
+ * mutation is dropped from the cache as soon as nothing observes it (the form resets it once answered).
+ */
 export function useExcludeSelf() {
   const queryClient = useQueryClient();
   return useMutation({
+    gcTime: 0,
     mutationFn: (input: ApiRequest<typeof ExcludeSelfRequestSchema>) =>
       apiRequest<{ limits: PlayLimits }>('/limits/self-exclusion', { method: 'POST', body: input }),
     onSuccess: (res) => {

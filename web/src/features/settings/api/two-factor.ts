@@ -41,6 +41,7 @@ export function useSetupTwoFactor() {
 export function useEnableTwoFactor() {
   const queryClient = useQueryClient();
   return useMutation({
+    gcTime: 0, // its variables hold the password: gone once nothing observes it (the form resets it)
     mutationFn: (input: ApiRequest<typeof EnableTwoFactorRequestSchema>) =>
       apiRequest<EnableResult>('/auth/2fa/enable', { method: 'POST', body: input }),
     onSuccess: (res) => {
@@ -50,10 +51,11 @@ export function useEnableTwoFactor() {
   });
 }
 
-/** useDisableTwoFactor turns two-factor sign-in off with a code. */
+/** useDisableTwoFactor turns two-factor sign-in off with the password and a code. */
 export function useDisableTwoFactor() {
   const queryClient = useQueryClient();
   return useMutation({
+    gcTime: 0, // its variables hold the password: gone once nothing observes it (the form resets it)
     mutationFn: (input: ApiRequest<typeof DisableTwoFactorRequestSchema>) =>
       apiRequest<DisableResult>('/auth/2fa/disable', { method: 'POST', body: input }),
     onSuccess: (res) => {

@@ -43,6 +43,10 @@ export function ChangePasswordForm() {
         onError: (err) => {
           setError(errorMessage(err, 'Failed to change password'));
         },
+        // Its variables hold the password: the mutation keeps none of it once answered.
+        onSettled: () => {
+          change.reset();
+        },
       },
     );
   };

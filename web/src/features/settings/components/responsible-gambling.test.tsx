@@ -104,7 +104,7 @@ describe('Responsible gambling settings', () => {
         return json({ limits });
       },
     });
-    const { panel, user } = await openPanel();
+    const { panel, user, queryClient } = await openPanel();
     await user.selectOptions(await within(panel).findByLabelText('Exclude me for'), 'permanent');
     await user.click(within(panel).getByRole('button', { name: 'Exclude Me' }));
     const dialog = await screen.findByRole('dialog', { name: 'Exclude yourself permanently?' });
@@ -122,6 +122,17 @@ describe('Responsible gambling settings', () => {
       { duration: 'permanent', password: 'guess' },
       { duration: 'permanent', password: 'secret123' },
     ]);
+    // Nothing keeps the password once it was answered: TanStack Query held each request's variables.
+    await vi.waitFor(() => {
+      expect(
+        JSON.stringify(
+          queryClient
+            .getMutationCache()
+            .getAll()
+            .map((m) => m.state.variables),
+        ),
+      ).not.toMatch(/secret123|guess/);
+    });
   });
 });
 

@@ -234,6 +234,10 @@ function BreakForm({ limits }: { limits: PlayLimits }) {
       onError: (err: unknown) => {
         setError(errorMessage(err, 'Failed to save'));
       },
+      // The exclusion's variables hold the password: the mutation keeps none of it once answered.
+      onSettled: () => {
+        exclude.reset();
+      },
     };
     if (confirm === 'exclude' && password === '') {
       setError(PASSWORD_REQUIRED);

@@ -107,6 +107,10 @@ function TurnOn({ onEnabled }: { onEnabled: (codes: string[]) => void }) {
         onError: (err) => {
           setError(errorMessage(err, 'Failed to turn on two-factor authentication'));
         },
+        // Its variables hold the password: the mutation keeps none of it once answered.
+        onSettled: () => {
+          enable.reset();
+        },
       },
     );
   };
@@ -213,6 +217,10 @@ function TurnOff({ codesLeft }: { codesLeft: number }) {
         },
         onError: (err) => {
           setError(errorMessage(err, 'Failed to turn off two-factor authentication'));
+        },
+        // Its variables hold the password: the mutation keeps none of it once answered.
+        onSettled: () => {
+          disable.reset();
         },
       },
     );
