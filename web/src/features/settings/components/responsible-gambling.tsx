@@ -16,6 +16,7 @@ import {
   type LimitsInput,
   type PlayLimits,
 } from '../api/limits';
+import { CurrentPasswordField } from './current-password-field';
 import styles from './settings.module.css';
 import { PASSWORD_REQUIRED } from './two-factor-settings';
 
@@ -304,18 +305,7 @@ function BreakForm({ limits }: { limits: PlayLimits }) {
             description="You will not be able to place bets until it ends, and it cannot be undone or shortened."
             preventOutsideClose={pending}
           >
-            {confirm === 'exclude' ? (
-              <TextField
-                label="Current password"
-                name="currentPassword"
-                type="password"
-                autoComplete="current-password"
-                value={password}
-                onChange={(event) => {
-                  setPassword(event.target.value);
-                }}
-              />
-            ) : null}
+            {confirm === 'exclude' ? <CurrentPasswordField value={password} onChange={setPassword} /> : null}
             {error ? <Alert>{error}</Alert> : null}
             <div className={styles.panelActions}>
               <DialogClose asChild>

@@ -12,6 +12,7 @@ import {
   useTwoFactor,
   type TwoFactorSetup,
 } from '../api/two-factor';
+import { CurrentPasswordField } from './current-password-field';
 import styles from './settings.module.css';
 
 export const CODE_REQUIRED = 'Enter the code from your authenticator app';
@@ -132,16 +133,7 @@ function TurnOn({ onEnabled }: { onEnabled: (codes: string[]) => void }) {
           setCode(event.target.value);
         }}
       />
-      <TextField
-        label="Current password"
-        name="currentPassword"
-        type="password"
-        autoComplete="current-password"
-        value={password}
-        onChange={(event) => {
-          setPassword(event.target.value);
-        }}
-      />
+      <CurrentPasswordField value={password} onChange={setPassword} />
       {error ? <Alert>{error}</Alert> : null}
       <div>
         <Button type="submit" disabled={enable.isPending}>
@@ -243,16 +235,7 @@ function TurnOff({ codesLeft }: { codesLeft: number }) {
           setCode(event.target.value);
         }}
       />
-      <TextField
-        label="Current password"
-        name="currentPassword"
-        type="password"
-        autoComplete="current-password"
-        value={password}
-        onChange={(event) => {
-          setPassword(event.target.value);
-        }}
-      />
+      <CurrentPasswordField value={password} onChange={setPassword} />
       {error ? <Alert>{error}</Alert> : null}
       <div>
         <Button type="submit" variant="secondary" disabled={disable.isPending}>
