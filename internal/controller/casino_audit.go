@@ -196,6 +196,13 @@ func ledgerAuditJobSpec(casino *casinov1alpha1.Casino, image string) batchv1.Job
 		VolumeMounts:    []corev1.VolumeMount{{Name: "tmp", MountPath: "/tmp"}},
 	}}
 	return batchv1.JobSpec{
+		// Set, though they are the defaults, so that the operator's apply
+		// owns them and puts them back: a tenant's completions: 0 on the
+		// CronJob made every audit Complete without a pod, each then
+		// ignored (runsAsBuilt) until the stale alert fired.
+		Completions:           ptr.To[int32](1),
+		Parallelism:           ptr.To[int32](1),
+		CompletionMode:        ptr.To(batchv1.NonIndexedCompletion),
 		BackoffLimit:          ptr.To[int32](ledgerAuditBackoffLimit),
 		ActiveDeadlineSeconds: ptr.To[int64](ledgerAuditDeadlineSeconds),
 		Template: corev1.PodTemplateSpec{

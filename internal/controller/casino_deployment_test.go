@@ -338,6 +338,19 @@ func TestCommandsAreTheOperators(t *testing.T) {
 	if got := d.Spec.Template.Spec.Containers[0].Command; !slices.Equal(got, []string{"/fairplay"}) {
 		t.Errorf("Deployment command = %v after a reconcile, want [/fairplay] back", got)
 	}
+
+	// So are the audit Job's completions: zero made every audit Complete
+	// without a pod, and each was then ignored until the stale alert fired.
+	must(t, k8sClient.Patch(e.ctx, &cj, client.RawPatch(types.MergePatchType,
+		[]byte(`{"spec":{"jobTemplate":{"spec":{"completions":0,"parallelism":0}}}}`)), client.FieldOwner("kubectl-patch")))
+	if e.get(ledgerAuditName(c), &cj); ptr.Deref(cj.Spec.JobTemplate.Spec.Completions, 1) != 0 {
+		t.Fatal("the completions patch did not take")
+	}
+	e.reconcile("cmd")
+	e.get(ledgerAuditName(c), &cj)
+	if got := ptr.Deref(cj.Spec.JobTemplate.Spec.Completions, 0); got != 1 || ptr.Deref(cj.Spec.JobTemplate.Spec.Parallelism, 0) != 1 {
+		t.Errorf("audit CronJob completions %d, parallelism %d after a reconcile, want 1 and 1 back", got, ptr.Deref(cj.Spec.JobTemplate.Spec.Parallelism, 0))
+	}
 }
 
 // TestTopologySpread: unset, the server pods spread across nodes and zones

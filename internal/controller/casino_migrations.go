@@ -344,6 +344,9 @@ func desiredMigrationJob(casino *casinov1alpha1.Casino, name string) *batchv1.Jo
 			Annotations: map[string]string{casinov1alpha1.AnnotationImage: casino.Spec.Image},
 		},
 		Spec: batchv1.JobSpec{
+			Completions:           ptr.To[int32](1),
+			Parallelism:           ptr.To[int32](1),
+			CompletionMode:        ptr.To(batchv1.NonIndexedCompletion),
 			BackoffLimit:          ptr.To[int32](migrationBackoffLimit),
 			ActiveDeadlineSeconds: ptr.To[int64](migrationDeadlineSeconds),
 			Template: corev1.PodTemplateSpec{
