@@ -122,14 +122,7 @@ func TestStolenSessionCannotSpendTheCodeBudget(t *testing.T) {
 	}))
 	owner := env.Client()
 	owner.Register("guarded")
-	secret := owner.Do("POST", "/api/auth/2fa/setup", map[string]any{}).Str("secret")
-	code, err := accounts.TOTPCode(secret, env.Clock.Now())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res := owner.Do("POST", "/api/auth/2fa/enable", map[string]any{"code": code, "password": "secret123"}); res.Status != 200 {
-		t.Fatalf("enable: %d %s", res.Status, res.Raw)
-	}
+	secret := turnOnTwoFactor(t, env, owner)
 	thief := stolen(owner)
 	for i := range 3 {
 		res := thief.Do("POST", "/api/auth/2fa/disable", map[string]any{"code": fmt.Sprintf("%06d", i)})
@@ -177,14 +170,7 @@ func TestTwoFactorGuessesInParallelStayBounded(t *testing.T) {
 	}))
 	owner := env.Client()
 	owner.Register("parallel")
-	secret := owner.Do("POST", "/api/auth/2fa/setup", map[string]any{}).Str("secret")
-	code, err := accounts.TOTPCode(secret, env.Clock.Now())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res := owner.Do("POST", "/api/auth/2fa/enable", map[string]any{"code": code, "password": "secret123"}); res.Status != 200 {
-		t.Fatalf("enable: %d %s", res.Status, res.Raw)
-	}
+	turnOnTwoFactor(t, env, owner)
 	const guesses = 40
 	statuses := make(chan int, guesses)
 	var wg sync.WaitGroup
@@ -225,18 +211,26 @@ func TestTurningOnTwoFactorEndsOtherSessions(t *testing.T) {
 	if res := intruder.Do("GET", "/api/auth/stats/users", nil); res.Status != 403 {
 		t.Fatalf("admin without 2FA: %d %s", res.Status, res.Raw)
 	}
-	secret := owner.Do("POST", "/api/auth/2fa/setup", map[string]any{}).Str("secret")
-	code, err := accounts.TOTPCode(secret, env.Clock.Now())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res := owner.Do("POST", "/api/auth/2fa/enable", map[string]any{"code": code, "password": "secret123"}); res.Status != 200 {
-		t.Fatalf("enable: %d %s", res.Status, res.Raw)
-	}
+	turnOnTwoFactor(t, env, owner)
 	if res := intruder.Do("GET", "/api/auth/stats/users", nil); res.Status != 401 {
 		t.Fatalf("the password-only session after the owner turned 2FA on: %d %s, want 401", res.Status, res.Raw)
 	}
 	if res := owner.Do("GET", "/api/auth/stats/users", nil); res.Status != 200 {
 		t.Fatalf("the owner's session after turning 2FA on: %d %s", res.Status, res.Raw)
 	}
+}
+
+// turnOnTwoFactor enrols c (password secret123) in two-factor sign-in with a
+// code of the current step and returns the key.
+func turnOnTwoFactor(t *testing.T, env *apitest.Env, c *apitest.Client) string {
+	t.Helper()
+	secret := c.Do("POST", "/api/auth/2fa/setup", map[string]any{}).Str("secret")
+	code, err := accounts.TOTPCode(secret, env.Clock.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res := c.Do("POST", "/api/auth/2fa/enable", map[string]any{"code": code, "password": "secret123"}); res.Status != 200 {
+		t.Fatalf("enable: %d %s", res.Status, res.Raw)
+	}
+	return secret
 }
