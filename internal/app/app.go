@@ -161,7 +161,7 @@ func New(ctx context.Context, cfg settings.Config, log *slog.Logger, o Options) 
 	}
 	a.Server = server.New(server.Deps{
 		Handlers: rpc.Handlers{
-			Auth:     rpc.NewAuthHandler(a.Accounts, log),
+			Auth:     rpc.NewAuthHandler(a.Accounts, log, cfg.SecureCookies),
 			Game:     rpc.NewGameHandler(a.Accounts, a.Play, log),
 			Fairness: rpc.NewFairnessHandler(a.Accounts, a.Play, log),
 			Admin:    rpc.NewAdminHandler(a.Accounts, a.Admin, log),

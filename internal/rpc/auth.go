@@ -3,6 +3,7 @@ package rpc
 import (
 	"context"
 	"log/slog"
+	"net/http"
 	"time"
 
 	"connectrpc.com/connect"
@@ -16,13 +17,25 @@ import (
 type AuthHandler struct {
 	accounts *accounts.Service
 	log      *slog.Logger
+	cookies  sessionCookies
 }
 
 var _ fairplayv1connect.AuthServiceHandler = (*AuthHandler)(nil)
 
-// NewAuthHandler returns the AuthService handler.
-func NewAuthHandler(svc *accounts.Service, log *slog.Logger) *AuthHandler {
-	return &AuthHandler{accounts: svc, log: log}
+// NewAuthHandler returns the AuthService handler. secureCookies: the site
+// is served over HTTPS, so the session cookie is Secure and __Host- named.
+func NewAuthHandler(svc *accounts.Service, log *slog.Logger, secureCookies bool) *AuthHandler {
+	return &AuthHandler{accounts: svc, log: log, cookies: sessionCookies{secure: secureCookies}}
+}
+
+// handOut gives a new refresh token to the caller: in the session cookie,
+// and then not in the body, when inCookie; else in the body.
+func (h *AuthHandler) handOut(res connect.AnyResponse, refreshToken string, inCookie bool) string {
+	if !inCookie {
+		return refreshToken
+	}
+	h.cookies.set(res.Header(), refreshToken)
+	return ""
 }
 
 // Register implements AuthService.Register.
@@ -34,9 +47,9 @@ func (h *AuthHandler) Register(ctx context.Context, req *connect.Request[fairpla
 	if err != nil {
 		return nil, err
 	}
-	return connect.NewResponse(&fairplayv1.RegisterResponse{
-		Token: res.AccessToken, RefreshToken: res.RefreshToken, User: toProtoUser(res.User, false),
-	}), nil
+	out := connect.NewResponse(&fairplayv1.RegisterResponse{Token: res.AccessToken, User: toProtoUser(res.User, false)})
+	out.Msg.RefreshToken = h.handOut(out, res.RefreshToken, h.cookies.wanted(req.Header()))
+	return out, nil
 }
 
 // Login implements AuthService.Login.
@@ -52,28 +65,55 @@ func (h *AuthHandler) Login(ctx context.Context, req *connect.Request[fairplayv1
 	if res.TwoFactorRequired {
 		return connect.NewResponse(&fairplayv1.LoginResponse{TwoFactorRequired: true}), nil
 	}
-	return connect.NewResponse(&fairplayv1.LoginResponse{
-		Token: res.AccessToken, RefreshToken: res.RefreshToken, User: toProtoUser(res.User, false),
-	}), nil
+	out := connect.NewResponse(&fairplayv1.LoginResponse{Token: res.AccessToken, User: toProtoUser(res.User, false)})
+	out.Msg.RefreshToken = h.handOut(out, res.RefreshToken, h.cookies.wanted(req.Header()))
+	return out, nil
 }
 
-// Refresh implements AuthService.Refresh.
+// Refresh implements AuthService.Refresh. Without a refresh token in the
+// body it uses the session cookie's, and the next one goes back in the
+// cookie only (session_cookie.go).
 func (h *AuthHandler) Refresh(ctx context.Context, req *connect.Request[fairplayv1.RefreshRequest]) (*connect.Response[fairplayv1.RefreshResponse], error) {
-	res, err := h.accounts.Refresh(ctx, req.Msg.GetRefreshToken(), clientFrom(ctx))
+	token, fromCookie := h.refreshToken(req.Msg.GetRefreshToken(), req.Header())
+	inCookie := fromCookie || h.cookies.wanted(req.Header())
+	res, err := h.accounts.Refresh(ctx, token, clientFrom(ctx))
 	if err != nil {
+		if inCookie {
+			return nil, h.cookies.refusal(ctx, h.log, err)
+		}
 		return nil, err
 	}
-	return connect.NewResponse(&fairplayv1.RefreshResponse{
-		Token: res.AccessToken, RefreshToken: res.RefreshToken, User: toProtoUser(res.User, false),
-	}), nil
+	out := connect.NewResponse(&fairplayv1.RefreshResponse{Token: res.AccessToken, User: toProtoUser(res.User, false)})
+	out.Msg.RefreshToken = h.handOut(out, res.RefreshToken, inCookie)
+	return out, nil
 }
 
-// Logout implements AuthService.Logout.
+// refreshToken is the body's refresh token, else the session cookie's
+// (fromCookie).
+func (h *AuthHandler) refreshToken(body string, header http.Header) (token string, fromCookie bool) {
+	if body != "" {
+		return body, false
+	}
+	token = h.cookies.token(header)
+	return token, token != ""
+}
+
+// Logout implements AuthService.Logout: the body's refresh token, else the
+// session cookie's, whose cookies it then clears.
 func (h *AuthHandler) Logout(ctx context.Context, req *connect.Request[fairplayv1.LogoutRequest]) (*connect.Response[fairplayv1.LogoutResponse], error) {
-	if err := h.accounts.Logout(ctx, req.Msg.GetRefreshToken(), clientFrom(ctx)); err != nil {
+	token, fromCookie := h.refreshToken(req.Msg.GetRefreshToken(), req.Header())
+	inCookie := fromCookie || h.cookies.wanted(req.Header())
+	if err := h.accounts.Logout(ctx, token, clientFrom(ctx)); err != nil {
+		if inCookie {
+			return nil, h.cookies.refusal(ctx, h.log, err)
+		}
 		return nil, err
 	}
-	return connect.NewResponse(&fairplayv1.LogoutResponse{Message: "Logged out successfully"}), nil
+	out := connect.NewResponse(&fairplayv1.LogoutResponse{Message: "Logged out successfully"})
+	if inCookie {
+		h.cookies.clear(out.Header())
+	}
+	return out, nil
 }
 
 // GetUser implements AuthService.GetUser. Its access is ACCESS_PLAYER: the

@@ -113,7 +113,7 @@ func httpStatus(c connect.Code) int {
 
 // connectError turns a domain error into a Connect error with a deliberate
 // code; a rate limit carries Retry-After in its metadata.
-func connectError(ctx context.Context, log *slog.Logger, err error) error {
+func connectError(ctx context.Context, log *slog.Logger, err error) *connect.Error {
 	c := classify(ctx, log, err)
 	ce := connect.NewError(c.code, errors.New(c.message))
 	if c.retryAfter > 0 {

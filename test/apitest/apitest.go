@@ -217,10 +217,14 @@ func (c *Client) Via(e *Env) *Client {
 }
 
 // CSRF returns the anti-forgery cookie's value.
-func (c *Client) CSRF() string {
+func (c *Client) CSRF() string { return c.Cookie("fairplay_csrf") }
+
+// Cookie returns the value of the cookie name the client would send, "" if
+// it holds none.
+func (c *Client) Cookie(name string) string {
 	u, _ := url.Parse(c.env.URL)
 	for _, ck := range c.http.Jar.Cookies(u) {
-		if ck.Name == "fairplay_csrf" {
+		if ck.Name == name {
 			return ck.Value
 		}
 	}
