@@ -1,6 +1,7 @@
 // Accounts, settings and the admin dashboard against the real server
 // (Postgres, Redis) in Debian's Chromium.
-import { api, expect, login, PASSWORD, registerUser, signIn, test, uniqueName } from './fixtures';
+import type { BrowserContext } from '@playwright/test';
+import { api, expect, login, PASSWORD, registerUser, signIn, test, uniqueName, type Page } from './fixtures';
 
 test('register, see the balance, sign out and sign in', async ({ page, snap }) => {
   const user = uniqueName('e2e_reg');
@@ -24,30 +25,87 @@ test('register, see the balance, sign out and sign in', async ({ page, snap }) =
   await snap(page, 'signed-in');
 });
 
-test('tokens stay in memory, survive a reload, belong to one tab; logging out logs every tab out', async ({
+/** readable is everything a script in the page can read of the session: cookies and web storage. */
+function readable(page: Page) {
+  return page.evaluate(() =>
+    [
+      document.cookie,
+      ...[localStorage, sessionStorage].flatMap((store) =>
+        Object.keys(store).map((key) => `${key}=${store.getItem(key) ?? ''}`),
+      ),
+    ].join('\n'),
+  );
+}
+
+/** sessionCookie is the browser's session cookie (Playwright sees HttpOnly cookies). */
+async function sessionCookie(context: BrowserContext) {
+  const cookie = (await context.cookies()).find((c) => c.name === 'fairplay_session');
+  if (!cookie) throw new Error('no session cookie');
+  return cookie;
+}
+
+test('the refresh token stays in an HttpOnly cookie: a reload and the other tabs are signed in; logging out logs every tab out', async ({
   page,
   context,
   player,
 }) => {
   await page.goto('/');
   await signIn(page, player.username, player.password);
-  const stored = (p: typeof page) =>
-    p.evaluate(() =>
-      ['fairplay.token', 'fairplay.refreshToken'].flatMap((k) => [localStorage.getItem(k), sessionStorage.getItem(k)]),
-    );
-  expect(await stored(page), 'no token in web storage while the page is shown').toEqual([null, null, null, null]);
+  const cookie = await sessionCookie(context);
+  expect(cookie).toMatchObject({ httpOnly: true, sameSite: 'Strict', path: '/' });
+  // A synthetic pagehide (as an injected script could fire) parks nothing.
+  await page.evaluate(() => window.dispatchEvent(new PageTransitionEvent('pagehide')));
+  const seen = await readable(page);
+  expect(seen, 'no refresh token where a script can read it').not.toContain(cookie.value);
+  expect(seen).not.toMatch(/fairplay\.(refreshToken|token)=/);
+  expect(seen, 'only the hint that there is a session').toContain('fairplay_signed_in=1');
+
   await page.reload();
   await expect(page.getByText(player.username, { exact: true }).first()).toBeVisible();
-  expect(await stored(page), 'nor after a reload').toEqual([null, null, null, null]);
-  // A second tab of the same browser starts signed out and signs in on its own.
+  expect(await readable(page), 'nor after a reload').not.toContain((await sessionCookie(context)).value);
+  // A second tab of the same browser shares the session (on a 360 px phone's width).
   const second = await context.newPage();
+  await second.setViewportSize({ width: 360, height: 740 });
   await second.goto('/');
-  await expect(second.getByRole('button', { name: 'Sign In' })).toBeVisible();
-  await signIn(second, player.username, player.password);
-  // Logging out in the first tab logs the second one out too.
+  await expect(second.getByText(player.username, { exact: true }).first()).toBeVisible();
+  // Logging out in the first tab logs the second one out too, and ends the cookies.
   await page.getByRole('button', { name: 'Log Out' }).click();
   await expect(page.getByRole('button', { name: 'Sign In' })).toBeVisible();
   await expect(second.getByRole('button', { name: 'Sign In' })).toBeVisible();
+  expect((await context.cookies()).map((c) => c.name)).not.toContain('fairplay_session');
+  // Signing in in one tab signs the other one in.
+  await signIn(second, player.username, player.password);
+  await expect(page.getByText(player.username, { exact: true }).first()).toBeVisible();
+  await page.reload();
+  await expect(page.getByText(player.username, { exact: true }).first()).toBeVisible();
+});
+
+test('a script in the page that calls refresh itself gets no refresh token', async ({
+  signedInPage: page,
+  context,
+}) => {
+  for (const cookieHeader of [false, true]) {
+    const answer = await page.evaluate(async (withHeader) => {
+      const csrf = document.cookie
+        .split('; ')
+        .find((c) => c.startsWith('fairplay_csrf='))
+        ?.slice('fairplay_csrf='.length);
+      const headers: Record<string, string> = {
+        'Content-Type': 'application/json',
+        'X-CSRF-Token': decodeURIComponent(csrf ?? ''),
+      };
+      if (withHeader) headers['X-Fairplay-Refresh-Cookie'] = '1';
+      const res = await fetch('/api/auth/refresh', { method: 'POST', headers, body: '{}' });
+      return { status: res.status, body: (await res.json()) as { token?: string; refreshToken?: string } };
+    }, cookieHeader);
+    expect(answer.status, `refresh ${cookieHeader ? 'with' : 'without'} the header`).toBe(200);
+    expect(answer.body.token, 'an access token: the script can use the session while the page is open').toBeTruthy();
+    expect(answer.body.refreshToken ?? '', 'but cannot carry the session away').toBe('');
+    expect(JSON.stringify(answer.body)).not.toContain((await sessionCookie(context)).value);
+  }
+  // The session goes on (the refreshes rotated the cookie, as the app's own do).
+  await page.reload();
+  await expect(page.getByRole('button', { name: 'Log Out' })).toBeVisible();
 });
 
 test('change password logs out after 3 s and the new password works', async ({ signedInPage: page, player, snap }) => {

@@ -1,7 +1,7 @@
 import { act, screen, waitFor, within } from '@testing-library/react';
 import { REFRESH_INTERVAL_MS } from '@/lib/auth';
-import { getAccessToken, getRefreshToken } from '@/lib/tokens';
-import { devConfig, json, mockApi, setCsrfCookie } from '@/testing/mock-api';
+import { getAccessToken, hasSession } from '@/lib/tokens';
+import { devConfig, hasSignedInCookie, json, mockApi, setCsrfCookie, setSignedInCookie } from '@/testing/mock-api';
 import { admin, player, renderApp, signIn } from '@/testing/test-utils';
 
 function api(user: typeof player | null, extra: Parameters<typeof mockApi>[0] = {}) {
@@ -23,6 +23,15 @@ function api(user: typeof player | null, extra: Parameters<typeof mockApi>[0] = 
     'GET /api/auth/users': () => json({ users: [], totalPages: 0 }),
     ...extra,
   });
+}
+
+/**
+ * until polls done with real timers, for tests that fake setInterval (which
+ * waitFor polls with) and wait for something that changes no element.
+ */
+async function until(done: () => boolean): Promise<void> {
+  for (let i = 0; i < 200 && !done(); i += 1) await new Promise((resolve) => setTimeout(resolve, 10));
+  expect(done()).toBe(true);
 }
 
 describe('layout', () => {
@@ -103,26 +112,111 @@ describe('layout', () => {
     expect(server.calls('POST /api/auth/logout')).toHaveLength(1);
   });
 
-  it('logs out: ends the session on the server and forgets the tokens', async () => {
+  it('logs out: ends the session of the cookie on the server and forgets the tokens', async () => {
     const server = api(player);
     const { user } = renderApp('/');
     await user.click(await screen.findByRole('button', { name: 'Log Out' }));
     expect(await screen.findByRole('button', { name: 'Sign In' })).toBeInTheDocument();
-    expect(server.calls('POST /api/auth/logout')[0]?.body).toEqual({ refreshToken: 'refresh-token' });
+    const [logout] = server.calls('POST /api/auth/logout');
+    expect(logout?.body).toEqual({});
+    expect(logout?.headers['x-fairplay-refresh-cookie']).toBe('1');
     expect(getAccessToken()).toBeNull();
-    expect(getRefreshToken()).toBeNull();
+    expect(hasSignedInCookie()).toBe(false);
+    expect(hasSession()).toBe(false);
   });
 
-  it('logs out when another tab of the browser logs out (each tab has its own session)', async () => {
+  it('tells the browser’s other tabs when it logs out', async () => {
+    api(player);
+    const otherTab = new BroadcastChannel('fairplay.logout');
+    const heard = new Promise((resolve) => {
+      otherTab.onmessage = (event) => {
+        resolve(event.data);
+      };
+    });
+    const { user } = renderApp('/');
+    await user.click(await screen.findByRole('button', { name: 'Log Out' }));
+    await expect(heard).resolves.toBe('logout');
+    otherTab.close();
+  });
+
+  it('logs out when another tab of the browser logs out (they share the session)', async () => {
     const server = api(player);
     renderApp('/');
     expect(await screen.findByText('alice', { selector: '[title="Signed in as"]' })).toBeInTheDocument();
+    // The other tab's logout cleared the cookies of the browser.
+    document.cookie = 'fairplay_signed_in=; Max-Age=0; path=/';
     const otherTab = new BroadcastChannel('fairplay.logout');
     otherTab.postMessage('logout');
     otherTab.close();
     expect(await screen.findByRole('button', { name: 'Sign In' })).toBeInTheDocument();
-    expect(server.calls('POST /api/auth/logout')[0]?.body).toEqual({ refreshToken: 'refresh-token' });
-    expect(getRefreshToken()).toBeNull();
+    // That tab ended the session: nothing is left to end here.
+    expect(server.calls('POST /api/auth/logout')).toHaveLength(0);
+    expect(getAccessToken()).toBeNull();
+  });
+
+  it('signs in when another tab of the browser signs in (it shares the session cookie)', async () => {
+    const server = api(null, {
+      'POST /api/auth/refresh': () => json({ token: 'from-cookie', user: player }),
+    });
+    renderApp('/');
+    expect(await screen.findByRole('button', { name: 'Sign In' })).toBeInTheDocument();
+    // The other tab's sign-in set the cookies of the browser.
+    setSignedInCookie();
+    const otherTab = new BroadcastChannel('fairplay.login');
+    otherTab.postMessage({ tab: 'other', userId: player._id });
+    otherTab.close();
+    expect(await screen.findByText('alice', { selector: '[title="Signed in as"]' })).toBeInTheDocument();
+    expect(server.calls('POST /api/auth/refresh')[0]?.body).toEqual({});
+    expect(getAccessToken()).toBe('from-cookie');
+  });
+
+  it('follows another tab that signs in as another player: this tab’s player is dropped', async () => {
+    const bob = { ...player, _id: '7d1c2a9e-0000-4000-8000-000000000003', username: 'bob' };
+    const server = api(player, { 'POST /api/auth/refresh': () => json({ token: 'bobs', user: bob }) });
+    renderApp('/');
+    expect(await screen.findByText('alice', { selector: '[title="Signed in as"]' })).toBeInTheDocument();
+    const otherTab = new BroadcastChannel('fairplay.login');
+    otherTab.postMessage({ tab: 'other', userId: bob._id });
+    otherTab.close();
+    expect(await screen.findByText('bob', { selector: '[title="Signed in as"]' })).toBeInTheDocument();
+    expect(server.calls('POST /api/auth/refresh')).toHaveLength(1);
+    expect(getAccessToken()).toBe('bobs');
+  });
+
+  it('follows another tab that signs the same player in again: only the access token is replaced', async () => {
+    const server = api(player, { 'POST /api/auth/refresh': () => json({ token: 'new-session', user: player }) });
+    renderApp('/');
+    expect(await screen.findByText('alice', { selector: '[title="Signed in as"]' })).toBeInTheDocument();
+    const otherTab = new BroadcastChannel('fairplay.login');
+    otherTab.postMessage({ tab: 'other', userId: player._id });
+    otherTab.close();
+    await waitFor(() => {
+      expect(getAccessToken()).toBe('new-session');
+    });
+    expect(server.calls('POST /api/auth/refresh')).toHaveLength(1);
+    expect(server.calls('GET /api/auth/user')).toHaveLength(1);
+    expect(screen.getByText('alice', { selector: '[title="Signed in as"]' })).toBeInTheDocument();
+  });
+
+  it('tells the browser’s other tabs when it signs in (and does not follow its own message)', async () => {
+    const server = api(null, { 'POST /api/auth/login': () => json({ token: 'a', user: player }) });
+    const otherTab = new BroadcastChannel('fairplay.login');
+    const heard = new Promise((resolve) => {
+      otherTab.onmessage = (event) => {
+        resolve(event.data);
+      };
+    });
+    const { user } = renderApp('/');
+    await user.click(await screen.findByRole('button', { name: 'Sign In' }));
+    const dialog = within(await screen.findByRole('dialog', { name: 'Sign In' }));
+    await user.type(dialog.getByLabelText('Username or Email'), 'alice');
+    await user.type(dialog.getByLabelText('Password'), 'secret1');
+    await user.click(dialog.getByRole('checkbox', { name: 'I am not a robot (development check)' }));
+    await user.click(dialog.getByRole('button', { name: 'Sign In' }));
+    await expect(heard).resolves.toMatchObject({ userId: player._id });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(server.calls('POST /api/auth/refresh')).toHaveLength(0);
+    otherTab.close();
   });
 });
 
@@ -163,15 +257,56 @@ describe('session', () => {
     renderApp('/');
     expect(await screen.findByRole('button', { name: 'Sign In' })).toBeInTheDocument();
     expect(server.calls('POST /api/auth/refresh')).toHaveLength(1);
-    expect(getRefreshToken()).toBeNull();
+    expect(hasSession()).toBe(false);
+  });
+
+  it('a page load of a signed-in browser signs in by a refresh from the cookie, without asking /auth/user first', async () => {
+    const server = api(null, { 'POST /api/auth/refresh': () => json({ token: 'from-cookie', user: player }) });
+    setSignedInCookie();
+    renderApp('/');
+    expect(await screen.findByText('alice', { selector: '[title="Signed in as"]' })).toBeInTheDocument();
+    expect(server.requests.filter((r) => r.path.startsWith('/api/auth/') && r.path !== '/api/auth/config')).toEqual([
+      expect.objectContaining({ path: '/api/auth/refresh', body: {} }),
+    ]);
+    expect(getAccessToken()).toBe('from-cookie');
+  });
+
+  it('a page load whose session the server refuses starts as a guest', async () => {
+    const server = api(null, { 'POST /api/auth/refresh': () => json({ message: 'Invalid refresh token' }, 401) });
+    setSignedInCookie();
+    renderApp('/');
+    expect(await screen.findByRole('button', { name: 'Sign In' })).toBeInTheDocument();
+    expect(server.calls('POST /api/auth/refresh')).toHaveLength(1);
+    expect(hasSession()).toBe(false);
+  });
+
+  it('a page load whose refresh the server cannot do keeps the session for later', async () => {
+    const server = api(null, {
+      'POST /api/auth/refresh': () => json({ message: 'Something went wrong. Please try again.' }, 503),
+    });
+    setSignedInCookie();
+    renderApp('/');
+    await waitFor(() => {
+      expect(server.calls('POST /api/auth/refresh')).toHaveLength(1);
+    });
+    expect(await screen.findByRole('button', { name: 'Sign In' })).toBeInTheDocument();
+    expect(hasSignedInCookie()).toBe(true);
+    expect(hasSession()).toBe(true);
+  });
+
+  it('a guest’s page load sends no refresh', async () => {
+    const server = api(null);
+    renderApp('/');
+    expect(await screen.findByRole('button', { name: 'Sign In' })).toBeInTheDocument();
+    expect(server.calls('POST /api/auth/refresh')).toHaveLength(0);
+    expect(server.calls('GET /api/auth/user')).toHaveLength(0);
   });
 
   it('refreshes the access token every 10 minutes while signed in', async () => {
-    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval', 'Date'] });
     try {
       const server = api(player, {
-        'POST /api/auth/refresh': () =>
-          json({ token: 'fresh', refreshToken: 'refresh-2', user: { ...player, balance: 99 } }),
+        'POST /api/auth/refresh': () => json({ token: 'fresh', user: { ...player, balance: 99 } }),
       });
       renderApp('/');
       expect(await screen.findByText('alice', { selector: '[title="Signed in as"]' })).toBeInTheDocument();
@@ -187,9 +322,67 @@ describe('session', () => {
       });
       expect(await screen.findByText('$99.00')).toBeInTheDocument();
       expect(getAccessToken()).toBe('fresh');
-      expect(getRefreshToken()).toBe('refresh-2');
+      expect(server.calls('POST /api/auth/refresh')[0]?.body).toEqual({});
       expect(REFRESH_INTERVAL_MS).toBe(600_000);
     } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('hands the access token it refreshed to the browser’s other tabs', async () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval', 'Date'] });
+    const otherTab = new BroadcastChannel('fairplay.token');
+    try {
+      const heard = new Promise((resolve) => {
+        otherTab.onmessage = (event) => {
+          resolve(event.data);
+        };
+      });
+      api(player, { 'POST /api/auth/refresh': () => json({ token: 'fresh', user: player }) });
+      renderApp('/');
+      expect(await screen.findByText('alice', { selector: '[title="Signed in as"]' })).toBeInTheDocument();
+      act(() => {
+        vi.advanceTimersByTime(REFRESH_INTERVAL_MS);
+      });
+      await expect(heard).resolves.toMatchObject({ userId: player._id, token: 'fresh' });
+    } finally {
+      otherTab.close();
+      vi.useRealTimers();
+    }
+  });
+
+  it('takes the access token another tab refreshed and skips its own turn: one refresh per interval per browser', async () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval', 'Date'] });
+    const otherTab = new BroadcastChannel('fairplay.token');
+    try {
+      const server = api(player, { 'POST /api/auth/refresh': () => json({ token: 'own', user: player }) });
+      renderApp('/');
+      expect(await screen.findByText('alice', { selector: '[title="Signed in as"]' })).toBeInTheDocument();
+      act(() => {
+        vi.advanceTimersByTime(REFRESH_INTERVAL_MS - 4 * 60_000);
+      });
+      otherTab.postMessage({ tab: 'other', userId: player._id, token: 'shared' });
+      await until(() => getAccessToken() === 'shared');
+      // This tab's turn comes 4 minutes after the other tab's refresh: skipped.
+      act(() => {
+        vi.advanceTimersByTime(4 * 60_000);
+      });
+      // (A refresh would be sent within a few tens of milliseconds, after the session lock.)
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(server.calls('POST /api/auth/refresh')).toHaveLength(0);
+      // The other tab went quiet: the next turn refreshes.
+      act(() => {
+        vi.advanceTimersByTime(REFRESH_INTERVAL_MS);
+      });
+      await until(() => server.calls('POST /api/auth/refresh').length === 1);
+      await until(() => getAccessToken() === 'own');
+      expect(getAccessToken()).toBe('own');
+      // A token shared for another player is not taken.
+      otherTab.postMessage({ tab: 'other', userId: 'someone-else', token: 'not-mine' });
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(getAccessToken()).toBe('own');
+    } finally {
+      otherTab.close();
       vi.useRealTimers();
     }
   });

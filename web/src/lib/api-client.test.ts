@@ -1,12 +1,28 @@
-import { deferred, json, mockApi, setCsrfCookie } from '@/testing/mock-api';
+import { deferred, hasSignedInCookie, json, mockApi, setCsrfCookie, setSignedInCookie } from '@/testing/mock-api';
+import { installWebLocks, type FakeWebLocks } from '@/testing/web-locks';
 import { ApiError, apiRequest, errorMessage, refreshSession } from './api-client';
-import { getAccessToken, getRefreshToken, setTokens } from './tokens';
+import { LEASE_KEY, LEASE_MS } from './session-lock';
+import { clearTokens, getAccessToken, hasSession, setAccessToken } from './tokens';
 
 const CSRF = 'csrf-token-value-that-is-long-enough-000';
+const COOKIE_HEADER = 'x-fairplay-refresh-cookie';
+
+/** webStorage lists everything in localStorage and sessionStorage. */
+function webStorage(): string[] {
+  return [localStorage, sessionStorage].flatMap((store) =>
+    Object.keys(store).map((key) => `${key}=${store.getItem(key) ?? ''}`),
+  );
+}
+
+/** signedIn makes this tab signed in with the access token given (and the hint of the session cookie). */
+function signedIn(token: string) {
+  setSignedInCookie();
+  setAccessToken(token);
+}
 
 describe('apiRequest', () => {
   it('sends the bearer token, and the CSRF cookie as a header on non-GET calls only', async () => {
-    setTokens({ token: 'access', refreshToken: 'refresh' });
+    signedIn('access');
     setCsrfCookie(CSRF);
     const api = mockApi({
       'GET /api/auth/user': () => json({ user: { username: 'a' } }),
@@ -23,6 +39,36 @@ describe('apiRequest', () => {
     expect(post?.headers['x-csrf-token']).toBe(CSRF);
     expect(post?.headers['content-type']).toBe('application/json');
     expect(post?.body).toEqual({ sessionId: 's1' });
+    expect(get?.headers[COOKIE_HEADER]).toBeUndefined();
+    expect(post?.headers[COOKIE_HEADER]).toBeUndefined();
+  });
+
+  it('asks for the refresh token in the session cookie on login, register, refresh and logout only', async () => {
+    setCsrfCookie(CSRF);
+    signedIn('access');
+    const api = mockApi({
+      'POST /api/auth/login': () => json({ token: 't', user: {} }),
+      'POST /api/auth/register': () => json({ token: 't', user: {} }),
+      'POST /api/auth/refresh': () => json({ token: 't' }),
+      'POST /api/auth/logout': () => json({ message: 'ok' }),
+      'POST /api/auth/revoke-other-sessions': () => json({ message: 'ok' }),
+      'GET /api/auth/sessions': () => json({ sessions: [] }),
+    });
+    await apiRequest('/auth/login', { method: 'POST', body: {} });
+    await apiRequest('/auth/register', { method: 'POST', body: {} });
+    await refreshSession();
+    await apiRequest('/auth/logout', { method: 'POST', body: {} });
+    await apiRequest('/auth/revoke-other-sessions', { method: 'POST', body: {} });
+    await apiRequest('/auth/sessions');
+    expect(api.requests.map((r) => [r.path, r.headers[COOKIE_HEADER]])).toEqual([
+      ['/api/auth/login', '1'],
+      ['/api/auth/register', '1'],
+      ['/api/auth/refresh', '1'],
+      ['/api/auth/logout', '1'],
+      ['/api/auth/revoke-other-sessions', undefined],
+      ['/api/auth/sessions', undefined],
+    ]);
+    expect(api.requests.every((r) => JSON.stringify(r.body ?? {}) === '{}')).toBe(true);
   });
 
   it('asks GET /api/csrf for the cookie when it is missing', async () => {
@@ -56,7 +102,7 @@ describe('apiRequest', () => {
       },
     });
 
-    await apiRequest('/auth/logout', { method: 'POST', body: { refreshToken: 'r' } });
+    await apiRequest('/auth/logout', { method: 'POST', body: {} });
 
     expect(attempts).toBe(2);
     expect(api.calls('GET /api/csrf')).toHaveLength(1);
@@ -68,7 +114,7 @@ describe('apiRequest', () => {
     try {
       cookies.mockReturnValue(`fairplay_csrf=%; fairplay_csrf=short; fairplay_csrf=${CSRF}`);
       const api = mockApi({ 'POST /api/auth/logout': () => json({ message: 'ok' }) });
-      await apiRequest('/auth/logout', { method: 'POST', body: { refreshToken: 'r' } });
+      await apiRequest('/auth/logout', { method: 'POST', body: {} });
       expect(api.calls('POST /api/auth/logout')[0]?.headers['x-csrf-token']).toBe(CSRF);
 
       // A long planted one the server does not accept: the retry takes the
@@ -85,7 +131,7 @@ describe('apiRequest', () => {
             : json({ message: 'Invalid CSRF token' }, 403);
         },
       });
-      await apiRequest('/auth/logout', { method: 'POST', body: { refreshToken: 'r' } });
+      await apiRequest('/auth/logout', { method: 'POST', body: {} });
       expect(attempts).toBe(2);
       expect(retry.calls('POST /api/auth/logout')[1]?.headers['x-csrf-token']).toBe(served);
     } finally {
@@ -118,7 +164,7 @@ describe('apiRequest', () => {
 describe('refresh on 401', () => {
   beforeEach(() => {
     setCsrfCookie(CSRF);
-    setTokens({ token: 'old', refreshToken: 'refresh-1' });
+    signedIn('old');
   });
 
   function authorizedOnly(token: string) {
@@ -148,7 +194,9 @@ describe('refresh on 401', () => {
 
     await expect(pending).resolves.toHaveLength(4);
     expect(api.calls('POST /api/auth/refresh')).toHaveLength(1);
-    expect(api.calls('POST /api/auth/refresh')[0]?.body).toEqual({ refreshToken: 'refresh-1' });
+    // The refresh token is the session cookie's: the body names none.
+    expect(api.calls('POST /api/auth/refresh')[0]?.body).toEqual({});
+    expect(api.calls('POST /api/auth/refresh')[0]?.headers[COOKIE_HEADER]).toBe('1');
     expect(getAccessToken()).toBe('new');
     // Each of the four was sent twice: once with the old token, once with the new.
     const retried = api.requests.filter((r) => r.path !== '/api/auth/refresh');
@@ -194,13 +242,22 @@ describe('refresh on 401', () => {
     expect(api.calls('POST /api/auth/refresh')).toHaveLength(1);
     expect(api.calls('GET /api/auth/user')).toHaveLength(2);
     expect(getAccessToken()).toBeNull();
-    expect(getRefreshToken()).toBeNull();
+    expect(hasSignedInCookie()).toBe(false);
+    expect(hasSession()).toBe(false);
   });
 
-  it('never refreshes for login, register or refresh itself', async () => {
+  it('a guest’s 401 is final: there is no session to refresh', async () => {
+    clearTokens();
+    const api = mockApi({ 'GET /api/auth/user': () => json({ message: 'No authentication token' }, 401) });
+    await expect(apiRequest('/auth/user')).rejects.toMatchObject({ status: 401 });
+    expect(api.calls('POST /api/auth/refresh')).toHaveLength(0);
+  });
+
+  it('never refreshes for login, register, logout or refresh itself', async () => {
     const api = mockApi({
       'POST /api/auth/login': () => json({ message: 'Invalid username or password' }, 401),
       'POST /api/auth/register': () => json({ message: 'nope' }, 401),
+      'POST /api/auth/logout': () => json({ message: 'Invalid refresh token' }, 401),
       'POST /api/auth/refresh': () => json({ message: 'Invalid refresh token' }, 401),
     });
 
@@ -209,122 +266,154 @@ describe('refresh on 401', () => {
       serverMessage: 'Invalid username or password',
     });
     await expect(apiRequest('/auth/register', { method: 'POST', body: {} })).rejects.toBeInstanceOf(ApiError);
+    await expect(apiRequest('/auth/logout', { method: 'POST', body: {} })).rejects.toBeInstanceOf(ApiError);
     expect(api.calls('POST /api/auth/refresh')).toHaveLength(0);
-    expect(getRefreshToken()).toBe('refresh-1');
+    expect(getAccessToken()).toBe('old');
 
     await expect(refreshSession()).resolves.toBeNull();
     expect(api.calls('POST /api/auth/refresh')).toHaveLength(1);
   });
 
-  it('keeps the tokens when the refresh could not reach the server', async () => {
+  it('keeps the session when the refresh could not reach the server', async () => {
     mockApi({
       'POST /api/auth/refresh': () => {
         throw new TypeError('Failed to fetch');
       },
     });
-    await expect(refreshSession()).resolves.toBeNull();
-    expect(getRefreshToken()).toBe('refresh-1');
+    await expect(refreshSession()).rejects.toMatchObject({ status: 0 });
+    expect(getAccessToken()).toBe('old');
+    expect(hasSignedInCookie()).toBe(true);
   });
 
   it.each([
     [429, 'Too many requests, please try again later'],
     [503, 'Something went wrong. Please try again.'],
-  ])('keeps the tokens when the server answers the refresh %i', async (status, message) => {
+  ])('keeps the session when the server answers the refresh %i', async (status, message) => {
     mockApi({ 'POST /api/auth/refresh': () => json({ message }, status) });
-    await expect(refreshSession()).resolves.toBeNull();
-    expect(getRefreshToken()).toBe('refresh-1');
+    await expect(refreshSession()).rejects.toMatchObject({ status, serverMessage: message });
+    expect(getAccessToken()).toBe('old');
+    expect(hasSignedInCookie()).toBe(true);
+    expect(hasSession()).toBe(true);
+  });
+
+  it('a 401 whose refresh the server could not do fails with the refresh’s error, and keeps the session', async () => {
+    mockApi({
+      'GET /api/auth/user': () => json({ message: 'Token expired' }, 401),
+      'POST /api/auth/refresh': () => json({ message: 'Something went wrong. Please try again.' }, 503),
+    });
+    await expect(apiRequest('/auth/user')).rejects.toMatchObject({ status: 503 });
+    expect(hasSession()).toBe(true);
   });
 });
 
-describe('rotating refresh tokens', () => {
+describe('the session cookie', () => {
+  let locks: FakeWebLocks | undefined;
+
   beforeEach(() => {
     setCsrfCookie(CSRF);
-    setTokens({ token: 'old', refreshToken: 'refresh-1' });
+    signedIn('old');
   });
 
-  it('a refresh keeps the new refresh token, and the next refresh sends it', async () => {
-    let n = 1;
-    const api = mockApi({
+  afterEach(() => {
+    locks?.uninstall();
+    locks = undefined;
+  });
+
+  it('a refresh keeps only the access token, even if the answer carries a refresh token', async () => {
+    mockApi({ 'POST /api/auth/refresh': () => json({ token: 'new', refreshToken: 'leaked' }) });
+    await refreshSession();
+    expect(getAccessToken()).toBe('new');
+    expect(webStorage()).toEqual([]);
+    window.dispatchEvent(new PageTransitionEvent('pagehide'));
+    expect(webStorage()).toEqual([]);
+  });
+
+  it('a refresh is sent holding the session lock the browser’s tabs share', async () => {
+    locks = installWebLocks();
+    const held: boolean[] = [];
+    mockApi({
       'POST /api/auth/refresh': () => {
-        n += 1;
-        return json({ token: `access-${n}`, refreshToken: `refresh-${n}` });
+        held.push(locks?.isHeld('fairplay.session') ?? false);
+        return json({ token: 'new' });
       },
     });
     await refreshSession();
-    expect(getAccessToken()).toBe('access-2');
-    expect(getRefreshToken()).toBe('refresh-2');
-    await refreshSession();
-    expect(api.calls('POST /api/auth/refresh').map((r) => r.body)).toEqual([
-      { refreshToken: 'refresh-1' },
-      { refreshToken: 'refresh-2' },
-    ]);
-    expect(getRefreshToken()).toBe('refresh-3');
+    expect(locks.requested).toEqual(['fairplay.session']);
+    expect(held).toEqual([true]);
   });
 
-  it('keeps the refresh token it has when the answer carries none', async () => {
-    mockApi({ 'POST /api/auth/refresh': () => json({ token: 'new' }) });
-    await refreshSession();
-    expect(getAccessToken()).toBe('new');
-    expect(getRefreshToken()).toBe('refresh-1');
-  });
-
-  it('a call carrying the refresh token waits for a refresh under way and sends the new token', async () => {
-    const release = deferred<Response>();
-    const api = mockApi({
-      'POST /api/auth/refresh': () => release.promise,
-      'POST /api/auth/revoke-other-sessions': () => json({ message: 'ok' }),
-    });
-    const refreshed = refreshSession();
-    const revoked = apiRequest('/auth/revoke-other-sessions', {
-      method: 'POST',
-      refreshTokenBody: (currentRefreshToken) => ({ currentRefreshToken }),
-    });
-    await vi.waitFor(() => {
-      expect(api.calls('POST /api/auth/refresh')).toHaveLength(1);
-    });
-    expect(api.calls('POST /api/auth/revoke-other-sessions')).toHaveLength(0);
-    release.resolve(json({ token: 'new', refreshToken: 'refresh-2' }));
-    await refreshed;
-    await revoked;
-    expect(api.calls('POST /api/auth/revoke-other-sessions')[0]?.body).toEqual({ currentRefreshToken: 'refresh-2' });
-  });
-
-  it('a refresh waits until a call carrying the refresh token is answered', async () => {
-    const release = deferred<Response>();
-    const api = mockApi({
-      'POST /api/auth/logout': () => release.promise,
-      'POST /api/auth/refresh': () => json({ token: 'new', refreshToken: 'refresh-2' }),
-    });
-    const loggedOut = apiRequest('/auth/logout', {
-      method: 'POST',
-      refreshTokenBody: (refreshToken) => ({ refreshToken }),
-    });
-    await vi.waitFor(() => {
-      expect(api.calls('POST /api/auth/logout')).toHaveLength(1);
-    });
+  it('a refresh waits while another tab holds the session lock (it may be rotating the cookie)', async () => {
+    locks = installWebLocks();
+    const otherTab = deferred<undefined>();
+    void navigator.locks.request('fairplay.session', () => otherTab.promise);
+    const api = mockApi({ 'POST /api/auth/refresh': () => json({ token: 'new' }) });
     const refreshed = refreshSession();
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect(api.calls('POST /api/auth/refresh')).toHaveLength(0);
-    release.resolve(json({ message: 'ok' }));
-    await loggedOut;
-    await refreshed;
-    expect(api.calls('POST /api/auth/logout')[0]?.body).toEqual({ refreshToken: 'refresh-1' });
+    otherTab.resolve(undefined);
+    await expect(refreshed).resolves.toMatchObject({ token: 'new' });
     expect(api.calls('POST /api/auth/refresh')).toHaveLength(1);
   });
 
-  it('a call carrying the refresh token, retried after a 401, sends the rotated token', async () => {
-    const api = mockApi({
-      'POST /api/auth/revoke-other-sessions': (req) =>
-        req.headers.authorization === 'Bearer new' ? json({ message: 'ok' }) : json({ message: 'Token expired' }, 401),
-      'POST /api/auth/refresh': () => json({ token: 'new', refreshToken: 'refresh-2' }),
-    });
-    await apiRequest('/auth/revoke-other-sessions', {
-      method: 'POST',
-      refreshTokenBody: (currentRefreshToken) => ({ currentRefreshToken }),
-    });
-    expect(api.calls('POST /api/auth/revoke-other-sessions').map((r) => r.body)).toEqual([
-      { currentRefreshToken: 'refresh-1' },
-      { currentRefreshToken: 'refresh-2' },
+  it('logout and login are sent holding the session lock too; other calls are not', async () => {
+    locks = installWebLocks();
+    const held: [string, boolean][] = [];
+    const record = (req: { path: string }) => {
+      held.push([req.path, locks?.isHeld('fairplay.session') ?? false]);
+      return json({ token: 't', user: {} });
+    };
+    mockApi({ 'POST /api/auth/logout': record, 'POST /api/auth/login': record, 'GET /api/auth/sessions': record });
+    await apiRequest('/auth/logout', { method: 'POST', body: {} });
+    await apiRequest('/auth/login', { method: 'POST', body: {} });
+    await apiRequest('/auth/sessions');
+    expect(held).toEqual([
+      ['/api/auth/logout', true],
+      ['/api/auth/login', true],
+      ['/api/auth/sessions', false],
     ]);
+  });
+
+  it('without the Web Locks API (plain http) a refresh waits for another tab’s lease in localStorage', async () => {
+    expect('locks' in navigator).toBe(false);
+    localStorage.setItem(LEASE_KEY, JSON.stringify({ tab: 'other-tab', until: Date.now() + LEASE_MS }));
+    const leases: (string | null)[] = [];
+    const api = mockApi({
+      'POST /api/auth/refresh': () => {
+        leases.push(localStorage.getItem(LEASE_KEY));
+        return json({ token: 'new' });
+      },
+    });
+    const refreshed = refreshSession();
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    expect(api.calls('POST /api/auth/refresh')).toHaveLength(0);
+    // The other tab is done.
+    localStorage.removeItem(LEASE_KEY);
+    await expect(refreshed).resolves.toMatchObject({ token: 'new' });
+    expect(api.calls('POST /api/auth/refresh')).toHaveLength(1);
+    expect(leases).toHaveLength(1);
+    expect(leases[0]).not.toContain('other-tab');
+    expect(webStorage(), 'the lease is given back').toEqual([]);
+  });
+
+  it('a refresh token an older version left is sent once, to move its session into the cookie', async () => {
+    localStorage.setItem('fairplay.refreshToken', 'legacy-refresh');
+    vi.resetModules();
+    const tokens = await import('./tokens');
+    const client = await import('./api-client');
+    expect(localStorage.getItem('fairplay.refreshToken')).toBeNull();
+    let answer = () => json({ message: 'Something went wrong. Please try again.' }, 503);
+    const api = mockApi({ 'POST /api/auth/refresh': () => answer() });
+    // Not answered: kept for the next try.
+    await expect(client.refreshSession()).rejects.toMatchObject({ status: 503 });
+    answer = () => json({ token: 'migrated' });
+    await client.refreshSession();
+    await client.refreshSession();
+    expect(api.calls('POST /api/auth/refresh').map((r) => [r.body, r.headers[COOKIE_HEADER]])).toEqual([
+      [{ refreshToken: 'legacy-refresh' }, '1'],
+      [{ refreshToken: 'legacy-refresh' }, '1'],
+      [{}, '1'],
+    ]);
+    expect(tokens.getAccessToken()).toBe('migrated');
+    expect(tokens.getLegacyRefreshToken()).toBeNull();
   });
 });

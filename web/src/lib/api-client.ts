@@ -1,16 +1,25 @@
 import type { RefreshRequestSchema, RefreshResponseSchema } from '@/gen/fairplay/v1/auth_pb';
-import type { ApiJson, ApiRequest } from './api-types';
-import { clearTokens, getAccessToken, getRefreshToken, setTokens } from './tokens';
+import type { ApiJson } from './api-types';
+import { withSessionLock } from './session-lock';
+import { clearTokens, getAccessToken, getLegacyRefreshToken, hasSession, setAccessToken } from './tokens';
 
 // The one way the app talks to /api: JSON in and out, the bearer token, the
-// anti-forgery header, and the refresh-and-retry-once rule of SPEC.md §4.
+// anti-forgery header, the session cookie and the refresh-and-retry-once rule
+// of SPEC.md §4.
 
 const BASE = '/api';
 const CSRF_COOKIE = 'fairplay_csrf';
 const CSRF_HEADER = 'X-CSRF-Token';
+/** REFRESH_COOKIE_HEADER asks the server to keep the refresh token in its HttpOnly cookie, out of the body. */
+const REFRESH_COOKIE_HEADER = 'X-Fairplay-Refresh-Cookie';
 
-/** Calls that must never trigger a refresh: they are the way to get tokens. */
-const NO_REFRESH = new Set(['/auth/login', '/auth/register', '/auth/refresh']);
+/**
+ * SESSION_CALLS set, send or clear the session cookie (lib/tokens). They ask
+ * for the refresh token in the cookie and run under the session lock. They
+ * never trigger a refresh: they are the way to get or end a session, and a
+ * refresh would wait for the lock they hold.
+ */
+const SESSION_CALLS = new Set(['/auth/login', '/auth/register', '/auth/refresh', '/auth/logout']);
 
 /** ApiError is a failed /api call: the HTTP status (0 when there was no response) and the server's message. */
 export class ApiError extends Error {
@@ -36,14 +45,6 @@ export type Method = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 export interface RequestOptions {
   method?: Method;
   body?: unknown;
-  /**
-   * refreshTokenBody makes the body of a call that carries the refresh token
-   * (logout, revoke-other-sessions) from the token current at each send.
-   * Refresh tokens rotate, and a retired one ends its session, so such a call
-   * waits for a refresh under way, a refresh waits for it to be answered, and
-   * a retry after a refresh sends the new token.
-   */
-  refreshTokenBody?: (refreshToken: string) => unknown;
   signal?: AbortSignal;
 }
 
@@ -122,51 +123,40 @@ function messageOf(body: unknown): string | undefined {
   return undefined;
 }
 
-/** carriers counts the requests under way whose body carries the refresh token. */
-let carriers = 0;
-let carriersDone: (() => void)[] = [];
-
-/** noCarriers resolves once no request carrying the refresh token is under way. */
-function noCarriers(): Promise<void> {
-  return carriers === 0 ? Promise.resolve() : new Promise((resolve) => carriersDone.push(resolve));
-}
-
 async function send(path: string, options: RequestOptions, token: string | null, forceCsrf = false): Promise<Response> {
   const method = options.method ?? 'GET';
   const headers: Record<string, string> = { Accept: 'application/json' };
-  const carries = options.refreshTokenBody !== undefined;
-  if (carries || options.body !== undefined) headers['Content-Type'] = 'application/json';
+  if (options.body !== undefined) headers['Content-Type'] = 'application/json';
   if (token) headers.Authorization = `Bearer ${token}`;
+  if (SESSION_CALLS.has(path)) headers[REFRESH_COOKIE_HEADER] = '1';
   if (method !== 'GET') headers[CSRF_HEADER] = await csrfToken(forceCsrf);
-  const body = options.refreshTokenBody ? options.refreshTokenBody(getRefreshToken() ?? '') : options.body;
-  if (carries) carriers++;
   try {
     return await fetch(`${BASE}${path}`, {
       method,
       headers,
-      body: body === undefined ? undefined : JSON.stringify(body),
+      body: options.body === undefined ? undefined : JSON.stringify(options.body),
       credentials: 'same-origin',
       signal: options.signal,
     });
   } catch (err) {
     if (err instanceof DOMException && err.name === 'AbortError') throw err;
     throw new ApiError(0, undefined);
-  } finally {
-    if (carries && --carriers === 0) {
-      const waiting = carriersDone;
-      carriersDone = [];
-      for (const resolve of waiting) resolve();
-    }
   }
 }
 
 /**
  * apiRequest performs one /api call and returns the parsed JSON body. A 401 is
- * retried once after a refresh shared by all concurrent callers; a 403 for a
- * stale anti-forgery cookie is retried once with a fresh cookie.
+ * retried once after a refresh shared by all concurrent callers (it fails with
+ * the refresh's error when the refresh could not be done); a 403 for a stale
+ * anti-forgery cookie is retried once with a fresh cookie. The calls of the
+ * session cookie (SESSION_CALLS) run under the session lock.
  */
-export async function apiRequest<T>(path: string, options: RequestOptions = {}): Promise<T> {
-  if (options.refreshTokenBody && refreshing) await refreshing;
+export function apiRequest<T>(path: string, options: RequestOptions = {}): Promise<T> {
+  if (SESSION_CALLS.has(path)) return withSessionLock(() => request<T>(path, options), options.signal);
+  return request<T>(path, options);
+}
+
+async function request<T>(path: string, options: RequestOptions): Promise<T> {
   let token = getAccessToken();
   let res = await send(path, options, token);
 
@@ -175,7 +165,7 @@ export async function apiRequest<T>(path: string, options: RequestOptions = {}):
     if (messageOf(body) === 'Invalid CSRF token') res = await send(path, options, token, true);
   }
 
-  if (res.status === 401 && !NO_REFRESH.has(path) && getRefreshToken()) {
+  if (res.status === 401 && !SESSION_CALLS.has(path) && hasSession()) {
     // If another call already refreshed while this one was in flight, just use the new token.
     const current = getAccessToken();
     const fresh = current && current !== token ? current : (await refreshSession())?.token;
@@ -190,48 +180,47 @@ export async function apiRequest<T>(path: string, options: RequestOptions = {}):
   return body as T;
 }
 
-/** RefreshResponse: the server may leave out the user. */
-export type RefreshResponse = ApiJson<typeof RefreshResponseSchema, 'user'>;
+/** RefreshResponse: the server may leave out the user; the refresh token is in the cookie. */
+export type RefreshResponse = ApiJson<typeof RefreshResponseSchema, 'user' | 'refreshToken'>;
+
+/** RefreshRequest: empty (the cookie's token), or the legacy token to move into the cookie. */
+type RefreshRequest = ApiJson<typeof RefreshRequestSchema, 'refreshToken'>;
 
 let refreshing: Promise<RefreshResponse | null> | null = null;
 
 /**
- * refreshSession exchanges the refresh token for a new access token and the
- * next refresh token (they rotate: the one sent stops working). Concurrent
- * callers share one request (single flight), sent once no request carrying
- * the refresh token is under way. It resolves to null when there is no session
- * or the server refused the refresh, in which case the stored tokens are
- * cleared (the player is signed out).
+ * refreshSession exchanges the session cookie's refresh token for a new access
+ * token (and the next refresh token, in the cookie: they rotate). Concurrent
+ * callers in this tab share one request (single flight), which waits for the
+ * session lock. It resolves to null when the server refused the refresh: the
+ * session is over, and this tab is signed out. It rejects with the ApiError
+ * when the session may still be good (no response, 429, 5xx).
  */
 export function refreshSession(): Promise<RefreshResponse | null> {
   if (!refreshing) {
     const request = doRefresh();
     refreshing = request;
-    void request.then(() => {
+    const done = () => {
       if (refreshing === request) refreshing = null;
-    });
+    };
+    request.then(done, done);
   }
   return refreshing;
 }
 
 async function doRefresh(): Promise<RefreshResponse | null> {
-  await noCarriers();
-  const refreshToken = getRefreshToken();
-  if (!refreshToken) {
-    clearTokens();
-    return null;
-  }
+  const legacy = getLegacyRefreshToken();
+  const body: RefreshRequest = legacy ? { refreshToken: legacy } : {};
   try {
-    const body: ApiRequest<typeof RefreshRequestSchema> = { refreshToken };
     const res = await apiRequest<RefreshResponse>('/auth/refresh', { method: 'POST', body });
-    // A server that does not rotate leaves refreshToken out: keep the one we have.
-    setTokens({ token: res.token, refreshToken: res.refreshToken || refreshToken });
+    setAccessToken(res.token);
     return res;
   } catch (err) {
     // Only a refusal ends the session. Without a response (offline), when the
     // server asks for a pause (429) or fails (5xx, a database failing over),
     // the session may still be good: keep it for the next try.
-    if (!(err instanceof ApiError && (err.status === 0 || err.status === 429 || err.status >= 500))) clearTokens();
+    if (err instanceof ApiError && (err.status === 0 || err.status === 429 || err.status >= 500)) throw err;
+    clearTokens();
     return null;
   }
 }

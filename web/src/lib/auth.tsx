@@ -12,10 +12,11 @@ import type { UserSchema } from '@/gen/fairplay/v1/user_pb';
 import { ApiError, apiRequest, refreshSession } from './api-client';
 import { resetReveals } from './reveals';
 import type { ApiJson, ApiRequest } from './api-types';
-import { clearTokens, getRefreshToken, hasSession, setTokens, subscribeTokens } from './tokens';
+import { clearTokens, dropAccessToken, getAccessToken, hasSession, setAccessToken, subscribeTokens } from './tokens';
 
 // Authentication state (SPEC.md §4): the signed-in user is the ['auth', 'user']
-// query (null when signed out); tokens live in lib/tokens, per tab.
+// query (null when signed out); the tokens are kept by lib/tokens: the access
+// token per tab, the refresh token in a cookie the browser's tabs share.
 
 /** User is the signed-in account as /api sends it; createdAt only in admin views. */
 export type User = ApiJson<typeof UserSchema>;
@@ -29,11 +30,34 @@ type GetUserResponse = ApiJson<typeof GetUserResponseSchema>;
 /** REFRESH_INTERVAL_MS: while signed in the access token is refreshed every 10 minutes. */
 export const REFRESH_INTERVAL_MS = 10 * 60 * 1000;
 
+/**
+ * SHARED_FRESH_MS: a tab whose access token is younger than this when its
+ * turn to refresh comes skips the turn. The browser's tabs share one session,
+ * and a tab that refreshes hands its new access token to the others
+ * (TOKEN_CHANNEL), so the session is refreshed about once per interval
+ * however many tabs are open, not once per tab: each refresh rotates the
+ * session's token and counts towards its bound (accounts.MaxRefreshes). No
+ * token gets older than the interval and this, which is the access token's
+ * lifetime (15 minutes).
+ */
+const SHARED_FRESH_MS = REFRESH_INTERVAL_MS / 2;
+
 export const userQueryKey = ['auth', 'user'] as const;
 
+/**
+ * getUser loads the signed-in user. A tab without an access token (a page
+ * load, or a tab another one signed in) gets one by a refresh, whose answer
+ * names the user too: asking /auth/user first would only earn a 401. A
+ * refresh that could not be done fails the query and keeps the session.
+ */
 export async function getUser(): Promise<User | null> {
   if (!hasSession()) return null;
   try {
+    if (!getAccessToken()) {
+      const refreshed = await refreshSession();
+      if (!refreshed) return null; // refused: signed out
+      if (refreshed.user) return refreshed.user;
+    }
     const res = await apiRequest<GetUserResponse>('/auth/user');
     return res.user;
   } catch (err) {
@@ -71,37 +95,60 @@ export function registerWithEmail(input: RegisterInput): Promise<RegisterRespons
   return apiRequest<RegisterResponse>('/auth/register', { method: 'POST', body: input });
 }
 
-/** The channel on which a tab that logs out tells this browser's other tabs to log out too. */
+/** The channel on which a tab that logs out tells this browser's other tabs. */
 const LOGOUT_CHANNEL = 'fairplay.logout';
+/**
+ * The channel on which a tab that signs in tells the others (a SignedIn).
+ * Not the logout one: tabs of older versions log out on any message there.
+ */
+const LOGIN_CHANNEL = 'fairplay.login';
 
-function logoutChannel(): BroadcastChannel | null {
-  return typeof BroadcastChannel === 'undefined' ? null : new BroadcastChannel(LOGOUT_CHANNEL);
+/** The channel on which a tab that refreshed hands its new access token to the others (a SharedToken). */
+const TOKEN_CHANNEL = 'fairplay.token';
+
+/** SharedToken: the tab tab refreshed the session of the player userId and got token. */
+interface SharedToken {
+  tab: string;
+  userId: string;
+  token: string;
+}
+
+/** SignedIn: the tab tab signed in to a session of the player userId. */
+interface SignedIn {
+  tab: string;
+  userId: string;
+}
+
+/** TAB tells this tab's own messages from the other tabs' (it is no secret). */
+const TAB = Math.random().toString(36).slice(2);
+
+function openChannel(name: string): BroadcastChannel | null {
+  return typeof BroadcastChannel === 'undefined' ? null : new BroadcastChannel(name);
+}
+
+/** broadcast tells this browser's tabs, this one's listeners included, message on channel name. */
+function broadcast(name: string, message: unknown): void {
+  const channel = openChannel(name);
+  channel?.postMessage(message);
+  channel?.close();
 }
 
 /**
- * logout ends the session on the server (best effort) and forgets the tokens.
- * Each tab has its own session (lib/tokens), so unless told otherwise it also
- * asks this browser's other tabs to end theirs: logging out logs the browser
- * out, as it did when the tabs shared one session.
+ * logout ends the session on the server (best effort), which clears the
+ * session cookie, and forgets the access token. The browser's tabs share the
+ * session, so it also tells the other tabs to forget theirs.
  */
-export async function logout({ everyTab = true }: { everyTab?: boolean } = {}): Promise<void> {
+export async function logout(): Promise<void> {
   try {
-    if (getRefreshToken()) {
-      await apiRequest('/auth/logout', {
-        method: 'POST',
-        refreshTokenBody: (refreshToken): ApiRequest<typeof LogoutRequestSchema> => ({ refreshToken }),
-        signal: AbortSignal.timeout(5000),
-      });
+    if (hasSession()) {
+      const body: ApiJson<typeof LogoutRequestSchema, 'refreshToken'> = {};
+      await apiRequest('/auth/logout', { method: 'POST', body, signal: AbortSignal.timeout(5000) });
     }
   } catch (err) {
     console.error('logout', err);
   } finally {
     clearTokens();
-    if (everyTab) {
-      const channel = logoutChannel();
-      channel?.postMessage('logout');
-      channel?.close();
-    }
+    broadcast(LOGOUT_CHANNEL, 'logout');
   }
 }
 
@@ -111,7 +158,8 @@ function useSignedIn() {
     // A login that asks for a two-factor code opened no session yet.
     if ('twoFactorRequired' in res && res.twoFactorRequired) return;
     queryClient.setQueryData(userQueryKey, res.user);
-    setTokens(res);
+    setAccessToken(res.token);
+    broadcast(LOGIN_CHANNEL, { tab: TAB, userId: res.user._id } satisfies SignedIn);
   };
 }
 
@@ -129,12 +177,42 @@ export function useLogout() {
   return useMutation({ mutationFn: logout });
 }
 
+/** forgetPlayer drops what this tab holds of the player who was signed in. */
+function forgetPlayer(queryClient: QueryClient): void {
+  queryClient.setQueryData(userQueryKey, null);
+  queryClient.removeQueries({ predicate: (query) => query.queryKey[0] !== 'auth' });
+  // And every request made, whose variables may hold a password or a code.
+  queryClient.getMutationCache().clear();
+  // The results seen this session were the player's: the next one starts with none.
+  resetReveals();
+}
+
 /**
- * AuthProvider keeps the user query in step with the tokens: signing out
- * (here, by a failed refresh, or by logging out in another tab) drops the
+ * followSignIn moves this tab to the session another tab signed in to, which
+ * the browser's cookie now holds: the same player's tab only gets an access
+ * token of that session; any other tab drops its player and loads the new one.
+ */
+function followSignIn(queryClient: QueryClient, userId: string): void {
+  if (queryClient.getQueryData<User | null>(userQueryKey)?._id === userId) {
+    refreshSession().catch(() => {
+      // Not done: this tab's access token still works until the next refresh.
+    });
+    return;
+  }
+  if (getAccessToken()) {
+    dropAccessToken();
+    forgetPlayer(queryClient);
+  }
+  void queryClient.invalidateQueries({ queryKey: userQueryKey });
+}
+
+/**
+ * AuthProvider keeps the user query in step with the session: signing out
+ * (here, by a refused refresh, or by logging out in another tab) drops the
  * user, every user-scoped query and the reveals seen (lib/reveals: the recent
- * results, live stats and "My bets" rows), and while signed in the access token is
- * refreshed every REFRESH_INTERVAL_MS.
+ * results, live stats and "My bets" rows); a sign-in in another tab signs
+ * this one in to the same session (the browser's tabs share its cookie); and
+ * while signed in the access token is refreshed every REFRESH_INTERVAL_MS.
  */
 export function AuthProvider({ children }: { children: ReactNode }) {
   const queryClient = useQueryClient();
@@ -143,38 +221,60 @@ export function AuthProvider({ children }: { children: ReactNode }) {
   useEffect(
     () =>
       subscribeTokens(() => {
-        if (!hasSession()) {
-          queryClient.setQueryData(userQueryKey, null);
-          queryClient.removeQueries({ predicate: (query) => query.queryKey[0] !== 'auth' });
-          // And every request made, whose variables may hold a password or a code.
-          queryClient.getMutationCache().clear();
-          // The results seen this session were the player's: the next one starts with none.
-          resetReveals();
-        }
+        if (!hasSession()) forgetPlayer(queryClient);
       }),
     [queryClient],
   );
 
   useEffect(() => {
-    const channel = logoutChannel();
-    if (!channel) return;
-    channel.onmessage = () => {
-      if (hasSession()) void logout({ everyTab: false });
-    };
+    const loggedOut = openChannel(LOGOUT_CHANNEL);
+    const signedIn = openChannel(LOGIN_CHANNEL);
+    if (loggedOut) {
+      // The other tab ended the session and its cookies.
+      loggedOut.onmessage = dropAccessToken;
+    }
+    if (signedIn) {
+      signedIn.onmessage = ({ data }: MessageEvent<SignedIn>) => {
+        if (data.tab !== TAB) followSignIn(queryClient, data.userId);
+      };
+    }
     return () => {
-      channel.close();
+      loggedOut?.close();
+      signedIn?.close();
     };
-  }, []);
+  }, [queryClient]);
 
   useEffect(() => {
     if (!userId) return;
+    // When this tab's access token last changed: at sign-in, by a refresh
+    // of its own, or by one another tab shared.
+    let freshAt = Date.now();
+    const unsubscribe = subscribeTokens(() => {
+      freshAt = Date.now();
+    });
+    const shared = openChannel(TOKEN_CHANNEL);
+    if (shared) {
+      shared.onmessage = ({ data }: MessageEvent<SharedToken>) => {
+        if (data.tab !== TAB && data.userId === userId && getAccessToken() !== null) setAccessToken(data.token);
+      };
+    }
     const timer = window.setInterval(() => {
-      void refreshSession().then((res) => {
-        if (res?.user) queryClient.setQueryData(userQueryKey, res.user);
-      });
+      if (Date.now() - freshAt < SHARED_FRESH_MS) return;
+      refreshSession().then(
+        (res) => {
+          if (!res) return; // refused: signed out
+          if (res.user) queryClient.setQueryData(userQueryKey, res.user);
+          broadcast(TOKEN_CHANNEL, { tab: TAB, userId, token: res.token } satisfies SharedToken);
+        },
+        () => {
+          // Not done (offline, or the server busy): the session is kept for the next try.
+        },
+      );
     }, REFRESH_INTERVAL_MS);
     return () => {
       window.clearInterval(timer);
+      unsubscribe();
+      shared?.close();
     };
   }, [userId, queryClient]);
 

@@ -1,15 +1,29 @@
-import { clearTokens, getAccessToken, getRefreshToken, hasSession, setTokens, subscribeTokens } from './tokens';
+import { hasSignedInCookie, setSignedInCookie } from '@/testing/mock-api';
+import {
+  clearTokens,
+  dropAccessToken,
+  getAccessToken,
+  getLegacyRefreshToken,
+  hasSession,
+  setAccessToken,
+  subscribeTokens,
+} from './tokens';
+
+const KEYS = ['fairplay.token', 'fairplay.refreshToken'];
+
+/** stored is every token-like value in web storage, by where it is. */
+function stored() {
+  return {
+    session: KEYS.map((k) => sessionStorage.getItem(k)),
+    local: KEYS.map((k) => localStorage.getItem(k)),
+  };
+}
+
+const nothingStored = { session: [null, null], local: [null, null] };
 
 function setVisibility(state: DocumentVisibilityState) {
   Object.defineProperty(document, 'visibilityState', { configurable: true, get: () => state });
   document.dispatchEvent(new Event('visibilitychange'));
-}
-
-function stored() {
-  return {
-    session: [sessionStorage.getItem('fairplay.token'), sessionStorage.getItem('fairplay.refreshToken')],
-    local: [localStorage.getItem('fairplay.token'), localStorage.getItem('fairplay.refreshToken')],
-  };
 }
 
 afterEach(() => {
@@ -17,77 +31,97 @@ afterEach(() => {
 });
 
 describe('tokens', () => {
-  it('live in memory while the page is shown: nothing in localStorage or sessionStorage', () => {
-    setVisibility('visible');
-    setTokens({ token: 'a1', refreshToken: 'r1' });
+  it('keep the access token in memory only: nothing in web storage, even when the page is hidden or unloads', () => {
+    setSignedInCookie();
+    setAccessToken('a1');
     expect(getAccessToken()).toBe('a1');
-    expect(getRefreshToken()).toBe('r1');
     expect(hasSession()).toBe(true);
-    expect(stored()).toEqual({ session: [null, null], local: [null, null] });
-  });
-
-  it('are parked in sessionStorage on pagehide (a reload) and taken out on pageshow', () => {
-    setVisibility('visible');
-    setTokens({ token: 'a1', refreshToken: 'r1' });
     window.dispatchEvent(new Event('pagehide'));
-    expect(stored().session).toEqual(['a1', 'r1']);
-    window.dispatchEvent(new Event('pageshow'));
-    expect(stored().session).toEqual([null, null]);
-    expect(getRefreshToken()).toBe('r1');
-  });
-
-  it('are parked while the tab is hidden, follow refreshes there, and are taken out when it is shown', () => {
-    setVisibility('visible');
-    setTokens({ token: 'a1', refreshToken: 'r1' });
+    window.dispatchEvent(new PageTransitionEvent('pagehide', { persisted: true }));
     setVisibility('hidden');
-    expect(stored().session).toEqual(['a1', 'r1']);
-    setTokens({ token: 'a2', refreshToken: 'r2' });
-    expect(stored().session).toEqual(['a2', 'r2']);
-    clearTokens();
-    expect(stored().session).toEqual([null, null]);
-    setTokens({ token: 'a3', refreshToken: 'r3' });
-    setVisibility('visible');
-    expect(stored()).toEqual({ session: [null, null], local: [null, null] });
-    expect(getAccessToken()).toBe('a3');
+    expect(stored()).toEqual(nothingStored);
+    expect(Object.keys(sessionStorage)).toEqual([]);
+    expect(Object.keys(localStorage)).toEqual([]);
+    // Nothing but the hint among the cookies JavaScript can read.
+    expect(document.cookie).not.toContain('a1');
   });
 
-  it('tell subscribers when they change, and only then', () => {
-    const seen: string[] = [];
-    const stop = subscribeTokens(() => seen.push(getRefreshToken() ?? 'none'));
-    setTokens({ token: 'a1', refreshToken: 'r1' });
-    setTokens({ token: 'a1', refreshToken: 'r1' });
-    setTokens({ token: 'a2', refreshToken: 'r2' });
+  it('have a session with an access token, or with the hint cookie alone (a page load of a signed-in browser)', () => {
+    expect(hasSession()).toBe(false);
+    setSignedInCookie();
+    expect(hasSession()).toBe(true);
+    expect(getAccessToken()).toBeNull();
+  });
+
+  it('signing out forgets the access token and the hint cookie', () => {
+    setSignedInCookie();
+    setAccessToken('a1');
     clearTokens();
+    expect(getAccessToken()).toBeNull();
+    expect(hasSignedInCookie()).toBe(false);
+    expect(hasSession()).toBe(false);
+  });
+
+  it('dropping the access token (another tab ended or replaced the session) leaves the cookies alone', () => {
+    setSignedInCookie();
+    setAccessToken('a1');
+    dropAccessToken();
+    expect(getAccessToken()).toBeNull();
+    expect(hasSignedInCookie()).toBe(true);
+  });
+
+  it('tell subscribers when this tab signs in, its access token changes or it signs out, and only then', () => {
+    const seen: string[] = [];
+    const stop = subscribeTokens(() => seen.push(getAccessToken() ?? 'none'));
+    setSignedInCookie();
+    setAccessToken('a1');
+    setAccessToken('a1');
+    setAccessToken('a2');
+    clearTokens();
+    clearTokens();
+    dropAccessToken();
+    stop();
+    setAccessToken('a3');
+    expect(seen).toEqual(['a1', 'a2', 'none']);
+  });
+
+  it('signing out a tab that is signed out tells no one', () => {
+    expect(getLegacyRefreshToken()).toBeNull();
+    const seen = vi.fn();
+    const stop = subscribeTokens(seen);
     clearTokens();
     stop();
-    setTokens({ token: 'a3', refreshToken: 'r3' });
-    expect(seen).toEqual(['r1', 'r2', 'none']);
+    expect(seen).not.toHaveBeenCalled();
   });
 
-  // These two load the module again, whose copies stay subscribed to the page's events: keep them last.
-  it('come back after a reload of the tab from its sessionStorage', async () => {
-    setTokens({ token: 'a1', refreshToken: 'r1' });
-    window.dispatchEvent(new Event('pagehide'));
-    localStorage.setItem('fairplay.token', 'old-access');
-    localStorage.setItem('fairplay.refreshToken', 'old-refresh');
-    vi.resetModules();
-    const reloaded = await import('./tokens');
-    expect(reloaded.getAccessToken()).toBe('a1');
-    expect(reloaded.getRefreshToken()).toBe('r1');
-    // Taken out again at once (a tab duplicated now starts signed out), and
-    // what an older version left in localStorage is gone.
-    expect(stored()).toEqual({ session: [null, null], local: [null, null] });
-    reloaded.clearTokens();
-  });
-
-  it('are taken over once from the localStorage of an older version, which is emptied', async () => {
+  // These load the module again, whose copies stay in memory: keep them last.
+  it('take over once the refresh token an older version left in localStorage, and empty it', async () => {
     localStorage.setItem('fairplay.token', 'old-access');
     localStorage.setItem('fairplay.refreshToken', 'old-refresh');
     vi.resetModules();
     const upgraded = await import('./tokens');
-    expect(upgraded.getAccessToken()).toBe('old-access');
-    expect(upgraded.getRefreshToken()).toBe('old-refresh');
-    expect(stored()).toEqual({ session: [null, null], local: [null, null] });
+    expect(stored()).toEqual(nothingStored);
+    expect(upgraded.getLegacyRefreshToken()).toBe('old-refresh');
+    // Until the first refresh moves it into the cookie, it is a session to refresh.
+    expect(upgraded.getAccessToken()).toBeNull();
+    expect(upgraded.hasSession()).toBe(true);
+    // A sign-in or refresh puts the session in the cookie: the legacy token is no longer kept.
+    upgraded.setAccessToken('a1');
+    expect(upgraded.getLegacyRefreshToken()).toBeNull();
+    vi.resetModules();
+    expect((await import('./tokens')).getLegacyRefreshToken()).toBeNull();
+  });
+
+  it('take over the tokens an older version parked in sessionStorage over a reload, before localStorage', async () => {
+    sessionStorage.setItem('fairplay.token', 'parked-access');
+    sessionStorage.setItem('fairplay.refreshToken', 'parked-refresh');
+    localStorage.setItem('fairplay.refreshToken', 'older-refresh');
+    vi.resetModules();
+    const upgraded = await import('./tokens');
+    expect(upgraded.getLegacyRefreshToken()).toBe('parked-refresh');
+    expect(stored()).toEqual(nothingStored);
     upgraded.clearTokens();
+    expect(upgraded.getLegacyRefreshToken()).toBeNull();
+    expect(upgraded.hasSession()).toBe(false);
   });
 });

@@ -1,140 +1,129 @@
-// The session's tokens (SPEC.md §3: "stored in the browser") live in this
-// module's memory, per tab. Everything else reads them through this module,
-// which also tells subscribers when they change (sign-in, refresh, sign-out).
+// The session's tokens (SPEC.md §3: "stored in the browser"). Everything else
+// reads them through this module, which also tells subscribers when this tab
+// signs in or out.
 //
-// They are kept out of localStorage: a refresh token there is on disk for 30
-// days and handed to every tab and every page load of the origin, and tabs
-// sharing one rotating refresh token would race each other's refreshes,
-// which the server takes for a stolen token (README, "Token storage"). So
-// each tab signs in on its own, and a tab keeps its tokens across a reload
-// by parking them in sessionStorage (which is per tab and dies with it) only
-// while the page is hidden or being unloaded: on pagehide or when the tab
-// goes to the background, and they are taken out again as soon as the page
-// is shown. A tab the browser duplicates, or opens from this one, while the
-// page is on screen therefore starts signed out instead of sharing this
-// tab's refresh token. Tokens an older version left in localStorage are
-// taken over once and removed from there.
+// The refresh token is in an HttpOnly cookie the server sets (the calls that
+// ask for it are in lib/api-client): no script can read it, so one injected
+// into the page can use the session while the page is open but cannot carry
+// the refresh token away and keep the account for 30 days, as it could from
+// memory or web storage. The access token lives in this module's memory, per
+// tab: a reload or another tab gets its own by a refresh, which the cookie
+// makes possible. What JavaScript sees of the cookie is the hint cookie
+// fairplay_signed_in, which the server sets and clears along with it.
+//
+// The browser's tabs share the cookie, and its refresh token rotates: a
+// retired one presented again ends the session (the server takes it for a
+// stolen one), so two tabs refreshing at once would sign the browser out.
+// The calls that send or replace it therefore hold a lock shared by the
+// tabs (lib/api-client), and a tab tells the others when it signs in or out
+// (lib/auth).
+//
+// A refresh token an older version left in localStorage (or parked in
+// sessionStorage over a reload) is taken out of there once and kept in memory
+// until the first refresh, which sends it to move its session into the cookie.
 
-const ACCESS_KEY = 'fairplay.token';
-const REFRESH_KEY = 'fairplay.refreshToken';
+const SIGNED_IN_COOKIE = 'fairplay_signed_in';
+const LEGACY_ACCESS_KEY = 'fairplay.token';
+const LEGACY_REFRESH_KEY = 'fairplay.refreshToken';
 
 type Listener = () => void;
 const listeners = new Set<Listener>();
 
 let access: string | null = null;
-let refresh: string | null = null;
-/** parked: whether sessionStorage holds the tokens now (the page is hidden or unloading). */
-let parked = false;
+let legacyRefresh: string | null = null;
 
-function storage(): Storage | null {
-  try {
-    return window.sessionStorage;
-  } catch {
-    return null; // storage disabled: the session lasts until the tab reloads
-  }
-}
-
-function write(key: string, value: string | null): void {
-  try {
-    if (value === null) storage()?.removeItem(key);
-    else storage()?.setItem(key, value);
-  } catch {
-    // A full or disabled storage: the session then lasts until the tab reloads.
-  }
-}
-
-/** park puts the tokens in sessionStorage, for a reload or a return to this tab. */
-function park(): void {
-  parked = true;
-  write(ACCESS_KEY, access);
-  write(REFRESH_KEY, refresh);
-}
-
-/** unpark takes them out again: while the page is shown they live in memory only. */
-function unpark(): void {
-  parked = false;
-  write(ACCESS_KEY, null);
-  write(REFRESH_KEY, null);
+/** signedInCookie reports whether the server's hint says the browser holds a session cookie. */
+function signedInCookie(): boolean {
+  if (typeof document === 'undefined') return false;
+  return document.cookie.split(';').some((part) => {
+    const [key, value = ''] = part.trim().split('=');
+    return key === SIGNED_IN_COOKIE && value !== '';
+  });
 }
 
 /**
- * takeLegacy removes the tokens an older version of the app kept in
- * localStorage, so that no refresh token stays on disk, and returns them.
+ * forgetSignedInCookie drops the hint when this tab finds the session over,
+ * also when the server's answer that clears it never came (a logout while
+ * offline): the next page load then starts as a guest instead of refreshing.
  */
-function takeLegacy(): [string | null, string | null] {
+function forgetSignedInCookie(): void {
+  if (typeof document === 'undefined' || !signedInCookie()) return;
+  const secure = window.location.protocol === 'https:' ? '; Secure' : '';
+  document.cookie = `${SIGNED_IN_COOKIE}=; Max-Age=0; Path=/; SameSite=Strict${secure}`;
+}
+
+/** takeLegacy removes the tokens an older version kept in web storage and returns its refresh token. */
+function takeLegacy(storage: () => Storage): string | null {
   try {
-    const legacy = window.localStorage;
-    const pair: [string | null, string | null] = [legacy.getItem(ACCESS_KEY), legacy.getItem(REFRESH_KEY)];
-    legacy.removeItem(ACCESS_KEY);
-    legacy.removeItem(REFRESH_KEY);
-    return pair;
+    const store = storage();
+    const refreshToken = store.getItem(LEGACY_REFRESH_KEY);
+    store.removeItem(LEGACY_ACCESS_KEY);
+    store.removeItem(LEGACY_REFRESH_KEY);
+    return refreshToken;
   } catch {
-    return [null, null];
+    return null; // storage disabled: nothing was left there
   }
 }
 
-/**
- * load takes the tokens a reload of this tab left (or, the first time, those
- * an older version left in localStorage), and listens for the page being
- * hidden or shown.
- */
 function load(): void {
   if (typeof window === 'undefined') return;
-  try {
-    access = storage()?.getItem(ACCESS_KEY) ?? null;
-    refresh = storage()?.getItem(REFRESH_KEY) ?? null;
-  } catch {
-    access = refresh = null;
-  }
-  const [legacyAccess, legacyRefresh] = takeLegacy();
-  if (refresh === null && legacyRefresh !== null) {
-    access = legacyAccess;
-    refresh = legacyRefresh;
-  }
-  if (document.visibilityState === 'hidden') park();
-  else unpark();
-  window.addEventListener('pagehide', park);
-  window.addEventListener('pageshow', () => {
-    if (document.visibilityState !== 'hidden') unpark();
-  });
-  document.addEventListener('visibilitychange', () => {
-    if (document.visibilityState === 'hidden') park();
-    else unpark();
-  });
+  // Both are emptied; a token parked over a reload is the newer one.
+  const parked = takeLegacy(() => window.sessionStorage);
+  const kept = takeLegacy(() => window.localStorage);
+  legacyRefresh = parked ?? kept;
 }
 
 load();
-
-function set(nextAccess: string | null, nextRefresh: string | null): void {
-  const changed = nextAccess !== access || nextRefresh !== refresh;
-  access = nextAccess;
-  refresh = nextRefresh;
-  if (parked) park();
-  if (changed) for (const listener of listeners) listener();
-}
 
 export function getAccessToken(): string | null {
   return access;
 }
 
-export function getRefreshToken(): string | null {
-  return refresh;
+/** getLegacyRefreshToken is the refresh token an older version left, until a refresh has moved it into the cookie. */
+export function getLegacyRefreshToken(): string | null {
+  return legacyRefresh;
 }
 
+/** hasSession reports whether there is a session to use or to refresh. */
 export function hasSession(): boolean {
-  return access !== null || refresh !== null;
+  return access !== null || legacyRefresh !== null || signedInCookie();
 }
 
-/** setTokens stores a new pair: after sign-in, and after each refresh (refresh tokens rotate). */
-export function setTokens(tokens: { token: string; refreshToken: string }): void {
-  set(tokens.token, tokens.refreshToken);
+function notify(): void {
+  for (const listener of listeners) listener();
 }
 
+/**
+ * setAccessToken keeps the access token of a sign-in or a refresh. Either
+ * put the session in the cookie, so a legacy refresh token is no longer needed.
+ */
+export function setAccessToken(token: string): void {
+  const changed = token !== access;
+  access = token;
+  legacyRefresh = null;
+  if (changed) notify();
+}
+
+/** clearTokens signs this tab out: the session is over (refused, or logged out). */
 export function clearTokens(): void {
-  set(null, null);
+  const signedIn = hasSession();
+  access = null;
+  legacyRefresh = null;
+  forgetSignedInCookie();
+  if (signedIn) notify();
 }
 
-/** subscribeTokens calls listener whenever this tab's tokens change. */
+/**
+ * dropAccessToken forgets this tab's access token only: another tab ended
+ * or replaced the session, and the cookies are as that tab left them.
+ */
+export function dropAccessToken(): void {
+  if (access === null) return;
+  access = null;
+  notify();
+}
+
+/** subscribeTokens calls listener whenever this tab signs in or out, or its access token changes. */
 export function subscribeTokens(listener: Listener): () => void {
   listeners.add(listener);
   return () => {

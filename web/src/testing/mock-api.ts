@@ -64,3 +64,13 @@ export const devConfig = () => json({ turnstileSiteKey: '', developmentBotCheck:
 export function setCsrfCookie(value = 'csrf-token-value-that-is-long-enough-000') {
   document.cookie = `fairplay_csrf=${value}; path=/`;
 }
+
+/** setSignedInCookie sets the hint the server sets beside the HttpOnly session cookie (lib/tokens). */
+export function setSignedInCookie() {
+  document.cookie = 'fairplay_signed_in=1; path=/';
+}
+
+/** hasSignedInCookie reports whether the hint cookie is set. */
+export function hasSignedInCookie(): boolean {
+  return document.cookie.split('; ').includes('fairplay_signed_in=1');
+}

@@ -6,7 +6,8 @@ import { createMemoryRouter, RouterProvider } from 'react-router';
 import { AppProvider } from '@/app/provider';
 import { routes } from '@/app/router';
 import type { User } from '@/lib/auth';
-import { setTokens } from '@/lib/tokens';
+import { setAccessToken } from '@/lib/tokens';
+import { setSignedInCookie } from './mock-api';
 
 export function testQueryClient(): QueryClient {
   return new QueryClient({
@@ -51,7 +52,11 @@ export const player: User = {
 
 export const admin: User = { ...player, _id: '7d1c2a9e-0000-4000-8000-000000000002', username: 'root', isAdmin: true };
 
-/** signIn stores tokens as a signed-in browser would have them. */
+/**
+ * signIn makes this tab signed in as after a sign-in: the access token in
+ * memory, and the hint cookie the server sets beside the session cookie.
+ */
 export function signIn() {
-  setTokens({ token: 'access-token', refreshToken: 'refresh-token' });
+  setSignedInCookie();
+  setAccessToken('access-token');
 }

@@ -1,5 +1,5 @@
 import { screen, waitFor, within } from '@testing-library/react';
-import { getAccessToken, getRefreshToken } from '@/lib/tokens';
+import { getAccessToken } from '@/lib/tokens';
 import { deferred, DEV_TOKEN, devConfig, json, mockApi, setCsrfCookie } from '@/testing/mock-api';
 import { player, renderApp } from '@/testing/test-utils';
 
@@ -85,6 +85,10 @@ describe('Register modal', () => {
       await user.click(within(dialog).getByRole('checkbox', { name: BOT_CHECK }));
       await submit();
       expect(await within(dialog).findByRole('button', { name: 'Creating account...' })).toBeDisabled();
+      // Sent once this tab holds the session lock the tabs share.
+      await waitFor(() => {
+        expect(api.calls('POST /api/auth/register')).toHaveLength(1);
+      });
       expect(api.calls('POST /api/auth/register')[0]?.body).toEqual({
         username: 'abc',
         email: 'alice@example.com',
@@ -92,14 +96,13 @@ describe('Register modal', () => {
         turnstileToken: DEV_TOKEN,
       });
 
-      release.resolve(
-        json({ token: 'access', refreshToken: 'refresh', user: { ...player, username: 'abc', balance: 1000 } }),
-      );
+      release.resolve(json({ token: 'access', refreshToken: '', user: { ...player, username: 'abc', balance: 1000 } }));
       expect(await screen.findByText('abc', { selector: '[title="Signed in as"]' })).toBeInTheDocument();
       expect(screen.queryByRole('dialog')).not.toBeInTheDocument();
       expect(screen.getByText('$1,000.00')).toBeInTheDocument();
       expect(getAccessToken()).toBe('access');
-      expect(getRefreshToken()).toBe('refresh');
+      // The refresh token is the HttpOnly cookie the server set on this answer.
+      expect(api.calls('POST /api/auth/register')[0]?.headers['x-fairplay-refresh-cookie']).toBe('1');
     },
   );
 
@@ -165,6 +168,10 @@ describe('Sign In modal', () => {
     await user.click(await within(dialog).findByRole('checkbox', { name: BOT_CHECK }));
     await user.click(within(dialog).getByRole('button', { name: 'Sign In' }));
     expect(await within(dialog).findByRole('button', { name: 'Signing in...' })).toBeDisabled();
+    // Sent once this tab holds the session lock the tabs share.
+    await waitFor(() => {
+      expect(api.calls('POST /api/auth/login')).toHaveLength(1);
+    });
     expect(api.calls('POST /api/auth/login')[0]?.body).toEqual({
       username: 'alice@example.com',
       password: 'secret1',
