@@ -78,7 +78,10 @@ func (h *AuthHandler) Refresh(ctx context.Context, req *connect.Request[fairplay
 	inCookie := fromCookie || h.cookies.wanted(req.Header())
 	res, err := h.accounts.Refresh(ctx, token, clientFrom(ctx))
 	if err != nil {
-		if inCookie {
+		// A refused token of the cookie ends the browser's session; a
+		// refused one of the body (say, an older app's, to move into the
+		// cookie) says nothing of the session the cookie holds.
+		if fromCookie || (inCookie && token == "") {
 			return nil, h.cookies.refusal(ctx, h.log, err)
 		}
 		return nil, err
@@ -99,13 +102,18 @@ func (h *AuthHandler) refreshToken(body string, header http.Header) (token strin
 }
 
 // Logout implements AuthService.Logout: the body's refresh token, else the
-// session cookie's, whose cookies it then clears.
+// session cookie's, whose cookies it then clears, whatever the answer: a
+// logout refused for the moment (a rate limit that someone behind the same
+// address used up, a database failing over) must not leave the browser
+// holding a session its owner believes ended. The session then stays live
+// on the server with nobody holding its refresh token, until it expires or
+// is revoked from another device.
 func (h *AuthHandler) Logout(ctx context.Context, req *connect.Request[fairplayv1.LogoutRequest]) (*connect.Response[fairplayv1.LogoutResponse], error) {
 	token, fromCookie := h.refreshToken(req.Msg.GetRefreshToken(), req.Header())
 	inCookie := fromCookie || h.cookies.wanted(req.Header())
 	if err := h.accounts.Logout(ctx, token, clientFrom(ctx)); err != nil {
 		if inCookie {
-			return nil, h.cookies.refusal(ctx, h.log, err)
+			return nil, h.cookies.cleared(ctx, h.log, err)
 		}
 		return nil, err
 	}

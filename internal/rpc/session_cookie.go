@@ -38,8 +38,10 @@ const (
 	SecureSessionCookie = "__Host-fairplay_session"
 	// SignedInCookie tells the web app, which cannot read the session
 	// cookie, that there is one: a page load then refreshes to sign in,
-	// and a guest's page load sends no refresh at all.
-	SignedInCookie = "fairplay_signed_in"
+	// and a guest's page load sends no refresh at all. SecureSignedInCookie
+	// is its name over HTTPS, which no other site can plant.
+	SignedInCookie       = "fairplay_signed_in"
+	SecureSignedInCookie = "__Host-fairplay_signed_in"
 	// sessionCookieAge is how long the cookies last without a refresh:
 	// sessions expire after 30 days of inactivity (SPEC.md §3).
 	sessionCookieAge = 30 * 24 * time.Hour
@@ -53,6 +55,13 @@ func (s sessionCookies) name() string {
 		return SecureSessionCookie
 	}
 	return SessionCookie
+}
+
+func (s sessionCookies) hintName() string {
+	if s.secure {
+		return SecureSignedInCookie
+	}
+	return SignedInCookie
 }
 
 // wanted reports whether the request asks for the refresh token in the cookie.
@@ -86,7 +95,7 @@ func (s sessionCookies) write(h http.Header, token string, maxAge int) {
 	}
 	for _, c := range []*http.Cookie{
 		{Name: s.name(), Value: token, HttpOnly: true},
-		{Name: SignedInCookie, Value: hint},
+		{Name: s.hintName(), Value: hint},
 	} {
 		c.Path, c.MaxAge, c.Secure, c.SameSite = "/", maxAge, s.secure, http.SameSiteStrictMode
 		h.Add("Set-Cookie", c.String())
@@ -101,6 +110,12 @@ func (s sessionCookies) refusal(ctx context.Context, log *slog.Logger, err error
 	if !ok || (p.Kind != problem.KindUnauthenticated && p.Kind != problem.KindInvalid) {
 		return err
 	}
+	return s.cleared(ctx, log, err)
+}
+
+// cleared returns err as the caller sees it, with the cookies that end the
+// browser's session.
+func (s sessionCookies) cleared(ctx context.Context, log *slog.Logger, err error) error {
 	ce := connectError(ctx, log, err)
 	s.clear(ce.Meta())
 	return ce

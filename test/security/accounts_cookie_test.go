@@ -43,15 +43,20 @@ func setCookie(t *testing.T, res apitest.Response, name string) *http.Cookie {
 // and returns the session cookie's token.
 func expectSessionCookies(t *testing.T, res apitest.Response, name, what string) string {
 	t.Helper()
+	hintName := rpc.SignedInCookie
+	if name == rpc.SecureSessionCookie {
+		hintName = rpc.SecureSignedInCookie
+	}
+	t.Helper()
 	if s := res.Str("refreshToken"); s != "" {
 		t.Fatalf("%s: the body holds the refresh token: %s", what, res.Raw)
 	}
 	if res.Str("token") == "" {
 		t.Fatalf("%s: no access token: %s", what, res.Raw)
 	}
-	session, hint := setCookie(t, res, name), setCookie(t, res, rpc.SignedInCookie)
+	session, hint := setCookie(t, res, name), setCookie(t, res, hintName)
 	if session == nil || hint == nil {
-		t.Fatalf("%s: Set-Cookie %q, want %s and %s", what, res.Header.Values("Set-Cookie"), name, rpc.SignedInCookie)
+		t.Fatalf("%s: Set-Cookie %q, want %s and %s", what, res.Header.Values("Set-Cookie"), name, hintName)
 	}
 	if !session.HttpOnly || hint.HttpOnly {
 		t.Fatalf("%s: HttpOnly session %t, hint %t; want the session's only", what, session.HttpOnly, hint.HttpOnly)
@@ -70,7 +75,11 @@ func expectSessionCookies(t *testing.T, res apitest.Response, name, what string)
 // expectCleared checks res told the browser to drop both cookies.
 func expectCleared(t *testing.T, res apitest.Response, name, what string) {
 	t.Helper()
-	for _, n := range []string{name, rpc.SignedInCookie} {
+	hintName := rpc.SignedInCookie
+	if name == rpc.SecureSessionCookie {
+		hintName = rpc.SecureSignedInCookie
+	}
+	for _, n := range []string{name, hintName} {
 		if c := setCookie(t, res, n); c == nil || c.MaxAge >= 0 || c.Value != "" {
 			t.Fatalf("%s: cookie %s not cleared: Set-Cookie %q", what, n, res.Header.Values("Set-Cookie"))
 		}
@@ -186,7 +195,7 @@ func TestSecureSessionCookieIsHostOnly(t *testing.T) {
 	res := c.DoWith("POST", "/api/auth/refresh", map[string]any{"refreshToken": c.RefreshToken}, cookieMode)
 	expectStatus(t, res, 200, "refresh asking for the cookie")
 	token := expectSessionCookies(t, res, rpc.SecureSessionCookie, "refresh over HTTPS")
-	for _, name := range []string{rpc.SecureSessionCookie, rpc.SignedInCookie} {
+	for _, name := range []string{rpc.SecureSessionCookie, rpc.SecureSignedInCookie} {
 		if !setCookie(t, res, name).Secure {
 			t.Fatalf("cookie %s is not Secure", name)
 		}
@@ -220,5 +229,38 @@ func TestRateLimitedCookieRefreshKeepsTheCookie(t *testing.T) {
 	}
 	if c.Cookie(rpc.SessionCookie) == "" || c.Cookie(rpc.SignedInCookie) != "1" {
 		t.Fatal("the cookies are gone after a rate-limited refresh")
+	}
+
+	// A logout refused for the moment still clears them: whoever used up
+	// the address's limit (someone behind the same NAT) must not leave the
+	// browser holding a session its owner believes ended.
+	res = c.Do("POST", "/api/auth/logout", map[string]any{})
+	expectStatus(t, res, 429, "a logout past the limit")
+	expectCleared(t, res, rpc.SessionCookie, "a rate-limited logout by the cookie")
+	if c.Cookie(rpc.SessionCookie) != "" || c.Cookie(rpc.SignedInCookie) != "" {
+		t.Fatal("the browser still holds the session after a rate-limited logout")
+	}
+}
+
+// A refused refresh token sent in the body (an older app's, to move into
+// the cookie) leaves the cookie of the browser's session alone.
+func TestRefusedBodyTokenKeepsTheCookie(t *testing.T) {
+	t.Parallel()
+	env := apitest.Start(t)
+	c := env.Client()
+	c.Register("cookie_body")
+	stale := c.RefreshToken
+	expectStatus(t, c.DoWith("POST", "/api/auth/refresh", map[string]any{"refreshToken": stale}, cookieMode), 200, "moving the session into the cookie")
+	other := env.Client()
+	other.Register("cookie_body_other")
+	res := c.DoWith("POST", "/api/auth/refresh", map[string]any{"refreshToken": "not-a-token-of-anyone"}, cookieMode)
+	expectStatus(t, res, 401, "an unknown body token")
+	if cookies := res.Header.Values("Set-Cookie"); len(cookies) != 0 {
+		t.Fatalf("a refused body token changed the cookies: %q", cookies)
+	}
+	res = c.Do("POST", "/api/auth/refresh", map[string]any{})
+	expectStatus(t, res, 200, "the cookie's session after a refused body token")
+	if res.Str("user.username") != "cookie_body" {
+		t.Fatalf("the cookie's session is %s", res.Raw)
 	}
 }

@@ -67,7 +67,9 @@ test('the refresh token stays in an HttpOnly cookie: a reload and the other tabs
   const second = await context.newPage();
   await second.setViewportSize({ width: 360, height: 740 });
   await second.goto('/');
-  await expect(second.getByText(player.username, { exact: true }).first()).toBeVisible();
+  // On a phone the player's name is the account menu's button.
+  await expect(second.getByRole('button', { name: new RegExp(`^${player.username}\\b.*account menu$`) })).toBeVisible();
+  await expect(second.getByTestId('balance')).toHaveText('$1,000.00');
   // Logging out in the first tab logs the second one out too, and ends the cookies.
   await page.getByRole('button', { name: 'Log Out' }).click();
   await expect(page.getByRole('button', { name: 'Sign In' })).toBeVisible();

@@ -1,12 +1,13 @@
 import { act, screen, waitFor, within } from '@testing-library/react';
+import { apiRequest } from '@/lib/api-client';
 import { REFRESH_INTERVAL_MS } from '@/lib/auth';
-import { getAccessToken, hasSession } from '@/lib/tokens';
+import { getAccessToken, hasSession, LOGOUT_PENDING_KEY } from '@/lib/tokens';
 import { devConfig, hasSignedInCookie, json, mockApi, setCsrfCookie, setSignedInCookie } from '@/testing/mock-api';
 import { admin, player, renderApp, signIn } from '@/testing/test-utils';
 
 function api(user: typeof player | null, extra: Parameters<typeof mockApi>[0] = {}) {
   setCsrfCookie();
-  if (user) signIn();
+  if (user) signIn(user);
   return mockApi({
     'GET /api/auth/config': devConfig,
     'GET /api/auth/user': () =>
@@ -123,6 +124,72 @@ describe('layout', () => {
     expect(getAccessToken()).toBeNull();
     expect(hasSignedInCookie()).toBe(false);
     expect(hasSession()).toBe(false);
+  });
+
+  it('a logout that got no answer signs the tab out and is sent again at the next page load', async () => {
+    let answer = () => json({ message: 'Bad gateway' }, 502);
+    const server = api(player, { 'POST /api/auth/logout': () => answer() });
+    const first = renderApp('/');
+    await first.user.click(await screen.findByRole('button', { name: 'Log Out' }));
+    expect(await screen.findByRole('button', { name: 'Sign In' })).toBeInTheDocument();
+    expect(localStorage.getItem(LOGOUT_PENDING_KEY)).toBe('1');
+    first.unmount();
+    // The next page load: the server answers now.
+    answer = () => json({ message: 'Logged out successfully' });
+    renderApp('/');
+    expect(await screen.findByRole('button', { name: 'Sign In' })).toBeInTheDocument();
+    await waitFor(() => {
+      expect(server.calls('POST /api/auth/logout')).toHaveLength(2);
+    });
+    expect(server.calls('POST /api/auth/logout')[1]?.headers['x-fairplay-refresh-cookie']).toBe('1');
+    expect(localStorage.getItem(LOGOUT_PENDING_KEY)).toBeNull();
+  });
+
+  it('a logout the server answered, even refused (429), is not sent again: the server cleared the cookies', async () => {
+    const server = api(player, {
+      'POST /api/auth/logout': () => json({ message: 'Too many requests, please try again later' }, 429),
+    });
+    const { user } = renderApp('/');
+    await user.click(await screen.findByRole('button', { name: 'Log Out' }));
+    expect(await screen.findByRole('button', { name: 'Sign In' })).toBeInTheDocument();
+    expect(localStorage.getItem(LOGOUT_PENDING_KEY)).toBeNull();
+    expect(server.calls('POST /api/auth/logout')).toHaveLength(1);
+  });
+
+  it('logging out drops the player even when a hint cookie planted for the parent domain says signed in', async () => {
+    api(player);
+    const { user } = renderApp('/');
+    expect(await screen.findByText('alice', { selector: '[title="Signed in as"]' })).toBeInTheDocument();
+    // A copy of the hint this page cannot delete (another path or domain, in a real browser).
+    const cookies = document.cookie;
+    expect(cookies).toContain('fairplay_signed_in=1');
+    const planted = vi.spyOn(document, 'cookie', 'get').mockReturnValue(cookies);
+    try {
+      await user.click(screen.getByRole('button', { name: 'Log Out' }));
+      expect(await screen.findByRole('button', { name: 'Sign In' })).toBeInTheDocument();
+      expect(screen.queryByText('alice', { selector: '[title="Signed in as"]' })).not.toBeInTheDocument();
+    } finally {
+      planted.mockRestore();
+    }
+  });
+
+  it('a refresh that brings another player’s session drops this tab’s player and shows the new one', async () => {
+    const bob = { ...player, _id: '7d1c2a9e-0000-4000-8000-000000000003', username: 'bob' };
+    const server = api(player, {
+      'POST /api/auth/refresh': () => json({ token: 'bobs', user: bob }),
+      'GET /api/auth/user': (req) =>
+        req.headers.authorization === 'Bearer bobs' ? json({ user: bob }) : json({ user: player }),
+      'GET /api/alices-request': () => json({ message: 'Token expired' }, 401),
+    });
+    const { queryClient } = renderApp('/');
+    expect(await screen.findByText('alice', { selector: '[title="Signed in as"]' })).toBeInTheDocument();
+    queryClient.setQueryData(['bets', 'mine'], ['alice-bet']);
+    // A request of alice's meets a 401; the refresh brings bob's session
+    // (another tab signed in as bob): alice's request is not replayed as bob's.
+    await expect(apiRequest('/alices-request')).rejects.toMatchObject({ status: 401 });
+    expect(server.calls('GET /api/alices-request')).toHaveLength(1);
+    expect(await screen.findByText('bob', { selector: '[title="Signed in as"]' })).toBeInTheDocument();
+    expect(queryClient.getQueryData(['bets', 'mine'])).toBeUndefined();
   });
 
   it('tells the browser’s other tabs when it logs out', async () => {

@@ -1,7 +1,14 @@
 import type { RefreshRequestSchema, RefreshResponseSchema } from '@/gen/fairplay/v1/auth_pb';
 import type { ApiJson } from './api-types';
 import { withSessionLock } from './session-lock';
-import { clearTokens, getAccessToken, getLegacyRefreshToken, hasSession, setAccessToken } from './tokens';
+import {
+  clearTokens,
+  getAccessToken,
+  getLegacyRefreshToken,
+  getSessionUserId,
+  hasSession,
+  setAccessToken,
+} from './tokens';
 
 // The one way the app talks to /api: JSON in and out, the bearer token, the
 // anti-forgery header, the session cookie and the refresh-and-retry-once rule
@@ -166,10 +173,13 @@ async function request<T>(path: string, options: RequestOptions): Promise<T> {
   }
 
   if (res.status === 401 && !SESSION_CALLS.has(path) && hasSession()) {
+    const player = getSessionUserId();
     // If another call already refreshed while this one was in flight, just use the new token.
     const current = getAccessToken();
     const fresh = current && current !== token ? current : (await refreshSession())?.token;
-    if (fresh) {
+    // A refresh that brought another player's session (another tab signed
+    // in as them) must not replay this player's request, a bet say, as theirs.
+    if (fresh && (player === null || getSessionUserId() === player)) {
       token = fresh;
       res = await send(path, options, token);
     }
@@ -213,7 +223,7 @@ async function doRefresh(): Promise<RefreshResponse | null> {
   const body: RefreshRequest = legacy ? { refreshToken: legacy } : {};
   try {
     const res = await apiRequest<RefreshResponse>('/auth/refresh', { method: 'POST', body });
-    setAccessToken(res.token);
+    setAccessToken(res.token, res.user?._id);
     return res;
   } catch (err) {
     // Only a refusal ends the session. Without a response (offline), when the

@@ -12,7 +12,17 @@ import type { UserSchema } from '@/gen/fairplay/v1/user_pb';
 import { ApiError, apiRequest, refreshSession } from './api-client';
 import { resetReveals } from './reveals';
 import type { ApiJson, ApiRequest } from './api-types';
-import { clearTokens, dropAccessToken, getAccessToken, hasSession, setAccessToken, subscribeTokens } from './tokens';
+import {
+  clearTokens,
+  dropAccessToken,
+  getAccessToken,
+  getSessionUserId,
+  hasSession,
+  logoutPending,
+  markLogoutPending,
+  setAccessToken,
+  subscribeTokens,
+} from './tokens';
 
 // Authentication state (SPEC.md §4): the signed-in user is the ['auth', 'user']
 // query (null when signed out); the tokens are kept by lib/tokens: the access
@@ -37,8 +47,9 @@ export const REFRESH_INTERVAL_MS = 10 * 60 * 1000;
  * (TOKEN_CHANNEL), so the session is refreshed about once per interval
  * however many tabs are open, not once per tab: each refresh rotates the
  * session's token and counts towards its bound (accounts.MaxRefreshes). No
- * token gets older than the interval and this, which is the access token's
- * lifetime (15 minutes).
+ * token should get older than the interval and this, the access token's
+ * lifetime (15 minutes); one that does (a throttled background tab) earns a
+ * 401, which a refresh-and-retry answers.
  */
 const SHARED_FRESH_MS = REFRESH_INTERVAL_MS / 2;
 
@@ -51,6 +62,7 @@ export const userQueryKey = ['auth', 'user'] as const;
  * refresh that could not be done fails the query and keeps the session.
  */
 export async function getUser(): Promise<User | null> {
+  if (logoutPending()) await finishLogout();
   if (!hasSession()) return null;
   try {
     if (!getAccessToken()) {
@@ -133,19 +145,43 @@ function broadcast(name: string, message: unknown): void {
   channel?.close();
 }
 
+/** sendLogout ends the session of the browser's cookie, which the server then clears. */
+function sendLogout(): Promise<unknown> {
+  const body: ApiJson<typeof LogoutRequestSchema, 'refreshToken'> = {};
+  return apiRequest('/auth/logout', { method: 'POST', body, signal: AbortSignal.timeout(5000) });
+}
+
 /**
- * logout ends the session on the server (best effort), which clears the
- * session cookie, and forgets the access token. The browser's tabs share the
- * session, so it also tells the other tabs to forget theirs.
+ * answered reports whether the server answered a logout that failed: it
+ * then cleared the cookies (it does whatever the error). Without an answer
+ * (offline, a timeout, a proxy's 5xx) they may still hold the session.
+ */
+function answered(err: unknown): boolean {
+  return err instanceof ApiError && err.status !== 0 && err.status < 500;
+}
+
+/** finishLogout sends again a logout whose answer never came (lib/tokens). */
+async function finishLogout(): Promise<void> {
+  try {
+    await sendLogout();
+    markLogoutPending(false);
+  } catch (err) {
+    if (answered(err)) markLogoutPending(false);
+  }
+}
+
+/**
+ * logout ends the session on the server, which clears the session cookie,
+ * and forgets the access token. The browser's tabs share the session, so it
+ * also tells the other tabs to forget theirs. A logout that got no answer
+ * is sent again at the next page load: the tab signs out all the same.
  */
 export async function logout(): Promise<void> {
   try {
-    if (hasSession()) {
-      const body: ApiJson<typeof LogoutRequestSchema, 'refreshToken'> = {};
-      await apiRequest('/auth/logout', { method: 'POST', body, signal: AbortSignal.timeout(5000) });
-    }
+    if (hasSession()) await sendLogout();
   } catch (err) {
     console.error('logout', err);
+    if (!answered(err)) markLogoutPending(true);
   } finally {
     clearTokens();
     broadcast(LOGOUT_CHANNEL, 'logout');
@@ -158,7 +194,9 @@ function useSignedIn() {
     // A login that asks for a two-factor code opened no session yet.
     if ('twoFactorRequired' in res && res.twoFactorRequired) return;
     queryClient.setQueryData(userQueryKey, res.user);
-    setAccessToken(res.token);
+    setAccessToken(res.token, res.user._id);
+    // This session replaced the cookie a lost logout may have left.
+    markLogoutPending(false);
     broadcast(LOGIN_CHANNEL, { tab: TAB, userId: res.user._id } satisfies SignedIn);
   };
 }
@@ -221,7 +259,19 @@ export function AuthProvider({ children }: { children: ReactNode }) {
   useEffect(
     () =>
       subscribeTokens(() => {
-        if (!hasSession()) forgetPlayer(queryClient);
+        // Signed out (here, or in another tab): whatever a hint cookie says.
+        if (getAccessToken() === null) {
+          forgetPlayer(queryClient);
+          return;
+        }
+        // A refresh brought another player's session (another tab signed in
+        // as them): this tab's player and everything of theirs goes.
+        const shown = queryClient.getQueryData<User | null>(userQueryKey);
+        const sessionUser = getSessionUserId();
+        if (shown && sessionUser !== null && shown._id !== sessionUser) {
+          forgetPlayer(queryClient);
+          void queryClient.invalidateQueries({ queryKey: userQueryKey });
+        }
       }),
     [queryClient],
   );
@@ -255,7 +305,9 @@ export function AuthProvider({ children }: { children: ReactNode }) {
     const shared = openChannel(TOKEN_CHANNEL);
     if (shared) {
       shared.onmessage = ({ data }: MessageEvent<SharedToken>) => {
-        if (data.tab !== TAB && data.userId === userId && getAccessToken() !== null) setAccessToken(data.token);
+        if (data.tab !== TAB && data.userId === userId && getAccessToken() !== null) {
+          setAccessToken(data.token, data.userId);
+        }
       };
     }
     const timer = window.setInterval(() => {
@@ -264,7 +316,9 @@ export function AuthProvider({ children }: { children: ReactNode }) {
         (res) => {
           if (!res) return; // refused: signed out
           if (res.user) queryClient.setQueryData(userQueryKey, res.user);
-          broadcast(TOKEN_CHANNEL, { tab: TAB, userId, token: res.token } satisfies SharedToken);
+          // Named by the answer's player: the session may have become another's.
+          if (res.user)
+            broadcast(TOKEN_CHANNEL, { tab: TAB, userId: res.user._id, token: res.token } satisfies SharedToken);
         },
         () => {
           // Not done (offline, or the server busy): the session is kept for the next try.

@@ -43,7 +43,9 @@ async function takeLease(store: Storage, signal?: AbortSignal): Promise<boolean>
   for (;;) {
     signal?.throwIfAborted();
     const lease = readLease(store);
-    if (!lease || lease.until <= Date.now() || lease.tab === TAB) {
+    // A lease further ahead than any tab takes one is not a tab's (a script
+    // wrote it to block the session calls for good): free.
+    if (!lease || lease.until <= Date.now() || lease.until > Date.now() + LEASE_MS || lease.tab === TAB) {
       try {
         store.setItem(LEASE_KEY, JSON.stringify({ tab: TAB, until: Date.now() + LEASE_MS } satisfies Lease));
       } catch {

@@ -31,17 +31,23 @@ afterEach(() => {
 });
 
 describe('tokens', () => {
-  it('keep the access token in memory only: nothing in web storage, even when the page is hidden or unloads', () => {
+  it('keep no refresh token in web storage; the access token is parked in this tab’s sessionStorage on pagehide only', () => {
     setSignedInCookie();
-    setAccessToken('a1');
+    setAccessToken('a1', 'alice');
     expect(getAccessToken()).toBe('a1');
     expect(hasSession()).toBe(true);
-    window.dispatchEvent(new Event('pagehide'));
-    window.dispatchEvent(new PageTransitionEvent('pagehide', { persisted: true }));
     setVisibility('hidden');
+    expect(Object.keys(sessionStorage), 'nothing while the page is only hidden').toEqual([]);
+    window.dispatchEvent(new PageTransitionEvent('pagehide', { persisted: true }));
     expect(stored()).toEqual(nothingStored);
-    expect(Object.keys(sessionStorage)).toEqual([]);
     expect(Object.keys(localStorage)).toEqual([]);
+    // For a reload: the access token only (15 minutes, what a script can get by a refresh anyway).
+    expect(JSON.parse(sessionStorage.getItem('fairplay.accessToken') ?? 'null')).toEqual({
+      token: 'a1',
+      userId: 'alice',
+    });
+    window.dispatchEvent(new PageTransitionEvent('pageshow', { persisted: true }));
+    expect(Object.keys(sessionStorage), 'taken out again when the page is shown').toEqual([]);
     // Nothing but the hint among the cookies JavaScript can read.
     expect(document.cookie).not.toContain('a1');
   });
@@ -95,6 +101,32 @@ describe('tokens', () => {
   });
 
   // These load the module again, whose copies stay in memory: keep them last.
+  it('a reload takes the parked access token back, once, while the browser has the session cookie', async () => {
+    setSignedInCookie();
+    sessionStorage.setItem('fairplay.accessToken', JSON.stringify({ token: 'parked', userId: 'alice' }));
+    vi.resetModules();
+    const reloaded = await import('./tokens');
+    expect(reloaded.getAccessToken()).toBe('parked');
+    expect(reloaded.getSessionUserId()).toBe('alice');
+    expect(Object.keys(sessionStorage)).toEqual([]);
+    // Signed out meanwhile (no hint): a parked token is not taken.
+    reloaded.clearTokens();
+    sessionStorage.setItem('fairplay.accessToken', JSON.stringify({ token: 'parked', userId: 'alice' }));
+    vi.resetModules();
+    expect((await import('./tokens')).getAccessToken()).toBeNull();
+    expect(Object.keys(sessionStorage)).toEqual([]);
+  });
+
+  it('drop the refresh token an older version left when the browser already has a session cookie', async () => {
+    setSignedInCookie();
+    localStorage.setItem('fairplay.refreshToken', 'old-refresh');
+    vi.resetModules();
+    const upgraded = await import('./tokens');
+    expect(upgraded.getLegacyRefreshToken()).toBeNull();
+    expect(stored()).toEqual(nothingStored);
+    upgraded.clearTokens();
+  });
+
   it('take over once the refresh token an older version left in localStorage, and empty it', async () => {
     localStorage.setItem('fairplay.token', 'old-access');
     localStorage.setItem('fairplay.refreshToken', 'old-refresh');

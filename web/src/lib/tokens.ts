@@ -18,11 +18,26 @@
 // tabs (lib/api-client), and a tab tells the others when it signs in or out
 // (lib/auth).
 //
+// A reload would cost a refresh, which rotates the cookie's token: one
+// whose answer a second reload cuts off leaves the browser with a retired
+// token, whose next use ends the session. So the access token (15 minutes,
+// and no more than a script in the page can get by a refresh) is parked in
+// this tab's sessionStorage on pagehide, and taken back, and removed, when
+// the page is shown again.
+//
 // A refresh token an older version left in localStorage (or parked in
 // sessionStorage over a reload) is taken out of there once and kept in memory
-// until the first refresh, which sends it to move its session into the cookie.
+// until the first refresh, which sends it to move its session into the cookie,
+// unless the browser already has a session cookie.
+//
+// A logout that got no answer (offline) may have left the session in the
+// cookie: the tab signs out all the same, and the next page load sends the
+// logout again (LOGOUT_PENDING_KEY).
 
-const SIGNED_IN_COOKIE = 'fairplay_signed_in';
+/** The hint's names: over HTTPS the server sets the __Host- one, which no other site can plant. */
+const SIGNED_IN_COOKIES = ['__Host-fairplay_signed_in', 'fairplay_signed_in'];
+const PARKED_ACCESS_KEY = 'fairplay.accessToken';
+export const LOGOUT_PENDING_KEY = 'fairplay.logoutPending';
 const LEGACY_ACCESS_KEY = 'fairplay.token';
 const LEGACY_REFRESH_KEY = 'fairplay.refreshToken';
 
@@ -30,15 +45,24 @@ type Listener = () => void;
 const listeners = new Set<Listener>();
 
 let access: string | null = null;
+/** userId is the player whose session the access token belongs to (null when unknown). */
+let userId: string | null = null;
 let legacyRefresh: string | null = null;
+
+/** signedInCookies are the hint cookies the page can see: over HTTPS only the __Host- one counts. */
+function signedInCookies(): string[] {
+  if (typeof document === 'undefined') return [];
+  const names = window.location.protocol === 'https:' ? SIGNED_IN_COOKIES.slice(0, 1) : SIGNED_IN_COOKIES;
+  return document.cookie
+    .split(';')
+    .map((part) => part.trim().split('='))
+    .filter(([key, value = '']) => key !== undefined && names.includes(key) && value !== '')
+    .map(([key]) => key ?? '');
+}
 
 /** signedInCookie reports whether the server's hint says the browser holds a session cookie. */
 function signedInCookie(): boolean {
-  if (typeof document === 'undefined') return false;
-  return document.cookie.split(';').some((part) => {
-    const [key, value = ''] = part.trim().split('=');
-    return key === SIGNED_IN_COOKIE && value !== '';
-  });
+  return signedInCookies().length > 0;
 }
 
 /**
@@ -47,9 +71,46 @@ function signedInCookie(): boolean {
  * offline): the next page load then starts as a guest instead of refreshing.
  */
 function forgetSignedInCookie(): void {
-  if (typeof document === 'undefined' || !signedInCookie()) return;
-  const secure = window.location.protocol === 'https:' ? '; Secure' : '';
-  document.cookie = `${SIGNED_IN_COOKIE}=; Max-Age=0; Path=/; SameSite=Strict${secure}`;
+  for (const name of signedInCookies()) {
+    const secure = name.startsWith('__Host-') ? '; Secure' : '';
+    document.cookie = `${name}=; Max-Age=0; Path=/; SameSite=Strict${secure}`;
+  }
+}
+
+function storageSet(store: () => Storage, key: string, value: string | null): void {
+  try {
+    if (value === null) store().removeItem(key);
+    else store().setItem(key, value);
+  } catch {
+    // A full or disabled storage: what it would keep is a convenience.
+  }
+}
+
+function storageGet(store: () => Storage, key: string): string | null {
+  try {
+    return store().getItem(key);
+  } catch {
+    return null;
+  }
+}
+
+/** park keeps the access token in this tab's sessionStorage for a reload (pagehide). */
+function park(): void {
+  if (access !== null)
+    storageSet(() => window.sessionStorage, PARKED_ACCESS_KEY, JSON.stringify({ token: access, userId }));
+}
+
+/** takeParked removes the parked access token and returns it. */
+function takeParked(): { token: string; userId: string | null } | null {
+  const raw = storageGet(() => window.sessionStorage, PARKED_ACCESS_KEY);
+  storageSet(() => window.sessionStorage, PARKED_ACCESS_KEY, null);
+  try {
+    const parked = JSON.parse(raw ?? 'null') as { token?: unknown; userId?: unknown } | null;
+    if (typeof parked?.token !== 'string') return null;
+    return { token: parked.token, userId: typeof parked.userId === 'string' ? parked.userId : null };
+  } catch {
+    return null;
+  }
 }
 
 /** takeLegacy removes the tokens an older version kept in web storage and returns its refresh token. */
@@ -68,9 +129,19 @@ function takeLegacy(storage: () => Storage): string | null {
 function load(): void {
   if (typeof window === 'undefined') return;
   // Both are emptied; a token parked over a reload is the newer one.
-  const parked = takeLegacy(() => window.sessionStorage);
-  const kept = takeLegacy(() => window.localStorage);
-  legacyRefresh = parked ?? kept;
+  const parkedLegacy = takeLegacy(() => window.sessionStorage);
+  const keptLegacy = takeLegacy(() => window.localStorage);
+  // With a session cookie already, the old token would replace it.
+  legacyRefresh = signedInCookie() ? null : (parkedLegacy ?? keptLegacy);
+  const parked = takeParked();
+  if (parked && signedInCookie()) {
+    access = parked.token;
+    userId = parked.userId;
+  }
+  window.addEventListener('pagehide', park);
+  window.addEventListener('pageshow', () => {
+    storageSet(() => window.sessionStorage, PARKED_ACCESS_KEY, null);
+  });
 }
 
 load();
@@ -93,13 +164,20 @@ function notify(): void {
   for (const listener of listeners) listener();
 }
 
+/** getSessionUserId is the player whose session this tab's access token belongs to, null when unknown. */
+export function getSessionUserId(): string | null {
+  return userId;
+}
+
 /**
- * setAccessToken keeps the access token of a sign-in or a refresh. Either
- * put the session in the cookie, so a legacy refresh token is no longer needed.
+ * setAccessToken keeps the access token of a sign-in or a refresh, and the
+ * player of its session when the answer named them. Either put the session
+ * in the cookie, so a legacy refresh token is no longer needed.
  */
-export function setAccessToken(token: string): void {
-  const changed = token !== access;
+export function setAccessToken(token: string, sessionUserId?: string): void {
+  const changed = token !== access || (sessionUserId !== undefined && sessionUserId !== userId);
   access = token;
+  if (sessionUserId !== undefined) userId = sessionUserId;
   legacyRefresh = null;
   if (changed) notify();
 }
@@ -108,6 +186,7 @@ export function setAccessToken(token: string): void {
 export function clearTokens(): void {
   const signedIn = hasSession();
   access = null;
+  userId = null;
   legacyRefresh = null;
   forgetSignedInCookie();
   if (signedIn) notify();
@@ -120,7 +199,18 @@ export function clearTokens(): void {
 export function dropAccessToken(): void {
   if (access === null) return;
   access = null;
+  userId = null;
   notify();
+}
+
+/** markLogoutPending remembers (or forgets) a logout whose answer never came. */
+export function markLogoutPending(pending: boolean): void {
+  storageSet(() => window.localStorage, LOGOUT_PENDING_KEY, pending ? '1' : null);
+}
+
+/** logoutPending reports whether a logout's answer never came. */
+export function logoutPending(): boolean {
+  return storageGet(() => window.localStorage, LOGOUT_PENDING_KEY) !== null;
 }
 
 /** subscribeTokens calls listener whenever this tab signs in or out, or its access token changes. */

@@ -53,10 +53,11 @@ export const player: User = {
 export const admin: User = { ...player, _id: '7d1c2a9e-0000-4000-8000-000000000002', username: 'root', isAdmin: true };
 
 /**
- * signIn makes this tab signed in as after a sign-in: the access token in
- * memory, and the hint cookie the server sets beside the session cookie.
+ * signIn makes this tab signed in as after a sign-in of user (the player by
+ * default): the access token in memory, and the hint cookie the server sets
+ * beside the session cookie.
  */
-export function signIn() {
+export function signIn(user: User = player) {
   setSignedInCookie();
-  setAccessToken('access-token');
+  setAccessToken('access-token', user._id);
 }

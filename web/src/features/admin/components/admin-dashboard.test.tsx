@@ -41,7 +41,7 @@ function query(req: RecordedRequest) {
 
 function api(extra: Record<string, Handler> = {}) {
   setCsrfCookie();
-  signIn();
+  signIn(admin);
   return mockApi({
     'GET /api/auth/config': devConfig,
     'GET /api/auth/user': () => json({ user: admin }),
