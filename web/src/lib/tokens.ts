@@ -34,7 +34,14 @@
 // cookie: the tab signs out all the same, and the next page load sends the
 // logout again (LOGOUT_PENDING_KEY).
 
-/** The hint's names: over HTTPS the server sets the __Host- one, which no other site can plant. */
+/**
+ * The hint's names: the server sets the __Host- one over HTTPS
+ * (FAIRPLAY_SECURE_COOKIES), the plain one otherwise. Both count, also over
+ * https: a deployment behind a TLS proxy that forgot the setting would sign
+ * every reload out. A planted plain hint (a sibling subdomain) costs a
+ * guest's page load a refused refresh, and signing out drops the player
+ * whatever it says (lib/auth).
+ */
 const SIGNED_IN_COOKIES = ['__Host-fairplay_signed_in', 'fairplay_signed_in'];
 const PARKED_ACCESS_KEY = 'fairplay.accessToken';
 export const LOGOUT_PENDING_KEY = 'fairplay.logoutPending';
@@ -49,14 +56,13 @@ let access: string | null = null;
 let userId: string | null = null;
 let legacyRefresh: string | null = null;
 
-/** signedInCookies are the hint cookies the page can see: over HTTPS only the __Host- one counts. */
+/** signedInCookies are the names of the hint cookies the page can see. */
 function signedInCookies(): string[] {
   if (typeof document === 'undefined') return [];
-  const names = window.location.protocol === 'https:' ? SIGNED_IN_COOKIES.slice(0, 1) : SIGNED_IN_COOKIES;
   return document.cookie
     .split(';')
     .map((part) => part.trim().split('='))
-    .filter(([key, value = '']) => key !== undefined && names.includes(key) && value !== '')
+    .filter(([key, value = '']) => key !== undefined && SIGNED_IN_COOKIES.includes(key) && value !== '')
     .map(([key]) => key ?? '');
 }
 
