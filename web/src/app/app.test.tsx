@@ -145,15 +145,38 @@ describe('layout', () => {
     expect(localStorage.getItem(LOGOUT_PENDING_KEY)).toBeNull();
   });
 
-  it('a logout the server answered, even refused (429), is not sent again: the server cleared the cookies', async () => {
+  it('a logout stays pending until the cookies are gone: the server’s 429 cleared them, a CDN’s did not', async () => {
+    let clears = true;
     const server = api(player, {
-      'POST /api/auth/logout': () => json({ message: 'Too many requests, please try again later' }, 429),
+      'POST /api/auth/logout': () => {
+        // The server clears the cookies whatever its answer; a CDN in front does not.
+        if (clears) document.cookie = 'fairplay_signed_in=; Max-Age=0; path=/';
+        return json({ message: 'Too many requests, please try again later' }, 429);
+      },
     });
-    const { user } = renderApp('/');
-    await user.click(await screen.findByRole('button', { name: 'Log Out' }));
+    const first = renderApp('/');
+    await first.user.click(await screen.findByRole('button', { name: 'Log Out' }));
     expect(await screen.findByRole('button', { name: 'Sign In' })).toBeInTheDocument();
     expect(localStorage.getItem(LOGOUT_PENDING_KEY)).toBeNull();
     expect(server.calls('POST /api/auth/logout')).toHaveLength(1);
+    first.unmount();
+
+    clears = false;
+    signIn(player);
+    const second = renderApp('/');
+    await second.user.click(await screen.findByRole('button', { name: 'Log Out' }));
+    expect(await screen.findByRole('button', { name: 'Sign In' })).toBeInTheDocument();
+    expect(localStorage.getItem(LOGOUT_PENDING_KEY)).toBe('1');
+  });
+
+  it('a sign-in clears a pending logout, so the next page load does not end the new session', async () => {
+    const server = api(player, { 'POST /api/auth/login': () => json({ token: 'a', user: player }) });
+    localStorage.setItem(LOGOUT_PENDING_KEY, '1');
+    await apiRequest('/auth/login', { method: 'POST', body: {} });
+    expect(localStorage.getItem(LOGOUT_PENDING_KEY)).toBeNull();
+    renderApp('/');
+    expect(await screen.findByText('alice', { selector: '[title="Signed in as"]' })).toBeInTheDocument();
+    expect(server.calls('POST /api/auth/logout')).toHaveLength(0);
   });
 
   it('logging out drops the player even when a hint cookie planted for the parent domain says signed in', async () => {

@@ -2,7 +2,7 @@ import { deferred, hasSignedInCookie, json, mockApi, setCsrfCookie, setSignedInC
 import { installWebLocks, type FakeWebLocks } from '@/testing/web-locks';
 import { ApiError, apiRequest, errorMessage, refreshSession } from './api-client';
 import { LEASE_KEY, LEASE_MS } from './session-lock';
-import { clearTokens, getAccessToken, hasSession, setAccessToken } from './tokens';
+import { clearTokens, dropAccessToken, getAccessToken, getSessionUserId, hasSession, setAccessToken } from './tokens';
 
 const CSRF = 'csrf-token-value-that-is-long-enough-000';
 const COOKIE_HEADER = 'x-fairplay-refresh-cookie';
@@ -303,6 +303,32 @@ describe('refresh on 401', () => {
     });
     await expect(apiRequest('/auth/user')).rejects.toMatchObject({ status: 503 });
     expect(hasSession()).toBe(true);
+  });
+});
+
+describe('another player’s session', () => {
+  it('a request of one player is not replayed as another that a tab signed in while it was under way', async () => {
+    setCsrfCookie(CSRF);
+    setSignedInCookie();
+    setAccessToken('alices', 'alice');
+    const api = mockApi({
+      'POST /api/bets': () => {
+        // Meanwhile another tab logged out and signed bob in; this tab followed.
+        dropAccessToken();
+        setAccessToken('bobs', 'bob');
+        return json({ message: 'Session expired, please log in again' }, 401);
+      },
+    });
+    await expect(apiRequest('/bets', { method: 'POST', body: { amount: 1 } })).rejects.toMatchObject({ status: 401 });
+    expect(api.calls('POST /api/bets')).toHaveLength(1);
+  });
+
+  it('the player of an access token is the token’s own when the answer names none', () => {
+    const claims = btoa(JSON.stringify({ sub: 'carol', sid: 's' })).replace(/=+$/, '');
+    setAccessToken(`header.${claims}.signature`);
+    expect(getSessionUserId()).toBe('carol');
+    setAccessToken('not-a-jwt');
+    expect(getSessionUserId()).toBeNull();
   });
 });
 

@@ -7,6 +7,7 @@ import {
   getLegacyRefreshToken,
   getSessionUserId,
   hasSession,
+  markLogoutPending,
   setAccessToken,
 } from './tokens';
 
@@ -27,6 +28,8 @@ const REFRESH_COOKIE_HEADER = 'X-Fairplay-Refresh-Cookie';
  * refresh would wait for the lock they hold.
  */
 const SESSION_CALLS = new Set(['/auth/login', '/auth/register', '/auth/refresh', '/auth/logout']);
+/** SIGNS_IN are the session calls that open a new session. */
+const SIGNS_IN = new Set(['/auth/login', '/auth/register']);
 
 /** ApiError is a failed /api call: the HTTP status (0 when there was no response) and the server's message. */
 export class ApiError extends Error {
@@ -53,6 +56,14 @@ export interface RequestOptions {
   method?: Method;
   body?: unknown;
   signal?: AbortSignal;
+  /** keepalive lets the request outlive the page (a logout as the tab closes). */
+  keepalive?: boolean;
+  /**
+   * onlyIf, checked once the call may be sent (for a session call, inside
+   * the session lock), skips the call when it returns false: it resolves to
+   * undefined.
+   */
+  onlyIf?: () => boolean;
 }
 
 /** CSRF_MIN is the shortest anti-forgery token the server accepts. */
@@ -144,6 +155,7 @@ async function send(path: string, options: RequestOptions, token: string | null,
       body: options.body === undefined ? undefined : JSON.stringify(options.body),
       credentials: 'same-origin',
       signal: options.signal,
+      keepalive: options.keepalive,
     });
   } catch (err) {
     if (err instanceof DOMException && err.name === 'AbortError') throw err;
@@ -164,7 +176,13 @@ export function apiRequest<T>(path: string, options: RequestOptions = {}): Promi
 }
 
 async function request<T>(path: string, options: RequestOptions): Promise<T> {
+  // Decided inside the session lock: another tab may have changed the
+  // session while this call waited for it.
+  if (options.onlyIf && !options.onlyIf()) return undefined as T;
   let token = getAccessToken();
+  // The player this request is sent as, read before it leaves: by the time
+  // a 401 comes back another tab may have signed someone else in.
+  const sentAs = getSessionUserId();
   let res = await send(path, options, token);
 
   if (res.status === 403 && (options.method ?? 'GET') !== 'GET') {
@@ -173,13 +191,13 @@ async function request<T>(path: string, options: RequestOptions): Promise<T> {
   }
 
   if (res.status === 401 && !SESSION_CALLS.has(path) && hasSession()) {
-    const player = getSessionUserId();
     // If another call already refreshed while this one was in flight, just use the new token.
     const current = getAccessToken();
     const fresh = current && current !== token ? current : (await refreshSession())?.token;
     // A refresh that brought another player's session (another tab signed
     // in as them) must not replay this player's request, a bet say, as theirs.
-    if (fresh && (player === null || getSessionUserId() === player)) {
+    const freshAs = getSessionUserId();
+    if (fresh && (sentAs === null || freshAs === null || freshAs === sentAs)) {
       token = fresh;
       res = await send(path, options, token);
     }
@@ -187,6 +205,11 @@ async function request<T>(path: string, options: RequestOptions): Promise<T> {
 
   const body = await readBody(res);
   if (!res.ok) throw new ApiError(res.status, messageOf(body));
+  // A session just opened replaced the cookie a lost logout may have left:
+  // that logout must not end this one (still inside the session lock).
+  if (SIGNS_IN.has(path) && typeof body === 'object' && body !== null && 'token' in body && body.token) {
+    markLogoutPending(false);
+  }
   return body as T;
 }
 

@@ -18,6 +18,7 @@ import {
   getAccessToken,
   getSessionUserId,
   hasSession,
+  hasSignedInCookie,
   logoutPending,
   markLogoutPending,
   setAccessToken,
@@ -64,6 +65,7 @@ export const userQueryKey = ['auth', 'user'] as const;
 export async function getUser(): Promise<User | null> {
   if (logoutPending()) await finishLogout();
   if (!hasSession()) return null;
+  const before = getSessionUserId();
   try {
     if (!getAccessToken()) {
       const refreshed = await refreshSession();
@@ -73,6 +75,11 @@ export async function getUser(): Promise<User | null> {
     const res = await apiRequest<GetUserResponse>('/auth/user');
     return res.user;
   } catch (err) {
+    // A refresh brought another player's session (another tab signed in as
+    // them): the request was not replayed as theirs, and they are the user now.
+    if (err instanceof ApiError && err.status === 401 && getAccessToken() !== null && getSessionUserId() !== before) {
+      return (await apiRequest<GetUserResponse>('/auth/user')).user;
+    }
     // Still unauthorized after the refresh-and-retry: the session is over.
     if (err instanceof ApiError && err.status === 401) {
       clearTokens();
@@ -145,44 +152,54 @@ function broadcast(name: string, message: unknown): void {
   channel?.close();
 }
 
-/** sendLogout ends the session of the browser's cookie, which the server then clears. */
-function sendLogout(): Promise<unknown> {
+/**
+ * sendLogout ends the session of the browser's cookie, which the server then
+ * clears, whatever its answer. The request outlives the page (a tab closed
+ * at once), and onlyIf is checked inside the session lock.
+ */
+function sendLogout(onlyIf?: () => boolean): Promise<unknown> {
   const body: ApiJson<typeof LogoutRequestSchema, 'refreshToken'> = {};
-  return apiRequest('/auth/logout', { method: 'POST', body, signal: AbortSignal.timeout(5000) });
+  return apiRequest('/auth/logout', {
+    method: 'POST',
+    body,
+    signal: AbortSignal.timeout(5000),
+    keepalive: true,
+    onlyIf,
+  });
 }
 
 /**
- * answered reports whether the server answered a logout that failed: it
- * then cleared the cookies (it does whatever the error). Without an answer
- * (offline, a timeout, a proxy's 5xx) they may still hold the session.
+ * finishLogout sends again a logout that may not have reached the server
+ * (lib/tokens), unless a sign-in has replaced the cookie since (it clears
+ * the mark inside the session lock). Done once the browser holds no hint
+ * cookie: the server's clearing removes it with the session cookie.
  */
-function answered(err: unknown): boolean {
-  return err instanceof ApiError && err.status !== 0 && err.status < 500;
-}
-
-/** finishLogout sends again a logout whose answer never came (lib/tokens). */
 async function finishLogout(): Promise<void> {
   try {
-    await sendLogout();
-    markLogoutPending(false);
+    await sendLogout(logoutPending);
   } catch (err) {
-    if (answered(err)) markLogoutPending(false);
+    console.error('logout', err);
+  } finally {
+    if (logoutPending()) markLogoutPending(hasSignedInCookie());
   }
 }
 
 /**
  * logout ends the session on the server, which clears the session cookie,
  * and forgets the access token. The browser's tabs share the session, so it
- * also tells the other tabs to forget theirs. A logout that got no answer
- * is sent again at the next page load: the tab signs out all the same.
+ * also tells the other tabs to forget theirs. The logout is marked pending
+ * until the cookies are seen gone, whatever answered (a CDN's 429 does not
+ * clear them): the next page load then sends it again. The tab signs out
+ * all the same.
  */
 export async function logout(): Promise<void> {
+  markLogoutPending(true);
   try {
     if (hasSession()) await sendLogout();
   } catch (err) {
     console.error('logout', err);
-    if (!answered(err)) markLogoutPending(true);
   } finally {
+    markLogoutPending(hasSignedInCookie());
     clearTokens();
     broadcast(LOGOUT_CHANNEL, 'logout');
   }
@@ -195,8 +212,6 @@ function useSignedIn() {
     if ('twoFactorRequired' in res && res.twoFactorRequired) return;
     queryClient.setQueryData(userQueryKey, res.user);
     setAccessToken(res.token, res.user._id);
-    // This session replaced the cookie a lost logout may have left.
-    markLogoutPending(false);
     broadcast(LOGIN_CHANNEL, { tab: TAB, userId: res.user._id } satisfies SignedIn);
   };
 }

@@ -38,11 +38,14 @@ describe('tokens', () => {
     expect(hasSession()).toBe(true);
     setVisibility('hidden');
     expect(Object.keys(sessionStorage), 'nothing while the page is only hidden').toEqual([]);
+    // Into the back/forward cache: the page keeps its memory, nothing is parked.
     window.dispatchEvent(new PageTransitionEvent('pagehide', { persisted: true }));
+    expect(Object.keys(sessionStorage)).toEqual([]);
+    window.dispatchEvent(new PageTransitionEvent('pagehide'));
     expect(stored()).toEqual(nothingStored);
     expect(Object.keys(localStorage)).toEqual([]);
     // For a reload: the access token only (15 minutes, what a script can get by a refresh anyway).
-    expect(JSON.parse(sessionStorage.getItem('fairplay.accessToken') ?? 'null')).toEqual({
+    expect(JSON.parse(sessionStorage.getItem('fairplay.accessToken') ?? 'null')).toMatchObject({
       token: 'a1',
       userId: 'alice',
     });
@@ -103,15 +106,23 @@ describe('tokens', () => {
   // These load the module again, whose copies stay in memory: keep them last.
   it('a reload takes the parked access token back, once, while the browser has the session cookie', async () => {
     setSignedInCookie();
-    sessionStorage.setItem('fairplay.accessToken', JSON.stringify({ token: 'parked', userId: 'alice' }));
+    const park = (at: number) => {
+      sessionStorage.setItem('fairplay.accessToken', JSON.stringify({ token: 'parked', userId: 'alice', at }));
+    };
+    park(Date.now() - 1000);
     vi.resetModules();
     const reloaded = await import('./tokens');
     expect(reloaded.getAccessToken()).toBe('parked');
     expect(reloaded.getSessionUserId()).toBe('alice');
     expect(Object.keys(sessionStorage)).toEqual([]);
+    // Parked a minute ago (a closed tab reopened): its session may have ended since.
+    park(Date.now() - 60_000);
+    vi.resetModules();
+    expect((await import('./tokens')).getAccessToken()).toBeNull();
+    expect(Object.keys(sessionStorage)).toEqual([]);
     // Signed out meanwhile (no hint): a parked token is not taken.
     reloaded.clearTokens();
-    sessionStorage.setItem('fairplay.accessToken', JSON.stringify({ token: 'parked', userId: 'alice' }));
+    park(Date.now());
     vi.resetModules();
     expect((await import('./tokens')).getAccessToken()).toBeNull();
     expect(Object.keys(sessionStorage)).toEqual([]);

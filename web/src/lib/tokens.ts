@@ -66,8 +66,8 @@ function signedInCookies(): string[] {
     .map(([key]) => key ?? '');
 }
 
-/** signedInCookie reports whether the server's hint says the browser holds a session cookie. */
-function signedInCookie(): boolean {
+/** hasSignedInCookie reports whether the server's hint says the browser holds a session cookie. */
+export function hasSignedInCookie(): boolean {
   return signedInCookies().length > 0;
 }
 
@@ -100,20 +100,42 @@ function storageGet(store: () => Storage, key: string): string | null {
   }
 }
 
+/** PARK_MS is how long a parked access token is good for: a reload, not a tab reopened later. */
+const PARK_MS = 30_000;
+
 /** park keeps the access token in this tab's sessionStorage for a reload (pagehide). */
-function park(): void {
-  if (access !== null)
-    storageSet(() => window.sessionStorage, PARKED_ACCESS_KEY, JSON.stringify({ token: access, userId }));
+function park(event: PageTransitionEvent): void {
+  // The back/forward cache keeps the page's memory: nothing to park.
+  if (access === null || event.persisted) return;
+  storageSet(() => window.sessionStorage, PARKED_ACCESS_KEY, JSON.stringify({ token: access, userId, at: Date.now() }));
 }
 
-/** takeParked removes the parked access token and returns it. */
+/**
+ * takeParked removes the parked access token and returns it if it was
+ * parked moments ago: a tab reopened or restored later (which brings its
+ * sessionStorage back) may belong to a session since ended or replaced.
+ */
 function takeParked(): { token: string; userId: string | null } | null {
   const raw = storageGet(() => window.sessionStorage, PARKED_ACCESS_KEY);
   storageSet(() => window.sessionStorage, PARKED_ACCESS_KEY, null);
   try {
-    const parked = JSON.parse(raw ?? 'null') as { token?: unknown; userId?: unknown } | null;
-    if (typeof parked?.token !== 'string') return null;
+    const parked = JSON.parse(raw ?? 'null') as { token?: unknown; userId?: unknown; at?: unknown } | null;
+    if (typeof parked?.token !== 'string' || typeof parked.at !== 'number') return null;
+    const age = Date.now() - parked.at;
+    if (age < 0 || age > PARK_MS) return null;
     return { token: parked.token, userId: typeof parked.userId === 'string' ? parked.userId : null };
+  } catch {
+    return null;
+  }
+}
+
+/** subjectOf is the player an access token (a JWT) names, null when it cannot be read. */
+function subjectOf(token: string): string | null {
+  try {
+    const payload = token.split('.')[1];
+    if (!payload) return null;
+    const claims = JSON.parse(atob(payload.replace(/-/g, '+').replace(/_/g, '/'))) as { sub?: unknown };
+    return typeof claims.sub === 'string' ? claims.sub : null;
   } catch {
     return null;
   }
@@ -138,9 +160,9 @@ function load(): void {
   const parkedLegacy = takeLegacy(() => window.sessionStorage);
   const keptLegacy = takeLegacy(() => window.localStorage);
   // With a session cookie already, the old token would replace it.
-  legacyRefresh = signedInCookie() ? null : (parkedLegacy ?? keptLegacy);
+  legacyRefresh = hasSignedInCookie() ? null : (parkedLegacy ?? keptLegacy);
   const parked = takeParked();
-  if (parked && signedInCookie()) {
+  if (parked && hasSignedInCookie()) {
     access = parked.token;
     userId = parked.userId;
   }
@@ -163,7 +185,7 @@ export function getLegacyRefreshToken(): string | null {
 
 /** hasSession reports whether there is a session to use or to refresh. */
 export function hasSession(): boolean {
-  return access !== null || legacyRefresh !== null || signedInCookie();
+  return access !== null || legacyRefresh !== null || hasSignedInCookie();
 }
 
 function notify(): void {
@@ -177,13 +199,15 @@ export function getSessionUserId(): string | null {
 
 /**
  * setAccessToken keeps the access token of a sign-in or a refresh, and the
- * player of its session when the answer named them. Either put the session
- * in the cookie, so a legacy refresh token is no longer needed.
+ * player of its session: the one the answer named, else the token's own.
+ * Either put the session in the cookie, so a legacy refresh token is no
+ * longer needed.
  */
 export function setAccessToken(token: string, sessionUserId?: string): void {
-  const changed = token !== access || (sessionUserId !== undefined && sessionUserId !== userId);
+  const nextUser = sessionUserId ?? subjectOf(token);
+  const changed = token !== access || nextUser !== userId;
   access = token;
-  if (sessionUserId !== undefined) userId = sessionUserId;
+  userId = nextUser;
   legacyRefresh = null;
   if (changed) notify();
 }
