@@ -1,3 +1,4 @@
+import { deferred } from '@/testing/mock-api';
 import { LEASE_KEY, LEASE_MS, withSessionLock } from './session-lock';
 
 // Without the Web Locks API (jsdom has none, as a plain-http page has none)
@@ -57,6 +58,27 @@ describe('withSessionLock without the Web Locks API', () => {
   it('a lease further ahead than any tab takes one counts as free: a script cannot block the session calls for good', async () => {
     localStorage.setItem(LEASE_KEY, JSON.stringify({ tab: 'script', until: 9e15 }));
     await expect(withSessionLock(() => Promise.resolve('ran'))).resolves.toBe('ran');
+  });
+
+  it('the tab holding the lease renews it while its call runs, however long the call takes', async () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval', 'Date'] });
+    try {
+      const slow = deferred<undefined>();
+      const started = deferred<undefined>();
+      const done = withSessionLock(async () => {
+        started.resolve(undefined);
+        await slow.promise;
+      });
+      await started.promise;
+      vi.advanceTimersByTime(3 * LEASE_MS);
+      const lease = JSON.parse(localStorage.getItem(LEASE_KEY) ?? 'null') as { until: number } | null;
+      expect(lease?.until, 'still held after three lease lengths').toBeGreaterThan(Date.now());
+      slow.resolve(undefined);
+      await done;
+      expect(localStorage.getItem(LEASE_KEY)).toBeNull();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('the lease holds no secret and a broken one counts as free', async () => {

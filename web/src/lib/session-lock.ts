@@ -9,7 +9,7 @@
 // (a tab id and an expiry), and it is not a perfect lock (two tabs can both
 // see it free within a few milliseconds), which the second look after
 // writing it makes rare; a lease expires, so a tab closed while holding it
-// blocks nobody for long.
+// blocks nobody for long, and the tab holding it renews it while its call runs.
 
 const SESSION_LOCK = 'fairplay.session';
 export const LEASE_KEY = 'fairplay.session.lease';
@@ -76,9 +76,21 @@ async function leased<T>(task: () => Promise<T>, signal?: AbortSignal): Promise<
     return task(); // no storage to share: the tab's own single flight is all there is
   }
   if (!(await takeLease(store, signal))) return task();
+  // Renewed while the task runs: a call slower than a lease (a slow network)
+  // must not let another tab send the token it may be rotating.
+  const renew = setInterval(() => {
+    try {
+      if (readLease(store)?.tab === TAB) {
+        store.setItem(LEASE_KEY, JSON.stringify({ tab: TAB, until: Date.now() + LEASE_MS } satisfies Lease));
+      }
+    } catch {
+      // A full storage: the lease runs out as it is.
+    }
+  }, LEASE_MS / 4);
   try {
     return await task();
   } finally {
+    clearInterval(renew);
     if (readLease(store)?.tab === TAB) store.removeItem(LEASE_KEY);
   }
 }
