@@ -621,7 +621,9 @@ type RegisterResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// token is the short-lived access token (a JWT) for the Authorization header.
 	Token string `protobuf:"bytes,1,opt,name=token,proto3" json:"token,omitempty"`
-	// refresh_token renews the access token; keep it secret.
+	// refresh_token renews the access token; keep it secret. Empty when the
+	// request asked for it in the session cookie (header
+	// X-Fairplay-Refresh-Cookie: 1, as the web app does).
 	RefreshToken string `protobuf:"bytes,2,opt,name=refresh_token,json=refreshToken,proto3" json:"refresh_token,omitempty"`
 	// user is the new account.
 	User          *User `protobuf:"bytes,3,opt,name=user,proto3" json:"user,omitempty"`
@@ -761,7 +763,8 @@ type LoginResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// token is the short-lived access token (a JWT).
 	Token string `protobuf:"bytes,1,opt,name=token,proto3" json:"token,omitempty"`
-	// refresh_token renews the access token.
+	// refresh_token renews the access token. Empty when the request asked for
+	// it in the session cookie (header X-Fairplay-Refresh-Cookie: 1).
 	RefreshToken string `protobuf:"bytes,2,opt,name=refresh_token,json=refreshToken,proto3" json:"refresh_token,omitempty"`
 	// user is the signed-in account.
 	User *User `protobuf:"bytes,3,opt,name=user,proto3" json:"user,omitempty"`
@@ -833,7 +836,8 @@ func (x *LoginResponse) GetTwoFactorRequired() bool {
 // RefreshRequest renews an access token.
 type RefreshRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// refresh_token is the token returned by Login or Register.
+	// refresh_token is the token returned by Login or Register. Left out, the
+	// session cookie's is used (README, "Token storage").
 	RefreshToken  string `protobuf:"bytes,1,opt,name=refresh_token,json=refreshToken,proto3" json:"refresh_token,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -887,6 +891,8 @@ type RefreshResponse struct {
 	// refresh_token replaces the refresh token sent: refresh tokens rotate.
 	// The one sent stops working, and presenting it again (or any earlier one
 	// of the session) revokes the whole session, as a stolen copy would.
+	// Empty when the token sent came from the session cookie, or the request
+	// asked for the cookie: the next one is then in the cookie only.
 	RefreshToken  string `protobuf:"bytes,3,opt,name=refresh_token,json=refreshToken,proto3" json:"refresh_token,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -946,7 +952,8 @@ func (x *RefreshResponse) GetRefreshToken() string {
 // LogoutRequest ends a session.
 type LogoutRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// refresh_token identifies the session to end.
+	// refresh_token identifies the session to end. Left out, the session
+	// cookie's is used, and the cookies are cleared whatever the answer.
 	RefreshToken  string `protobuf:"bytes,1,opt,name=refresh_token,json=refreshToken,proto3" json:"refresh_token,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache

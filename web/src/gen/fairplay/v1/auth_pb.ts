@@ -559,7 +559,9 @@ export type RegisterResponse = Message<"fairplay.v1.RegisterResponse"> & {
   token: string;
 
   /**
-   * refresh_token renews the access token; keep it secret.
+   * refresh_token renews the access token; keep it secret. Empty when the
+   * request asked for it in the session cookie (header
+   * X-Fairplay-Refresh-Cookie: 1, as the web app does).
    *
    * @generated from field: string refresh_token = 2;
    */
@@ -587,7 +589,9 @@ export type RegisterResponseJson = {
   token?: string;
 
   /**
-   * refresh_token renews the access token; keep it secret.
+   * refresh_token renews the access token; keep it secret. Empty when the
+   * request asked for it in the session cookie (header
+   * X-Fairplay-Refresh-Cookie: 1, as the web app does).
    *
    * @generated from field: string refresh_token = 2;
    */
@@ -704,7 +708,8 @@ export type LoginResponse = Message<"fairplay.v1.LoginResponse"> & {
   token: string;
 
   /**
-   * refresh_token renews the access token.
+   * refresh_token renews the access token. Empty when the request asked for
+   * it in the session cookie (header X-Fairplay-Refresh-Cookie: 1).
    *
    * @generated from field: string refresh_token = 2;
    */
@@ -741,7 +746,8 @@ export type LoginResponseJson = {
   token?: string;
 
   /**
-   * refresh_token renews the access token.
+   * refresh_token renews the access token. Empty when the request asked for
+   * it in the session cookie (header X-Fairplay-Refresh-Cookie: 1).
    *
    * @generated from field: string refresh_token = 2;
    */
@@ -777,7 +783,8 @@ export const LoginResponseSchema: GenMessage<LoginResponse, {jsonType: LoginResp
  */
 export type RefreshRequest = Message<"fairplay.v1.RefreshRequest"> & {
   /**
-   * refresh_token is the token returned by Login or Register.
+   * refresh_token is the token returned by Login or Register. Left out, the
+   * session cookie's is used (README, "Token storage").
    *
    * @generated from field: string refresh_token = 1;
    */
@@ -791,7 +798,8 @@ export type RefreshRequest = Message<"fairplay.v1.RefreshRequest"> & {
  */
 export type RefreshRequestJson = {
   /**
-   * refresh_token is the token returned by Login or Register.
+   * refresh_token is the token returned by Login or Register. Left out, the
+   * session cookie's is used (README, "Token storage").
    *
    * @generated from field: string refresh_token = 1;
    */
@@ -830,6 +838,8 @@ export type RefreshResponse = Message<"fairplay.v1.RefreshResponse"> & {
    * refresh_token replaces the refresh token sent: refresh tokens rotate.
    * The one sent stops working, and presenting it again (or any earlier one
    * of the session) revokes the whole session, as a stolen copy would.
+   * Empty when the token sent came from the session cookie, or the request
+   * asked for the cookie: the next one is then in the cookie only.
    *
    * @generated from field: string refresh_token = 3;
    */
@@ -861,6 +871,8 @@ export type RefreshResponseJson = {
    * refresh_token replaces the refresh token sent: refresh tokens rotate.
    * The one sent stops working, and presenting it again (or any earlier one
    * of the session) revokes the whole session, as a stolen copy would.
+   * Empty when the token sent came from the session cookie, or the request
+   * asked for the cookie: the next one is then in the cookie only.
    *
    * @generated from field: string refresh_token = 3;
    */
@@ -881,7 +893,8 @@ export const RefreshResponseSchema: GenMessage<RefreshResponse, {jsonType: Refre
  */
 export type LogoutRequest = Message<"fairplay.v1.LogoutRequest"> & {
   /**
-   * refresh_token identifies the session to end.
+   * refresh_token identifies the session to end. Left out, the session
+   * cookie's is used, and the cookies are cleared whatever the answer.
    *
    * @generated from field: string refresh_token = 1;
    */
@@ -895,7 +908,8 @@ export type LogoutRequest = Message<"fairplay.v1.LogoutRequest"> & {
  */
 export type LogoutRequestJson = {
   /**
-   * refresh_token identifies the session to end.
+   * refresh_token identifies the session to end. Left out, the session
+   * cookie's is used, and the cookies are cleared whatever the answer.
    *
    * @generated from field: string refresh_token = 1;
    */
