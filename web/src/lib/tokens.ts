@@ -30,9 +30,10 @@
 // until the first refresh, which sends it to move its session into the cookie,
 // unless the browser already has a session cookie.
 //
-// A logout that got no answer (offline) may have left the session in the
-// cookie: the tab signs out all the same, and the next page load sends the
-// logout again (LOGOUT_PENDING_KEY).
+// A logout that did not clear the cookies (offline, or a CDN's refusal) may
+// have left the session in the cookie: the tab signs out all the same, and
+// the logout stays pending (LOGOUT_PENDING_KEY) until the hint is seen gone;
+// each page load sends it again.
 
 /**
  * The hint's names: the server sets the __Host- one over HTTPS
@@ -233,12 +234,12 @@ export function dropAccessToken(): void {
   notify();
 }
 
-/** markLogoutPending remembers (or forgets) a logout whose answer never came. */
+/** markLogoutPending remembers (or forgets) a logout that has not cleared the cookies yet. */
 export function markLogoutPending(pending: boolean): void {
   storageSet(() => window.localStorage, LOGOUT_PENDING_KEY, pending ? '1' : null);
 }
 
-/** logoutPending reports whether a logout's answer never came. */
+/** logoutPending reports whether a logout has not cleared the cookies yet. */
 export function logoutPending(): boolean {
   return storageGet(() => window.localStorage, LOGOUT_PENDING_KEY) !== null;
 }
